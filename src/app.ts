@@ -1,0 +1,130 @@
+/**
+ * createApp(deps): the whole HTTP application, with every dependency that
+ * does I/O passed in so tests build it on an in-memory KV with a fake clock.
+ */
+import { OpenAPIHono } from "@hono/zod-openapi";
+import { createBuiltinVerifier, createOidcVerifier } from "./auth/human.ts";
+import { loadSigningKey } from "./auth/keys.ts";
+import { AppError } from "./domain/errors.ts";
+import { readBody } from "./http/body.ts";
+import type { AppDeps, AppEnv, Services } from "./http/env.ts";
+import { handleError, validationHook } from "./http/errors.ts";
+import { meRoutes } from "./http/routes/me.ts";
+import { oauthRoutes } from "./http/routes/oauth.ts";
+import { organizationRoutes } from "./http/routes/organizations.ts";
+import { projectRoutes } from "./http/routes/projects.ts";
+import { signupRoutes } from "./http/routes/signup.ts";
+import { wellKnownRoutes } from "./http/routes/well_known.ts";
+import { loadStaticFiles, serveStatic } from "./http/static_files.ts";
+import { describeApi } from "./http/api_document.ts";
+
+/** Body limit for every route that does not take evidence. */
+export const DEFAULT_BODY_LIMIT = 256 * 1024;
+
+const STATIC_DIR = new URL("../static/", import.meta.url);
+
+/** Builds the services shared by every request (keys, token verifier). */
+export async function createServices(deps: AppDeps): Promise<Services> {
+  const { config, kv, clock } = deps;
+  const keys = {
+    tokens: await loadSigningKey(kv, "tokens"),
+    publications: await loadSigningKey(kv, "publications", config.signingKey),
+  };
+  const verifier = config.auth.mode === "builtin"
+    ? createBuiltinVerifier({
+      issuer: config.auth.issuer,
+      audience: config.auth.audience,
+      key: keys.tokens,
+      clock,
+    })
+    : createOidcVerifier({
+      issuer: config.auth.issuer,
+      audience: config.auth.audience,
+      jwksUrl: config.auth.jwksUrl,
+      clock,
+      fetch: deps.fetch,
+    });
+  return { ...deps, keys, verifier };
+}
+
+/** Route patterns of `app`, as regular expressions with their methods, for 405 answers. */
+function routeTable(app: OpenAPIHono<AppEnv>) {
+  const table = new Map<string, { pattern: RegExp; methods: Set<string> }>();
+  for (const route of app.routes) {
+    if (route.method === "ALL") continue;
+    const entry = table.get(route.path) ?? {
+      pattern: new RegExp(
+        `^${route.path.replace(/[.+?^${}()|[\]\\]/g, "\\$&").replace(/\/:[^/]+/g, "/[^/]+")}$`,
+      ),
+      methods: new Set<string>(),
+    };
+    entry.methods.add(route.method);
+    table.set(route.path, entry);
+  }
+  return [...table.values()];
+}
+
+export async function createApp(deps: AppDeps): Promise<OpenAPIHono<AppEnv>> {
+  const services = await createServices(deps);
+  const { config, log } = services;
+  const staticFiles = await loadStaticFiles(STATIC_DIR);
+  const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+
+  app.use("*", async (c, next) => {
+    c.set("services", services);
+    await next();
+    c.header("X-Content-Type-Options", "nosniff");
+  });
+  app.use(
+    "*",
+    readBody((path) => path.startsWith("/ingest/") ? config.maxEvidenceBytes : DEFAULT_BODY_LIMIT),
+  );
+
+  app.route("/", wellKnownRoutes);
+  app.route("/", meRoutes);
+  app.route("/", organizationRoutes);
+  app.route("/", projectRoutes);
+  if (config.auth.mode === "builtin") {
+    app.route("/", oauthRoutes);
+    app.route("/", signupRoutes);
+  }
+  describeApi(app, services);
+
+  app.get(
+    "/static/*",
+    (c) => serveStatic(c, staticFiles, c.req.path.slice("/static/".length)) ?? c.notFound(),
+  );
+  app.get(
+    "/dashboard/",
+    (c) =>
+      serveStatic(c, staticFiles, "dashboard/index.html", { "cache-control": "no-cache" }) ??
+        c.notFound(),
+  );
+  app.get("/", (c) => c.redirect("/dashboard/", 302));
+
+  let routes: ReturnType<typeof routeTable> | undefined;
+  app.notFound((c) => {
+    routes ??= routeTable(app);
+    const allowed = new Set<string>();
+    for (const route of routes) {
+      if (route.pattern.test(c.req.path)) route.methods.forEach((m) => allowed.add(m));
+    }
+    if (allowed.size > 0) {
+      if (allowed.has("GET")) allowed.add("HEAD");
+      const error = new AppError(
+        "method_not_allowed",
+        `Method ${c.req.method} is not allowed on ${c.req.path}`,
+        {
+          Allow: [...allowed].sort().join(", "),
+        },
+      );
+      return handleError(error, log);
+    }
+    return handleError(
+      new AppError("not_found", `No route for ${c.req.method} ${c.req.path}`),
+      log,
+    );
+  });
+  app.onError((error) => handleError(error, log));
+  return app;
+}

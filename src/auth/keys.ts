@@ -1,0 +1,65 @@
+/**
+ * Ed25519 signing keys held in KV: one signs built-in access tokens, one
+ * signs publications. Both public halves are served at /.well-known/jwks.json.
+ */
+import { calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK, type JWK } from "jose";
+import { ConfigError } from "../config.ts";
+import { signingKeyKey } from "../store/keys.ts";
+
+export type KeyPurpose = "tokens" | "publications";
+
+export interface SigningKey {
+  kid: string;
+  alg: "EdDSA";
+  privateKey: CryptoKey;
+  publicJwk: { kty: string; crv: string; x: string; kid: string; alg: "EdDSA"; use: "sig" };
+}
+
+async function fromPrivateJwk(jwk: JWK): Promise<SigningKey> {
+  const privateKey = await importJWK(jwk, "EdDSA") as CryptoKey;
+  const kty = jwk.kty!, crv = jwk.crv!, x = jwk.x!;
+  const kid = await calculateJwkThumbprint({ kty, crv, x });
+  return {
+    kid,
+    alg: "EdDSA",
+    privateKey,
+    publicJwk: { kty, crv, x, kid, alg: "EdDSA", use: "sig" },
+  };
+}
+
+function parseConfiguredKey(text: string): JWK {
+  let jwk: JWK;
+  try {
+    jwk = JSON.parse(text);
+  } catch {
+    throw new ConfigError("SIGNING_KEY", "must be an Ed25519 private JWK in JSON");
+  }
+  if (jwk?.kty !== "OKP" || jwk.crv !== "Ed25519" || !jwk.d || !jwk.x) {
+    throw new ConfigError(
+      "SIGNING_KEY",
+      "must be an Ed25519 private JWK (kty OKP, crv Ed25519, d, x)",
+    );
+  }
+  return jwk;
+}
+
+/**
+ * Loads the key for `purpose`: the configured JWK when given, else the one
+ * kept in KV, generating and storing it on first use (the first writer wins
+ * when several instances start at once).
+ */
+export async function loadSigningKey(
+  kv: Deno.Kv,
+  purpose: KeyPurpose,
+  configured?: string,
+): Promise<SigningKey> {
+  if (configured) return await fromPrivateJwk(parseConfiguredKey(configured));
+  const key = signingKeyKey(purpose);
+  const stored = await kv.get<JWK>(key);
+  if (stored.value) return await fromPrivateJwk(stored.value);
+  const { privateKey } = await generateKeyPair("EdDSA", { extractable: true });
+  const jwk = await exportJWK(privateKey);
+  const res = await kv.atomic().check({ key, versionstamp: null }).set(key, jwk).commit();
+  if (res.ok) return await fromPrivateJwk(jwk);
+  return await fromPrivateJwk((await kv.get<JWK>(key)).value!);
+}

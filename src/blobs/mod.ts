@@ -1,0 +1,68 @@
+/** What a blob holds; the first segment of its key. */
+export type BlobKind = "evidence" | "artifact";
+
+/** Every {@linkcode BlobKind}, in a stable order. */
+export const BLOB_KINDS: readonly BlobKind[] = ["evidence", "artifact"];
+
+/** Content-addressed byte storage for evidence payloads and published artifacts. */
+export interface BlobStore {
+  /** Stores bytes content-addressed under `<kind>/<sha256 hex of bytes>`; idempotent (identical bytes stored once); returns that key. */
+  put(kind: BlobKind, bytes: Uint8Array): Promise<string>;
+  /** The bytes under a key, or null when absent. */
+  get(key: string): Promise<Uint8Array | null>;
+  has(key: string): Promise<boolean>;
+}
+
+/** A blob store failed, refused a malformed key, or found stored bytes that do not match their key. */
+export class BlobStoreError extends Error {
+  override name = "BlobStoreError";
+}
+
+/** The parts of a well-formed blob key. */
+export interface ParsedBlobKey {
+  kind: BlobKind;
+  /** Lowercase hex SHA-256 of the blob's bytes. */
+  sha256: string;
+}
+
+const SHA256_HEX = /^[0-9a-f]{64}$/;
+const KEY_PREVIEW_LENGTH = 80;
+
+/**
+ * Builds the key `<kind>/<hex>` for a blob whose bytes hash to `hex` (lowercase SHA-256).
+ * Throws a BlobStoreError for an unknown kind or a digest that is not 64 lowercase hex
+ * digits, so a malformed key can never be produced, only rejected.
+ */
+export function blobKey(kind: BlobKind, hex: string): string {
+  if (!isBlobKind(kind)) {
+    throw new BlobStoreError(`Blob kind "${preview(kind)}" is not one of ${BLOB_KINDS.join(", ")}`);
+  }
+  if (!SHA256_HEX.test(hex)) {
+    throw new BlobStoreError(`Blob digest "${preview(hex)}" is not 64 lowercase hex digits`);
+  }
+  return `${kind}/${hex}`;
+}
+
+/**
+ * Validates a blob key and splits it into kind and digest. Keys are read back from stored
+ * data and end up in KV keys and S3 URLs, so anything other than exactly `<kind>/<64
+ * lowercase hex>` (no other separators, dots, case or padding) throws a BlobStoreError.
+ */
+export function parseBlobKey(key: string): ParsedBlobKey {
+  const slash = key.indexOf("/");
+  const kind = key.slice(0, slash);
+  const sha256 = key.slice(slash + 1);
+  if (slash < 0 || !isBlobKind(kind) || !SHA256_HEX.test(sha256)) {
+    throw new BlobStoreError(`Blob key "${preview(key)}" is not "<kind>/<64 hex>"`);
+  }
+  return { kind, sha256 };
+}
+
+function isBlobKind(value: string): value is BlobKind {
+  return (BLOB_KINDS as readonly string[]).includes(value);
+}
+
+// Keys may come from corrupted data; quoting them whole could flood logs.
+function preview(text: string): string {
+  return text.length > KEY_PREVIEW_LENGTH ? `${text.slice(0, KEY_PREVIEW_LENGTH)}…` : text;
+}

@@ -1,0 +1,160 @@
+/**
+ * Configuration from the environment (DESIGN.md §4). This is the only module
+ * that reads `Deno.env`; everything else receives a `Config`.
+ */
+import { z } from "zod";
+
+const Url = z.url({ protocol: /^https?$/ }).transform((u) => u.replace(/\/+$/, ""));
+const Bool = z.enum(["true", "false", "1", "0"]).transform((v) => v === "true" || v === "1");
+const HostPort = z.string().regex(/^[^:\s]+:\d{1,5}$/, "Expected host:port");
+
+const Env = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(8000),
+  HOSTNAME: z.string().min(1).default("127.0.0.1"),
+  BASE_URL: Url.optional(),
+  TRUST_PAGE_BASE: Url.optional(),
+  KV_PATH: z.string().min(1).optional(),
+  BLOB_STORE: z.enum(["kv", "s3"]).default("kv"),
+  S3_ENDPOINT: Url.optional(),
+  S3_BUCKET: z.string().min(1).optional(),
+  S3_REGION: z.string().min(1).default("us-east-1"),
+  S3_ACCESS_KEY_ID: z.string().min(1).optional(),
+  S3_SECRET_ACCESS_KEY: z.string().min(1).optional(),
+  S3_FORCE_PATH_STYLE: Bool.default(false),
+  AUTH_MODE: z.enum(["builtin", "oidc"]).default("builtin"),
+  AUTH_ISSUER: Url.optional(),
+  AUTH_AUDIENCE: z.string().min(1).optional(),
+  AUTH_JWKS_URL: Url.optional(),
+  AUTH_URL: Url.optional(),
+  AUTH_CLIENT_ID: z.string().min(1).default("dashboard"),
+  SIGNUP: z.enum(["first-run", "open", "invite"]).default("first-run"),
+  SIGNING_KEY: z.string().min(1).optional(),
+  DNS_NAMESERVER: HostPort.optional(),
+  MAX_EVIDENCE_BYTES: z.coerce.number().int().min(1024).max(100 * 1024 * 1024).default(
+    10 * 1024 * 1024,
+  ),
+});
+
+export interface S3Config {
+  endpoint: string;
+  bucket: string;
+  region: string;
+  accessKeyId: string;
+  secretAccessKey: string;
+  forcePathStyle: boolean;
+}
+
+export interface Config {
+  port: number;
+  hostname: string;
+  baseUrl: string;
+  trustPageBase: string;
+  /** File path, `:memory:`, a KV Connect URL, or undefined for Deno Deploy's default database. */
+  kvPath: string | undefined;
+  blobStore: { kind: "kv" } | ({ kind: "s3" } & S3Config);
+  auth: {
+    mode: "builtin" | "oidc";
+    issuer: string;
+    audience: string;
+    jwksUrl: string | undefined;
+    authUrl: string;
+    clientId: string;
+  };
+  signup: "first-run" | "open" | "invite";
+  signingKey: string | undefined;
+  dnsNameserver: { host: string; port: number } | undefined;
+  maxEvidenceBytes: number;
+}
+
+/** A configuration problem, reported as one line naming the variable. */
+export class ConfigError extends Error {
+  constructor(readonly variable: string, detail: string) {
+    super(`Invalid configuration: ${variable}: ${detail}`);
+    this.name = "ConfigError";
+  }
+}
+
+function required<T>(value: T | undefined, variable: string, why: string): T {
+  if (value === undefined) throw new ConfigError(variable, `required ${why}`);
+  return value;
+}
+
+/**
+ * Parses the environment into a `Config`. `onDeploy` selects Deno Deploy's
+ * defaults (no listen address, the default KV database).
+ */
+export function loadConfig(
+  env: Record<string, string | undefined>,
+  options: { onDeploy?: boolean } = {},
+): Config {
+  const cleaned = Object.fromEntries(
+    Object.entries(env).filter(([, v]) => v !== undefined && v !== ""),
+  );
+  const parsed = Env.safeParse(cleaned);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new ConfigError(String(issue.path[0] ?? "environment"), issue.message);
+  }
+  const e = parsed.data;
+  const baseUrl = e.BASE_URL ?? `http://localhost:${e.PORT}`;
+
+  let blobStore: Config["blobStore"] = { kind: "kv" };
+  if (e.BLOB_STORE === "s3") {
+    const why = "when BLOB_STORE=s3";
+    blobStore = {
+      kind: "s3",
+      endpoint: required(e.S3_ENDPOINT, "S3_ENDPOINT", why),
+      bucket: required(e.S3_BUCKET, "S3_BUCKET", why),
+      region: e.S3_REGION,
+      accessKeyId: required(e.S3_ACCESS_KEY_ID, "S3_ACCESS_KEY_ID", why),
+      secretAccessKey: required(e.S3_SECRET_ACCESS_KEY, "S3_SECRET_ACCESS_KEY", why),
+      forcePathStyle: e.S3_FORCE_PATH_STYLE,
+    };
+  }
+
+  let auth: Config["auth"];
+  if (e.AUTH_MODE === "oidc") {
+    const issuer = required(e.AUTH_ISSUER, "AUTH_ISSUER", "when AUTH_MODE=oidc");
+    auth = {
+      mode: "oidc",
+      issuer,
+      audience: required(e.AUTH_AUDIENCE, "AUTH_AUDIENCE", "when AUTH_MODE=oidc"),
+      jwksUrl: e.AUTH_JWKS_URL,
+      authUrl: e.AUTH_URL ?? issuer,
+      clientId: e.AUTH_CLIENT_ID,
+    };
+  } else {
+    auth = {
+      mode: "builtin",
+      issuer: baseUrl,
+      audience: e.AUTH_AUDIENCE ?? baseUrl,
+      jwksUrl: undefined,
+      authUrl: e.AUTH_URL ?? baseUrl,
+      clientId: e.AUTH_CLIENT_ID,
+    };
+  }
+
+  let dnsNameserver: Config["dnsNameserver"];
+  if (e.DNS_NAMESERVER) {
+    const [host, port] = e.DNS_NAMESERVER.split(":");
+    const portNumber = Number(port);
+    if (portNumber < 1 || portNumber > 65535) {
+      throw new ConfigError("DNS_NAMESERVER", "port must be between 1 and 65535");
+    }
+    dnsNameserver = { host, port: portNumber };
+  }
+
+  return {
+    port: e.PORT,
+    hostname: e.HOSTNAME,
+    baseUrl,
+    trustPageBase: e.TRUST_PAGE_BASE ?? baseUrl,
+    kvPath: e.KV_PATH ?? (options.onDeploy ? undefined : "./data/kv.sqlite3"),
+    blobStore,
+    auth,
+    signup: e.SIGNUP,
+    signingKey: e.SIGNING_KEY,
+    dnsNameserver,
+    maxEvidenceBytes: e.MAX_EVIDENCE_BYTES,
+  };
+}

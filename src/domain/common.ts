@@ -1,0 +1,53 @@
+/**
+ * Shared primitives of the typed contract (SPEC.md "General conventions").
+ */
+import { z } from "@hono/zod-openapi";
+
+/** RFC 3339 timestamp; offsets are accepted on input and normalized to UTC by `toUtc`. */
+export const DateTime = z.iso.datetime({ offset: true });
+export const Uuid = z.uuid();
+
+/** Longest free-text name accepted anywhere (organization, project, collector names). */
+export const MAX_NAME_LENGTH = 200;
+
+export const Name = z.string().trim().min(1).max(MAX_NAME_LENGTH);
+
+/** A DNS-label-like slug: lowercase letters, digits and inner hyphens, 1..63 characters. */
+export const Slug = z.string().regex(
+  /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/,
+  "Must be 1-63 lowercase letters, digits or inner hyphens",
+);
+
+export const ApiError = z.object({
+  error: z.object({
+    code: z.string().openapi({ example: "validation_failed" }),
+    message: z.string().openapi({ example: 'Field "name": Required' }),
+  }),
+}).openapi("ApiError");
+
+export const HealthStatus = z.object({ status: z.literal("ok") }).openapi("HealthStatus");
+
+/** Normalizes an RFC 3339 timestamp with any offset to `YYYY-MM-DDTHH:mm:ss.sssZ`. */
+export function toUtc(value: string): string {
+  return new Date(value).toISOString();
+}
+
+/** Path parameter schema for a UUID named `name`, documented in OpenAPI. */
+export function uuidParam<const N extends string>(name: N) {
+  return z.uuid().openapi({
+    param: { name, in: "path" },
+    example: "3f1c9a52-8d4e-4b7a-9c2e-5a6b7c8d9e0f",
+  });
+}
+
+/** Turns a free-text name into a slug candidate (may be empty for names without letters). */
+export function slugify(name: string): string {
+  return name
+    .normalize("NFKD")
+    .replace(/[\u0300-\u036f]/g, "")
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, "-")
+    .replace(/^-+|-+$/g, "")
+    .slice(0, 63)
+    .replace(/-+$/g, "");
+}

@@ -1,0 +1,73 @@
+/**
+ * Trust controls and their evaluations (SPEC.md "TrustControl",
+ * "ControlEvaluationSummary"; DESIGN.md §8).
+ */
+import { z } from "@hono/zod-openapi";
+import { DateTime, Uuid } from "./common.ts";
+
+export const EvidenceType = z.enum([
+  "build_provenance",
+  "dependency_inventory",
+  "deployment_snapshot",
+  "policy_result",
+  "sbom",
+  "vulnerability_scan",
+]);
+export type EvidenceType = z.infer<typeof EvidenceType>;
+
+export const ControlCategory = z.enum(["collector", "evidence"]);
+export type ControlCategory = z.infer<typeof ControlCategory>;
+
+export const ControlState = z.enum(["unknown", "pass", "fail", "stale", "degraded"]);
+export type ControlState = z.infer<typeof ControlState>;
+
+export const FreshnessPolicy = z.discriminatedUnion("kind", [
+  z.strictObject({ kind: z.literal("none") }),
+  z.strictObject({ kind: z.literal("time_window"), windowSeconds: z.int().min(1) }),
+]).openapi("FreshnessPolicy");
+export type FreshnessPolicy = z.infer<typeof FreshnessPolicy>;
+
+const Threshold = z.int().min(0).nullable();
+
+export const DegradationPolicy = z.strictObject({
+  staleAfterSeconds: Threshold,
+  degradedAfterSeconds: Threshold,
+}).refine(
+  (p) =>
+    p.staleAfterSeconds === null || p.degradedAfterSeconds === null ||
+    p.degradedAfterSeconds <= p.staleAfterSeconds,
+  {
+    message: "degradedAfterSeconds must not exceed staleAfterSeconds",
+    path: ["degradedAfterSeconds"],
+  },
+).openapi("DegradationPolicy");
+export type DegradationPolicy = z.infer<typeof DegradationPolicy>;
+
+export const RuleOp = z.enum(["eq", "ne", "lt", "lte", "gt", "gte", "exists", "truthy"]);
+export const ControlRule = z.strictObject({
+  path: z.string().min(1).max(200).openapi({
+    description: "Dot-separated path into the latest payload, e.g. `summary.critical`",
+  }),
+  op: RuleOp,
+  value: z.union([z.string().max(1000), z.number(), z.boolean(), z.null()]).optional(),
+}).openapi("ControlRule");
+export type ControlRule = z.infer<typeof ControlRule>;
+
+export const TrustControl = z.object({
+  id: Uuid,
+  key: z.string(),
+  category: ControlCategory,
+  publicName: z.string(),
+  freshnessPolicyJson: FreshnessPolicy,
+  degradationPolicyJson: DegradationPolicy,
+  enabled: z.boolean(),
+  createdAt: DateTime,
+  evidenceType: EvidenceType.nullable().openapi({
+    description: "Evidence stream the control reads; null for collector controls",
+  }),
+  rule: ControlRule.nullable(),
+}).openapi("TrustControl");
+export type TrustControl = z.infer<typeof TrustControl>;
+
+export const TrustControlListResponse = z.object({ controls: z.array(TrustControl) })
+  .openapi("TrustControlListResponse");

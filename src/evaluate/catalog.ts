@@ -1,0 +1,82 @@
+/**
+ * The default control catalog seeded into every new project (DESIGN.md §8).
+ * Keys are stable API: trust pages, badges and feeds refer to them.
+ */
+import type {
+  ControlCategory,
+  DegradationPolicy,
+  EvidenceType,
+  FreshnessPolicy,
+} from "../domain/control.ts";
+
+export interface CatalogEntry {
+  key: string;
+  category: ControlCategory;
+  publicName: string;
+  evidenceType: EvidenceType | null;
+  freshness: FreshnessPolicy;
+  degradation: DegradationPolicy;
+}
+
+const HOUR = 3600;
+const DAY = 24 * HOUR;
+
+/** Fresh for `fresh`, degraded after it, stale after `stale` (seconds). */
+function ages(fresh: number, stale: number) {
+  return {
+    freshness: { kind: "time_window", windowSeconds: fresh } as const,
+    degradation: { staleAfterSeconds: stale, degradedAfterSeconds: null },
+  };
+}
+
+export const DEFAULT_CATALOG: readonly CatalogEntry[] = [
+  {
+    key: "collector.heartbeat",
+    category: "collector",
+    publicName: "Collector heartbeat",
+    evidenceType: null,
+    ...ages(DAY, 7 * DAY),
+  },
+  {
+    key: "evidence.sbom",
+    category: "evidence",
+    publicName: "Software bill of materials",
+    evidenceType: "sbom",
+    ...ages(7 * DAY, 30 * DAY),
+  },
+  {
+    key: "evidence.vulnerability_scan",
+    category: "evidence",
+    publicName: "Vulnerability scan",
+    evidenceType: "vulnerability_scan",
+    ...ages(DAY, 7 * DAY),
+  },
+  {
+    key: "evidence.build_provenance",
+    category: "evidence",
+    publicName: "Build provenance",
+    evidenceType: "build_provenance",
+    ...ages(30 * DAY, 90 * DAY),
+  },
+  {
+    key: "evidence.dependency_inventory",
+    category: "evidence",
+    publicName: "Dependency inventory",
+    evidenceType: "dependency_inventory",
+    ...ages(7 * DAY, 30 * DAY),
+  },
+  {
+    key: "evidence.deployment_snapshot",
+    category: "evidence",
+    publicName: "Deployment snapshot",
+    evidenceType: "deployment_snapshot",
+    ...ages(DAY, 7 * DAY),
+  },
+  {
+    key: "evidence.policy_result",
+    category: "evidence",
+    publicName: "Policy checks",
+    evidenceType: "policy_result",
+    ...ages(7 * DAY, 30 * DAY),
+  },
+];

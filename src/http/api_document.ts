@@ -1,0 +1,66 @@
+/**
+ * The OpenAPI 3.1 description of the API, generated from the same zod
+ * schemas that validate requests, served at /openapi.json.
+ */
+import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import type { AppEnv, Services } from "./env.ts";
+
+export const API_VERSION = "1.0.0";
+
+const TAGS = [
+  { name: "Service", description: "Liveness, keys and metadata" },
+  { name: "Identity", description: "The caller and onboarding" },
+  { name: "Organizations", description: "Organizations, members and invitations" },
+  { name: "Projects", description: "Projects of an organization" },
+  { name: "Controls", description: "The control catalog of a project" },
+  { name: "OAuth", description: "The built-in identity provider (AUTH_MODE=builtin)" },
+];
+
+/** Registers security schemes and GET /openapi.json on the root app. */
+export function describeApi(app: OpenAPIHono<AppEnv>, services: Services): void {
+  const { config } = services;
+  app.openAPIRegistry.registerComponent("securitySchemes", "humanBearer", {
+    type: "http",
+    scheme: "bearer",
+    bearerFormat: "JWT",
+    description:
+      `An access token (JWT) from the identity provider (${config.auth.authUrl}/oauth2/authorize)`,
+  });
+  app.openAPIRegistry.registerComponent("securitySchemes", "collectorBearer", {
+    type: "http",
+    scheme: "bearer",
+    description: "A collector secret (tpc_…) or a collector access token from client_credentials",
+  });
+
+  let document: unknown;
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/openapi.json",
+      operationId: "getOpenApi",
+      tags: ["Service"],
+      summary: "This OpenAPI 3.1 description",
+      responses: {
+        200: {
+          content: { "application/json": { schema: z.object({}).passthrough() } },
+          description: "The OpenAPI document",
+        },
+      },
+    }),
+    (c) => {
+      document ??= app.getOpenAPI31Document({
+        openapi: "3.1.0",
+        info: {
+          title: "Trust Profile Service",
+          version: API_VERSION,
+          description:
+            "Live, verifiable trust data about software vendors: collectors send evidence, a deterministic evaluator turns it into control states, and operators publish signed, versioned trust profiles that anyone can read.",
+          contact: { name: "Trust Profile Service", url: config.baseUrl },
+        },
+        servers: [{ url: config.baseUrl }],
+        tags: TAGS,
+      });
+      return c.json(document as Record<string, never>, 200);
+    },
+  );
+}

@@ -1,0 +1,42 @@
+/**
+ * The Hono environment shared by every sub-app: the services a handler may
+ * use, and what middleware attached to the request.
+ */
+import { OpenAPIHono } from "@hono/zod-openapi";
+import type { AccessTokenVerifier } from "../auth/human.ts";
+import type { SigningKey } from "../auth/keys.ts";
+import type { BlobStore } from "../blobs/mod.ts";
+import type { Config } from "../config.ts";
+import type { User } from "../domain/workspace.ts";
+import type { Clock } from "../lib/clock.ts";
+import type { Logger } from "../lib/log.ts";
+import { validationHook } from "./errors.ts";
+
+/** Everything with I/O, passed in so tests control storage and time. */
+export interface AppDeps {
+  config: Config;
+  kv: Deno.Kv;
+  blobs: BlobStore;
+  clock: Clock;
+  log: Logger;
+  /** Used for JWKS, discovery and userinfo requests to an external IdP. */
+  fetch?: typeof fetch;
+}
+
+/** Services derived from the deps once, when the app is created. */
+export interface Services extends AppDeps {
+  verifier: AccessTokenVerifier;
+  keys: { tokens: SigningKey; publications: SigningKey };
+}
+
+export interface AppEnv {
+  Variables: {
+    services: Services;
+    user: User;
+  };
+}
+
+/** A sub-app whose validation failures answer the API's 400 envelope. */
+export function createRouter() {
+  return new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+}

@@ -1,0 +1,72 @@
+/**
+ * Server-rendered pages of the service itself (sign-in, sign-up): no script,
+ * one shared stylesheet, and a strict Content Security Policy.
+ */
+import { escapeHtml } from "../lib/escape.ts";
+
+/** Text that is already escaped HTML. */
+export class Html {
+  constructor(readonly value: string) {}
+  toString() {
+    return this.value;
+  }
+}
+
+/** Tagged template that escapes every interpolated value unless it is `Html`. */
+export function html(strings: TemplateStringsArray, ...values: unknown[]): Html {
+  let out = strings[0];
+  values.forEach((value, i) => {
+    const text = Array.isArray(value)
+      ? value.map((v) => (v instanceof Html ? v.value : escapeHtml(String(v)))).join("")
+      : value instanceof Html
+      ? value.value
+      : value === null || value === undefined || value === false
+      ? ""
+      : escapeHtml(String(value));
+    out += text + strings[i + 1];
+  });
+  return new Html(out);
+}
+
+/**
+ * Security headers for a page; `formAction` lists the origins a form on the
+ * page may submit to, including any it is redirected to afterwards.
+ */
+export function pageHeaders(formAction: string[] = []): Record<string, string> {
+  const csp = [
+    "default-src 'none'",
+    "style-src 'self'",
+    "img-src 'self' data:",
+    `form-action 'self'${formAction.map((o) => ` ${o}`).join("")}`,
+    "frame-ancestors 'none'",
+    "base-uri 'none'",
+  ].join("; ");
+  return {
+    "content-type": "text/html; charset=utf-8",
+    "content-security-policy": csp,
+    "x-content-type-options": "nosniff",
+    "x-frame-options": "DENY",
+    "referrer-policy": "no-referrer",
+    "cache-control": "no-store",
+  };
+}
+
+/** A complete page around `body`. */
+export function renderPage(title: string, body: Html): string {
+  return html`
+    <!doctype html>
+    <html lang="en">
+      <head>
+        <meta charset="utf-8">
+        <meta name="viewport" content="width=device-width, initial-scale=1">
+        <title>${title}</title>
+        <link rel="stylesheet" href="/static/service.css">
+      </head>
+      <body>
+        <main class="card">
+    ${body}
+        </main>
+      </body>
+    </html>
+  `.value;
+}

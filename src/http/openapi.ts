@@ -1,0 +1,42 @@
+/**
+ * Small helpers that keep route definitions short and their OpenAPI
+ * description complete: JSON bodies, error responses, security.
+ */
+import type { z } from "@hono/zod-openapi";
+import { ApiError } from "../domain/common.ts";
+
+/** A JSON response (or request) content entry. */
+export function json<T extends z.ZodType>(schema: T, description: string) {
+  return { content: { "application/json": { schema } }, description };
+}
+
+/** A required JSON request body; other media types get 415. */
+export function jsonBody<T extends z.ZodType>(schema: T) {
+  return { required: true, content: { "application/json": { schema } } };
+}
+
+const ERROR_DESCRIPTIONS = {
+  400: "The request is malformed or fails validation",
+  401: "The bearer token is missing or invalid",
+  403: "The caller has no access to this resource",
+  404: "The resource does not exist",
+  409: "The request conflicts with existing data",
+  413: "The request body is too large",
+  415: "The request body is not JSON",
+  429: "Too many requests; see Retry-After",
+  500: "The operation failed; nothing was changed",
+} as const;
+
+type ErrorStatus = keyof typeof ERROR_DESCRIPTIONS;
+
+/** Error responses in the API's envelope for the given statuses. */
+export function errors<const S extends ErrorStatus>(...statuses: S[]) {
+  return Object.fromEntries(
+    statuses.map((status) => [status, json(ApiError, ERROR_DESCRIPTIONS[status])]),
+  ) as { [K in S]: ReturnType<typeof json<typeof ApiError>> };
+}
+
+/** Security requirement for routes that take a human access token. */
+export const HUMAN = [{ humanBearer: [] }];
+/** Security requirement for routes that take a collector secret or collector token. */
+export const COLLECTOR = [{ collectorBearer: [] }];

@@ -1,0 +1,144 @@
+/**
+ * Service metadata: liveness, signing keys, and OAuth 2.0 authorization
+ * server metadata (RFC 8414).
+ */
+import { createRoute, z } from "@hono/zod-openapi";
+import { HealthStatus } from "../../domain/common.ts";
+import type { Services } from "../env.ts";
+import { createRouter } from "../env.ts";
+import { json } from "../openapi.ts";
+
+export const wellKnownRoutes = createRouter();
+
+const Jwks = z.object({
+  keys: z.array(z.object({
+    kty: z.string(),
+    crv: z.string(),
+    x: z.string(),
+    kid: z.string(),
+    alg: z.string(),
+    use: z.string(),
+  })),
+}).openapi("JsonWebKeySet");
+
+const AuthorizationServerMetadata = z.object({
+  issuer: z.string(),
+  authorization_endpoint: z.string(),
+  token_endpoint: z.string(),
+  jwks_uri: z.string().optional(),
+  response_types_supported: z.array(z.string()),
+  grant_types_supported: z.array(z.string()).optional(),
+  code_challenge_methods_supported: z.array(z.string()).optional(),
+  token_endpoint_auth_methods_supported: z.array(z.string()).optional(),
+  scopes_supported: z.array(z.string()).optional(),
+}).passthrough().openapi("AuthorizationServerMetadata");
+
+wellKnownRoutes.openapi(
+  createRoute({
+    method: "get",
+    path: "/health",
+    operationId: "health",
+    tags: ["Service"],
+    summary: "Liveness probe",
+    responses: { 200: json(HealthStatus, "The service is up") },
+  }),
+  (c) => c.json({ status: "ok" as const }, 200),
+);
+
+wellKnownRoutes.openapi(
+  createRoute({
+    method: "get",
+    path: "/.well-known/jwks.json",
+    operationId: "getJwks",
+    tags: ["Service"],
+    summary: "Public keys for publication signatures and built-in access tokens",
+    responses: { 200: json(Jwks, "A JSON Web Key Set (Ed25519)") },
+  }),
+  (c) => {
+    const { keys, config } = c.var.services;
+    const published = [keys.publications.publicJwk];
+    if (config.auth.mode === "builtin") published.push(keys.tokens.publicJwk);
+    c.header("Cache-Control", "public, max-age=300");
+    return c.json({ keys: published }, 200);
+  },
+);
+
+/** RFC 8414 metadata for the built-in provider, built from configuration. */
+export function builtinMetadata(services: Services) {
+  const { config } = services;
+  const base = config.auth.authUrl;
+  return {
+    issuer: config.auth.issuer,
+    authorization_endpoint: `${base}/oauth2/authorize`,
+    token_endpoint: `${base}/oauth2/token`,
+    jwks_uri: `${config.baseUrl}/.well-known/jwks.json`,
+    response_types_supported: ["code"],
+    response_modes_supported: ["query"],
+    grant_types_supported: ["authorization_code", "refresh_token", "client_credentials"],
+    code_challenge_methods_supported: ["S256"],
+    token_endpoint_auth_methods_supported: ["none", "client_secret_post", "client_secret_basic"],
+    scopes_supported: ["api"],
+    authorization_response_iss_parameter_supported: true,
+    service_documentation: `${config.baseUrl}/openapi.json`,
+  };
+}
+
+const IDP_METADATA_TTL_MS = 5 * 60 * 1000;
+let idpCache: { issuer: string; at: number; body: Record<string, unknown> } | undefined;
+
+/**
+ * In oidc mode, the external provider's own RFC 8414 (or OpenID discovery)
+ * document, cached for five minutes; when it cannot be fetched, the
+ * endpoints SPEC.md derives from AUTH_URL.
+ */
+async function oidcMetadata(services: Services): Promise<Record<string, unknown>> {
+  const { config, clock } = services;
+  const now = clock.now().getTime();
+  if (
+    idpCache && idpCache.issuer === config.auth.issuer && now - idpCache.at < IDP_METADATA_TTL_MS
+  ) {
+    return idpCache.body;
+  }
+  const doFetch = services.fetch ?? fetch;
+  for (
+    const path of ["/.well-known/oauth-authorization-server", "/.well-known/openid-configuration"]
+  ) {
+    const res = await doFetch(config.auth.issuer + path, { signal: AbortSignal.timeout(5000) })
+      .catch(() => null);
+    if (res?.ok) {
+      const body = await res.json().catch(() => null);
+      if (body && typeof body === "object" && body.issuer === config.auth.issuer) {
+        idpCache = { issuer: config.auth.issuer, at: now, body };
+        return body;
+      }
+    } else await res?.body?.cancel();
+  }
+  return {
+    issuer: config.auth.issuer,
+    authorization_endpoint: `${config.auth.authUrl}/oauth2/authorize`,
+    token_endpoint: `${config.auth.authUrl}/oauth2/token`,
+    response_types_supported: ["code"],
+    code_challenge_methods_supported: ["S256"],
+  };
+}
+
+wellKnownRoutes.openapi(
+  createRoute({
+    method: "get",
+    path: "/.well-known/oauth-authorization-server",
+    operationId: "getAuthorizationServerMetadata",
+    tags: ["Service"],
+    summary: "OAuth 2.0 authorization server metadata (RFC 8414)",
+    responses: {
+      200: json(AuthorizationServerMetadata, "Metadata of the identity provider in use"),
+    },
+  }),
+  async (c) => {
+    const services = c.var.services;
+    const body = services.config.auth.mode === "builtin"
+      ? builtinMetadata(services)
+      : await oidcMetadata(services);
+    c.header("Cache-Control", "public, max-age=300");
+    return c.json(body as z.infer<typeof AuthorizationServerMetadata>, 200);
+  },
+);

@@ -1,0 +1,73 @@
+/**
+ * Files under static/, served with a content type, a strong ETag and
+ * revalidation. Paths are matched against the directory listing taken at
+ * start, so no request can name a file outside it.
+ */
+import type { Context } from "hono";
+
+const TYPES: Record<string, string> = {
+  ".css": "text/css; charset=utf-8",
+  ".html": "text/html; charset=utf-8",
+  ".js": "text/javascript; charset=utf-8",
+  ".svg": "image/svg+xml",
+  ".png": "image/png",
+  ".ico": "image/x-icon",
+  ".json": "application/json",
+  ".txt": "text/plain; charset=utf-8",
+  ".md": "text/markdown; charset=utf-8",
+};
+
+interface StaticFile {
+  bytes: Uint8Array<ArrayBuffer>;
+  etag: string;
+  type: string;
+}
+
+async function walk(dir: URL, prefix: string, out: Map<string, URL>) {
+  for await (const entry of Deno.readDir(dir)) {
+    if (entry.isDirectory) {
+      await walk(new URL(`${entry.name}/`, dir), `${prefix}${entry.name}/`, out);
+    } else if (entry.isFile) out.set(`${prefix}${entry.name}`, new URL(entry.name, dir));
+  }
+}
+
+/** Loads static/ once and returns a lookup by relative path. */
+export async function loadStaticFiles(dir: URL): Promise<Map<string, StaticFile>> {
+  const paths = new Map<string, URL>();
+  await walk(dir, "", paths);
+  const files = new Map<string, StaticFile>();
+  for (const [path, url] of paths) {
+    const bytes = await Deno.readFile(url);
+    const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
+    const etag = `"${
+      Array.from(digest.slice(0, 16), (b) => b.toString(16).padStart(2, "0")).join("")
+    }"`;
+    const ext = path.slice(path.lastIndexOf("."));
+    files.set(path, { bytes, etag, type: TYPES[ext] ?? "application/octet-stream" });
+  }
+  return files;
+}
+
+/** Responds with a static file (or 304), or returns null when there is none at `path`. */
+export function serveStatic(
+  c: Context,
+  files: Map<string, StaticFile>,
+  path: string,
+  headers: Record<string, string> = {},
+): Response | null {
+  const file = files.get(path);
+  if (!file) return null;
+  const common = {
+    etag: file.etag,
+    "cache-control": "public, max-age=300",
+    "x-content-type-options": "nosniff",
+    ...headers,
+  };
+  if (c.req.header("if-none-match") === file.etag) {
+    return new Response(null, { status: 304, headers: common });
+  }
+  return new Response(c.req.method === "HEAD" ? null : file.bytes, {
+    status: 200,
+    headers: { "content-type": file.type, ...common },
+  });
+}

@@ -1,0 +1,53 @@
+/**
+ * Every Deno KV key the service uses is built here and nowhere else.
+ *
+ * Part 0 is a plural snake_case collection; secondary indexes are
+ * `<collection>_by_<field>` and hold ids, never copies of the record.
+ */
+
+export const userKey = (id: string) => ["users", id] as const;
+export const userByIdpSubKey = (sub: string) => ["users_by_idp_sub", sub] as const;
+
+export const organizationKey = (id: string) => ["organizations", id] as const;
+export const organizationBySlugKey = (slug: string) => ["organizations_by_slug", slug] as const;
+
+export const membershipKey = (organizationId: string, userId: string) =>
+  ["memberships", organizationId, userId] as const;
+export const membershipsOfOrganizationPrefix = (organizationId: string) =>
+  ["memberships", organizationId] as const;
+export const membershipByUserKey = (userId: string, organizationId: string) =>
+  ["memberships_by_user", userId, organizationId] as const;
+export const membershipsByUserPrefix = (userId: string) => ["memberships_by_user", userId] as const;
+
+/** Marks that a user has run onboarding; guards "one bootstrap per user". */
+export const bootstrapByUserKey = (userId: string) => ["bootstraps_by_user", userId] as const;
+
+export const invitationKey = (tokenHash: string) => ["invitations", tokenHash] as const;
+
+export const projectKey = (id: string) => ["projects", id] as const;
+export const projectBySlugKey = (slug: string) => ["projects_by_slug", slug] as const;
+export const projectByHostedSubdomainKey = (subdomain: string) =>
+  ["projects_by_hosted_subdomain", subdomain] as const;
+export const projectByOrganizationKey = (organizationId: string, projectId: string) =>
+  ["projects_by_organization", organizationId, projectId] as const;
+export const projectsByOrganizationPrefix = (organizationId: string) =>
+  ["projects_by_organization", organizationId] as const;
+
+export const controlKey = (projectId: string, controlId: string) =>
+  ["controls", projectId, controlId] as const;
+export const controlsOfProjectPrefix = (projectId: string) => ["controls", projectId] as const;
+export const controlByKeyKey = (projectId: string, key: string) =>
+  ["controls_by_key", projectId, key] as const;
+
+export const accountKey = (id: string) => ["accounts", id] as const;
+export const accountByEmailKey = (email: string) => ["accounts_by_email", email] as const;
+export const accountsPrefix = () => ["accounts"] as const;
+export const setupTokenKey = () => ["setup_tokens", "first_run"] as const;
+export const authorizationCodeKey = (codeHash: string) =>
+  ["authorization_codes", codeHash] as const;
+export const refreshTokenKey = (tokenHash: string) => ["refresh_tokens", tokenHash] as const;
+export const refreshFamilyKey = (familyId: string) => ["refresh_families", familyId] as const;
+export const loginFailuresKey = (scope: "email" | "ip", value: string) =>
+  ["login_failures", scope, value] as const;
+
+export const signingKeyKey = (purpose: string) => ["signing_keys", purpose] as const;

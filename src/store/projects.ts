@@ -1,0 +1,203 @@
+/**
+ * Projects: slug (global, fixed at creation), hosted subdomain (global,
+ * mutable) and the organization index, plus the one-call workspace bootstrap.
+ */
+import type { TrustControl } from "../domain/control.ts";
+import { conflict } from "../domain/errors.ts";
+import type { Organization, Project, UpdateProjectRequest } from "../domain/workspace.ts";
+import { firstFreeSlug, slugCandidates } from "./_slugs.ts";
+import { defaultControls, seedControls } from "./controls.ts";
+import {
+  bootstrapByUserKey,
+  projectByHostedSubdomainKey,
+  projectByOrganizationKey,
+  projectBySlugKey,
+  projectKey,
+  projectsByOrganizationPrefix,
+} from "./keys.ts";
+import {
+  addMembership,
+  addOrganization,
+  chooseOrganizationSlug,
+  newMembership,
+  newOrganization,
+} from "./organizations.ts";
+
+const MAX_ATTEMPTS = 10;
+
+/** Slugs that would collide with public routes under /trust/. */
+const RESERVED_PROJECT_SLUGS = new Set(["domains"]);
+
+export interface NewProjectInput {
+  organizationId: string;
+  name: string;
+  slug?: string;
+  hostedSubdomain?: string | null;
+  visibility?: "private" | "public";
+  autoPublish?: boolean;
+}
+
+function newProject(input: NewProjectInput, slug: string, now: Date): Project {
+  const at = now.toISOString();
+  return {
+    id: crypto.randomUUID(),
+    organizationId: input.organizationId,
+    name: input.name,
+    slug,
+    hostedSubdomain: input.hostedSubdomain ?? null,
+    visibility: input.visibility ?? "private",
+    autoPublish: input.autoPublish ?? true,
+    createdAt: at,
+    updatedAt: at,
+  };
+}
+
+async function chooseProjectSlug(kv: Deno.Kv, input: NewProjectInput): Promise<string> {
+  if (input.slug) {
+    if (
+      RESERVED_PROJECT_SLUGS.has(input.slug) ||
+      (await kv.get(projectBySlugKey(input.slug))).versionstamp !== null
+    ) {
+      throw conflict(`Project slug "${input.slug}" is already taken`);
+    }
+    return input.slug;
+  }
+  const candidates = slugCandidates(input.name, "project");
+  return await firstFreeSlug(kv, filterReserved(candidates), projectBySlugKey);
+}
+
+function* filterReserved(candidates: Iterable<string>) {
+  for (const slug of candidates) if (!RESERVED_PROJECT_SLUGS.has(slug)) yield slug;
+}
+
+async function assertSubdomainFree(kv: Deno.Kv, subdomain: string | null | undefined) {
+  if (subdomain && (await kv.get(projectByHostedSubdomainKey(subdomain))).versionstamp !== null) {
+    throw conflict(`Hosted subdomain "${subdomain}" is already taken`);
+  }
+}
+
+/** Adds the writes that create `project` and its controls to an atomic operation. */
+function addProject(op: Deno.AtomicOperation, project: Project, controls: TrustControl[]) {
+  op.check({ key: projectBySlugKey(project.slug), versionstamp: null })
+    .set(projectKey(project.id), project)
+    .set(projectBySlugKey(project.slug), project.id)
+    .set(projectByOrganizationKey(project.organizationId, project.id), project.id);
+  if (project.hostedSubdomain) {
+    const key = projectByHostedSubdomainKey(project.hostedSubdomain);
+    op.check({ key, versionstamp: null }).set(key, project.id);
+  }
+  return seedControls(op, project.id, controls);
+}
+
+/** Creates a project with the default control catalog. */
+export async function createProject(
+  kv: Deno.Kv,
+  input: NewProjectInput,
+  now: Date,
+): Promise<Project> {
+  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+    await assertSubdomainFree(kv, input.hostedSubdomain);
+    const project = newProject(input, await chooseProjectSlug(kv, input), now);
+    const op = addProject(kv.atomic(), project, defaultControls(now));
+    if ((await op.commit()).ok) return project;
+  }
+  throw conflict("The project could not be created; please retry");
+}
+
+export interface BootstrapInput {
+  userId: string;
+  workspaceName: string;
+  workspaceSlug?: string;
+  project: Omit<NewProjectInput, "organizationId">;
+}
+
+/**
+ * Creates the caller's first organization (owned by them) and its first
+ * project in one atomic commit. A per-user marker guarded by
+ * `versionstamp: null` makes concurrent calls produce exactly one workspace.
+ */
+export async function bootstrapWorkspace(
+  kv: Deno.Kv,
+  input: BootstrapInput,
+  now: Date,
+): Promise<{ organization: Organization; project: Project }> {
+  const marker = bootstrapByUserKey(input.userId);
+  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+    if ((await kv.get(marker)).versionstamp !== null) {
+      throw conflict("You already own a workspace");
+    }
+    const orgSlug = await chooseOrganizationSlug(kv, input.workspaceName, input.workspaceSlug);
+    const organization = newOrganization(input.workspaceName, orgSlug, now);
+    const projectInput = { ...input.project, organizationId: organization.id };
+    await assertSubdomainFree(kv, projectInput.hostedSubdomain);
+    const project = newProject(projectInput, await chooseProjectSlug(kv, projectInput), now);
+    const op = kv.atomic()
+      .check({ key: marker, versionstamp: null })
+      .set(marker, organization.id);
+    addOrganization(op, organization);
+    addMembership(op, newMembership(organization.id, input.userId, "owner", now));
+    addProject(op, project, defaultControls(now));
+    if ((await op.commit()).ok) return { organization, project };
+  }
+  throw conflict("The workspace could not be created; please retry");
+}
+
+export async function getProject(kv: Deno.Kv, id: string): Promise<Project | null> {
+  return (await kv.get<Project>(projectKey(id))).value;
+}
+
+export async function getProjectBySlug(kv: Deno.Kv, slug: string): Promise<Project | null> {
+  const index = await kv.get<string>(projectBySlugKey(slug));
+  return index.value ? await getProject(kv, index.value) : null;
+}
+
+export async function getProjectByHostedSubdomain(
+  kv: Deno.Kv,
+  subdomain: string,
+): Promise<Project | null> {
+  const index = await kv.get<string>(projectByHostedSubdomainKey(subdomain));
+  return index.value ? await getProject(kv, index.value) : null;
+}
+
+export async function listProjectsByOrganization(
+  kv: Deno.Kv,
+  organizationId: string,
+): Promise<Project[]> {
+  const ids: string[] = [];
+  for await (const entry of kv.list({ prefix: projectsByOrganizationPrefix(organizationId) })) {
+    ids.push(entry.key[2] as string);
+  }
+  const projects = await Promise.all(ids.map((id) => getProject(kv, id)));
+  return projects.filter((p): p is Project => p !== null)
+    .sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.slug.localeCompare(b.slug));
+}
+
+/** Applies a metadata change; the hosted subdomain index moves with it. */
+export async function updateProject(
+  kv: Deno.Kv,
+  id: string,
+  patch: UpdateProjectRequest,
+  now: Date,
+): Promise<Project | null> {
+  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+    const current = await kv.get<Project>(projectKey(id));
+    if (!current.value) return null;
+    const before = current.value;
+    const updated: Project = {
+      ...before,
+      ...Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined)),
+      updatedAt: now.toISOString(),
+    };
+    const op = kv.atomic().check(current).set(projectKey(id), updated);
+    if (updated.hostedSubdomain !== before.hostedSubdomain) {
+      if (before.hostedSubdomain) op.delete(projectByHostedSubdomainKey(before.hostedSubdomain));
+      if (updated.hostedSubdomain) {
+        await assertSubdomainFree(kv, updated.hostedSubdomain);
+        const key = projectByHostedSubdomainKey(updated.hostedSubdomain);
+        op.check({ key, versionstamp: null }).set(key, id);
+      }
+    }
+    if ((await op.commit()).ok) return updated;
+  }
+  throw conflict("The project changed while it was being updated; please retry");
+}

@@ -1,0 +1,46 @@
+/**
+ * Users, created on first sight of an identity-provider subject.
+ */
+import type { User } from "../domain/workspace.ts";
+import { userByIdpSubKey, userKey } from "./keys.ts";
+
+export async function getUser(kv: Deno.Kv, id: string): Promise<User | null> {
+  return (await kv.get<User>(userKey(id))).value;
+}
+
+export async function getUserByIdpSub(kv: Deno.Kv, sub: string): Promise<User | null> {
+  const index = await kv.get<string>(userByIdpSubKey(sub));
+  return index.value ? await getUser(kv, index.value) : null;
+}
+
+/**
+ * Returns the user for `idpSub`, creating it on first sight and refreshing
+ * email and name when the identity provider reports new values. Safe under
+ * concurrency: the subject index is created with a `versionstamp: null` check.
+ */
+export async function upsertUser(
+  kv: Deno.Kv,
+  profile: { idpSub: string; email: string; name: string },
+  now: Date,
+): Promise<User> {
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const existing = await getUserByIdpSub(kv, profile.idpSub);
+    if (existing) {
+      if (existing.email === profile.email && existing.name === profile.name) return existing;
+      const updated = { ...existing, ...profile, updatedAt: now.toISOString() };
+      const current = await kv.get<User>(userKey(existing.id));
+      const res = await kv.atomic().check(current).set(userKey(existing.id), updated).commit();
+      if (res.ok) return updated;
+      continue;
+    }
+    const at = now.toISOString();
+    const user: User = { id: crypto.randomUUID(), ...profile, createdAt: at, updatedAt: at };
+    const res = await kv.atomic()
+      .check({ key: userByIdpSubKey(user.idpSub), versionstamp: null })
+      .set(userKey(user.id), user)
+      .set(userByIdpSubKey(user.idpSub), user.id)
+      .commit();
+    if (res.ok) return user;
+  }
+  throw new Error("Could not record the user after repeated concurrent updates");
+}

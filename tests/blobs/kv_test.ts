@@ -1,0 +1,114 @@
+import assert from "node:assert/strict";
+import { blobChunkKey, blobMetaKey } from "../../src/blobs/_keys.ts";
+import { createKvBlobStore, KV_BLOB_CHUNK_BYTES, type KvBlobMeta } from "../../src/blobs/kv.ts";
+import { BlobStoreError } from "../../src/blobs/mod.ts";
+import { sha256Hex } from "../../src/lib/hash.ts";
+import { randomBytes, runBlobStoreContract } from "./contract.ts";
+
+Deno.test("[blobs] kv store satisfies the BlobStore contract", async (t) => {
+  const opened: Deno.Kv[] = [];
+  try {
+    await runBlobStoreContract(t, async () => {
+      const kv = await Deno.openKv(":memory:");
+      opened.push(kv);
+      return createKvBlobStore(kv);
+    });
+  } finally {
+    for (const kv of opened) kv.close();
+  }
+});
+
+async function countChunks(kv: Deno.Kv, key: string): Promise<number> {
+  let count = 0;
+  const chunks = kv.list({ start: blobChunkKey(key, 0), end: blobChunkKey(key, Infinity) });
+  for await (const _ of chunks) count++;
+  return count;
+}
+
+Deno.test("[blobs] kv store specifics", async (t) => {
+  await t.step("splits bytes into 60 KiB chunks and records them in the meta", async () => {
+    using kv = await Deno.openKv(":memory:");
+    const store = createKvBlobStore(kv);
+    const cases = [
+      { size: 0, chunks: 0 },
+      { size: 1, chunks: 1 },
+      { size: KV_BLOB_CHUNK_BYTES, chunks: 1 },
+      { size: KV_BLOB_CHUNK_BYTES + 1, chunks: 2 },
+      { size: 5 * 1024 * 1024, chunks: 86 },
+    ];
+    for (const { size, chunks } of cases) {
+      const bytes = randomBytes(size);
+      const key = await store.put("evidence", bytes);
+      const meta = (await kv.get<KvBlobMeta>(blobMetaKey(key))).value;
+      assert.deepEqual(meta, { size, chunks, sha256: await sha256Hex(bytes) }, `size ${size}`);
+      assert.equal(await countChunks(kv, key), chunks, `size ${size}`);
+    }
+  });
+
+  await t.step("round-trips a 10 MiB payload across several atomics", async () => {
+    using kv = await Deno.openKv(":memory:");
+    const store = createKvBlobStore(kv);
+    const bytes = randomBytes(10 * 1024 * 1024);
+    const key = await store.put("artifact", bytes);
+    assert.equal(await countChunks(kv, key), 171);
+    const read = await store.get(key);
+    assert.ok(read !== null && read.every((byte, i) => byte === bytes[i]), "bytes differ");
+  });
+
+  await t.step("a repeated put writes nothing", async () => {
+    using kv = await Deno.openKv(":memory:");
+    const store = createKvBlobStore(kv);
+    const bytes = randomBytes(2 * KV_BLOB_CHUNK_BYTES);
+    const key = await store.put("evidence", bytes);
+    const before = await kv.getMany([blobMetaKey(key), blobChunkKey(key, 0), blobChunkKey(key, 1)]);
+    await store.put("evidence", bytes);
+    const after = await kv.getMany([blobMetaKey(key), blobChunkKey(key, 0), blobChunkKey(key, 1)]);
+    assert.deepEqual(
+      after.map((entry) => entry.versionstamp),
+      before.map((entry) => entry.versionstamp),
+    );
+  });
+
+  await t.step("chunks without a meta record are invisible until a put completes", async () => {
+    using kv = await Deno.openKv(":memory:");
+    const store = createKvBlobStore(kv);
+    const bytes = randomBytes(3 * KV_BLOB_CHUNK_BYTES);
+    const key = await store.put("evidence", bytes);
+    // What a crash between the chunk atomics and the meta atomic leaves behind.
+    await kv.delete(blobMetaKey(key));
+    assert.equal(await store.has(key), false);
+    assert.equal(await store.get(key), null);
+
+    assert.equal(await store.put("evidence", bytes), key);
+    assert.deepEqual(await store.get(key), bytes);
+  });
+
+  await t.step("get detects a corrupted chunk", async () => {
+    using kv = await Deno.openKv(":memory:");
+    const store = createKvBlobStore(kv);
+    const bytes = randomBytes(2 * KV_BLOB_CHUNK_BYTES);
+    const key = await store.put("evidence", bytes);
+    const chunk = bytes.slice(KV_BLOB_CHUNK_BYTES);
+    chunk[100] ^= 0xff;
+    await kv.set(blobChunkKey(key, 1), chunk);
+    await assert.rejects(
+      store.get(key),
+      (error) =>
+        error instanceof BlobStoreError && /does not match its SHA-256/.test(error.message),
+    );
+  });
+
+  await t.step("get detects a missing or truncated chunk", async () => {
+    using kv = await Deno.openKv(":memory:");
+    const store = createKvBlobStore(kv);
+    const bytes = randomBytes(3 * KV_BLOB_CHUNK_BYTES);
+    const key = await store.put("evidence", bytes);
+
+    await kv.delete(blobChunkKey(key, 1));
+    await assert.rejects(store.get(key), BlobStoreError);
+
+    await kv.set(blobChunkKey(key, 1), bytes.slice(KV_BLOB_CHUNK_BYTES, 2 * KV_BLOB_CHUNK_BYTES));
+    await kv.set(blobChunkKey(key, 2), bytes.slice(2 * KV_BLOB_CHUNK_BYTES, -1));
+    await assert.rejects(store.get(key), BlobStoreError);
+  });
+});
