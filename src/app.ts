@@ -9,6 +9,7 @@ import { AppError } from "./domain/errors.ts";
 import { readBody } from "./http/body.ts";
 import type { AppDeps, AppEnv, Services } from "./http/env.ts";
 import { handleError, validationHook } from "./http/errors.ts";
+import { dashboardRoutes } from "./http/routes/dashboard.ts";
 import { meRoutes } from "./http/routes/me.ts";
 import { oauthRoutes } from "./http/routes/oauth.ts";
 import { organizationRoutes } from "./http/routes/organizations.ts";
@@ -84,6 +85,7 @@ export async function createApp(deps: AppDeps): Promise<OpenAPIHono<AppEnv>> {
   app.route("/", meRoutes);
   app.route("/", organizationRoutes);
   app.route("/", projectRoutes);
+  app.route("/", dashboardRoutes);
   if (config.auth.mode === "builtin") {
     app.route("/", oauthRoutes);
     app.route("/", signupRoutes);
@@ -93,12 +95,6 @@ export async function createApp(deps: AppDeps): Promise<OpenAPIHono<AppEnv>> {
   app.get(
     "/static/*",
     (c) => serveStatic(c, staticFiles, c.req.path.slice("/static/".length)) ?? c.notFound(),
-  );
-  app.get(
-    "/dashboard/",
-    (c) =>
-      serveStatic(c, staticFiles, "dashboard/index.html", { "cache-control": "no-cache" }) ??
-        c.notFound(),
   );
   app.get("/", (c) => c.redirect("/dashboard/", 302));
 

@@ -183,9 +183,13 @@ export async function updateProject(
     const current = await kv.get<Project>(projectKey(id));
     if (!current.value) return null;
     const before = current.value;
+    const changes = Object.entries(patch).filter(([k, v]) =>
+      v !== undefined && v !== before[k as keyof Project]
+    );
+    if (changes.length === 0) return before;
     const updated: Project = {
       ...before,
-      ...Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined)),
+      ...Object.fromEntries(changes),
       updatedAt: now.toISOString(),
     };
     const op = kv.atomic().check(current).set(projectKey(id), updated);

@@ -181,7 +181,7 @@ organizationRoutes.openapi(
       expiresAt: new Date(now.getTime() + INVITATION_TTL_MS).toISOString(),
     };
     await createInvitation(kv, await sha256Hex(token), invitation);
-    const acceptUrl = `${config.baseUrl}/invitations/${token}`;
+    const acceptUrl = `${config.baseUrl}/dashboard/#invitation=${token}`;
     return c.json({ invitation, acceptUrl }, 201);
   },
 );

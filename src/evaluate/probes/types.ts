@@ -1,0 +1,35 @@
+/**
+ * The shape every probe answers with (DESIGN.md §8): an outcome and a one-line reason.
+ */
+
+/** What a probe concluded; `unknown` means it could not read the payload. */
+export type ProbeOutcome = "pass" | "fail" | "unknown";
+
+/** A probe's answer: scoring reads only `outcome`; `reason` is for people. */
+export interface ProbeResult {
+  outcome: ProbeOutcome;
+  reason: string;
+}
+
+/** Stable probe ids: the names of the probe functions, questions answered yes or no. */
+export type ProbeId =
+  | "hasActiveCollector"
+  | "isSbomDocument"
+  | "hasNoFindingAbove"
+  | "hasSlsaProvenance"
+  | "listsDependencies"
+  | "isDeploymentHealthy"
+  | "didPoliciesPass"
+  | "doesRuleHold";
+
+export function pass(reason: string): ProbeResult {
+  return { outcome: "pass", reason };
+}
+
+export function fail(reason: string): ProbeResult {
+  return { outcome: "fail", reason };
+}
+
+export function unknown(reason: string): ProbeResult {
+  return { outcome: "unknown", reason };
+}

@@ -1,0 +1,101 @@
+/**
+ * The operator dashboard: its page at /dashboard/ (a script-only shell whose
+ * modules live under /static/dashboard/), served with a strict Content
+ * Security Policy, plus the small configuration document it reads to start
+ * an OAuth sign-in.
+ */
+import { createRoute, z } from "@hono/zod-openapi";
+import { dashboardRedirectUri } from "../../auth/builtin/clients.ts";
+import type { Config } from "../../config.ts";
+import { createRouter } from "../env.ts";
+import { json } from "../openapi.ts";
+import { loadStaticFiles, serveStatic } from "../static_files.ts";
+
+export const dashboardRoutes = createRouter();
+
+const DASHBOARD_DIR = new URL("../../../static/dashboard/", import.meta.url);
+
+const DashboardConfig = z.object({
+  authMode: z.enum(["builtin", "oidc"]),
+  clientId: z.string(),
+  redirectUri: z.string(),
+  issuer: z.string(),
+  authorizationServerMetadata: z.string().openapi({
+    description: "Where the authorization and token endpoints are announced (RFC 8414)",
+  }),
+  signup: z.enum(["first-run", "open", "invite"]).nullable(),
+  scope: z.string(),
+  trustPageBase: z.string().openapi({
+    description: "Public trust-page host; hosted subdomains are `<hostedSubdomain>.<its host>`",
+  }),
+}).openapi("DashboardConfig");
+
+/**
+ * Response headers of the dashboard page. The page runs only its own modules
+ * and talks only to this origin, plus the identity provider's origins in oidc
+ * mode (the token endpoint is called from the browser).
+ */
+export function dashboardHeaders(config: Config): Record<string, string> {
+  const self = new URL(config.baseUrl).origin;
+  const idp = new Set(
+    [config.auth.issuer, config.auth.authUrl].map((u) => new URL(u).origin).filter((o) =>
+      o !== self
+    ),
+  );
+  const csp = [
+    "default-src 'none'",
+    "script-src 'self'",
+    "style-src 'self'",
+    `connect-src 'self'${[...idp].map((o) => ` ${o}`).join("")}`,
+    "img-src 'self' data:",
+    "form-action 'self'",
+    "frame-ancestors 'none'",
+    "base-uri 'none'",
+  ].join("; ");
+  return {
+    "content-security-policy": csp,
+    "x-frame-options": "DENY",
+    "referrer-policy": "no-referrer",
+    "cross-origin-opener-policy": "same-origin",
+    "permissions-policy": "camera=(), microphone=(), geolocation=(), payment=()",
+    "cache-control": "no-cache",
+  };
+}
+
+let pageFiles: ReturnType<typeof loadStaticFiles> | undefined;
+
+dashboardRoutes.get("/dashboard", (c) => c.redirect("/dashboard/", 301));
+// The same file is under /static/*, where it would run without this policy.
+dashboardRoutes.get("/static/dashboard/index.html", (c) => c.redirect("/dashboard/", 301));
+
+dashboardRoutes.get("/dashboard/", async (c) => {
+  pageFiles ??= loadStaticFiles(DASHBOARD_DIR);
+  const headers = dashboardHeaders(c.var.services.config);
+  return serveStatic(c, await pageFiles, "index.html", headers) ?? c.notFound();
+});
+
+dashboardRoutes.openapi(
+  createRoute({
+    method: "get",
+    path: "/dashboard/config.json",
+    operationId: "getDashboardConfig",
+    tags: ["Service"],
+    summary: "Sign-in settings for the dashboard (public OAuth client with PKCE)",
+    responses: { 200: json(DashboardConfig, "Client id, redirect URI and issuer") },
+  }),
+  (c) => {
+    const { config } = c.var.services;
+    const builtin = config.auth.mode === "builtin";
+    c.header("Cache-Control", "no-cache");
+    return c.json({
+      authMode: config.auth.mode,
+      clientId: config.auth.clientId,
+      redirectUri: dashboardRedirectUri(config),
+      issuer: config.auth.issuer,
+      authorizationServerMetadata: `${config.baseUrl}/.well-known/oauth-authorization-server`,
+      signup: builtin ? config.signup : null,
+      scope: builtin ? "api" : "openid email profile",
+      trustPageBase: config.trustPageBase,
+    }, 200);
+  },
+);

@@ -1,0 +1,66 @@
+/**
+ * Starts the real application on 127.0.0.1 (ephemeral port) for end-to-end
+ * and browser tests: the same createApp main.ts serves, on an in-memory KV
+ * unless a path is given, with the configuration built from `env`.
+ */
+import type { OpenAPIHono } from "@hono/zod-openapi";
+import { createApp } from "../../src/app.ts";
+import { createKvBlobStore } from "../../src/blobs/kv.ts";
+import type { BlobStore } from "../../src/blobs/mod.ts";
+import { type Config, loadConfig } from "../../src/config.ts";
+import type { AppEnv } from "../../src/http/env.ts";
+import { type Clock, systemClock } from "../../src/lib/clock.ts";
+import { memoryLogger } from "../../src/lib/log.ts";
+
+export interface TestServer {
+  baseUrl: string;
+  port: number;
+  config: Config;
+  kv: Deno.Kv;
+  app: OpenAPIHono<AppEnv>;
+  log: ReturnType<typeof memoryLogger>;
+  close(): Promise<void>;
+  [Symbol.asyncDispose](): Promise<void>;
+}
+
+export interface TestServerOptions {
+  env?: Record<string, string>;
+  clock?: Clock;
+  blobs?: (kv: Deno.Kv) => BlobStore;
+  kv?: Deno.Kv;
+  fetch?: typeof fetch;
+}
+
+export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
+  let handler: (req: Request, info: Deno.ServeHandlerInfo) => Response | Promise<Response> = () =>
+    new Response("starting", { status: 503 });
+  const server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen: () => {} },
+    (req, info) => handler(req, info),
+  );
+  const port = server.addr.port;
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const kv = options.kv ?? await Deno.openKv(":memory:");
+  try {
+    const config = loadConfig({ BASE_URL: baseUrl, KV_PATH: ":memory:", ...options.env });
+    const log = memoryLogger();
+    const app = await createApp({
+      config,
+      kv,
+      blobs: options.blobs?.(kv) ?? createKvBlobStore(kv),
+      clock: options.clock ?? systemClock,
+      log,
+      fetch: options.fetch,
+    });
+    handler = (req, info) => app.fetch(req, info);
+    const close = async () => {
+      await server.shutdown();
+      if (!options.kv) kv.close();
+    };
+    return { baseUrl, port, config, kv, app, log, close, [Symbol.asyncDispose]: close };
+  } catch (error) {
+    await server.shutdown();
+    if (!options.kv) kv.close();
+    throw error;
+  }
+}
