@@ -8,12 +8,15 @@ import type {
   EvidenceType,
   FreshnessPolicy,
 } from "../domain/control.ts";
+import type { ProbeId } from "./probes/types.ts";
 
 export interface CatalogEntry {
   key: string;
   category: ControlCategory;
   publicName: string;
   evidenceType: EvidenceType | null;
+  /** The probe that evaluates the control's latest observation (see registry.ts). */
+  probeId: ProbeId;
   freshness: FreshnessPolicy;
   degradation: DegradationPolicy;
 }
@@ -35,6 +38,7 @@ export const DEFAULT_CATALOG: readonly CatalogEntry[] = [
     category: "collector",
     publicName: "Collector heartbeat",
     evidenceType: null,
+    probeId: "hasActiveCollector",
     ...ages(DAY, 7 * DAY),
   },
   {
@@ -42,6 +46,7 @@ export const DEFAULT_CATALOG: readonly CatalogEntry[] = [
     category: "evidence",
     publicName: "Software bill of materials",
     evidenceType: "sbom",
+    probeId: "isSbomDocument",
     ...ages(7 * DAY, 30 * DAY),
   },
   {
@@ -49,6 +54,7 @@ export const DEFAULT_CATALOG: readonly CatalogEntry[] = [
     category: "evidence",
     publicName: "Vulnerability scan",
     evidenceType: "vulnerability_scan",
+    probeId: "hasNoFindingAbove",
     ...ages(DAY, 7 * DAY),
   },
   {
@@ -56,6 +62,7 @@ export const DEFAULT_CATALOG: readonly CatalogEntry[] = [
     category: "evidence",
     publicName: "Build provenance",
     evidenceType: "build_provenance",
+    probeId: "hasSlsaProvenance",
     ...ages(30 * DAY, 90 * DAY),
   },
   {
@@ -63,6 +70,7 @@ export const DEFAULT_CATALOG: readonly CatalogEntry[] = [
     category: "evidence",
     publicName: "Dependency inventory",
     evidenceType: "dependency_inventory",
+    probeId: "listsDependencies",
     ...ages(7 * DAY, 30 * DAY),
   },
   {
@@ -70,6 +78,7 @@ export const DEFAULT_CATALOG: readonly CatalogEntry[] = [
     category: "evidence",
     publicName: "Deployment snapshot",
     evidenceType: "deployment_snapshot",
+    probeId: "isDeploymentHealthy",
     ...ages(DAY, 7 * DAY),
   },
   {
@@ -77,6 +86,7 @@ export const DEFAULT_CATALOG: readonly CatalogEntry[] = [
     category: "evidence",
     publicName: "Policy checks",
     evidenceType: "policy_result",
+    probeId: "didPoliciesPass",
     ...ages(7 * DAY, 30 * DAY),
   },
 ];

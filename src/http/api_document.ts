@@ -48,7 +48,7 @@ export function describeApi(app: OpenAPIHono<AppEnv>, services: Services): void 
       },
     }),
     (c) => {
-      document ??= app.getOpenAPI31Document({
+      document ??= withDescriptions(app.getOpenAPI31Document({
         openapi: "3.1.0",
         info: {
           title: "Trust Profile Service",
@@ -59,8 +59,24 @@ export function describeApi(app: OpenAPIHono<AppEnv>, services: Services): void 
         },
         servers: [{ url: config.baseUrl }],
         tags: TAGS,
-      });
+      }));
       return c.json(document as Record<string, never>, 200);
     },
   );
+}
+
+type Operation = { summary?: string; description?: string };
+
+/** Gives every operation a description, defaulting to its summary, as API catalogs expect. */
+function withDescriptions<T extends { paths?: object }>(doc: T): T {
+  for (const item of Object.values(doc.paths ?? {}) as object[]) {
+    for (const operation of Object.values(item) as Operation[]) {
+      if (
+        operation && typeof operation === "object" && !operation.description && operation.summary
+      ) {
+        operation.description = operation.summary;
+      }
+    }
+  }
+  return doc;
 }

@@ -24,9 +24,9 @@ export function notAnObject(value: unknown, expected: string): string {
   return `Payload is ${describe(value)}, not ${expected}`;
 }
 
-/** `n` followed by the noun, pluralized with a trailing "s" when `n` is not 1. */
-export function count(n: number, noun: string): string {
-  return `${n} ${noun}${n === 1 ? "" : "s"}`;
+/** `n` followed by the noun, pluralized (by default with a trailing "s") when `n` is not 1. */
+export function count(n: number, noun: string, plural = `${noun}s`): string {
+  return `${n} ${n === 1 ? noun : plural}`;
 }
 
 /** Own property only, so "__proto__" or "constructor" in a payload never reach prototypes. */

@@ -1,0 +1,167 @@
+/**
+ * The evaluation contract as Markdown, generated from the code that applies it: the probe
+ * registry, the default catalog and the state machine's constants. Served as
+ * /docs/evaluation.md so readers of a trust page can check how every state was reached.
+ */
+import { formatSeconds } from "./_duration.ts";
+import { DEFAULT_CATALOG } from "./catalog.ts";
+import { CONFIDENCE, WORST_FIRST } from "./evaluate.ts";
+import { type ProbeInput, PROBES } from "./registry.ts";
+
+const INTRO = `# Evaluation rules
+
+Every control state on a trust page comes from the rules below, applied by a pure,
+deterministic evaluator: the same observation evaluated at the same instant always gives
+the same state, confidence and reason. This page is generated from the evaluator's own
+probe registry and default catalog, so it describes exactly what runs.`;
+
+const TERMS = `## Terms
+
+| Symbol | Meaning |
+|---|---|
+| L | Time of the latest observation: the latest evidence of the control's evidence type, or the newest \`lastSeenAt\` of the project's active collectors (collector controls) |
+| T | Evaluation time |
+| age | T − L, counted as 0 when L is after T (clock skew between collector and service) |
+| W | Freshness window: \`freshnessPolicyJson.windowSeconds\` when its kind is \`time_window\`; unset for kind \`none\` |
+| D | \`degradationPolicyJson.degradedAfterSeconds\`, or unset when null |
+| S | \`degradationPolicyJson.staleAfterSeconds\`, or unset when null |`;
+
+const RULES = `## State rules
+
+The first rule that applies decides the state:
+
+1. No observation: \`unknown\`.
+2. S is set and age ≥ S: \`stale\`.
+3. D is set and age ≥ D: \`degraded\`.
+4. W is set and age ≥ W: \`degraded\` when S is set, otherwise \`stale\`.
+5. Otherwise the control's probe reads the observation: \`pass\` or \`fail\`, or
+   \`unknown\` with a reason when it cannot read the payload.
+
+Thresholds are inclusive: evidence exactly W old is past its window, evidence one
+millisecond younger is not. Age overrides the probe, whatever its outcome: a control whose
+last evidence failed reads \`degraded\` or \`stale\` once that evidence is old, because the
+failure is no longer current evidence either. Policies are validated so that D ≤ S when
+both are set.
+
+## Timestamps
+
+- \`latestEvidenceAt\` is L.
+- \`freshUntil\` is L + W, or null when the freshness kind is \`none\`.
+- \`nextCheckAt\` is the earliest of L + W, L + D and L + S that is strictly after T, or
+  null when none is; the service evaluates the control again at that instant, and
+  whenever new evidence arrives.`;
+
+const SELECTION = `## Which probe judges a control
+
+- A control with a \`rule: { path, op, value }\` is judged by \`doesRuleHold\` alone.
+- A default catalog control is judged by the probe its catalog entry names (table below).
+- Any other control is judged by the probe registered for its evidence type, and a
+  control without an evidence type by \`hasActiveCollector\`.`;
+
+/** Escapes a Markdown table cell. */
+function cell(text: string): string {
+  return text.replace(/\|/g, "\\|").replace(/\n/g, " ");
+}
+
+function row(cells: string[]): string {
+  return `| ${cells.map(cell).join(" | ")} |`;
+}
+
+function reads(input: ProbeInput): string {
+  if (input === "collector_heartbeat") return "collector heartbeat (`lastSeenAt`, no payload)";
+  if (input === "any_evidence") return "the control's evidence type";
+  return `\`${input}\` evidence`;
+}
+
+function threshold(seconds: number | null): string {
+  return seconds === null ? "—" : formatSeconds(seconds);
+}
+
+function confidenceSection(): string {
+  return [
+    "## Confidence and overall state",
+    "",
+    "| State | Confidence |",
+    "|---|---|",
+    ...WORST_FIRST.map((state) => row([`\`${state}\``, String(CONFIDENCE[state])])),
+    "",
+    "A project's overall state is `unknown` when it has no enabled control, otherwise the",
+    `worst state of its enabled controls, in the order ${
+      WORST_FIRST.map((s) => `\`${s}\``).join(" > ")
+    }.`,
+  ].join("\n");
+}
+
+function catalogSection(): string {
+  return [
+    "## Default catalog",
+    "",
+    "Seeded into every new project; the keys are stable.",
+    "",
+    row([
+      "Key",
+      "Name",
+      "Reads",
+      "Probe",
+      "Fresh for (W)",
+      "Degraded after (D)",
+      "Stale after (S)",
+    ]),
+    "|---|---|---|---|---|---|---|",
+    ...DEFAULT_CATALOG.map((entry) =>
+      row([
+        `\`${entry.key}\``,
+        entry.publicName,
+        entry.evidenceType === null ? "collector heartbeat" : `\`${entry.evidenceType}\``,
+        `\`${entry.probeId}\``,
+        entry.freshness.kind === "time_window" ? formatSeconds(entry.freshness.windowSeconds) : "—",
+        threshold(entry.degradation.degradedAfterSeconds),
+        threshold(entry.degradation.staleAfterSeconds),
+      ])
+    ),
+  ].join("\n");
+}
+
+function probesSection(): string {
+  const table = [
+    "## Probes",
+    "",
+    "Each probe is a pure function named as a yes/no question. It answers `pass`, `fail` or",
+    "`unknown` with a one-line reason; only the outcome counts towards the state.",
+    "",
+    row(["Probe", "Reads", "Passes when"]),
+    "|---|---|---|",
+    ...PROBES.map((p) => row([`\`${p.id}\``, reads(p.reads), p.passesWhen])),
+  ];
+  const details = PROBES.map((p) =>
+    [
+      `### \`${p.id}\`: ${p.name}`,
+      "",
+      `Reads ${reads(p.reads)}.`,
+      "",
+      p.documentation,
+      "",
+      `**Remediation.** ${p.remediation}`,
+    ].join("\n")
+  );
+  return [table.join("\n"), ...details].join("\n\n");
+}
+
+/**
+ * The evaluation rules as a Markdown document: terms, the five state rules, timestamps,
+ * confidence and overall state, probe selection, the default catalog with its policies,
+ * and every registered probe with its accepted formats and remediation. Generated from
+ * the registry and catalog on every call, and deterministic (no dates, stable order), so
+ * the served document changes only when the code does.
+ */
+export function renderEvaluationMarkdown(): string {
+  return [
+    INTRO,
+    TERMS,
+    RULES,
+    confidenceSection(),
+    SELECTION,
+    catalogSection(),
+    probesSection(),
+  ].join("\n\n") + "\n";
+}

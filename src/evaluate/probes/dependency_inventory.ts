@@ -1,0 +1,38 @@
+/**
+ * Probe for `evidence.dependency_inventory`: does the payload list at least one package?
+ */
+import { count, isObject, notAnObject, own } from "./_read.ts";
+import { fail, pass, type ProbeResult, unknown } from "./types.ts";
+
+/** Fields that hold a package list, in the order they are read. */
+const LIST_FIELDS = ["packages", "dependencies", "components"] as const;
+
+/**
+ * Answers whether `payload` is a non-empty dependency inventory: an object whose
+ * `packages`, `dependencies` or `components` field is a non-empty array, or an object map
+ * of package name to details (as `dependencies` in package.json or `packages` in an npm
+ * lockfile, whose `""` entry is the project itself and is not counted). The first
+ * non-empty field decides; when every present field is empty the probe fails, and when
+ * none of them is present (or one is neither a list nor a map) it is `unknown`.
+ */
+export function listsDependencies(payload: unknown): ProbeResult {
+  if (!isObject(payload)) return unknown(notAnObject(payload, "a dependency inventory"));
+  let found = false;
+  for (const field of LIST_FIELDS) {
+    const list = own(payload, field);
+    if (list === undefined) continue;
+    const size = sizeOf(list);
+    if (size === null) return unknown(`${field} is neither a list nor a map of packages`);
+    found = true;
+    if (size > 0) return pass(`Inventory lists ${count(size, "package")} in ${field}`);
+  }
+  return found
+    ? fail("Inventory lists no package")
+    : unknown("Payload has no packages, dependencies or components field");
+}
+
+function sizeOf(list: unknown): number | null {
+  if (Array.isArray(list)) return list.length;
+  if (isObject(list)) return Object.keys(list).filter((name) => name !== "").length;
+  return null;
+}

@@ -1,0 +1,101 @@
+/**
+ * Probe for `evidence.policy_result`: did the policy checks pass? Reads a plain verdict,
+ * conftest's JSON output and OPA's (`opa eval` or the Data API) JSON output.
+ */
+import { count, isObject, type JsonObject, lower, notAnObject, own, show } from "./_read.ts";
+import { fail, pass, type ProbeResult, unknown } from "./types.ts";
+
+const PASS_WORDS = ["pass", "passed", "success"];
+const FAIL_WORDS = ["fail", "failed", "failure"];
+
+/** One reading of a policy decision: true passed, false failed, null unreadable. */
+type Verdict = boolean | null;
+
+/**
+ * Answers whether the reported policy checks passed. Accepted: `passed: true|false`;
+ * `result` or `status` equal to pass, passed or success (any case) or fail, failed or
+ * failure; conftest JSON (an array of `{ filename, namespace, successes, failures[],
+ * warnings[] }`, failing on any failure, warnings allowed); `opa eval` JSON
+ * (`result[].expressions[].value`: a boolean is the decision, an array is a deny set that
+ * fails when non-empty, an object is read for `allow`, `deny[]` and `violation[]`); and the
+ * OPA Data API's `{ result: … }` with the same value rules. When several verdicts are
+ * present, any failing one fails. No readable verdict is `unknown`.
+ */
+export function didPoliciesPass(payload: unknown): ProbeResult {
+  if (Array.isArray(payload)) return readConftest(payload);
+  if (!isObject(payload)) return unknown(notAnObject(payload, "a policy result"));
+  const result = own(payload, "result");
+  if (Array.isArray(result) && result.length > 0 && result.every(isOpaRow)) {
+    return readOpaEval(result as JsonObject[]);
+  }
+  const verdicts: [string, Verdict][] = [];
+  if (typeof own(payload, "passed") === "boolean") {
+    verdicts.push(["passed", own(payload, "passed") as boolean]);
+  }
+  if (result !== undefined) verdicts.push(["result", readValue(result)]);
+  if (own(payload, "status") !== undefined) {
+    verdicts.push(["status", readValue(own(payload, "status"))]);
+  }
+  const failed = verdicts.find(([, v]) => v === false);
+  if (failed) return fail(`Policy result reports failure (${failed[0]})`);
+  const passed = verdicts.find(([, v]) => v === true);
+  if (passed) return pass(`Policy result reports success (${passed[0]})`);
+  return unknown("Payload has no readable passed, result or status verdict");
+}
+
+function readConftest(files: unknown[]): ProbeResult {
+  if (files.length === 0) return unknown("Payload is an empty array, not conftest output");
+  let successes = 0, warnings = 0;
+  const failures: unknown[] = [];
+  for (const [i, file] of files.entries()) {
+    const ok = isObject(file) && typeof own(file, "successes") === "number" &&
+      [own(file, "failures"), own(file, "warnings")].every((l) => l == null || Array.isArray(l));
+    if (!ok) return unknown(`conftest result ${i} is not { filename, successes, failures[] }`);
+    successes += own(file, "successes") as number;
+    warnings += (own(file, "warnings") as unknown[] | null)?.length ?? 0;
+    failures.push(...(own(file, "failures") as unknown[] | null) ?? []);
+  }
+  const summary = `${count(successes, "success", "successes")}, ${count(warnings, "warning")}, ` +
+    `${count(failures.length, "failure")} in ${count(files.length, "file")}`;
+  if (failures.length === 0) return pass(`conftest: ${summary}`);
+  const first = isObject(failures[0]) ? own(failures[0], "msg") : undefined;
+  return fail(`conftest: ${summary}${typeof first === "string" ? `; first: ${show(first)}` : ""}`);
+}
+
+function isOpaRow(row: unknown): boolean {
+  return isObject(row) && Array.isArray(own(row, "expressions"));
+}
+
+function readOpaEval(rows: JsonObject[]): ProbeResult {
+  let decisions = 0;
+  for (const row of rows) {
+    for (const expression of own(row, "expressions") as unknown[]) {
+      const verdict = isObject(expression) ? readValue(own(expression, "value")) : null;
+      const text = isObject(expression) ? show(own(expression, "text")) : "an expression";
+      if (verdict === null) return unknown(`opa eval: ${text} has no boolean or deny-set value`);
+      if (!verdict) return fail(`opa eval: ${text} denies`);
+      decisions++;
+    }
+  }
+  if (decisions === 0) return unknown("opa eval: no expression was evaluated");
+  return pass(`opa eval: ${count(decisions, "expression")} allowed`);
+}
+
+/** A decision value: boolean, verdict word, deny set, or an `{ allow, deny, violation }` object. */
+function readValue(value: unknown): Verdict {
+  if (typeof value === "boolean") return value;
+  const word = lower(value);
+  if (word !== null) {
+    return PASS_WORDS.includes(word) ? true : FAIL_WORDS.includes(word) ? false : null;
+  }
+  if (Array.isArray(value)) return value.length === 0;
+  if (!isObject(value)) return null;
+  const parts: Verdict[] = [];
+  if (typeof own(value, "allow") === "boolean") parts.push(own(value, "allow") as boolean);
+  for (const set of ["deny", "violation"]) {
+    const list = own(value, set);
+    if (Array.isArray(list)) parts.push(list.length === 0);
+  }
+  if (parts.length === 0) return null;
+  return parts.every(Boolean);
+}

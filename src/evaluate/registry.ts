@@ -1,0 +1,186 @@
+/**
+ * The probe registry: every probe with its documentation and remediation. Evaluation
+ * looks probes up here and the published evaluation rules (docs.ts) are generated from
+ * here, so what runs and what is documented cannot drift apart.
+ */
+import type { ControlRule, EvidenceType } from "../domain/control.ts";
+import { hasSlsaProvenance } from "./probes/build_provenance.ts";
+import { doesRuleHold } from "./probes/custom_rule.ts";
+import { listsDependencies } from "./probes/dependency_inventory.ts";
+import { isDeploymentHealthy } from "./probes/deployment_snapshot.ts";
+import { hasActiveCollector } from "./probes/heartbeat.ts";
+import { didPoliciesPass } from "./probes/policy_result.ts";
+import { isSbomDocument } from "./probes/sbom.ts";
+import type { ProbeId, ProbeResult } from "./probes/types.ts";
+import { unknown } from "./probes/types.ts";
+import { hasNoFindingAbove } from "./probes/vulnerability_scan.ts";
+
+/** The observation stream a probe reads. */
+export type ProbeInput = EvidenceType | "collector_heartbeat" | "any_evidence";
+
+/** A registered probe: what it asks, what it reads, how it is documented, how it runs. */
+export interface ProbeDefinition {
+  id: ProbeId;
+  name: string;
+  reads: ProbeInput;
+  /** One line for tables: when the probe passes. */
+  passesWhen: string;
+  /** Accepted formats and edge cases, one paragraph of Markdown. */
+  documentation: string;
+  /** What a vendor does when the probe does not pass, one paragraph of Markdown. */
+  remediation: string;
+  run(payload: unknown, rule: ControlRule | null): ProbeResult;
+}
+
+/** Every probe, in the order of the default catalog, custom rules last. */
+export const PROBES: readonly ProbeDefinition[] = [
+  {
+    id: "hasActiveCollector",
+    name: "Active collector seen",
+    reads: "collector_heartbeat",
+    passesWhen: "an active collector has been seen",
+    documentation:
+      "The observation is the newest `lastSeenAt` of the project's active collectors; there " +
+      "is no payload. Any observation passes, and the freshness policy turns a silent " +
+      "collector into `degraded` and then `stale`. Revoked collectors are not observed.",
+    remediation:
+      "Run the collector CLI on a schedule (for example a daily CI job) with an active " +
+      "collector secret; rotate a revoked or lost secret and update the CI configuration.",
+    run: (payload) => hasActiveCollector(payload),
+  },
+  {
+    id: "isSbomDocument",
+    name: "SBOM document",
+    reads: "sbom",
+    passesWhen: "the payload is a CycloneDX or SPDX JSON document",
+    documentation:
+      'CycloneDX JSON: `bomFormat: "CycloneDX"`, a `specVersion` of the form `1.x` and a ' +
+      "`components[]` list whose entries have a `name`. SPDX 2.x JSON: `spdxVersion` of the " +
+      "form `SPDX-2.x` and a `packages[]` list whose entries have a `name`. An empty list " +
+      "passes (a dependency-free artifact still has an SBOM). A document that names one of " +
+      "the formats but breaks it fails; anything else (including SPDX 3 JSON-LD and XML) " +
+      "is `unknown`.",
+    remediation: "Generate the SBOM in CI with a CycloneDX or SPDX tool (for example `syft -o " +
+      "cyclonedx-json` or `cdxgen`) and upload the JSON file as `sbom` evidence.",
+    run: (payload) => isSbomDocument(payload),
+  },
+  {
+    id: "hasNoFindingAbove",
+    name: "No finding above medium",
+    reads: "vulnerability_scan",
+    passesWhen: "the scan reports no finding above `medium` (no high or critical finding)",
+    documentation:
+      "Accepted: a normalized `{ summary: { critical, high, medium, low } }` (a missing count " +
+      "is 0); OSV-Scanner JSON (`results[].packages[]`, one finding per `groups[]` entry " +
+      "rated by its CVSS `max_severity`, else by its advisories' " +
+      "`database_specific.severity`, or one per `vulnerabilities[]` entry without groups); " +
+      "Grype JSON (`matches[].vulnerability.severity`); Trivy JSON " +
+      "(`Results[].Vulnerabilities[].Severity`). CVSS 9.0+ is critical, 7.0+ high, 4.0+ " +
+      "medium, lower is low; moderate reads as medium and negligible as low. Findings " +
+      "without a usable severity are reported as unrated and do not fail. The reason lists " +
+      "the counts per severity.",
+    remediation: "Upgrade or patch the affected packages (the scanner names the fixed versions), " +
+      "rebuild, rescan and upload the new report as `vulnerability_scan` evidence.",
+    run: (payload) => hasNoFindingAbove(payload),
+  },
+  {
+    id: "hasSlsaProvenance",
+    name: "SLSA build provenance",
+    reads: "build_provenance",
+    passesWhen: "an in-toto statement with SLSA provenance and a subject digest",
+    documentation:
+      "An in-toto Statement (`_type` `https://in-toto.io/Statement/v0.1` or `/v1`) with " +
+      "`predicateType` `https://slsa.dev/provenance/v0.2` or `/v1`, a builder id " +
+      "(`predicate.builder.id` in v0.2, `predicate.runDetails.builder.id` in v1) and at " +
+      "least one `subject[]` whose `digest` holds a hex digest (32 to 128 hex digits). " +
+      'The statement may be wrapped in a DSSE envelope (`payloadType: "application/vnd.in-' +
+      'toto+json"`, base64 `payload`, at least one `signatures[].sig`) or in a Sigstore ' +
+      "bundle's `dsseEnvelope`. Signatures must be present but are not verified by this " +
+      "probe. An envelope whose payload does not decode is `unknown`.",
+    remediation:
+      "Generate provenance in the build job (for example `actions/attest-build-provenance` " +
+      "or the SLSA GitHub generator) and upload the statement or its signed envelope as " +
+      "`build_provenance` evidence.",
+    run: (payload) => hasSlsaProvenance(payload),
+  },
+  {
+    id: "listsDependencies",
+    name: "Non-empty dependency inventory",
+    reads: "dependency_inventory",
+    passesWhen: "the inventory lists at least one package",
+    documentation:
+      "An object whose `packages`, `dependencies` or `components` field is a non-empty array " +
+      "or a non-empty map of package names (as in package.json or an npm lockfile, whose " +
+      '`""` root entry is not counted). The first non-empty field decides; all present ' +
+      "fields empty fails; none present is `unknown`.",
+    remediation:
+      "Export the resolved dependency list from the package manager or lockfile in CI and " +
+      "upload it as `dependency_inventory` evidence.",
+    run: (payload) => listsDependencies(payload),
+  },
+  {
+    id: "isDeploymentHealthy",
+    name: "Healthy deployment",
+    reads: "deployment_snapshot",
+    passesWhen: "the snapshot does not report itself unhealthy",
+    documentation:
+      "Fails when `healthy` is false, when `status` is unhealthy, failed, degraded or down " +
+      "(any case), or when an entry of `services[]` or `workloads[]` is unhealthy by the " +
+      "same rules or has fewer `readyReplicas` than `replicas`. A snapshot with none of " +
+      "these signals (an empty object, say) is `unknown`.",
+    remediation: "Restore the failing services or workloads, then send a new deployment snapshot.",
+    run: (payload) => isDeploymentHealthy(payload),
+  },
+  {
+    id: "didPoliciesPass",
+    name: "Policy checks passed",
+    reads: "policy_result",
+    passesWhen: "`passed: true`, `result`/`status` pass, or conftest/OPA output without failures",
+    documentation:
+      "Accepted: `passed: true|false`; `result` or `status` equal to pass, passed or success " +
+      "(or fail, failed, failure), any case; conftest JSON (an array of `{ filename, " +
+      "namespace, successes, failures[], warnings[] }`, failing on any failure; warnings do " +
+      "not fail); `opa eval` JSON (`result[].expressions[].value`: a boolean is the " +
+      "decision, an array is a deny set that fails when non-empty, an object is read for " +
+      "`allow`, `deny[]` and `violation[]`); the OPA Data API's `{ result: … }` with the same " +
+      "value rules. Any failing verdict fails; no readable verdict is `unknown`.",
+    remediation:
+      "Fix the resources the policy denies (the reason names the first failure), rerun the " +
+      "policy checks and upload the new result as `policy_result` evidence.",
+    run: (payload) => didPoliciesPass(payload),
+  },
+  {
+    id: "doesRuleHold",
+    name: "Custom rule",
+    reads: "any_evidence",
+    passesWhen: "the control's `rule: { path, op, value }` holds on the latest payload",
+    documentation:
+      "`path` is dot-separated; whole-number segments index arrays (`results.0.status`). " +
+      "`exists` passes when the value is present and not null; `truthy` when it is not " +
+      'false, 0, "" or null; for both a missing path fails. `eq`/`ne` use strict equality ' +
+      '(the string "1" is not the number 1); `lt`, `lte`, `gt`, `gte` need two finite ' +
+      "numbers. Comparisons on a missing path or non-numbers, and any rule on a payload " +
+      "that is not a JSON object or array, are `unknown`.",
+    remediation:
+      "Check that the evidence the collector uploads contains the field the rule names " +
+      "with a value that satisfies it, or correct the rule.",
+    run: (payload, rule) =>
+      rule === null ? unknown("Control has no rule") : doesRuleHold(payload, rule),
+  },
+];
+
+const BY_ID = new Map(PROBES.map((probe) => [probe.id, probe]));
+
+/** The registered probe with `id`; ids are checked by the `ProbeId` type, so one always exists. */
+export function probeById(id: ProbeId): ProbeDefinition {
+  return BY_ID.get(id)!;
+}
+
+/**
+ * The probe that reads an observation stream by default: the one registered for the
+ * evidence type, or the heartbeat probe when `evidenceType` is null (collector controls).
+ */
+export function defaultProbeFor(evidenceType: EvidenceType | null): ProbeDefinition {
+  const reads: ProbeInput = evidenceType ?? "collector_heartbeat";
+  return PROBES.find((probe) => probe.reads === reads)!;
+}

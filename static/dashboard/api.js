@@ -1,0 +1,66 @@
+/**
+ * The API client: JSON in and out, the bearer token attached, one renewal
+ * and retry on 401, and errors in the API's `{ error: { code, message } }`
+ * envelope turned into ApiError.
+ */
+
+/** An API call that did not succeed; `message` is safe to show. */
+export class ApiError extends Error {
+  constructor(status, code, message) {
+    super(message);
+    this.status = status;
+    this.code = code;
+  }
+}
+
+/** The client for the signed-in session of `auth`. */
+export function createApi(auth) {
+  async function send(method, path, body, token) {
+    const headers = { accept: "application/json" };
+    if (token) headers.authorization = `Bearer ${token}`;
+    if (body !== undefined) headers["content-type"] = "application/json";
+    try {
+      return await fetch(path, {
+        method,
+        headers,
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+    } catch {
+      throw new ApiError(0, "network", "The service cannot be reached; check your connection");
+    }
+  }
+
+  async function request(method, path, body) {
+    let res = await send(method, path, body, await auth.accessToken());
+    if (res.status === 401) {
+      await res.body?.cancel();
+      const token = await auth.refresh();
+      if (token) res = await send(method, path, body, token);
+    }
+    if (res.status === 401) {
+      await res.body?.cancel();
+      auth.endSession();
+      throw new ApiError(401, "unauthorized", "Your session has ended; sign in again");
+    }
+    if (res.status === 204) return null;
+    const data = await res.json().catch(() => null);
+    if (!res.ok) {
+      throw new ApiError(
+        res.status,
+        data?.error?.code ?? "http_error",
+        data?.error?.message ?? `The request failed (HTTP ${res.status})`,
+      );
+    }
+    return data;
+  }
+
+  return {
+    get: (path) => request("GET", path),
+    post: (path, body) => request("POST", path, body),
+    patch: (path, body) => request("PATCH", path, body),
+    delete: (path) => request("DELETE", path),
+  };
+}
+
+/** Encodes one path segment, for ids and tokens in API paths and hash routes. */
+export const seg = (value) => encodeURIComponent(value);

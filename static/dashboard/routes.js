@@ -1,0 +1,44 @@
+/**
+ * Hash routes of the dashboard. Every location is a fragment, so the server
+ * serves one page and a reload keeps the view: `#/orgs/<id>`,
+ * `#/orgs/<id>/members`, `#/projects/<id>[/<section>]`, and the accept link
+ * of an invitation, `#invitation=<token>`.
+ */
+
+const seg = (value) => encodeURIComponent(value);
+
+/** Links to the dashboard's views. */
+export const href = {
+  home: () => "#/",
+  organization: (id) => `#/orgs/${seg(id)}`,
+  members: (id) => `#/orgs/${seg(id)}/members`,
+  project: (id, section) => `#/projects/${seg(id)}${section ? `/${seg(section)}` : ""}`,
+};
+
+const ROUTES = [
+  { name: "home", pattern: /^\/$/ },
+  { name: "organization", pattern: /^\/orgs\/([^/]+)$/ },
+  { name: "members", pattern: /^\/orgs\/([^/]+)\/members$/ },
+  { name: "project", pattern: /^\/projects\/([^/]+)(?:\/([a-z-]+))?$/ },
+];
+
+/** The route named by a location hash, with its decoded parameters. */
+export function parseHash(hash) {
+  if (hash.startsWith("#invitation=")) {
+    return { name: "invitation", params: [decodeURIComponent(hash.slice("#invitation=".length))] };
+  }
+  const path = hash.startsWith("#/") ? hash.slice(1) : "/";
+  for (const route of ROUTES) {
+    const match = path.match(route.pattern);
+    if (match) {
+      let params;
+      try {
+        params = match.slice(1).map((p) => (p === undefined ? undefined : decodeURIComponent(p)));
+      } catch {
+        break;
+      }
+      return { name: route.name, params };
+    }
+  }
+  return { name: "notFound", params: [] };
+}

@@ -1,0 +1,101 @@
+/** An organization: its projects (list and create) and its members. */
+import { field, h, handleSubmit } from "../dom.js";
+import { capitalize, formatDate } from "../format.js";
+import { href } from "../routes.js";
+import { slugInput, visibilityChoice } from "./onboarding.js";
+import { card, dataTable, emptyState, pageHeader, tabs, visibilityBadge } from "./layout.js";
+
+/** Sections of an organization; later features add entries here. */
+export const ORGANIZATION_SECTIONS = [
+  { id: "projects", label: "Projects", href: href.organization },
+  { id: "members", label: "Members", href: href.members },
+];
+
+/** The header and section tabs every organization view starts with. */
+export function organizationHeader(organization, current) {
+  return [
+    pageHeader({
+      title: organization.name,
+      crumbs: [],
+      badges: [h("span", { class: "badge badge-info" }, capitalize(organization.role))],
+      meta: [h("span", {}, "Slug ", h("code", {}, organization.slug))],
+    }),
+    tabs(
+      "Organization",
+      ORGANIZATION_SECTIONS.map((s) => ({
+        label: s.label,
+        href: s.href(organization.id),
+        current: s.id === current,
+      })),
+    ),
+  ];
+}
+
+function projectTable(projects) {
+  if (projects.length === 0) {
+    return emptyState("No projects yet", "Create one below to get its default control catalog.");
+  }
+  return dataTable("Projects of the organization", [
+    {
+      label: "Project",
+      cell: (p) => h("a", { href: href.project(p.id), class: "strong-link" }, p.name),
+    },
+    { label: "Slug", cell: (p) => h("code", {}, p.slug) },
+    { label: "Visibility", cell: (p) => visibilityBadge(p.visibility) },
+    { label: "Auto-publish", cell: (p) => (p.autoPublish ? "On" : "Off") },
+    {
+      label: "Updated",
+      cell: (p) => h("time", { datetime: p.updatedAt }, formatDate(p.updatedAt)),
+    },
+  ], projects);
+}
+
+function createProjectForm(app, organization) {
+  const errorSlot = h("div", { class: "form-errors" });
+  const form = h(
+    "form",
+    { class: "form" },
+    field("Project name", h("input", { name: "name", required: true, maxlength: "200" })),
+    field(
+      "Slug (optional)",
+      slugInput("slug"),
+      "Fixed at creation and part of every public URL. Chosen from the name when left empty.",
+    ),
+    visibilityChoice("visibility"),
+    errorSlot,
+    h("div", { class: "form-actions" }, h("button", { type: "submit", class: "btn btn-primary" }, "Create project")),
+  );
+  handleSubmit(form, errorSlot, async (data) => {
+    const slug = String(data.get("slug") ?? "").trim();
+    const { project } = await app.api.post("/projects", {
+      organizationId: organization.id,
+      name: String(data.get("name")).trim(),
+      slug: slug || undefined,
+      visibility: data.get("visibility") ?? "private",
+    });
+    app.flash(`Project “${project.name}” created`);
+    app.navigate(href.project(project.id));
+  });
+  return form;
+}
+
+export async function organizationView(app, organizationId) {
+  const organization = await app.requireOrganization(organizationId);
+  app.setTitle("Projects", organization.name);
+  const { projects } = await app.api.get(`/organizations/${encodeURIComponent(organization.id)}/projects`);
+  return h(
+    "div",
+    {},
+    organizationHeader(organization, "projects"),
+    h(
+      "div",
+      { class: "layout-split" },
+      card("Projects", projectTable(projects), {
+        description: "Each project publishes one trust profile from its own collectors and evidence.",
+      }),
+      card("New project", createProjectForm(app, organization), {
+        description: "New projects start private with the seven default controls.",
+      }),
+    ),
+  );
+}

@@ -1,0 +1,95 @@
+import assert from "node:assert/strict";
+import { ConfigError, loadConfig } from "../src/config.ts";
+
+Deno.test("[config] defaults give the embedded zero-ops setup", () => {
+  const config = loadConfig({});
+  assert.equal(config.port, 8000);
+  assert.equal(config.hostname, "127.0.0.1");
+  assert.equal(config.baseUrl, "http://localhost:8000");
+  assert.equal(config.trustPageBase, config.baseUrl);
+  assert.equal(config.kvPath, "./data/kv.sqlite3");
+  assert.deepEqual(config.blobStore, { kind: "kv" });
+  assert.equal(config.auth.mode, "builtin");
+  assert.equal(config.auth.issuer, config.baseUrl);
+  assert.equal(config.auth.clientId, "dashboard");
+  assert.equal(config.signup, "first-run");
+  assert.equal(config.maxEvidenceBytes, 10 * 1024 * 1024);
+  assert.equal(loadConfig({}, { onDeploy: true }).kvPath, undefined);
+});
+
+Deno.test("[config] every variable is read", () => {
+  const config = loadConfig({
+    PORT: "9000",
+    HOSTNAME: "0.0.0.0",
+    BASE_URL: "https://api.acme.test/",
+    TRUST_PAGE_BASE: "https://trust.acme.test",
+    KV_PATH: ":memory:",
+    BLOB_STORE: "s3",
+    S3_ENDPOINT: "http://127.0.0.1:9000",
+    S3_BUCKET: "blobs",
+    S3_REGION: "eu-west-1",
+    S3_ACCESS_KEY_ID: "id",
+    S3_SECRET_ACCESS_KEY: "secret",
+    S3_FORCE_PATH_STYLE: "true",
+    AUTH_MODE: "oidc",
+    AUTH_ISSUER: "https://idp.acme.test",
+    AUTH_AUDIENCE: "https://api.acme.test",
+    AUTH_JWKS_URL: "https://idp.acme.test/keys",
+    AUTH_CLIENT_ID: "console",
+    SIGNUP: "invite",
+    DNS_NAMESERVER: "127.0.0.1:5353",
+    MAX_EVIDENCE_BYTES: "2048",
+  });
+  assert.equal(config.baseUrl, "https://api.acme.test");
+  assert.equal(config.trustPageBase, "https://trust.acme.test");
+  assert.deepEqual(config.blobStore, {
+    kind: "s3",
+    endpoint: "http://127.0.0.1:9000",
+    bucket: "blobs",
+    region: "eu-west-1",
+    accessKeyId: "id",
+    secretAccessKey: "secret",
+    forcePathStyle: true,
+  });
+  assert.deepEqual(config.auth, {
+    mode: "oidc",
+    issuer: "https://idp.acme.test",
+    audience: "https://api.acme.test",
+    jwksUrl: "https://idp.acme.test/keys",
+    authUrl: "https://idp.acme.test",
+    clientId: "console",
+  });
+  assert.deepEqual(config.dnsNameserver, { host: "127.0.0.1", port: 5353 });
+  assert.equal(config.maxEvidenceBytes, 2048);
+});
+
+Deno.test("[config] a bad value names its variable in one line", async (t) => {
+  const cases: Array<[Record<string, string>, string]> = [
+    [{ PORT: "http" }, "PORT"],
+    [{ PORT: "70000" }, "PORT"],
+    [{ BASE_URL: "not a url" }, "BASE_URL"],
+    [{ BASE_URL: "ftp://x.test" }, "BASE_URL"],
+    [{ BLOB_STORE: "disk" }, "BLOB_STORE"],
+    [{ BLOB_STORE: "s3" }, "S3_ENDPOINT"],
+    [{ BLOB_STORE: "s3", S3_ENDPOINT: "http://s3.test" }, "S3_BUCKET"],
+    [{ AUTH_MODE: "saml" }, "AUTH_MODE"],
+    [{ AUTH_MODE: "oidc" }, "AUTH_ISSUER"],
+    [{ AUTH_MODE: "oidc", AUTH_ISSUER: "https://idp.test" }, "AUTH_AUDIENCE"],
+    [{ SIGNUP: "anyone" }, "SIGNUP"],
+    [{ DNS_NAMESERVER: "localhost" }, "DNS_NAMESERVER"],
+    [{ DNS_NAMESERVER: "127.0.0.1:0" }, "DNS_NAMESERVER"],
+    [{ MAX_EVIDENCE_BYTES: "10" }, "MAX_EVIDENCE_BYTES"],
+    [{ S3_FORCE_PATH_STYLE: "yes" }, "S3_FORCE_PATH_STYLE"],
+  ];
+  for (const [env, variable] of cases) {
+    await t.step(`${JSON.stringify(env)} → ${variable}`, () => {
+      assert.throws(() => loadConfig(env), (error: unknown) => {
+        assert.ok(error instanceof ConfigError);
+        assert.equal(error.variable, variable);
+        assert.ok(!error.message.includes("\n"));
+        assert.match(error.message, new RegExp(`^Invalid configuration: ${variable}: `));
+        return true;
+      });
+    });
+  }
+});

@@ -1,0 +1,190 @@
+/**
+ * The built-in identity provider end to end over HTTP, without a browser.
+ */
+import assert from "node:assert/strict";
+import { decodeJwt, decodeProtectedHeader } from "jose";
+import { prepareFirstRun } from "../../src/auth/builtin/setup.ts";
+import { authorize, login, signUp, tokenRequest } from "../support/builtin_login.ts";
+import { startTestServer } from "../support/server.ts";
+
+const ADMIN = { email: "admin@acme.test", name: "Ada Admin", password: "correct horse battery" };
+
+Deno.test("[e2e] built-in identity provider: setup link, sign-in with PKCE, refresh", async (t) => {
+  await using server = await startTestServer();
+  const base = server.baseUrl;
+  const setupUrl = await prepareFirstRun(server.kv, server.config);
+  assert.ok(setupUrl);
+  const setup = new URL(setupUrl).search.slice(1);
+
+  await t.step("sign-up is closed without the setup link", async () => {
+    const res = await signUp(base, "", { ...ADMIN, email: "intruder@x.test" });
+    assert.equal(res.status, 403);
+    await res.body?.cancel();
+  });
+
+  await t.step("the setup link creates the first account, once", async () => {
+    const res = await signUp(base, setup, ADMIN);
+    assert.equal(res.status, 200);
+    assert.match(await res.text(), /Account created/);
+    const again = await signUp(base, setup, { ...ADMIN, email: "second@acme.test" });
+    assert.equal(again.status, 403);
+    await again.body?.cancel();
+    assert.equal(await prepareFirstRun(server.kv, server.config), null);
+  });
+
+  let tokens = { access_token: "", refresh_token: "" };
+  await t.step("authorization code with PKCE gives an RFC 9068 access token", async () => {
+    tokens = await login(base, ADMIN);
+    assert.equal(decodeProtectedHeader(tokens.access_token).typ, "at+jwt");
+    const claims = decodeJwt(tokens.access_token);
+    assert.equal(claims.iss, base);
+    assert.equal(claims.aud, base);
+    assert.equal(claims.client_id, "dashboard");
+    assert.equal(claims.email, ADMIN.email);
+    assert.ok(tokens.refresh_token.startsWith("tpr_"));
+  });
+
+  await t.step("the access token works on /me", async () => {
+    const res = await fetch(`${base}/me`, {
+      headers: { authorization: `Bearer ${tokens.access_token}` },
+    });
+    assert.equal(res.status, 200);
+    const me = await res.json();
+    assert.equal(me.user.email, ADMIN.email);
+    assert.equal(me.user.name, ADMIN.name);
+  });
+
+  await t.step("the refresh token rotates; reusing the old one revokes the session", async () => {
+    const res = await tokenRequest(base, {
+      grant_type: "refresh_token",
+      refresh_token: tokens.refresh_token,
+      client_id: "dashboard",
+    });
+    assert.equal(res.status, 200);
+    assert.equal(res.headers.get("cache-control"), "no-store");
+    const next = await res.json();
+    assert.notEqual(next.refresh_token, tokens.refresh_token);
+    const me = await fetch(`${base}/me`, {
+      headers: { authorization: `Bearer ${next.access_token}` },
+    });
+    assert.equal(me.status, 200);
+    await me.body?.cancel();
+
+    const reuse = await tokenRequest(base, {
+      grant_type: "refresh_token",
+      refresh_token: tokens.refresh_token,
+    });
+    assert.equal(reuse.status, 400);
+    assert.equal((await reuse.json()).error, "invalid_grant");
+    const revoked = await tokenRequest(base, {
+      grant_type: "refresh_token",
+      refresh_token: next.refresh_token,
+    });
+    assert.equal(revoked.status, 400);
+    assert.equal((await revoked.json()).error, "invalid_grant");
+  });
+
+  await t.step("a wrong password is refused with the form again", async () => {
+    const { response, code } = await authorize(base, { ...ADMIN, password: "wrong password" });
+    assert.equal(code, null);
+    assert.equal(response.status, 401);
+    assert.match(await response.text(), /Email or password is incorrect/);
+  });
+
+  await t.step("a reused authorization code is refused", async () => {
+    const { code, verifier, redirectUri, response } = await authorize(base, ADMIN);
+    await response.body?.cancel();
+    const fields = {
+      grant_type: "authorization_code",
+      code: code!,
+      redirect_uri: redirectUri,
+      client_id: "dashboard",
+      code_verifier: verifier,
+    };
+    const first = await tokenRequest(base, fields);
+    assert.equal(first.status, 200);
+    const { refresh_token } = await first.json();
+    const second = await tokenRequest(base, fields);
+    assert.equal(second.status, 400);
+    assert.equal((await second.json()).error, "invalid_grant");
+    const family = await tokenRequest(base, { grant_type: "refresh_token", refresh_token });
+    assert.equal(family.status, 400, "tokens issued from a replayed code are revoked");
+    await family.body?.cancel();
+  });
+
+  await t.step("a wrong code_verifier is refused", async () => {
+    const { code, redirectUri, response } = await authorize(base, ADMIN);
+    await response.body?.cancel();
+    const res = await tokenRequest(base, {
+      grant_type: "authorization_code",
+      code: code!,
+      redirect_uri: redirectUri,
+      client_id: "dashboard",
+      code_verifier: "x".repeat(43),
+    });
+    assert.equal(res.status, 400);
+    const body = await res.json();
+    assert.equal(body.error, "invalid_grant");
+    assert.match(body.error_description, /code_verifier/);
+  });
+
+  await t.step("plain PKCE and unregistered redirect URIs are refused", async () => {
+    const plain = await fetch(
+      `${base}/oauth2/authorize?${new URLSearchParams({
+        response_type: "code",
+        client_id: "dashboard",
+        redirect_uri: "http://127.0.0.1:9/cb",
+        code_challenge: "a".repeat(43),
+        code_challenge_method: "plain",
+      })}`,
+      { redirect: "manual" },
+    );
+    assert.equal(plain.status, 302);
+    assert.equal(
+      new URL(plain.headers.get("location")!).searchParams.get("error"),
+      "invalid_request",
+    );
+    const evil = await fetch(
+      `${base}/oauth2/authorize?${new URLSearchParams({
+        response_type: "code",
+        client_id: "dashboard",
+        redirect_uri: "https://evil.test/cb",
+        code_challenge: "a".repeat(43),
+        code_challenge_method: "S256",
+      })}`,
+      { redirect: "manual" },
+    );
+    assert.equal(evil.status, 400);
+    assert.equal(evil.headers.get("location"), null);
+    await evil.body?.cancel();
+  });
+
+  await t.step("repeated wrong passwords are throttled with Retry-After", async () => {
+    let last: Response | undefined;
+    for (let i = 0; i < 7; i++) {
+      await last?.body?.cancel();
+      last = (await authorize(base, { email: "victim@acme.test", password: `guess ${i}` }))
+        .response;
+    }
+    assert.equal(last!.status, 429);
+    assert.ok(Number(last!.headers.get("retry-after")) > 0);
+    await last!.body?.cancel();
+  });
+
+  await t.step("the metadata announces the endpoints and S256 only", async () => {
+    const meta = await (await fetch(`${base}/.well-known/oauth-authorization-server`)).json();
+    assert.equal(meta.issuer, base);
+    assert.equal(meta.authorization_endpoint, `${base}/oauth2/authorize`);
+    assert.equal(meta.token_endpoint, `${base}/oauth2/token`);
+    assert.deepEqual(meta.code_challenge_methods_supported, ["S256"]);
+    const jwks = await (await fetch(meta.jwks_uri)).json();
+    assert.ok(jwks.keys.length >= 2);
+    assert.ok(jwks.keys.every((k: Record<string, unknown>) => !("d" in k)), "no private parts");
+  });
+
+  await t.step("passwords and tokens never reach the logs", () => {
+    const logs = server.log.lines.join("\n");
+    assert.ok(!logs.includes(ADMIN.password));
+    assert.ok(!logs.includes(tokens.refresh_token));
+  });
+});
