@@ -9,11 +9,15 @@ import { AppError } from "./domain/errors.ts";
 import { readBody } from "./http/body.ts";
 import type { AppDeps, AppEnv, Services } from "./http/env.ts";
 import { handleError, validationHook } from "./http/errors.ts";
+import { collectorRoutes } from "./http/routes/collectors.ts";
 import { dashboardRoutes } from "./http/routes/dashboard.ts";
+import { evidenceRoutes } from "./http/routes/evidence.ts";
+import { ingestRoutes } from "./http/routes/ingest.ts";
 import { meRoutes } from "./http/routes/me.ts";
 import { oauthRoutes } from "./http/routes/oauth.ts";
 import { organizationRoutes } from "./http/routes/organizations.ts";
 import { projectRoutes } from "./http/routes/projects.ts";
+import { publicTrustRoutes } from "./http/routes/public_trust.ts";
 import { signupRoutes } from "./http/routes/signup.ts";
 import { wellKnownRoutes } from "./http/routes/well_known.ts";
 import { loadStaticFiles, serveStatic } from "./http/static_files.ts";
@@ -45,7 +49,7 @@ export async function createServices(deps: AppDeps): Promise<Services> {
       clock,
       fetch: deps.fetch,
     });
-  return { ...deps, keys, verifier };
+  return { ...deps, keys, verifier, notifyActivity: () => Promise.resolve() };
 }
 
 /** Route patterns of `app`, as regular expressions with their methods, for 405 answers. */
@@ -85,6 +89,10 @@ export async function createApp(deps: AppDeps): Promise<OpenAPIHono<AppEnv>> {
   app.route("/", meRoutes);
   app.route("/", organizationRoutes);
   app.route("/", projectRoutes);
+  app.route("/", collectorRoutes);
+  app.route("/", evidenceRoutes);
+  app.route("/", ingestRoutes);
+  app.route("/", publicTrustRoutes);
   app.route("/", dashboardRoutes);
   if (config.auth.mode === "builtin") {
     app.route("/", oauthRoutes);

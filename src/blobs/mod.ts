@@ -8,6 +8,12 @@ export const BLOB_KINDS: readonly BlobKind[] = ["evidence", "artifact"];
 export interface BlobStore {
   /** Stores bytes content-addressed under `<kind>/<sha256 hex of bytes>`; idempotent (identical bytes stored once); returns that key. */
   put(kind: BlobKind, bytes: Uint8Array): Promise<string>;
+  /**
+   * Stores several blobs and resolves with their keys in order. On failure some may already
+   * be stored; that is harmless, because blobs are content-addressed and unreferenced until
+   * the KV commit that follows.
+   */
+  putMany(kind: BlobKind, items: readonly Uint8Array[]): Promise<string[]>;
   /** The bytes under a key, or null when absent. */
   get(key: string): Promise<Uint8Array | null>;
   has(key: string): Promise<boolean>;
@@ -65,4 +71,15 @@ function isBlobKind(value: string): value is BlobKind {
 // Keys may come from corrupted data; quoting them whole could flood logs.
 function preview(text: string): string {
   return text.length > KEY_PREVIEW_LENGTH ? `${text.slice(0, KEY_PREVIEW_LENGTH)}…` : text;
+}
+
+/** `putMany` for stores without a batched write: one put after another. */
+export async function putEach(
+  store: Pick<BlobStore, "put">,
+  kind: BlobKind,
+  items: readonly Uint8Array[],
+): Promise<string[]> {
+  const keys: string[] = [];
+  for (const bytes of items) keys.push(await store.put(kind, bytes));
+  return keys;
 }

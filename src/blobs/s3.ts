@@ -1,6 +1,13 @@
 import { AwsClient } from "aws4fetch";
 import { sha256Hex, unshared } from "../lib/hash.ts";
-import { blobKey, type BlobKind, type BlobStore, BlobStoreError, parseBlobKey } from "./mod.ts";
+import {
+  blobKey,
+  type BlobKind,
+  type BlobStore,
+  BlobStoreError,
+  parseBlobKey,
+  putEach,
+} from "./mod.ts";
 
 /** Where and how {@linkcode createS3BlobStore} reaches its bucket. */
 export interface S3BlobStoreOptions {
@@ -51,6 +58,10 @@ export function createS3BlobStore(options: S3BlobStoreOptions): BlobStore {
   };
 
   return {
+    putMany(kind: BlobKind, items: readonly Uint8Array[]): Promise<string[]> {
+      return putEach(this, kind, items);
+    },
+
     async put(kind: BlobKind, bytes: Uint8Array): Promise<string> {
       const sha256 = await sha256Hex(bytes);
       const key = blobKey(kind, sha256);

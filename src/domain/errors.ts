@@ -27,8 +27,14 @@ export class AppError extends Error {
   /** Extra response headers, e.g. `Retry-After` for `rate_limited`. */
   readonly headers: Record<string, string>;
 
-  constructor(code: ErrorCode, message: string, headers: Record<string, string> = {}) {
-    super(message);
+  /** `cause` is logged for `internal` errors and never shown to the caller. */
+  constructor(
+    code: ErrorCode,
+    message: string,
+    headers: Record<string, string> = {},
+    cause?: unknown,
+  ) {
+    super(message, { cause });
     this.name = "AppError";
     this.code = code;
     this.status = ERROR_STATUS[code];

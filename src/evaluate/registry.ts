@@ -109,10 +109,11 @@ export const PROBES: readonly ProbeDefinition[] = [
     reads: "dependency_inventory",
     passesWhen: "the inventory lists at least one package",
     documentation:
-      "An object whose `packages`, `dependencies` or `components` field is a non-empty array " +
+      "An object whose `packages`, `components` or `dependencies` field is a non-empty array " +
       "or a non-empty map of package names (as in package.json or an npm lockfile, whose " +
-      '`""` root entry is not counted). The first non-empty field decides; all present ' +
-      "fields empty fails; none present is `unknown`.",
+      '`""` root entry is not counted). Fields are read in that order and the first ' +
+      "non-empty one decides (a CycloneDX document's `dependencies` graph is not read, its " +
+      "`components` are); all present fields empty fails; none present is `unknown`.",
     remediation:
       "Export the resolved dependency list from the package manager or lockfile in CI and " +
       "upload it as `dependency_inventory` evidence.",

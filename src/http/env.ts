@@ -7,6 +7,7 @@ import type { AccessTokenVerifier } from "../auth/human.ts";
 import type { SigningKey } from "../auth/keys.ts";
 import type { BlobStore } from "../blobs/mod.ts";
 import type { Config } from "../config.ts";
+import type { Collector } from "../store/collectors.ts";
 import type { User } from "../domain/workspace.ts";
 import type { Clock } from "../lib/clock.ts";
 import type { Logger } from "../lib/log.ts";
@@ -23,16 +24,22 @@ export interface AppDeps {
   fetch?: typeof fetch;
 }
 
+/** Called after new evidence, signals or a heartbeat of a project. */
+export type ActivityListener = (projectId: string) => Promise<void>;
+
 /** Services derived from the deps once, when the app is created. */
 export interface Services extends AppDeps {
   verifier: AccessTokenVerifier;
   keys: { tokens: SigningKey; publications: SigningKey };
+  /** The evaluation layer's hook for new activity (schedules a recompute). */
+  notifyActivity: ActivityListener;
 }
 
 export interface AppEnv {
   Variables: {
     services: Services;
     user: User;
+    collector: Collector;
   };
 }
 

@@ -62,7 +62,15 @@ export function validationHook(
 
 /** Maps anything thrown by a handler to the envelope; unknown errors are logged, never shown. */
 export function handleError(error: unknown, log: Logger): Response {
-  if (error instanceof AppError) return errorResponse(error);
+  if (error instanceof AppError) {
+    if (error.status >= 500) {
+      const cause = error.cause instanceof Error
+        ? `${error.cause.name}: ${error.cause.message}`
+        : undefined;
+      log.error(error.message, { cause });
+    }
+    return errorResponse(error);
+  }
   if (error instanceof HTTPException) {
     const code = CODE_BY_STATUS[error.status] ?? (error.status >= 500 ? "internal" : "bad_request");
     const message = error.status >= 500 ? "Internal server error" : error.message || code;

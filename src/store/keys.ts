@@ -51,3 +51,46 @@ export const loginFailuresKey = (scope: "email" | "ip", value: string) =>
   ["login_failures", scope, value] as const;
 
 export const signingKeyKey = (purpose: string) => ["signing_keys", purpose] as const;
+
+/** A blob's metadata record; its presence is what makes the blob visible. */
+export const blobMetaKey = (blobKey: string) => ["blobs", blobKey] as const;
+/** The `index`-th (0-based) chunk of a blob's bytes. */
+export const blobChunkKey = (blobKey: string, index: number) =>
+  ["blob_chunks", blobKey, index] as const;
+
+export const collectorKey = (id: string) => ["collectors", id] as const;
+export const collectorByProjectKey = (projectId: string, id: string) =>
+  ["collectors_by_project", projectId, id] as const;
+export const collectorsByProjectPrefix = (projectId: string) =>
+  ["collectors_by_project", projectId] as const;
+export const collectorBySecretHashKey = (hash: string) =>
+  ["collectors_by_secret_hash", hash] as const;
+/** Newest activity of a collector, as a KvU64 of epoch milliseconds raised with `max`. */
+export const collectorLastSeenKey = (id: string) => ["collector_last_seen", id] as const;
+
+export const evidenceKey = (id: string) => ["evidence", id] as const;
+export const evidenceByProjectKey = (projectId: string, receivedAtMs: number, id: string) =>
+  ["evidence_by_project", projectId, receivedAtMs, id] as const;
+export const evidenceByProjectPrefix = (projectId: string) =>
+  ["evidence_by_project", projectId] as const;
+export const evidenceByProjectTypeKey = (
+  projectId: string,
+  evidenceType: string,
+  receivedAtMs: number,
+  id: string,
+) => ["evidence_by_project_type", projectId, evidenceType, receivedAtMs, id] as const;
+export const evidenceByProjectTypePrefix = (projectId: string, evidenceType: string) =>
+  ["evidence_by_project_type", projectId, evidenceType] as const;
+/** Ordered by observation time: the last entry under a type is the latest evidence. */
+export const evidenceByObservationKey = (
+  projectId: string,
+  evidenceType: string,
+  observedAtMs: number,
+  id: string,
+) => ["evidence_by_observation", projectId, evidenceType, observedAtMs, id] as const;
+export const evidenceByObservationPrefix = (projectId: string, evidenceType: string) =>
+  ["evidence_by_observation", projectId, evidenceType] as const;
+export const idempotencyKey = (projectId: string, key: string) =>
+  ["idempotency_keys", projectId, key] as const;
+
+export const latestSignalsKey = (projectId: string) => ["signals_latest", projectId] as const;

@@ -48,6 +48,20 @@ export async function runBlobStoreContract(
     assert.deepEqual(await store.get(key), bytes);
   });
 
+  await t.step("putMany stores small, empty, large and repeated blobs in order", async () => {
+    const store = await makeStore();
+    const small = randomBytes(1024);
+    const items = [small, new Uint8Array(0), randomBytes(200 * 1024), small, randomBytes(10)];
+    const keys = await store.putMany("evidence", items);
+    assert.equal(keys.length, items.length);
+    assert.equal(keys[0], keys[3]);
+    for (let i = 0; i < items.length; i++) {
+      assert.equal(keys[i], blobKey("evidence", await sha256Hex(items[i])));
+      assert.deepEqual(await store.get(keys[i]), items[i]);
+    }
+    assert.deepEqual(await store.putMany("evidence", items), keys);
+  });
+
   await t.step("put is idempotent", async () => {
     const store = await makeStore();
     const bytes = randomBytes(3000);

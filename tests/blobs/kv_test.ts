@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { blobChunkKey, blobMetaKey } from "../../src/blobs/_keys.ts";
+import { blobChunkKey, blobMetaKey } from "../../src/store/keys.ts";
 import { createKvBlobStore, KV_BLOB_CHUNK_BYTES, type KvBlobMeta } from "../../src/blobs/kv.ts";
 import { BlobStoreError } from "../../src/blobs/mod.ts";
 import { sha256Hex } from "../../src/lib/hash.ts";

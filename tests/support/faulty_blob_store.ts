@@ -1,4 +1,4 @@
-import { type BlobKind, type BlobStore, BlobStoreError } from "../../src/blobs/mod.ts";
+import { type BlobKind, type BlobStore, BlobStoreError, putEach } from "../../src/blobs/mod.ts";
 
 /** When {@linkcode createFaultyBlobStore} fails. */
 export interface FaultyBlobStoreOptions {
@@ -24,6 +24,9 @@ export function createFaultyBlobStore(
         return Promise.reject(new BlobStoreError(`Injected fault on put ${puts}`));
       }
       return inner.put(kind, bytes);
+    },
+    putMany(kind: BlobKind, items: readonly Uint8Array[]): Promise<string[]> {
+      return putEach(this, kind, items);
     },
     get: (key) => inner.get(key),
     has: (key) => inner.has(key),

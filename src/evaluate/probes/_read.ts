@@ -39,10 +39,10 @@ export function lower(value: unknown): string | null {
   return typeof value === "string" ? value.trim().toLowerCase() : null;
 }
 
-/** A value for a reason line: strings quoted and cut short, containers only described. */
-export function show(value: unknown): string {
+/** A value for a reason line: strings quoted and cut at `max`, containers only described. */
+export function show(value: unknown, max = 60): string {
   if (typeof value === "string") {
-    return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
+    return JSON.stringify(value.length > max ? `${value.slice(0, max)}…` : value);
   }
   if (typeof value === "number" || typeof value === "boolean") return String(value);
   return describe(value);

@@ -62,7 +62,7 @@ function readStatement(statement: JsonObject, label: string): ProbeResult {
   if (digested === 0) return fail("Statement has no subject with a hex digest");
   const version = predicateType === SLSA_V1 ? "v1" : "v0.2";
   return pass(
-    `${label} with SLSA ${version} provenance from ${show(builder)} for ` +
+    `${label} with SLSA ${version} provenance from ${show(builder, 200)} for ` +
       count(digested, "subject"),
   );
 }

@@ -29,7 +29,9 @@ export function doesRuleHold(payload: unknown, rule: ControlRule): ProbeResult {
     return unknown(`Rule path ${show(rule.path)} has an empty segment`);
   }
   const actual = resolve(payload, segments);
-  const subject = `${rule.path} ${actual === MISSING ? "is missing" : `is ${show(actual)}`}`;
+  // Paths are operator text; control characters would break the one-line reason.
+  const path = rule.path.replace(/[\u0000-\u001f\u007f]/g, " ");
+  const subject = `${path} ${actual === MISSING ? "is missing" : `is ${show(actual)}`}`;
   switch (rule.op) {
     case "exists":
       return verdict(actual !== MISSING && actual !== null, subject, "must exist");
@@ -37,7 +39,7 @@ export function doesRuleHold(payload: unknown, rule: ControlRule): ProbeResult {
       return verdict(actual !== MISSING && Boolean(actual), subject, "must be truthy");
   }
   if (actual === MISSING) return unknown(`${subject}; cannot compare`);
-  if (rule.value === undefined) return unknown(`Rule ${rule.op} on ${rule.path} has no value`);
+  if (rule.value === undefined) return unknown(`Rule ${rule.op} on ${path} has no value`);
   const expected = show(rule.value);
   switch (rule.op) {
     case "eq":

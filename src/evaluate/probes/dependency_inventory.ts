@@ -5,20 +5,24 @@ import { count, isObject, notAnObject, own } from "./_read.ts";
 import { fail, pass, type ProbeResult, unknown } from "./types.ts";
 
 /** Fields that hold a package list, in the order they are read. */
-const LIST_FIELDS = ["packages", "dependencies", "components"] as const;
+const LIST_FIELDS = ["packages", "components", "dependencies"] as const;
 
 /**
  * Answers whether `payload` is a non-empty dependency inventory: an object whose
- * `packages`, `dependencies` or `components` field is a non-empty array, or an object map
+ * `packages`, `components` or `dependencies` field is a non-empty array, or an object map
  * of package name to details (as `dependencies` in package.json or `packages` in an npm
- * lockfile, whose `""` entry is the project itself and is not counted). The first
- * non-empty field decides; when every present field is empty the probe fails, and when
- * none of them is present (or one is neither a list nor a map) it is `unknown`.
+ * lockfile, whose `""` entry is the project itself and is not counted). Fields are read in
+ * the order packages, components, dependencies, and the first non-empty one decides; a
+ * CycloneDX document's `dependencies` is its dependency graph, not a package list, so only
+ * its `components` count. When every present field is empty the probe fails, and when none
+ * of them is present (or one is neither a list nor a map) it is `unknown`.
  */
 export function listsDependencies(payload: unknown): ProbeResult {
   if (!isObject(payload)) return unknown(notAnObject(payload, "a dependency inventory"));
   let found = false;
+  const cycloneDx = own(payload, "bomFormat") === "CycloneDX";
   for (const field of LIST_FIELDS) {
+    if (cycloneDx && field === "dependencies") continue;
     const list = own(payload, field);
     if (list === undefined) continue;
     const size = sizeOf(list);

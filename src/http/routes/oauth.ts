@@ -8,6 +8,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { getCookie, setCookie } from "hono/cookie";
 import { isAllowedRedirect } from "../../auth/builtin/clients.ts";
+import { COLLECTOR_TOKEN_TTL_SECONDS, collectorForSecret } from "../../auth/collector.ts";
 import {
   ACCESS_TOKEN_TTL_SECONDS,
   AUTHORIZATION_CODE_TTL_MS,
@@ -412,6 +413,62 @@ async function refreshTokenGrant(services: Services, form: z.infer<typeof TokenF
   return await issueTokens(services, account, stored, next.token);
 }
 
+/** Client id and secret from HTTP Basic (RFC 6749 §2.3.1) or the form body. */
+function clientCredentials(
+  header: string | undefined,
+  form: z.infer<typeof TokenForm>,
+): { id: string; secret: string } {
+  const basic = header?.match(/^Basic\s+([A-Za-z0-9+/=]+)\s*$/i);
+  if (basic) {
+    let decoded = "";
+    try {
+      decoded = atob(basic[1]);
+    } catch {
+      throw new OAuthFailure("invalid_client", "Malformed Basic credentials", 401);
+    }
+    const colon = decoded.indexOf(":");
+    if (colon < 0) throw new OAuthFailure("invalid_client", "Malformed Basic credentials", 401);
+    return {
+      id: decodeURIComponent(decoded.slice(0, colon)),
+      secret: decodeURIComponent(decoded.slice(colon + 1)),
+    };
+  }
+  if (form.client_id && form.client_secret) {
+    return { id: form.client_id, secret: form.client_secret };
+  }
+  throw new OAuthFailure("invalid_client", "Client authentication is required", 401);
+}
+
+/** A collector's secret for a 15-minute access token accepted wherever the secret is. */
+async function clientCredentialsGrant(
+  services: Services,
+  client: { id: string; secret: string },
+  form: z.infer<typeof TokenForm>,
+) {
+  const collector = await collectorForSecret(services.kv, client.secret);
+  if (!collector || collector.id !== client.id) {
+    throw new OAuthFailure("invalid_client", "Unknown client or wrong secret", 401);
+  }
+  const requested = (form.scope ?? "").split(" ").filter(Boolean);
+  if (requested.some((s) => !collector.allowedActions.includes(s))) {
+    throw new OAuthFailure("invalid_scope", "The scope exceeds the collector's allowed actions");
+  }
+  const scope = (requested.length ? requested : collector.allowedActions).join(" ");
+  const { config, keys, clock } = services;
+  const access_token = await signAccessToken(keys.tokens, {
+    issuer: config.auth.issuer,
+    audience: config.auth.audience,
+    now: clock.now(),
+    ttlSeconds: COLLECTOR_TOKEN_TTL_SECONDS,
+  }, { sub: collector.id, clientId: collector.id, scope, extra: { token_use: "collector" } });
+  return {
+    access_token,
+    token_type: "Bearer" as const,
+    expires_in: COLLECTOR_TOKEN_TTL_SECONDS,
+    scope,
+  };
+}
+
 oauthRoutes.openapi(
   createRoute({
     method: "post",
@@ -420,7 +477,7 @@ oauthRoutes.openapi(
     tags,
     summary: "Exchange a grant for an access token",
     description:
-      "Grants: authorization_code (PKCE S256), refresh_token (rotated on every use; reuse revokes the session). Errors follow RFC 6749 §5.2.",
+      "Grants: authorization_code (PKCE S256), refresh_token (rotated on every use; reuse revokes the session), client_credentials (client_id = collector id, client_secret = collector secret; a 15-minute collector token). Errors follow RFC 6749 §5.2.",
     request: {
       body: {
         required: true,
@@ -444,12 +501,17 @@ oauthRoutes.openapi(
       if (form.grant_type === "refresh_token") {
         return c.json(await refreshTokenGrant(services, form), 200);
       }
+      if (form.grant_type === "client_credentials") {
+        const client = clientCredentials(c.req.header("authorization"), form);
+        return c.json(await clientCredentialsGrant(services, client, form), 200);
+      }
       throw new OAuthFailure(
         "unsupported_grant_type",
         `Grant type "${form.grant_type}" is not supported`,
       );
     } catch (error) {
       if (!(error instanceof OAuthFailure)) throw error;
+      if (error.status === 401) c.header("WWW-Authenticate", 'Basic realm="oauth2/token"');
       return c.json({ error: error.error, error_description: error.message }, error.status);
     }
   },

@@ -1,0 +1,151 @@
+/**
+ * Collector principals, evidence records and signal detections (SPEC.md
+ * "CollectorPrincipal", "EvidenceRecordSummary", "Signal detection").
+ */
+import { z } from "@hono/zod-openapi";
+import { DateTime, Name, Uuid } from "./common.ts";
+import { EvidenceType } from "./control.ts";
+
+export const COLLECTOR_ACTIONS = ["heartbeat", "ingest:evidence", "ingest:signals"] as const;
+export const CollectorAction = z.enum(COLLECTOR_ACTIONS);
+export type CollectorAction = z.infer<typeof CollectorAction>;
+
+export const CollectorPrincipal = z.object({
+  id: Uuid,
+  organizationId: Uuid,
+  projectId: Uuid,
+  name: z.string(),
+  type: z.enum(["cli"]),
+  status: z.enum(["active", "revoked"]),
+  allowedActions: z.array(z.string()).openapi({
+    description: "Any of heartbeat, ingest:evidence, ingest:signals",
+  }),
+  lastSeenAt: DateTime.nullable(),
+  createdByUserId: Uuid,
+  createdAt: DateTime,
+  revokedAt: DateTime.nullable(),
+}).openapi("CollectorPrincipal");
+export type CollectorPrincipal = z.infer<typeof CollectorPrincipal>;
+
+export const CollectorSecret = z.object({
+  value: z.string().openapi({ description: "Shown once; only its SHA-256 is stored" }),
+  prefix: z.string().openapi({ description: "The first 12 characters, to recognize it later" }),
+}).openapi("CollectorSecret");
+
+export const CollectorWithSecretResponse = z.object({
+  collector: CollectorPrincipal,
+  secret: CollectorSecret,
+}).openapi("CollectorWithSecretResponse");
+
+export const CollectorResponse = z.object({ collector: CollectorPrincipal })
+  .openapi("CollectorResponse");
+export const CollectorListResponse = z.object({ collectors: z.array(CollectorPrincipal) })
+  .openapi("CollectorListResponse");
+
+export const CreateCollectorRequest = z.strictObject({
+  name: Name,
+  allowedActions: z.array(CollectorAction).min(1).max(COLLECTOR_ACTIONS.length)
+    .refine((a) => new Set(a).size === a.length, "Actions must not repeat")
+    .optional(),
+}).openapi("CreateCollectorRequest");
+
+export const SourceRef = z.string().min(1).max(1000);
+
+export const HeartbeatRequest = z.strictObject({ sourceRef: SourceRef })
+  .openapi("HeartbeatRequest");
+
+export const SourceType = z.enum([
+  "aws",
+  "collector",
+  "custom",
+  "github_actions",
+  "kubernetes",
+  "terraform",
+]);
+
+export const EvidenceCollectorSummary = z.object({ id: Uuid, name: z.string() })
+  .openapi("EvidenceCollectorSummary");
+
+export const EvidenceRecordSummary = z.object({
+  id: Uuid,
+  organizationId: Uuid,
+  projectId: Uuid,
+  collectorPrincipalId: Uuid,
+  collector: EvidenceCollectorSummary,
+  evidenceType: EvidenceType,
+  sourceType: SourceType,
+  sourceRef: z.string(),
+  payloadS3Key: z.string(),
+  checksum: z.string().openapi({
+    example: "sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+  }),
+  observedAt: DateTime,
+  receivedAt: DateTime,
+}).openapi("EvidenceRecordSummary");
+export type EvidenceRecordSummary = z.infer<typeof EvidenceRecordSummary>;
+
+export const EvidenceRecordResponse = z.object({ record: EvidenceRecordSummary })
+  .openapi("EvidenceRecordResponse");
+export const EvidenceRecordListResponse = z.object({ records: z.array(EvidenceRecordSummary) })
+  .openapi("EvidenceRecordListResponse");
+export const EvidencePageResponse = z.object({
+  records: z.array(EvidenceRecordSummary),
+  nextCursor: z.string().nullable(),
+}).openapi("EvidencePageResponse");
+
+const Payload = z.record(z.string(), z.unknown()).openapi({
+  type: "object",
+  additionalProperties: true,
+  description: "The evidence document (any JSON object), stored content-addressed",
+});
+
+const EvidenceItem = {
+  evidenceType: EvidenceType,
+  sourceType: SourceType,
+  sourceRef: SourceRef,
+  observedAt: DateTime,
+  payload: Payload,
+};
+
+export const IngestEvidenceRequest = z.strictObject({ projectId: Uuid, ...EvidenceItem })
+  .openapi("IngestEvidenceRequest");
+export type IngestEvidenceRequest = z.infer<typeof IngestEvidenceRequest>;
+
+export const MAX_BATCH_RECORDS = 100;
+export const BatchIngestEvidenceItem = z.strictObject(EvidenceItem)
+  .openapi("BatchIngestEvidenceItem");
+export type EvidenceItem = z.infer<typeof BatchIngestEvidenceItem>;
+export const BatchIngestEvidenceRequest = z.strictObject({
+  projectId: Uuid,
+  records: z.array(BatchIngestEvidenceItem).min(1).max(MAX_BATCH_RECORDS),
+}).openapi("BatchIngestEvidenceRequest");
+
+const Tools = z.array(z.string().max(200)).max(100);
+
+export const TrustSignalGroup = z.strictObject({
+  detected: z.boolean(),
+  tools: Tools.optional(),
+  providers: Tools.optional(),
+}).openapi("TrustSignalGroup");
+
+export const TrustSignalDetection = z.strictObject({
+  detectedAt: DateTime,
+  commitSha: z.string().min(1).max(200),
+  ciCd: TrustSignalGroup,
+  monitoring: TrustSignalGroup,
+  authProvider: TrustSignalGroup,
+  cloudProvider: TrustSignalGroup,
+  securityContact: z.strictObject({
+    detected: z.boolean(),
+    email: z.email().max(254).nullable(),
+  }),
+}).openapi("TrustSignalDetection");
+export type TrustSignalDetection = z.infer<typeof TrustSignalDetection>;
+
+export const TrustSignalsResponse = z.object({ signals: TrustSignalDetection.nullable() })
+  .openapi("TrustSignalsResponse");
+
+export const IngestSignalsRequest = z.strictObject({
+  projectId: Uuid,
+  detection: TrustSignalDetection,
+}).openapi("IngestSignalsRequest");

@@ -1,0 +1,94 @@
+/**
+ * Operator reads of evidence: pages of records and the stored payloads.
+ */
+import { createRoute, z } from "@hono/zod-openapi";
+import { EvidencePageResponse } from "../../domain/collector.ts";
+import { uuidParam } from "../../domain/common.ts";
+import { EvidenceType } from "../../domain/control.ts";
+import { notFound } from "../../domain/errors.ts";
+import { encodeBase64 } from "../../lib/encoding.ts";
+import { getEvidence, listEvidenceByProject } from "../../store/evidence.ts";
+import { requireHuman, requireProjectAccess } from "../auth.ts";
+import { createRouter } from "../env.ts";
+import { errors, HUMAN, json } from "../openapi.ts";
+
+export const evidenceRoutes = createRouter();
+
+const tags = ["Evidence"];
+
+evidenceRoutes.openapi(
+  createRoute({
+    method: "get",
+    path: "/projects/{id}/evidence",
+    operationId: "listEvidence",
+    tags,
+    summary: "Evidence records of a project, newest received first",
+    security: HUMAN,
+    middleware: [requireHuman] as const,
+    request: {
+      params: z.object({ id: uuidParam("id") }),
+      query: z.object({
+        evidenceType: EvidenceType.optional(),
+        limit: z.coerce.number().int().min(1).max(100).default(50),
+        cursor: z.string().max(512).optional().openapi({
+          description: "nextCursor of the previous page",
+        }),
+      }),
+    },
+    responses: {
+      200: json(EvidencePageResponse, "A page of records and the cursor of the next one"),
+      ...errors(400, 401, 403),
+    },
+  }),
+  async (c) => {
+    const project = await requireProjectAccess(c, c.req.valid("param").id);
+    const query = c.req.valid("query");
+    const page = await listEvidenceByProject(c.var.services.kv, project.id, query);
+    return c.json({ records: page.values, nextCursor: page.cursor }, 200);
+  },
+);
+
+evidenceRoutes.openapi(
+  createRoute({
+    method: "get",
+    path: "/projects/{id}/evidence/{recordId}/payload",
+    operationId: "getEvidencePayload",
+    tags,
+    summary: "The stored payload of a record (RFC 8785 canonical JSON)",
+    description:
+      "The bytes whose SHA-256 is the record's checksum; `ETag` carries the checksum and `Repr-Digest`/`Digest` the SHA-256.",
+    security: HUMAN,
+    middleware: [requireHuman] as const,
+    request: { params: z.object({ id: uuidParam("id"), recordId: uuidParam("recordId") }) },
+    responses: {
+      200: {
+        content: {
+          "application/json": {
+            schema: z.record(z.string(), z.unknown()).openapi({ type: "object" }),
+          },
+        },
+        description: "The payload",
+      },
+      ...errors(400, 401, 403, 404),
+    },
+  }),
+  async (c) => {
+    const { id, recordId } = c.req.valid("param");
+    const project = await requireProjectAccess(c, id);
+    const { kv, blobs } = c.var.services;
+    const record = await getEvidence(kv, recordId);
+    if (!record || record.projectId !== project.id) throw notFound("No such evidence record");
+    const bytes = await blobs.get(record.payloadS3Key);
+    if (!bytes) throw notFound("The payload of this record is missing from the blob store");
+    const hex = record.checksum.slice("sha256:".length);
+    const b64 = encodeBase64(Uint8Array.from(hex.match(/../g)!, (h) => parseInt(h, 16)));
+    // The stored bytes are served as they are (not re-serialized), so the digest holds.
+    return c.body(bytes as Uint8Array<ArrayBuffer>, 200, {
+      "content-type": "application/json",
+      etag: `"${record.checksum}"`,
+      "repr-digest": `sha-256=:${b64}:`,
+      digest: `sha-256=${b64}`,
+      "cache-control": "private, max-age=31536000, immutable",
+    }) as never;
+  },
+);

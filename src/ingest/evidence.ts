@@ -1,0 +1,151 @@
+/**
+ * Evidence ingest: canonicalize and hash each payload, store the payloads
+ * as content-addressed blobs, then commit every record in one atomic. A
+ * record's id is derived from its content, so the same record sent twice,
+ * or a whole request replayed, resolves to what is already stored.
+ */
+import type { BlobStore } from "../blobs/mod.ts";
+import type { EvidenceItem, EvidenceRecordSummary } from "../domain/collector.ts";
+import { AppError, conflict, validationFailed } from "../domain/errors.ts";
+import { canonicalJson } from "../lib/canonical_json.ts";
+import { sha256Hex } from "../lib/hash.ts";
+import type { Collector } from "../store/collectors.ts";
+import { commitEvidence, getEvidenceMany, getIdempotencyRecord } from "../store/evidence.ts";
+
+/** Observations may be this far ahead of the server's clock (collector clock skew). */
+export const MAX_FUTURE_SKEW_MS = 5 * 60 * 1000;
+const MAX_ATTEMPTS = 5;
+
+export interface IngestResult {
+  records: EvidenceRecordSummary[];
+  /** False when everything was already stored (a replay): answer 200, not 201. */
+  created: boolean;
+}
+
+/** A UUID (version 8, RFC 9562) made of the first 16 bytes of a SHA-256 hex digest. */
+function uuidFromDigest(hex: string): string {
+  const b = hex.slice(0, 32).split("");
+  b[12] = "8";
+  b[16] = ((parseInt(b[16], 16) & 0x3) | 0x8).toString(16);
+  const s = b.join("");
+  return `${s.slice(0, 8)}-${s.slice(8, 12)}-${s.slice(12, 16)}-${s.slice(16, 20)}-${s.slice(20)}`;
+}
+
+interface Prepared {
+  record: EvidenceRecordSummary;
+  bytes: Uint8Array;
+}
+
+async function prepare(
+  collector: Collector,
+  items: readonly EvidenceItem[],
+  now: Date,
+  fieldPrefix: (i: number) => string,
+): Promise<Prepared[]> {
+  const prepared: Prepared[] = [];
+  for (let i = 0; i < items.length; i++) {
+    const item = items[i];
+    const observed = new Date(item.observedAt);
+    if (observed.getTime() > now.getTime() + MAX_FUTURE_SKEW_MS) {
+      throw validationFailed(
+        `Field "${fieldPrefix(i)}observedAt": More than 5 minutes in the future`,
+      );
+    }
+    let text: string;
+    try {
+      text = canonicalJson(item.payload);
+    } catch (error) {
+      throw validationFailed(`Field "${fieldPrefix(i)}payload": ${(error as Error).message}`);
+    }
+    const bytes = new TextEncoder().encode(text);
+    const digest = await sha256Hex(bytes);
+    const observedAt = observed.toISOString();
+    const identity = [
+      collector.projectId,
+      item.evidenceType,
+      item.sourceType,
+      item.sourceRef,
+      observedAt,
+      digest,
+    ].join("\n");
+    prepared.push({
+      bytes,
+      record: {
+        id: uuidFromDigest(await sha256Hex(identity)),
+        organizationId: collector.organizationId,
+        projectId: collector.projectId,
+        collectorPrincipalId: collector.id,
+        collector: { id: collector.id, name: collector.name },
+        evidenceType: item.evidenceType,
+        sourceType: item.sourceType,
+        sourceRef: item.sourceRef,
+        payloadS3Key: `evidence/${digest}`,
+        checksum: `sha256:${digest}`,
+        observedAt,
+        receivedAt: now.toISOString(),
+      },
+    });
+  }
+  return prepared;
+}
+
+/**
+ * Ingests `items` for the collector's project, all or nothing. With an
+ * Idempotency-Key, a replay of the same request returns the stored records;
+ * the same key with a different request is a conflict.
+ */
+export async function ingestEvidence(
+  deps: { kv: Deno.Kv; blobs: BlobStore; now: Date },
+  collector: Collector,
+  items: readonly EvidenceItem[],
+  options: { idempotencyKey?: string; fieldPrefix?: (i: number) => string } = {},
+): Promise<IngestResult> {
+  const { kv, blobs, now } = deps;
+  const prepared = await prepare(collector, items, now, options.fieldPrefix ?? (() => ""));
+  const projectId = collector.projectId;
+
+  let requestHash: string | undefined;
+  if (options.idempotencyKey) {
+    requestHash = await sha256Hex(
+      prepared.map((p) => `${p.record.id} ${p.record.checksum}`).join("\n"),
+    );
+    const seen = await getIdempotencyRecord(kv, projectId, options.idempotencyKey);
+    if (seen) {
+      if (seen.requestHash !== requestHash) {
+        throw conflict("This Idempotency-Key was already used with a different request");
+      }
+      const stored = await getEvidenceMany(kv, seen.recordIds);
+      if (stored.every((r) => r !== null)) {
+        return { records: stored as EvidenceRecordSummary[], created: false };
+      }
+    }
+  }
+
+  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+    const ids = prepared.map((p) => p.record.id);
+    const existing = await getEvidenceMany(kv, ids);
+    const fresh = new Map<string, Prepared>();
+    prepared.forEach((p, i) => {
+      if (!existing[i]) fresh.set(p.record.id, p);
+    });
+    if (fresh.size > 0) {
+      try {
+        await blobs.putMany("evidence", [...fresh.values()].map((p) => p.bytes));
+      } catch (error) {
+        throw new AppError("internal", "Evidence storage failed; nothing was recorded", {}, error);
+      }
+    }
+    const ok = await commitEvidence(kv, [...fresh.values()].map((p) => p.record), {
+      collectorId: collector.id,
+      now,
+      idempotency: options.idempotencyKey && requestHash
+        ? { projectId, key: options.idempotencyKey, record: { requestHash, recordIds: ids } }
+        : undefined,
+    });
+    if (ok) {
+      const records = prepared.map((p, i) => existing[i] ?? p.record);
+      return { records, created: fresh.size > 0 };
+    }
+  }
+  throw conflict("The evidence changed concurrently while being recorded; please retry");
+}
