@@ -1,4 +1,4 @@
-import { sha256Hex } from "../lib/hash.ts";
+import { sha256Hex, sha256HexSync } from "../lib/hash.ts";
 import { blobChunkKey, blobMetaKey } from "../store/keys.ts";
 import { blobKey, type BlobKind, type BlobStore, BlobStoreError, parseBlobKey } from "./mod.ts";
 
@@ -24,6 +24,26 @@ const PACK_MUTATIONS = 900;
  * overwrites. Reads check the SHA-256 of the reassembled bytes against the key.
  */
 export function createKvBlobStore(kv: Deno.Kv): BlobStore {
+  /** Which of `keys` are already stored (complete, with their meta record). */
+  const presentKeys = async (keys: readonly string[]): Promise<Set<string>> => {
+    const present = new Set<string>();
+    for (let i = 0; i < keys.length; i += 10) {
+      const metas = await kv.getMany(keys.slice(i, i + 10).map((k) => blobMetaKey(k)));
+      metas.forEach((m, j) => m.versionstamp !== null && present.add(keys[i + j]));
+    }
+    return present;
+  };
+  /** Adds a blob of at most one chunk, chunk and meta, to `op`. */
+  const stageSmall = (op: Deno.AtomicOperation, key: string, bytes: Uint8Array) => {
+    const meta: KvBlobMeta = {
+      size: bytes.length,
+      chunks: bytes.length ? 1 : 0,
+      sha256: key.slice(key.indexOf("/") + 1),
+    };
+    if (bytes.length) op.set(blobChunkKey(key, 0), bytes);
+    op.set(blobMetaKey(key), meta);
+  };
+
   const store: BlobStore = {
     async put(kind: BlobKind, bytes: Uint8Array): Promise<string> {
       const sha256 = await sha256Hex(bytes);
@@ -52,19 +72,12 @@ export function createKvBlobStore(kv: Deno.Kv): BlobStore {
      * blobs go through `put`. Writing the same content twice is harmless, so no check is needed.
      */
     async putMany(kind: BlobKind, items: readonly Uint8Array[]): Promise<string[]> {
-      const keys = await Promise.all(
-        items.map(async (bytes) => blobKey(kind, await sha256Hex(bytes))),
-      );
+      const keys = items.map((bytes) => blobKey(kind, sha256HexSync(bytes)));
       const small = new Map<string, Uint8Array>();
       for (let i = 0; i < items.length; i++) {
         if (items[i].length <= KV_BLOB_CHUNK_BYTES) small.set(keys[i], items[i]);
       }
-      const present = new Set<string>();
-      const smallKeys = [...small.keys()];
-      for (let i = 0; i < smallKeys.length; i += 10) {
-        const metas = await kv.getMany(smallKeys.slice(i, i + 10).map((k) => blobMetaKey(k)));
-        metas.forEach((m, j) => m.versionstamp !== null && present.add(smallKeys[i + j]));
-      }
+      const present = await presentKeys([...small.keys()]);
       let op = kv.atomic();
       let bytesInOp = 0;
       let mutations = 0;
@@ -75,13 +88,7 @@ export function createKvBlobStore(kv: Deno.Kv): BlobStore {
           op = kv.atomic();
           bytesInOp = mutations = 0;
         }
-        const meta: KvBlobMeta = {
-          size: bytes.length,
-          chunks: bytes.length ? 1 : 0,
-          sha256: key.slice(key.indexOf("/") + 1),
-        };
-        if (bytes.length) op.set(blobChunkKey(key, 0), bytes);
-        op.set(blobMetaKey(key), meta);
+        stageSmall(op, key, bytes);
         bytesInOp += bytes.length + 200;
         mutations += 2;
       }
@@ -90,6 +97,27 @@ export function createKvBlobStore(kv: Deno.Kv): BlobStore {
         if (!small.has(keys[i])) await store.put(kind, items[i]);
       }
       return keys;
+    },
+
+    async stageMany(
+      op: Deno.AtomicOperation,
+      kind: BlobKind,
+      items: readonly Uint8Array[],
+      budgetBytes: number,
+    ): Promise<boolean[]> {
+      const keys = items.map((bytes) => blobKey(kind, sha256HexSync(bytes)));
+      const present = await presentKeys(keys);
+      const staged = new Set<string>();
+      let budget = budgetBytes;
+      return items.map((bytes, i) => {
+        const key = keys[i];
+        if (present.has(key) || staged.has(key)) return true;
+        if (bytes.length > KV_BLOB_CHUNK_BYTES || bytes.length + 200 > budget) return false;
+        stageSmall(op, key, bytes);
+        staged.add(key);
+        budget -= bytes.length + 200;
+        return true;
+      });
     },
 
     async get(key: string): Promise<Uint8Array | null> {

@@ -14,6 +14,19 @@ export interface BlobStore {
    * the KV commit that follows.
    */
   putMany(kind: BlobKind, items: readonly Uint8Array[]): Promise<string[]>;
+  /**
+   * Offered only by a store kept in the application's own KV: adds the writes of the absent
+   * `items` to the caller's atomic `op`, while their bytes stay within `budgetBytes`, so the
+   * blobs commit together with the records that reference them. Resolves with, per item,
+   * whether it is taken care of (staged or already stored); the rest must go through `putMany`
+   * before `op` commits.
+   */
+  stageMany?(
+    op: Deno.AtomicOperation,
+    kind: BlobKind,
+    items: readonly Uint8Array[],
+    budgetBytes: number,
+  ): Promise<boolean[]>;
   /** The bytes under a key, or null when absent. */
   get(key: string): Promise<Uint8Array | null>;
   has(key: string): Promise<boolean>;

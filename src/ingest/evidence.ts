@@ -8,13 +8,18 @@ import type { BlobStore } from "../blobs/mod.ts";
 import type { EvidenceItem, EvidenceRecordSummary } from "../domain/collector.ts";
 import { AppError, conflict, validationFailed } from "../domain/errors.ts";
 import { canonicalJson } from "../lib/canonical_json.ts";
-import { sha256Hex } from "../lib/hash.ts";
+import { sha256HexSync } from "../lib/hash.ts";
 import type { Collector } from "../store/collectors.ts";
-import { commitEvidence, getEvidenceMany, getIdempotencyRecord } from "../store/evidence.ts";
+import { addEvidence, getEvidenceMany, getIdempotencyRecord } from "../store/evidence.ts";
 
 /** Observations may be this far ahead of the server's clock (collector clock skew). */
 export const MAX_FUTURE_SKEW_MS = 5 * 60 * 1000;
 const MAX_ATTEMPTS = 5;
+/**
+ * Payload bytes that may share the records' atomic when the blob store lives in the same KV
+ * (KV allows 800 KiB per atomic; the records and indexes of a full batch take under 150 KiB).
+ */
+const STAGE_BUDGET_BYTES = 512 * 1024;
 
 export interface IngestResult {
   records: EvidenceRecordSummary[];
@@ -36,12 +41,12 @@ interface Prepared {
   bytes: Uint8Array;
 }
 
-async function prepare(
+function prepare(
   collector: Collector,
   items: readonly EvidenceItem[],
   now: Date,
   fieldPrefix: (i: number) => string,
-): Promise<Prepared[]> {
+): Prepared[] {
   const prepared: Prepared[] = [];
   for (let i = 0; i < items.length; i++) {
     const item = items[i];
@@ -58,7 +63,7 @@ async function prepare(
       throw validationFailed(`Field "${fieldPrefix(i)}payload": ${(error as Error).message}`);
     }
     const bytes = new TextEncoder().encode(text);
-    const digest = await sha256Hex(bytes);
+    const digest = sha256HexSync(bytes);
     const observedAt = observed.toISOString();
     const identity = [
       collector.projectId,
@@ -71,7 +76,7 @@ async function prepare(
     prepared.push({
       bytes,
       record: {
-        id: uuidFromDigest(await sha256Hex(identity)),
+        id: uuidFromDigest(sha256HexSync(identity)),
         organizationId: collector.organizationId,
         projectId: collector.projectId,
         collectorPrincipalId: collector.id,
@@ -101,12 +106,12 @@ export async function ingestEvidence(
   options: { idempotencyKey?: string; fieldPrefix?: (i: number) => string } = {},
 ): Promise<IngestResult> {
   const { kv, blobs, now } = deps;
-  const prepared = await prepare(collector, items, now, options.fieldPrefix ?? (() => ""));
+  const prepared = prepare(collector, items, now, options.fieldPrefix ?? (() => ""));
   const projectId = collector.projectId;
 
   let requestHash: string | undefined;
   if (options.idempotencyKey) {
-    requestHash = await sha256Hex(
+    requestHash = sha256HexSync(
       prepared.map((p) => `${p.record.id} ${p.record.checksum}`).join("\n"),
     );
     const seen = await getIdempotencyRecord(kv, projectId, options.idempotencyKey);
@@ -121,28 +126,36 @@ export async function ingestEvidence(
     }
   }
 
+  const ids = prepared.map((p) => p.record.id);
+  // Optimistic: assume every record is new; a failed check means some exist (a replay or a
+  // concurrent identical write), and only then are they read.
+  let existing: Array<EvidenceRecordSummary | null> = ids.map(() => null);
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-    const ids = prepared.map((p) => p.record.id);
-    const existing = await getEvidenceMany(kv, ids);
+    if (attempt > 0) existing = await getEvidenceMany(kv, ids);
     const fresh = new Map<string, Prepared>();
     prepared.forEach((p, i) => {
       if (!existing[i]) fresh.set(p.record.id, p);
     });
+    const op = kv.atomic();
     if (fresh.size > 0) {
+      const bytes = [...fresh.values()].map((p) => p.bytes);
       try {
-        await blobs.putMany("evidence", [...fresh.values()].map((p) => p.bytes));
+        const staged = blobs.stageMany
+          ? await blobs.stageMany(op, "evidence", bytes, STAGE_BUDGET_BYTES)
+          : bytes.map(() => false);
+        await blobs.putMany("evidence", bytes.filter((_, i) => !staged[i]));
       } catch (error) {
         throw new AppError("internal", "Evidence storage failed; nothing was recorded", {}, error);
       }
     }
-    const ok = await commitEvidence(kv, [...fresh.values()].map((p) => p.record), {
+    addEvidence(op, [...fresh.values()].map((p) => p.record), {
       collectorId: collector.id,
       now,
       idempotency: options.idempotencyKey && requestHash
         ? { projectId, key: options.idempotencyKey, record: { requestHash, recordIds: ids } }
         : undefined,
     });
-    if (ok) {
+    if ((await op.commit()).ok) {
       const records = prepared.map((p, i) => existing[i] ?? p.record);
       return { records, created: fresh.size > 0 };
     }

@@ -54,20 +54,19 @@ export async function getIdempotencyRecord(
 }
 
 /**
- * Commits new records with their indexes in one atomic, each guarded by
- * `versionstamp: null` so a concurrent identical write cannot duplicate it.
- * Returns false when a check failed (the caller re-reads and retries).
+ * Adds new records with their indexes to `op`, each guarded by
+ * `versionstamp: null` so a concurrent identical write cannot duplicate it;
+ * the commit fails instead (the caller re-reads and retries).
  */
-export async function commitEvidence(
-  kv: Deno.Kv,
+export function addEvidence(
+  op: Deno.AtomicOperation,
   records: readonly EvidenceRecordSummary[],
   options: {
     collectorId: string;
     now: Date;
     idempotency?: { projectId: string; key: string; record: IdempotencyRecord };
   },
-): Promise<boolean> {
-  const op = kv.atomic();
+): Deno.AtomicOperation {
   for (const record of records) {
     const received = Date.parse(record.receivedAt);
     op.check({ key: evidenceKey(record.id), versionstamp: null })
@@ -92,7 +91,7 @@ export async function commitEvidence(
     const { projectId, key, record } = options.idempotency;
     op.set(idempotencyKey(projectId, key), record, { expireIn: IDEMPOTENCY_TTL_MS });
   }
-  return (await op.commit()).ok;
+  return op;
 }
 
 /** A page of a project's evidence, newest received first. */

@@ -27,7 +27,7 @@ const tags = ["Collector API"];
 
 const IdempotencyHeaders = z.object({
   "idempotency-key": z.string().min(1).max(255).regex(/^[\x21-\x7e]+$/).optional().openapi({
-    param: { name: "Idempotency-Key", in: "header" },
+    param: { name: "idempotency-key", in: "header" },
     description: "Replaying a request with the same key returns the stored result (kept 24 hours)",
   }),
 });
