@@ -61,11 +61,12 @@ export function renderPage(title: string, body: Html): string {
         <meta name="viewport" content="width=device-width, initial-scale=1">
         <title>${title}</title>
         <link rel="stylesheet" href="/static/service.css">
+        <link rel="icon" href="/static/dashboard/icon.svg" type="image/svg+xml">
       </head>
       <body>
         <main class="card">
-    ${body}
-        </main>
+        ${body}
+            </main>
       </body>
     </html>
   `.value;

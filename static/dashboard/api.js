@@ -61,6 +61,3 @@ export function createApi(auth) {
     delete: (path) => request("DELETE", path),
   };
 }
-
-/** Encodes one path segment, for ids and tokens in API paths and hash routes. */
-export const seg = (value) => encodeURIComponent(value);

@@ -72,7 +72,7 @@ export function field(label, control, hint) {
   return h("div", { class: "field" }, parts);
 }
 
-/** A status badge: `tone` is one of neutral, success, info, warning, danger. */
+/** A small status label: `tone` is neutral, success or info. */
 export function badge(text, tone = "neutral") {
   return h("span", { class: `badge badge-${tone}` }, text);
 }

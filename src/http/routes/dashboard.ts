@@ -8,7 +8,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { dashboardRedirectUri } from "../../auth/builtin/clients.ts";
 import type { Config } from "../../config.ts";
 import { createRouter } from "../env.ts";
-import { errors, json } from "../openapi.ts";
+import { json } from "../openapi.ts";
 import { loadStaticFiles, serveStatic } from "../static_files.ts";
 
 export const dashboardRoutes = createRouter();
@@ -32,8 +32,9 @@ const DashboardConfig = z.object({
 
 /**
  * Response headers of the dashboard page. The page runs only its own modules
- * and talks only to this origin, plus the identity provider's origins in oidc
- * mode (the token endpoint is called from the browser).
+ * and talks only to this origin, plus the identity provider's when it lives
+ * elsewhere (oidc mode, or AUTH_URL), because the browser calls its token
+ * endpoint. Trusted Types with no policy make any HTML string sink throw.
  */
 export function dashboardHeaders(config: Config): Record<string, string> {
   const self = new URL(config.baseUrl).origin;
@@ -51,6 +52,8 @@ export function dashboardHeaders(config: Config): Record<string, string> {
     "form-action 'self'",
     "frame-ancestors 'none'",
     "base-uri 'none'",
+    "require-trusted-types-for 'script'",
+    "trusted-types 'none'",
   ].join("; ");
   return {
     "content-security-policy": csp,
@@ -73,35 +76,6 @@ dashboardRoutes.get("/dashboard/", async (c) => {
   const headers = dashboardHeaders(c.var.services.config);
   return serveStatic(c, await pageFiles, "index.html", headers) ?? c.notFound();
 });
-
-dashboardRoutes.openapi(
-  createRoute({
-    method: "get",
-    path: "/invitations/{token}",
-    operationId: "openInvitation",
-    tags: ["Organizations"],
-    summary: "An invitation's accept link: opens the dashboard, which accepts it after sign-in",
-    description:
-      "Redirects to `/dashboard/#invitation=<token>`; the token travels on in the fragment, which browsers never send to a server.",
-    request: {
-      params: z.object({
-        token: z.string().min(16).max(128).regex(/^[A-Za-z0-9_-]+$/).openapi({
-          param: { name: "token", in: "path" },
-        }),
-      }),
-    },
-    responses: {
-      302: { description: "To the dashboard, with the token in the URL fragment" },
-      ...errors(400),
-    },
-  }),
-  (c) => {
-    const { token } = c.req.valid("param");
-    c.header("Cache-Control", "no-store");
-    c.header("Referrer-Policy", "no-referrer");
-    return c.redirect(`/dashboard/#invitation=${token}`, 302);
-  },
-);
 
 dashboardRoutes.openapi(
   createRoute({

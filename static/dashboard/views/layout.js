@@ -1,11 +1,11 @@
 /** Building blocks shared by the views: page headers, tabs, cards, tables. */
-import { h } from "../dom.js";
+import { badge, h, uniqueId } from "../dom.js";
 
 /**
  * The heading block of a view. `crumbs` are `{ label, href }` links above
  * the title; `badges` and `meta` sit beside and below it.
  */
-export function pageHeader({ title, crumbs = [], badges = [], meta = [], actions = [] }) {
+export function pageHeader({ title, crumbs = [], badges = [], meta = [] }) {
   return h(
     "div",
     { class: "page-header" },
@@ -20,7 +20,6 @@ export function pageHeader({ title, crumbs = [], badges = [], meta = [], actions
       { class: "page-title-row" },
       h("h1", { tabindex: "-1" }, title),
       badges.length > 0 && h("div", { class: "badges" }, badges),
-      actions.length > 0 && h("div", { class: "page-actions" }, actions),
     ),
     meta.length > 0 && h("p", { class: "page-meta" }, joinMeta(meta)),
   );
@@ -54,9 +53,9 @@ export function tabs(label, items) {
   );
 }
 
-/** A titled panel. The title is an h2 whose id labels the section. */
-export function card(title, content, { description, actions, id } = {}) {
-  const headingId = id ?? `card-${title.toLowerCase().replace(/[^a-z0-9]+/g, "-")}`;
+/** A titled panel; its h2 labels the section. */
+export function card(title, content, { description } = {}) {
+  const headingId = uniqueId("card");
   return h(
     "section",
     { class: "card", "aria-labelledby": headingId },
@@ -69,7 +68,6 @@ export function card(title, content, { description, actions, id } = {}) {
         h("h2", { id: headingId }, title),
         description && h("p", { class: "card-description" }, description),
       ),
-      actions,
     ),
     content,
   );
@@ -124,7 +122,5 @@ export function facts(pairs) {
 
 /** "Public" or "Private", coloured so public projects stand out. */
 export function visibilityBadge(visibility) {
-  return visibility === "public"
-    ? h("span", { class: "badge badge-success" }, "Public")
-    : h("span", { class: "badge badge-neutral" }, "Private");
+  return visibility === "public" ? badge("Public", "success") : badge("Private");
 }

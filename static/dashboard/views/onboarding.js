@@ -61,7 +61,12 @@ export function onboardingView(app) {
     { class: "form" },
     field(
       "Workspace name",
-      h("input", { name: "workspaceName", required: true, maxlength: "200", autocomplete: "organization" }),
+      h("input", {
+        name: "workspaceName",
+        required: true,
+        maxlength: "200",
+        autocomplete: "organization",
+      }),
       "Usually your company. Members, billing and projects live in the workspace.",
     ),
     field(
@@ -92,7 +97,11 @@ export function onboardingView(app) {
       "Public pages of a private project answer 404, exactly like an unknown project, until you set its visibility to public. You can publish and preview in the dashboard either way.",
     ),
     errorSlot,
-    h("div", { class: "form-actions" }, h("button", { type: "submit", class: "btn btn-primary" }, "Create workspace")),
+    h(
+      "div",
+      { class: "form-actions" },
+      h("button", { type: "submit", class: "btn btn-primary" }, "Create workspace"),
+    ),
   );
   handleSubmit(form, errorSlot, async (data) => {
     const body = {

@@ -1,5 +1,5 @@
 /** An organization: its projects (list and create) and its members. */
-import { field, h, handleSubmit } from "../dom.js";
+import { badge, field, h, handleSubmit } from "../dom.js";
 import { capitalize, formatDate } from "../format.js";
 import { href } from "../routes.js";
 import { slugInput, visibilityChoice } from "./onboarding.js";
@@ -16,8 +16,7 @@ export function organizationHeader(organization, current) {
   return [
     pageHeader({
       title: organization.name,
-      crumbs: [],
-      badges: [h("span", { class: "badge badge-info" }, capitalize(organization.role))],
+      badges: [badge(capitalize(organization.role), "info")],
       meta: [h("span", {}, "Slug ", h("code", {}, organization.slug))],
     }),
     tabs(
@@ -63,7 +62,11 @@ function createProjectForm(app, organization) {
     ),
     visibilityChoice("visibility"),
     errorSlot,
-    h("div", { class: "form-actions" }, h("button", { type: "submit", class: "btn btn-primary" }, "Create project")),
+    h(
+      "div",
+      { class: "form-actions" },
+      h("button", { type: "submit", class: "btn btn-primary" }, "Create project"),
+    ),
   );
   handleSubmit(form, errorSlot, async (data) => {
     const slug = String(data.get("slug") ?? "").trim();
@@ -82,7 +85,9 @@ function createProjectForm(app, organization) {
 export async function organizationView(app, organizationId) {
   const organization = await app.requireOrganization(organizationId);
   app.setTitle("Projects", organization.name);
-  const { projects } = await app.api.get(`/organizations/${encodeURIComponent(organization.id)}/projects`);
+  const { projects } = await app.api.get(
+    `/organizations/${encodeURIComponent(organization.id)}/projects`,
+  );
   return h(
     "div",
     {},
@@ -91,7 +96,8 @@ export async function organizationView(app, organizationId) {
       "div",
       { class: "layout-split" },
       card("Projects", projectTable(projects), {
-        description: "Each project publishes one trust profile from its own collectors and evidence.",
+        description:
+          "Each project publishes one trust profile from its own collectors and evidence.",
       }),
       card("New project", createProjectForm(app, organization), {
         description: "New projects start private with the seven default controls.",

@@ -17,7 +17,13 @@ function signupHint(config, invitationToken) {
     );
   }
   if (config.signup === "open") {
-    return h("p", {}, "New to Trust Profile? ", h("a", { href: "/signup" }, "Create an account"), ".");
+    return h(
+      "p",
+      {},
+      "New to Trust Profile? ",
+      h("a", { href: "/signup" }, "Create an account"),
+      ".",
+    );
   }
   if (config.signup === "invite") {
     return h("p", {}, "Accounts are created from an invitation sent by an organization owner.");
@@ -36,7 +42,11 @@ function signupHint(config, invitationToken) {
  */
 export function signInView(app, { notice, error, invitationToken } = {}) {
   app.setTitle("Sign in");
-  const errorSlot = h("div", {}, error && h("div", { class: "alert alert-error", role: "alert" }, error));
+  const errorSlot = h(
+    "div",
+    {},
+    error && h("div", { class: "alert alert-error", role: "alert" }, error),
+  );
   const button = h("button", {
     type: "button",
     class: "btn btn-primary btn-block",
@@ -47,7 +57,10 @@ export function signInView(app, { notice, error, invitationToken } = {}) {
           await app.auth.beginSignIn(location.hash);
         } catch (err) {
           button.disabled = false;
-          replace(errorSlot, h("div", { class: "alert alert-error", role: "alert" }, describeError(err)));
+          replace(
+            errorSlot,
+            h("div", { class: "alert alert-error", role: "alert" }, describeError(err)),
+          );
         }
       },
     },

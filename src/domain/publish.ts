@@ -1,0 +1,192 @@
+/**
+ * Evaluations, publications and custom domains: SPEC.md's
+ * "ControlEvaluationSummary", "PublishJob", "PublishedProfile", "Published
+ * trust profile (public)" and "ProjectDomain" shapes.
+ */
+import { z } from "@hono/zod-openapi";
+import { DateTime, Uuid } from "./common.ts";
+import { ControlCategory, ControlState } from "./control.ts";
+import { Project } from "./workspace.ts";
+
+const Confidence = z.number().min(0).max(1);
+
+export const ControlEvaluationSummary = z.object({
+  id: Uuid,
+  projectId: Uuid,
+  trustControlId: Uuid,
+  state: ControlState,
+  confidence: Confidence,
+  latestEvidenceRecordId: Uuid.nullable(),
+  latestEvidenceAt: DateTime.nullable(),
+  freshUntil: DateTime.nullable(),
+  nextCheckAt: DateTime.nullable(),
+  updatedAt: DateTime,
+  control: z.object({
+    id: Uuid,
+    key: z.string(),
+    category: ControlCategory,
+    publicName: z.string(),
+    enabled: z.boolean(),
+  }),
+  reason: z.string().openapi({ description: "One line: why the control is in this state" }),
+}).openapi("ControlEvaluationSummary");
+export type ControlEvaluationSummary = z.infer<typeof ControlEvaluationSummary>;
+
+export const ControlEvaluationListResponse = z.object({
+  evaluations: z.array(ControlEvaluationSummary),
+}).openapi("ControlEvaluationListResponse");
+
+export const PublishJob = z.object({
+  id: Uuid,
+  projectId: Uuid,
+  status: z.enum(["requested", "running", "completed", "failed"]),
+  reason: z.string().nullable(),
+  requestedAt: DateTime,
+  startedAt: DateTime.nullable(),
+  completedAt: DateTime.nullable(),
+}).openapi("PublishJob");
+export type PublishJob = z.infer<typeof PublishJob>;
+
+export const PublishedProfile = z.object({
+  id: Uuid,
+  projectId: Uuid,
+  version: z.int().min(1),
+  artifactS3Key: z.string(),
+  publishedAt: DateTime,
+}).openapi("PublishedProfile");
+export type PublishedProfile = z.infer<typeof PublishedProfile>;
+
+export const PublishProjectResponse = z.object({
+  job: PublishJob,
+  publishedProfile: PublishedProfile,
+}).openapi("PublishProjectResponse");
+export const PublishedProfileResponse = z.object({ publishedProfile: PublishedProfile })
+  .openapi("PublishedProfileResponse");
+export const PublishedProfileListResponse = z.object({
+  publishedProfiles: z.array(PublishedProfile),
+}).openapi("PublishedProfileListResponse");
+
+export const PublishedTrustSummary = z.object({
+  overallState: ControlState,
+  totalControls: z.int().min(0),
+  passCount: z.int().min(0),
+  failCount: z.int().min(0),
+  staleCount: z.int().min(0),
+  degradedCount: z.int().min(0),
+  unknownCount: z.int().min(0),
+}).openapi("PublishedTrustSummary");
+export type PublishedTrustSummary = z.infer<typeof PublishedTrustSummary>;
+
+export const PublishedTrustControl = z.object({
+  key: z.string(),
+  category: ControlCategory,
+  name: z.string(),
+  state: ControlState,
+  confidence: Confidence,
+  latestEvidenceAt: DateTime.nullable(),
+  freshUntil: DateTime.nullable(),
+  nextCheckAt: DateTime.nullable(),
+}).openapi("PublishedTrustControl");
+export type PublishedTrustControl = z.infer<typeof PublishedTrustControl>;
+
+export const PublishedTrustProfile = z.object({
+  schemaVersion: z.literal(1),
+  project: z.object({
+    slug: z.string(),
+    name: z.string(),
+    hostedSubdomain: z.string().nullable(),
+  }),
+  version: z.int().min(1),
+  publishedAt: DateTime,
+  summary: PublishedTrustSummary,
+  controls: z.array(PublishedTrustControl),
+}).openapi("PublishedTrustProfile");
+export type PublishedTrustProfile = z.infer<typeof PublishedTrustProfile>;
+
+export const PublishedTrustProfileResponse = z.object({ profile: PublishedTrustProfile })
+  .openapi("PublishedTrustProfileResponse");
+
+export const PublishedTrustControlsResponse = z.object({
+  project: PublishedTrustProfile.shape.project,
+  version: z.int().min(1),
+  publishedAt: DateTime,
+  summary: PublishedTrustSummary,
+  controls: z.array(PublishedTrustControl),
+}).openapi("PublishedTrustControlsResponse");
+
+/** One entry of /trust/{slug}/versions: what changed, and the hash chain. */
+export const PublishedVersion = z.object({
+  version: z.int().min(1),
+  publishedAt: DateTime,
+  digest: z.string().openapi({ description: "sha256:<hex> of this version's trust.json bytes" }),
+  previousDigest: z.string().nullable(),
+  overallState: ControlState,
+  changes: z.array(z.object({
+    key: z.string(),
+    name: z.string(),
+    from: ControlState.nullable(),
+    to: ControlState,
+  })),
+}).openapi("PublishedVersion");
+export type PublishedVersion = z.infer<typeof PublishedVersion>;
+
+export const PublishedVersionListResponse = z.object({ versions: z.array(PublishedVersion) })
+  .openapi("PublishedVersionListResponse");
+
+export const ProjectDomain = z.object({
+  id: Uuid,
+  projectId: Uuid,
+  domain: z.string(),
+  verificationStatus: z.enum(["pending", "verified"]),
+  verificationMethod: z.enum(["dns_txt"]),
+  verificationToken: z.string(),
+  verifiedAt: DateTime.nullable(),
+  lastCheckedAt: DateTime.nullable(),
+  createdAt: DateTime,
+  updatedAt: DateTime,
+}).openapi("ProjectDomain");
+export type ProjectDomain = z.infer<typeof ProjectDomain>;
+
+export const ProjectDomainVerificationInstructions = z.object({
+  method: z.enum(["dns_txt"]),
+  recordName: z.string(),
+  recordType: z.enum(["TXT"]),
+  recordValue: z.string(),
+}).openapi("ProjectDomainVerificationInstructions");
+
+export const ProjectDomainSummary = z.object({
+  domain: ProjectDomain,
+  instructions: ProjectDomainVerificationInstructions,
+}).openapi("ProjectDomainSummary");
+
+export const ProjectDomainListResponse = z.object({
+  project: Project,
+  domains: z.array(ProjectDomainSummary),
+}).openapi("ProjectDomainListResponse");
+
+export const ProjectDomainResponse = z.object({
+  project: Project,
+  domain: ProjectDomainSummary,
+  check: z.object({
+    found: z.array(z.string()),
+    expected: z.string(),
+  }).optional().openapi({ description: "Present after a failed verification: what DNS answered" }),
+}).openapi("ProjectDomainResponse");
+
+export const CreateProjectDomainRequest = z.strictObject({
+  domain: z.string().min(1).max(253),
+}).openapi("CreateProjectDomainRequest");
+
+/** The public organization trust center (GET /public/trust/{orgSlug}). */
+export const OrganizationTrustCenter = z.object({
+  organization: z.object({ name: z.string(), slug: z.string() }),
+  projects: z.array(z.object({
+    slug: z.string(),
+    name: z.string(),
+    hostedSubdomain: z.string().nullable(),
+    version: z.int().min(1),
+    publishedAt: DateTime,
+    summary: PublishedTrustSummary,
+  })),
+}).openapi("OrganizationTrustCenter");
+export type OrganizationTrustCenter = z.infer<typeof OrganizationTrustCenter>;
