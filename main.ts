@@ -22,7 +22,10 @@ try {
   const config = loadConfig(Deno.env.toObject(), { onDeploy });
   const kv = await openKv(config.kvPath);
   const blobs = openBlobStore(config, kv);
-  const app = await createApp({ config, kv, blobs, clock: systemClock, log: consoleLogger });
+  const app = await createApp(
+    { config, kv, blobs, clock: systemClock, log: consoleLogger },
+    { queue: true },
+  );
   const setupUrl = await prepareFirstRun(kv, config);
   const serveOptions = onDeploy ? {} : { port: config.port, hostname: config.hostname };
   Deno.serve({

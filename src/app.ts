@@ -10,7 +10,10 @@ import { readBody } from "./http/body.ts";
 import type { AppDeps, AppEnv, Services } from "./http/env.ts";
 import { handleError, validationHook } from "./http/errors.ts";
 import { collectorRoutes } from "./http/routes/collectors.ts";
+import { controlRoutes } from "./http/routes/controls.ts";
 import { dashboardRoutes } from "./http/routes/dashboard.ts";
+import { docsRoutes } from "./http/routes/docs.ts";
+import { evaluationRoutes } from "./http/routes/evaluations.ts";
 import { evidenceRoutes } from "./http/routes/evidence.ts";
 import { ingestRoutes } from "./http/routes/ingest.ts";
 import { meRoutes } from "./http/routes/me.ts";
@@ -21,6 +24,7 @@ import { publicTrustRoutes } from "./http/routes/public_trust.ts";
 import { signupRoutes } from "./http/routes/signup.ts";
 import { wellKnownRoutes } from "./http/routes/well_known.ts";
 import { loadStaticFiles, serveStatic } from "./http/static_files.ts";
+import { createScheduler } from "./live/scheduler.ts";
 import { describeApi } from "./http/api_document.ts";
 
 /** Body limit for every route that does not take evidence. */
@@ -49,7 +53,8 @@ export async function createServices(deps: AppDeps): Promise<Services> {
       clock,
       fetch: deps.fetch,
     });
-  return { ...deps, keys, verifier, notifyActivity: () => Promise.resolve() };
+  const scheduler = createScheduler(deps);
+  return { ...deps, keys, verifier, scheduler, notifyActivity: scheduler.notify };
 }
 
 /** Route patterns of `app`, as regular expressions with their methods, for 405 answers. */
@@ -69,9 +74,21 @@ function routeTable(app: OpenAPIHono<AppEnv>) {
   return [...table.values()];
 }
 
-export async function createApp(deps: AppDeps): Promise<OpenAPIHono<AppEnv>> {
+/**
+ * Builds the app. With `queue`, it also consumes the KV queue (scheduled
+ * recomputes) until the KV closes; tests that control time leave it off.
+ */
+export async function createApp(
+  deps: AppDeps,
+  options: { queue?: boolean } = {},
+): Promise<OpenAPIHono<AppEnv>> {
   const services = await createServices(deps);
   const { config, log } = services;
+  if (options.queue) {
+    services.scheduler.start().catch((error) =>
+      log.error("The queue consumer stopped", { error: String(error) })
+    );
+  }
   const staticFiles = await loadStaticFiles(STATIC_DIR);
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
 
@@ -89,6 +106,9 @@ export async function createApp(deps: AppDeps): Promise<OpenAPIHono<AppEnv>> {
   app.route("/", meRoutes);
   app.route("/", organizationRoutes);
   app.route("/", projectRoutes);
+  app.route("/", docsRoutes);
+  app.route("/", controlRoutes);
+  app.route("/", evaluationRoutes);
   app.route("/", collectorRoutes);
   app.route("/", evidenceRoutes);
   app.route("/", ingestRoutes);

@@ -50,6 +50,12 @@ export const ControlRule = z.strictObject({
   }),
   op: RuleOp,
   value: z.union([z.string().max(1000), z.number(), z.boolean(), z.null()]).optional(),
+}).refine((r) => ["exists", "truthy"].includes(r.op) || r.value !== undefined, {
+  message: "A value is required for this op",
+  path: ["value"],
+}).refine((r) => !["lt", "lte", "gt", "gte"].includes(r.op) || typeof r.value === "number", {
+  message: "lt, lte, gt and gte compare with a number",
+  path: ["value"],
 }).openapi("ControlRule");
 export type ControlRule = z.infer<typeof ControlRule>;
 
@@ -71,3 +77,29 @@ export type TrustControl = z.infer<typeof TrustControl>;
 
 export const TrustControlListResponse = z.object({ controls: z.array(TrustControl) })
   .openapi("TrustControlListResponse");
+
+export const TrustControlResponse = z.object({ control: TrustControl })
+  .openapi("TrustControlResponse");
+
+export const CreateControlRequest = z.strictObject({
+  key: z.string().regex(
+    /^custom\.[a-z0-9][a-z0-9_.-]{0,62}$/,
+    'Custom control keys are "custom." followed by lowercase letters, digits, ".", "_" or "-"',
+  ),
+  publicName: z.string().trim().min(1).max(200),
+  evidenceType: EvidenceType,
+  rule: ControlRule.nullable().optional(),
+  freshnessPolicyJson: FreshnessPolicy.optional(),
+  degradationPolicyJson: DegradationPolicy.optional(),
+  enabled: z.boolean().optional(),
+}).openapi("CreateControlRequest");
+export type CreateControlRequest = z.infer<typeof CreateControlRequest>;
+
+export const UpdateControlRequest = z.strictObject({
+  enabled: z.boolean().optional(),
+  publicName: z.string().trim().min(1).max(200).optional(),
+  freshnessPolicyJson: FreshnessPolicy.optional(),
+  degradationPolicyJson: DegradationPolicy.optional(),
+  rule: ControlRule.nullable().optional(),
+}).openapi("UpdateControlRequest");
+export type UpdateControlRequest = z.infer<typeof UpdateControlRequest>;

@@ -13,10 +13,12 @@ const TAGS = [
   { name: "Organizations", description: "Organizations, members and invitations" },
   { name: "Projects", description: "Projects of an organization" },
   { name: "Controls", description: "The control catalog of a project" },
+  { name: "Evaluations", description: "Control states computed from evidence" },
   { name: "Collectors", description: "Machine principals that send evidence" },
   { name: "Evidence", description: "Evidence records and their payloads" },
   { name: "Collector API", description: "Heartbeat and ingest, with a collector secret" },
   { name: "Public trust", description: "Published trust data, no credentials" },
+  { name: "Documentation", description: "Human- and agent-readable guides" },
   { name: "OAuth", description: "The built-in identity provider (AUTH_MODE=builtin)" },
 ];
 

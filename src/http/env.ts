@@ -7,6 +7,7 @@ import type { AccessTokenVerifier } from "../auth/human.ts";
 import type { SigningKey } from "../auth/keys.ts";
 import type { BlobStore } from "../blobs/mod.ts";
 import type { Config } from "../config.ts";
+import type { Scheduler } from "../live/scheduler.ts";
 import type { Collector } from "../store/collectors.ts";
 import type { User } from "../domain/workspace.ts";
 import type { Clock } from "../lib/clock.ts";
@@ -33,6 +34,8 @@ export interface Services extends AppDeps {
   keys: { tokens: SigningKey; publications: SigningKey };
   /** The evaluation layer's hook for new activity (schedules a recompute). */
   notifyActivity: ActivityListener;
+  /** Live re-evaluation: recompute now, schedule, and the queue consumer. */
+  scheduler: Scheduler;
 }
 
 export interface AppEnv {

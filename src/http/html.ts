@@ -51,23 +51,29 @@ export function pageHeaders(formAction: string[] = []): Record<string, string> {
   };
 }
 
-/** A complete page around `body`. */
-export function renderPage(title: string, body: Html): string {
-  return html`
-    <!doctype html>
-    <html lang="en">
-      <head>
-        <meta charset="utf-8">
-        <meta name="viewport" content="width=device-width, initial-scale=1">
-        <title>${title}</title>
-        <link rel="stylesheet" href="/static/service.css">
-        <link rel="icon" href="/static/dashboard/icon.svg" type="image/svg+xml">
-      </head>
-      <body>
-        <main class="card">
-        ${body}
-            </main>
-      </body>
-    </html>
-  `.value;
+/**
+ * A complete page around `body`: a narrow card (forms) or a wide document
+ * (documentation pages).
+ */
+export function renderPage(
+  title: string,
+  body: Html,
+  layout: "card" | "document" = "card",
+): string {
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${escapeHtml(title)}</title>
+<link rel="stylesheet" href="/static/service.css">
+<link rel="icon" href="/static/dashboard/icon.svg" type="image/svg+xml">
+</head>
+<body>
+<main class="${layout}">
+${body.value}
+</main>
+</body>
+</html>
+`;
 }

@@ -9,6 +9,7 @@ import type { EvidenceItem, EvidenceRecordSummary } from "../domain/collector.ts
 import { AppError, conflict, validationFailed } from "../domain/errors.ts";
 import { canonicalJson } from "../lib/canonical_json.ts";
 import { sha256HexSync } from "../lib/hash.ts";
+import { stableUuid } from "../lib/ids.ts";
 import type { Collector } from "../store/collectors.ts";
 import { addEvidence, getEvidenceMany, getIdempotencyRecord } from "../store/evidence.ts";
 
@@ -25,15 +26,6 @@ export interface IngestResult {
   records: EvidenceRecordSummary[];
   /** False when everything was already stored (a replay): answer 200, not 201. */
   created: boolean;
-}
-
-/** A UUID (version 8, RFC 9562) made of the first 16 bytes of a SHA-256 hex digest. */
-function uuidFromDigest(hex: string): string {
-  const b = hex.slice(0, 32).split("");
-  b[12] = "8";
-  b[16] = ((parseInt(b[16], 16) & 0x3) | 0x8).toString(16);
-  const s = b.join("");
-  return `${s.slice(0, 8)}-${s.slice(8, 12)}-${s.slice(12, 16)}-${s.slice(16, 20)}-${s.slice(20)}`;
 }
 
 interface Prepared {
@@ -65,18 +57,17 @@ function prepare(
     const bytes = new TextEncoder().encode(text);
     const digest = sha256HexSync(bytes);
     const observedAt = observed.toISOString();
-    const identity = [
-      collector.projectId,
-      item.evidenceType,
-      item.sourceType,
-      item.sourceRef,
-      observedAt,
-      digest,
-    ].join("\n");
     prepared.push({
       bytes,
       record: {
-        id: uuidFromDigest(sha256HexSync(identity)),
+        id: stableUuid(
+          collector.projectId,
+          item.evidenceType,
+          item.sourceType,
+          item.sourceRef,
+          observedAt,
+          digest,
+        ),
         organizationId: collector.organizationId,
         projectId: collector.projectId,
         collectorPrincipalId: collector.id,

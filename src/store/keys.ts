@@ -94,3 +94,10 @@ export const idempotencyKey = (projectId: string, key: string) =>
   ["idempotency_keys", projectId, key] as const;
 
 export const latestSignalsKey = (projectId: string) => ["signals_latest", projectId] as const;
+
+export const evaluationKey = (projectId: string, controlId: string) =>
+  ["evaluations", projectId, controlId] as const;
+export const evaluationsOfProjectPrefix = (projectId: string) =>
+  ["evaluations", projectId] as const;
+/** The one scheduled recompute of a project (debounce: at most one pending). */
+export const pendingRecomputeKey = (projectId: string) => ["recompute_pending", projectId] as const;

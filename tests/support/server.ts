@@ -5,6 +5,8 @@
  */
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import { createApp } from "../../src/app.ts";
+import { signAccessToken } from "../../src/auth/builtin/tokens.ts";
+import { loadSigningKey } from "../../src/auth/keys.ts";
 import { createKvBlobStore } from "../../src/blobs/kv.ts";
 import type { BlobStore } from "../../src/blobs/mod.ts";
 import { type Config, loadConfig } from "../../src/config.ts";
@@ -19,6 +21,8 @@ export interface TestServer {
   kv: Deno.Kv;
   app: OpenAPIHono<AppEnv>;
   log: ReturnType<typeof memoryLogger>;
+  /** A valid built-in access token for `sub` (email `<sub>@example.com`). */
+  tokenFor(sub: string): Promise<string>;
   close(): Promise<void>;
   [Symbol.asyncDispose](): Promise<void>;
 }
@@ -29,6 +33,8 @@ export interface TestServerOptions {
   blobs?: (kv: Deno.Kv) => BlobStore;
   kv?: Deno.Kv;
   fetch?: typeof fetch;
+  /** Consume the KV queue (scheduled recomputes), as the real service does. Default true. */
+  queue?: boolean;
 }
 
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
@@ -51,13 +57,26 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
       clock: options.clock ?? systemClock,
       log,
       fetch: options.fetch,
-    });
+    }, { queue: options.queue ?? true });
     handler = (req, info) => app.fetch(req, info);
+    const tokenKey = await loadSigningKey(kv, "tokens");
+    const tokenFor = (sub: string) =>
+      signAccessToken(tokenKey, {
+        issuer: config.auth.issuer,
+        audience: config.auth.audience,
+        now: (options.clock ?? systemClock).now(),
+        ttlSeconds: 3600,
+      }, {
+        sub,
+        clientId: config.auth.clientId,
+        scope: "api",
+        extra: { email: `${sub}@example.com`, name: sub },
+      });
     const close = async () => {
       await server.shutdown();
       if (!options.kv) kv.close();
     };
-    return { baseUrl, port, config, kv, app, log, close, [Symbol.asyncDispose]: close };
+    return { baseUrl, port, config, kv, app, log, tokenFor, close, [Symbol.asyncDispose]: close };
   } catch (error) {
     await server.shutdown();
     if (!options.kv) kv.close();

@@ -3,14 +3,12 @@
  */
 import { createRoute, z } from "@hono/zod-openapi";
 import { uuidParam } from "../../domain/common.ts";
-import { TrustControlListResponse } from "../../domain/control.ts";
 import { forbidden } from "../../domain/errors.ts";
 import {
   CreateProjectRequest,
   ProjectResponse,
   UpdateProjectRequest,
 } from "../../domain/workspace.ts";
-import { listControlsByProject } from "../../store/controls.ts";
 import { createProject, updateProject } from "../../store/projects.ts";
 import { requireHuman, requireMembership, requireProjectAccess } from "../auth.ts";
 import { createRouter } from "../env.ts";
@@ -91,27 +89,5 @@ projectRoutes.openapi(
     const project = await updateProject(kv, id, c.req.valid("json"), clock.now());
     if (!project) throw forbidden();
     return c.json({ project }, 200);
-  },
-);
-
-projectRoutes.openapi(
-  createRoute({
-    method: "get",
-    path: "/projects/{id}/controls",
-    operationId: "listProjectControls",
-    tags: ["Controls"],
-    summary: "Controls configured for the project",
-    security: HUMAN,
-    middleware: [requireHuman] as const,
-    request: { params: ProjectParams },
-    responses: {
-      200: json(TrustControlListResponse, "The project's controls, default catalog first"),
-      ...errors(400, 401, 403),
-    },
-  }),
-  async (c) => {
-    const project = await requireProjectAccess(c, c.req.valid("param").id);
-    const controls = await listControlsByProject(c.var.services.kv, project.id);
-    return c.json({ controls }, 200);
   },
 );

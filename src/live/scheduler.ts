@@ -1,0 +1,111 @@
+/**
+ * Live re-evaluation through the Deno KV queue. After each recompute the
+ * next one is scheduled at the earliest nextCheckAt, and new activity
+ * schedules one shortly after (debounced): at most one recompute is pending
+ * per project. Delivery is at least once, so handling is idempotent: a
+ * redelivered or superseded message only repeats a recompute.
+ */
+import type { BlobStore } from "../blobs/mod.ts";
+import type { Project } from "../domain/workspace.ts";
+import type { Clock } from "../lib/clock.ts";
+import type { Logger } from "../lib/log.ts";
+import { pendingRecomputeKey } from "../store/keys.ts";
+import { getProject } from "../store/projects.ts";
+import { recomputeProject, type RecomputeResult } from "./recompute.ts";
+
+/** New activity is evaluated this long after it arrives, so a burst costs one recompute. */
+export const ACTIVITY_DEBOUNCE_MS = 2000;
+/** Longest queue delay used; a later check is reached in several hops. */
+const MAX_DELAY_MS = 7 * 24 * 3600 * 1000;
+/** A pending marker this far past due is taken as lost and replaced. */
+const LOST_AFTER_MS = 5 * 60 * 1000;
+
+export interface RecomputeMessage {
+  kind: "recompute";
+  projectId: string;
+  dueAt: number;
+}
+
+function isRecomputeMessage(value: unknown): value is RecomputeMessage {
+  const m = value as RecomputeMessage;
+  return typeof m === "object" && m !== null && m.kind === "recompute" &&
+    typeof m.projectId === "string" && typeof m.dueAt === "number";
+}
+
+/** Called after every recompute, e.g. to publish a new version when states changed. */
+export type RecomputeListener = (project: Project, result: RecomputeResult) => Promise<void>;
+
+export interface Scheduler {
+  /** Recomputes now, schedules the next check and tells the listener. */
+  recompute(projectId: string): Promise<RecomputeResult | null>;
+  /** Ensures a recompute runs no later than `dueAt` (epoch ms). */
+  schedule(projectId: string, dueAt: number): Promise<void>;
+  /** Schedules a debounced recompute after new activity. */
+  notify(projectId: string): Promise<void>;
+  /** Processes queue messages until the KV closes. */
+  start(): Promise<void>;
+  /** Sets the listener called after each recompute. */
+  onRecomputed(listener: RecomputeListener): void;
+}
+
+export function createScheduler(
+  deps: { kv: Deno.Kv; blobs: BlobStore; clock: Clock; log: Logger },
+): Scheduler {
+  const { kv, clock, log } = deps;
+  let listener: RecomputeListener = () => Promise.resolve();
+
+  async function schedule(projectId: string, dueAt: number): Promise<void> {
+    const key = pendingRecomputeKey(projectId);
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const now = clock.now().getTime();
+      const pending = await kv.get<{ dueAt: number }>(key);
+      if (
+        pending.value && pending.value.dueAt <= dueAt && pending.value.dueAt > now - LOST_AFTER_MS
+      ) return;
+      const delay = Math.min(Math.max(0, dueAt - now), MAX_DELAY_MS);
+      const message: RecomputeMessage = { kind: "recompute", projectId, dueAt: now + delay };
+      const res = await kv.atomic().check(pending)
+        .set(key, { dueAt: message.dueAt })
+        .enqueue(message, { delay })
+        .commit();
+      if (res.ok) return;
+    }
+  }
+
+  async function recompute(projectId: string): Promise<RecomputeResult | null> {
+    const project = await getProject(kv, projectId);
+    if (!project) return null;
+    const result = await recomputeProject(deps, projectId, clock.now());
+    if (result.nextCheckAt) await schedule(projectId, Date.parse(result.nextCheckAt));
+    await listener(project, result);
+    return result;
+  }
+
+  async function handle(message: unknown): Promise<void> {
+    if (!isRecomputeMessage(message)) return;
+    const key = pendingRecomputeKey(message.projectId);
+    const pending = await kv.get<{ dueAt: number }>(key);
+    if (pending.value?.dueAt === message.dueAt) {
+      await kv.atomic().check(pending).delete(key).commit();
+    }
+    try {
+      await recompute(message.projectId);
+    } catch (error) {
+      log.error("Scheduled recompute failed; the queue will redeliver it", {
+        projectId: message.projectId,
+        error: error instanceof Error ? error.message : String(error),
+      });
+      throw error;
+    }
+  }
+
+  return {
+    recompute,
+    schedule,
+    notify: (projectId) => schedule(projectId, clock.now().getTime() + ACTIVITY_DEBOUNCE_MS),
+    start: () => kv.listenQueue(handle),
+    onRecomputed(next) {
+      listener = next;
+    },
+  };
+}
