@@ -20,11 +20,19 @@ import { meRoutes } from "./http/routes/me.ts";
 import { oauthRoutes } from "./http/routes/oauth.ts";
 import { organizationRoutes } from "./http/routes/organizations.ts";
 import { projectRoutes } from "./http/routes/projects.ts";
+import { publicOrgRoutes } from "./http/routes/public_org.ts";
 import { publicTrustRoutes } from "./http/routes/public_trust.ts";
+import { publishRoutes } from "./http/routes/publish.ts";
+import { domainRoutes } from "./http/routes/domains.ts";
+import { hostRouting } from "./http/host_routing.ts";
 import { signupRoutes } from "./http/routes/signup.ts";
 import { wellKnownRoutes } from "./http/routes/well_known.ts";
 import { loadStaticFiles, serveStatic } from "./http/static_files.ts";
 import { createScheduler } from "./live/scheduler.ts";
+import type { Project } from "./domain/workspace.ts";
+import { createTxtResolver } from "./publish/dns.ts";
+import { publishProject } from "./publish/publish.ts";
+import { getLatestPublicationEntry } from "./store/publications.ts";
 import { describeApi } from "./http/api_document.ts";
 
 /** Body limit for every route that does not take evidence. */
@@ -54,7 +62,22 @@ export async function createServices(deps: AppDeps): Promise<Services> {
       fetch: deps.fetch,
     });
   const scheduler = createScheduler(deps);
-  return { ...deps, keys, verifier, scheduler, notifyActivity: scheduler.notify };
+  const publish = (project: Project) =>
+    publishProject({ ...deps, signingKey: keys.publications }, project);
+  scheduler.onRecomputed(async (project, result) => {
+    if (!project.autoPublish || result.changed.length === 0) return;
+    if (!(await getLatestPublicationEntry(kv, project.id)).value) return;
+    await publish(project);
+  });
+  return {
+    ...deps,
+    keys,
+    verifier,
+    scheduler,
+    notifyActivity: scheduler.notify,
+    resolver: deps.resolver ?? createTxtResolver(config.dnsNameserver),
+    publish,
+  };
 }
 
 /** Route patterns of `app`, as regular expressions with their methods, for 405 answers. */
@@ -97,6 +120,7 @@ export async function createApp(
     await next();
     c.header("X-Content-Type-Options", "nosniff");
   });
+  app.use("*", hostRouting(config, (request, env) => app.fetch(request, env)));
   app.use(
     "*",
     readBody((path) => path.startsWith("/ingest/") ? config.maxEvidenceBytes : DEFAULT_BODY_LIMIT),
@@ -112,7 +136,10 @@ export async function createApp(
   app.route("/", collectorRoutes);
   app.route("/", evidenceRoutes);
   app.route("/", ingestRoutes);
+  app.route("/", publicOrgRoutes);
   app.route("/", publicTrustRoutes);
+  app.route("/", publishRoutes);
+  app.route("/", domainRoutes);
   app.route("/", dashboardRoutes);
   if (config.auth.mode === "builtin") {
     app.route("/", oauthRoutes);

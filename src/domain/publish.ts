@@ -170,6 +170,7 @@ export const ProjectDomainResponse = z.object({
   check: z.object({
     found: z.array(z.string()),
     expected: z.string(),
+    error: z.string().optional().openapi({ description: "Why the lookup itself failed" }),
   }).optional().openapi({ description: "Present after a failed verification: what DNS answered" }),
 }).openapi("ProjectDomainResponse");
 

@@ -17,6 +17,8 @@ const TAGS = [
   { name: "Collectors", description: "Machine principals that send evidence" },
   { name: "Evidence", description: "Evidence records and their payloads" },
   { name: "Collector API", description: "Heartbeat and ingest, with a collector secret" },
+  { name: "Publishing", description: "Signed, immutable versions of the trust profile" },
+  { name: "Custom domains", description: "Serving the trust page on the vendor's own domain" },
   { name: "Public trust", description: "Published trust data, no credentials" },
   { name: "Documentation", description: "Human- and agent-readable guides" },
   { name: "OAuth", description: "The built-in identity provider (AUTH_MODE=builtin)" },

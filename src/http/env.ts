@@ -8,7 +8,11 @@ import type { SigningKey } from "../auth/keys.ts";
 import type { BlobStore } from "../blobs/mod.ts";
 import type { Config } from "../config.ts";
 import type { Scheduler } from "../live/scheduler.ts";
+import type { PublishJob } from "../domain/publish.ts";
+import type { Project } from "../domain/workspace.ts";
+import type { TxtResolver } from "../publish/dns.ts";
 import type { Collector } from "../store/collectors.ts";
+import type { Publication } from "../store/publications.ts";
 import type { User } from "../domain/workspace.ts";
 import type { Clock } from "../lib/clock.ts";
 import type { Logger } from "../lib/log.ts";
@@ -23,6 +27,8 @@ export interface AppDeps {
   log: Logger;
   /** Used for JWKS, discovery and userinfo requests to an external IdP. */
   fetch?: typeof fetch;
+  /** TXT lookups for custom-domain verification (default: DNS_NAMESERVER or the system's). */
+  resolver?: TxtResolver;
 }
 
 /** Called after new evidence, signals or a heartbeat of a project. */
@@ -36,6 +42,9 @@ export interface Services extends AppDeps {
   notifyActivity: ActivityListener;
   /** Live re-evaluation: recompute now, schedule, and the queue consumer. */
   scheduler: Scheduler;
+  resolver: TxtResolver;
+  /** Publishes the next version of a project (DESIGN.md §9). */
+  publish(project: Project): Promise<{ job: PublishJob; publication: Publication }>;
 }
 
 export interface AppEnv {

@@ -77,7 +77,15 @@ export function createScheduler(
     if (!project) return null;
     const result = await recomputeProject(deps, projectId, clock.now());
     if (result.nextCheckAt) await schedule(projectId, Date.parse(result.nextCheckAt));
-    await listener(project, result);
+    try {
+      await listener(project, result);
+    } catch (error) {
+      // The evaluations are stored; a failing follow-up (an automatic publish) is its own job.
+      log.error("After-recompute step failed", {
+        projectId,
+        error: error instanceof Error ? error.message : String(error),
+      });
+    }
     return result;
   }
 

@@ -101,3 +101,23 @@ export const evaluationsOfProjectPrefix = (projectId: string) =>
   ["evaluations", projectId] as const;
 /** The one scheduled recompute of a project (debounce: at most one pending). */
 export const pendingRecomputeKey = (projectId: string) => ["recompute_pending", projectId] as const;
+
+export const publishJobKey = (projectId: string, jobId: string) =>
+  ["publish_jobs", projectId, jobId] as const;
+export const publicationKey = (projectId: string, version: number) =>
+  ["publications", projectId, version] as const;
+export const publicationsOfProjectPrefix = (projectId: string) =>
+  ["publications", projectId] as const;
+/** The latest published version of a project: a pointer, not a scan. */
+export const latestPublicationKey = (projectId: string) =>
+  ["publications_latest", projectId] as const;
+
+export const domainKey = (id: string) => ["domains", id] as const;
+export const domainByNameKey = (domain: string) => ["domains_by_name", domain] as const;
+export const domainByProjectKey = (projectId: string, id: string) =>
+  ["domains_by_project", projectId, id] as const;
+export const domainsByProjectPrefix = (projectId: string) =>
+  ["domains_by_project", projectId] as const;
+
+/** A short lease that serializes work on one resource across requests and instances. */
+export const leaseKey = (name: string, id: string) => ["leases", name, id] as const;

@@ -1,0 +1,67 @@
+/**
+ * Custom domains and hosted subdomains: a request whose Host is a verified
+ * domain of a project, or `<hostedSubdomain>.<trust page host>`, is served
+ * that project's latest profile at `/`, `/trust.json`, `/trust.json.jws`,
+ * `/index.md`, `/feed.xml` and `/badge.svg`, by rewriting it to the
+ * canonical /trust/{projectSlug} routes. Every other host passes through.
+ */
+import type { MiddlewareHandler } from "hono";
+import type { Config } from "../config.ts";
+import { notFound } from "../domain/errors.ts";
+import { getDomainByName } from "../store/domains.ts";
+import { getProject, getProjectByHostedSubdomain } from "../store/projects.ts";
+import type { AppEnv } from "./env.ts";
+
+const PATHS: Record<string, string> = {
+  "/": "",
+  "/trust.json": "/trust.json",
+  "/trust.json.jws": "/trust.json.jws",
+  "/index.md": ".md",
+  "/index.html": ".html",
+  "/feed.xml": "/feed.xml",
+  "/badge.svg": "/badge.svg",
+  "/badge.json": "/badge.json",
+};
+
+function hostname(value: string | undefined): string | null {
+  if (!value) return null;
+  try {
+    return new URL(`http://${value}`).hostname.replace(/\.$/, "");
+  } catch {
+    return null;
+  }
+}
+
+/** Rewrites requests for project hosts; `fetch` is the app itself. */
+export function hostRouting(
+  config: Config,
+  fetch: (request: Request, env: unknown) => Response | Promise<Response>,
+): MiddlewareHandler<AppEnv> {
+  const own = new Set([new URL(config.baseUrl).hostname, new URL(config.trustPageBase).hostname]);
+  const subdomainSuffix = `.${new URL(config.trustPageBase).hostname}`;
+  return async (c, next) => {
+    const host = hostname(c.req.header("host"));
+    if (!host || own.has(host) || (c.req.method !== "GET" && c.req.method !== "HEAD")) {
+      return await next();
+    }
+    const { kv } = c.var.services;
+    let project = null;
+    if (host.endsWith(subdomainSuffix)) {
+      const label = host.slice(0, -subdomainSuffix.length);
+      if (!label.includes(".")) project = await getProjectByHostedSubdomain(kv, label);
+    }
+    if (!project) {
+      const domain = await getDomainByName(kv, host);
+      if (domain?.verificationStatus === "verified") {
+        project = await getProject(kv, domain.projectId);
+      }
+    }
+    if (!project) return await next();
+    const suffix = PATHS[c.req.path];
+    if (suffix === undefined) throw notFound(`No document at ${c.req.path} on this trust page`);
+    const target = new URL(`/trust/${encodeURIComponent(project.slug)}${suffix}`, config.baseUrl);
+    const headers = new Headers(c.req.raw.headers);
+    headers.set("host", target.host);
+    return await fetch(new Request(target, { method: c.req.method, headers }), c.env);
+  };
+}

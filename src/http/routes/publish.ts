@@ -1,0 +1,91 @@
+/**
+ * Operator publishing: publish the next version, read the latest and all
+ * publications (private projects included, as a preview).
+ */
+import { createRoute, z } from "@hono/zod-openapi";
+import { uuidParam } from "../../domain/common.ts";
+import { notFound } from "../../domain/errors.ts";
+import {
+  PublishedProfileListResponse,
+  PublishedProfileResponse,
+  PublishProjectResponse,
+} from "../../domain/publish.ts";
+import { toPublishedProfile } from "../../publish/publish.ts";
+import { getLatestPublication, listPublications } from "../../store/publications.ts";
+import { requireHuman, requireProjectAccess } from "../auth.ts";
+import { createRouter } from "../env.ts";
+import { errors, HUMAN, json } from "../openapi.ts";
+
+export const publishRoutes = createRouter();
+
+const tags = ["Publishing"];
+const ProjectParams = z.object({ id: uuidParam("id") });
+
+publishRoutes.openapi(
+  createRoute({
+    method: "post",
+    path: "/projects/{id}/publish",
+    operationId: "publishProject",
+    tags,
+    summary: "Publish the next signed, immutable version of the trust profile",
+    description:
+      "Recomputes at the publication instant, renders trust.json, HTML, Markdown, feed and badges, signs trust.json (Ed25519 JWS chained to the previous version) and commits the version atomically. A failure answers 500 with the job marked failed; nothing partial is ever visible.",
+    security: HUMAN,
+    middleware: [requireHuman] as const,
+    request: { params: ProjectParams },
+    responses: {
+      201: json(PublishProjectResponse, "The completed job and the new version"),
+      ...errors(400, 401, 403, 500),
+    },
+  }),
+  async (c) => {
+    const project = await requireProjectAccess(c, c.req.valid("param").id);
+    const { job, publication } = await c.var.services.publish(project);
+    return c.json({ job, publishedProfile: toPublishedProfile(publication) }, 201);
+  },
+);
+
+publishRoutes.openapi(
+  createRoute({
+    method: "get",
+    path: "/projects/{id}/published-profile",
+    operationId: "getPublishedProfile",
+    tags,
+    summary: "The latest publication's metadata",
+    security: HUMAN,
+    middleware: [requireHuman] as const,
+    request: { params: ProjectParams },
+    responses: {
+      200: json(PublishedProfileResponse, "The latest version"),
+      ...errors(400, 401, 403, 404),
+    },
+  }),
+  async (c) => {
+    const project = await requireProjectAccess(c, c.req.valid("param").id);
+    const publication = await getLatestPublication(c.var.services.kv, project.id);
+    if (!publication) throw notFound("This project has not been published yet");
+    return c.json({ publishedProfile: toPublishedProfile(publication) }, 200);
+  },
+);
+
+publishRoutes.openapi(
+  createRoute({
+    method: "get",
+    path: "/projects/{id}/published-profiles",
+    operationId: "listPublishedProfiles",
+    tags,
+    summary: "Every publication's metadata, newest first (up to 100)",
+    security: HUMAN,
+    middleware: [requireHuman] as const,
+    request: { params: ProjectParams },
+    responses: {
+      200: json(PublishedProfileListResponse, "Publications, newest first"),
+      ...errors(400, 401, 403),
+    },
+  }),
+  async (c) => {
+    const project = await requireProjectAccess(c, c.req.valid("param").id);
+    const publications = await listPublications(c.var.services.kv, project.id, 100);
+    return c.json({ publishedProfiles: publications.map(toPublishedProfile) }, 200);
+  },
+);

@@ -1,0 +1,71 @@
+/**
+ * The per-project setup guide (GET /trust/{projectSlug}/setup.md): what a
+ * vendor's engineer, or an agent following it, runs to connect a collector.
+ * It names ids only; secrets are never part of it.
+ */
+import type { Config } from "../../config.ts";
+import type { Project } from "../../domain/workspace.ts";
+import type { Collector } from "../../store/collectors.ts";
+
+export function renderSetupGuide(
+  config: Config,
+  project: Project,
+  collector: Collector | null,
+): string {
+  const base = config.baseUrl;
+  const collectorId = collector?.id ?? "<COLLECTOR_ID>";
+  const name = project.name.replace(/[\r\n]+/g, " ");
+  return `# Set up evidence collection for ${name.replace(/([\\`*_[\]#<>|])/g, "\\$1")}
+
+Project id: \`${project.id}\`
+Project slug: \`${project.slug}\`
+Collector id: \`${collectorId}\`${
+    collector
+      ? ""
+      : " (no collector yet: an operator creates one in the dashboard or with `POST /projects/{id}/collectors`)"
+  }
+
+The collector secret (\`tpc_…\`) is shown once, to the operator who creates or rotates the
+collector. Keep it in your CI's secret store as \`TRUST_COLLECTOR_SECRET\`; it is never
+part of this guide.
+
+## 1. Prove the collector is alive
+
+\`\`\`sh
+curl -fsS -X POST ${base}/collectors/${collectorId}/heartbeat \\
+  -H "Authorization: Bearer $TRUST_COLLECTOR_SECRET" \\
+  -H "Content-Type: application/json" \\
+  -d '{"sourceRef":"ci"}'
+\`\`\`
+
+## 2. Send evidence after each build
+
+\`\`\`sh
+jq -n --slurpfile sbom sbom.cdx.json '{
+  projectId: "${project.id}",
+  evidenceType: "sbom",
+  sourceType: "github_actions",
+  sourceRef: env.GITHUB_REPOSITORY + "@" + env.GITHUB_SHA,
+  observedAt: (now | todate),
+  payload: $sbom[0]
+}' | curl -fsS -X POST ${base}/ingest/evidence \\
+  -H "Authorization: Bearer $TRUST_COLLECTOR_SECRET" \\
+  -H "Content-Type: application/json" \\
+  -H "Idempotency-Key: $GITHUB_RUN_ID-sbom" \\
+  --data-binary @-
+\`\`\`
+
+Evidence types: \`sbom\` (CycloneDX or SPDX JSON), \`vulnerability_scan\` (OSV-Scanner,
+Grype, Trivy, or \`{"summary":{"critical":0,"high":0,"medium":0,"low":0}}\`),
+\`build_provenance\` (in-toto SLSA provenance, bare or in a DSSE envelope),
+\`dependency_inventory\`, \`deployment_snapshot\`, \`policy_result\` (including conftest and
+OPA output). Up to 100 records go in one call to \`POST ${base}/ingest/evidence/batch\`.
+
+## 3. Check the result
+
+- Trust page: ${base}/trust/${project.slug}
+- Machine-readable: ${base}/trust/${project.slug}/trust.json (signature: \`trust.json.jws\`,
+  keys: ${base}/.well-known/jwks.json)
+- How states are decided: ${base}/docs/evaluation.md
+`;
+}

@@ -1,0 +1,242 @@
+/**
+ * The publish flow (DESIGN.md §9): a job, a recompute at the publication
+ * instant, trust.json (SPEC.md's PublishedTrustProfile) with HTML, Markdown,
+ * feed and badges rendered from the same data, a signature, blobs written
+ * first, then one atomic commit of the version, the latest pointer and the
+ * job. Any failure leaves a failed job and no visible partial version;
+ * concurrent publishes get consecutive versions.
+ */
+import type { SigningKey } from "../auth/keys.ts";
+import type { BlobStore } from "../blobs/mod.ts";
+import type { Config } from "../config.ts";
+import type { ControlState } from "../domain/control.ts";
+import { AppError } from "../domain/errors.ts";
+import type {
+  PublishedProfile,
+  PublishedTrustControl,
+  PublishedVersion,
+  PublishJob,
+} from "../domain/publish.ts";
+import type { Project } from "../domain/workspace.ts";
+import type { Clock } from "../lib/clock.ts";
+import { sha256HexSync } from "../lib/hash.ts";
+import type { Logger } from "../lib/log.ts";
+import { recomputeProject } from "../live/recompute.ts";
+import {
+  type Artifact,
+  commitPublication,
+  getLatestPublicationEntry,
+  getPublication,
+  listPublications,
+  type Publication,
+  saveJob,
+} from "../store/publications.ts";
+import {
+  badgeJson,
+  buildTrustProfile,
+  renderAtomFeed,
+  renderBadgeSvg,
+  renderTrustPageHtml,
+  renderTrustPageMarkdown,
+  serializeTrustJson,
+} from "./render/mod.ts";
+import { withLease } from "../store/leases.ts";
+import { signTrustJson } from "./sign.ts";
+import { publicUrls } from "./urls.ts";
+
+/**
+ * Publishes of one project run one at a time under a lease; the pointer
+ * check in the commit still guards against a lease that expired mid-way.
+ */
+const PUBLISH_LEASE = (projectId: string) => ({
+  name: "publish",
+  id: projectId,
+  ttlMs: 60_000,
+  waitMs: 120_000,
+});
+const MAX_ATTEMPTS = 3;
+/** Entries kept in the Atom feed. */
+const FEED_ENTRIES = 50;
+
+export interface PublishDeps {
+  kv: Deno.Kv;
+  blobs: BlobStore;
+  clock: Clock;
+  log: Logger;
+  config: Config;
+  signingKey: SigningKey;
+}
+
+const encoder = new TextEncoder();
+
+function changesBetween(
+  previous: Record<string, ControlState> | null,
+  controls: PublishedTrustControl[],
+): PublishedVersion["changes"] {
+  return controls
+    .filter((c) => previous?.[c.key] !== c.state)
+    .map((c) => ({ key: c.key, name: c.name, from: previous?.[c.key] ?? null, to: c.state }));
+}
+
+/** The operator-facing metadata of a publication (SPEC.md PublishedProfile). */
+export function toPublishedProfile(publication: Publication): PublishedProfile {
+  return {
+    id: publication.id,
+    projectId: publication.projectId,
+    version: publication.version,
+    artifactS3Key: publication.artifacts.trustJson.key,
+    publishedAt: publication.publishedAt,
+  };
+}
+
+async function render(
+  deps: PublishDeps,
+  project: Project,
+  controls: PublishedTrustControl[],
+  version: number,
+  publishedAt: string,
+  previous: Publication | null,
+) {
+  const urls = publicUrls(deps.config, project.slug);
+  const profile = buildTrustProfile({
+    project: { slug: project.slug, name: project.name, hostedSubdomain: project.hostedSubdomain },
+    version,
+    publishedAt,
+    controls,
+  });
+  const trustJson = serializeTrustJson(profile);
+  const digest = `sha256:${sha256HexSync(trustJson)}`;
+  const previousDigest = previous?.digest ?? null;
+  const jws = await signTrustJson(deps.signingKey, trustJson, { version, previousDigest });
+  const entry: PublishedVersion = {
+    version,
+    publishedAt,
+    digest,
+    previousDigest,
+    overallState: profile.summary.overallState,
+    changes: changesBetween(previous?.states ?? null, profile.controls),
+  };
+  const history = [entry, ...(await listPublications(deps.kv, project.id, FEED_ENTRIES))];
+  if (version > 1 && history[history.length - 1].version !== 1) {
+    const first = await getPublication(deps.kv, project.id, 1);
+    if (first) history.push(first);
+  }
+  const links = {
+    trustJson: urls.trustJson,
+    signature: urls.jws,
+    feed: urls.feed,
+    evaluationRules: urls.evaluationRules,
+    versions: urls.versions,
+    badge: urls.badgeSvg,
+  };
+  const documents = {
+    trustJson,
+    jws: encoder.encode(jws),
+    html: encoder.encode(renderTrustPageHtml(profile, links)),
+    markdown: encoder.encode(renderTrustPageMarkdown(profile, links)),
+    feed: encoder.encode(renderAtomFeed({
+      project: { slug: project.slug, name: project.name },
+      feedUrl: urls.feed,
+      pageUrl: urls.page,
+      versions: history,
+      versionUrl: urls.versionTrustJson,
+      maxEntries: FEED_ENTRIES,
+    })),
+    badgeSvg: encoder.encode(renderBadgeSvg(profile.summary.overallState)),
+    badgeJson: encoder.encode(JSON.stringify(badgeJson(profile.summary.overallState))),
+  };
+  return { profile, entry, documents };
+}
+
+/**
+ * Publishes the next version of `project`. Returns the completed job and
+ * the publication; throws an `internal` AppError (after marking the job
+ * failed) when anything fails.
+ */
+export async function publishProject(
+  deps: PublishDeps,
+  project: Project,
+): Promise<{ job: PublishJob; publication: Publication }> {
+  const { kv, blobs, clock } = deps;
+  const requestedAt = clock.now().toISOString();
+  let job: PublishJob = {
+    id: crypto.randomUUID(),
+    projectId: project.id,
+    status: "requested",
+    reason: null,
+    requestedAt,
+    startedAt: null,
+    completedAt: null,
+  };
+  await saveJob(kv, job);
+  try {
+    return await withLease(kv, PUBLISH_LEASE(project.id), async () => {
+      job = { ...job, status: "running", startedAt: clock.now().toISOString() };
+      await saveJob(kv, job);
+      for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+        const at = clock.now();
+        const { evaluations } = await recomputeProject({ kv, blobs }, project.id, at);
+        const controls: PublishedTrustControl[] = evaluations.map((e) => ({
+          key: e.control.key,
+          category: e.control.category,
+          name: e.control.publicName,
+          state: e.state,
+          confidence: e.confidence,
+          latestEvidenceAt: e.latestEvidenceAt,
+          freshUntil: e.freshUntil,
+          nextCheckAt: e.nextCheckAt,
+        }));
+        const latest = await getLatestPublicationEntry(kv, project.id);
+        const previous = latest.value ? await getPublication(kv, project.id, latest.value) : null;
+        const version = (latest.value ?? 0) + 1;
+        const publishedAt = at.toISOString();
+        const { profile, entry, documents } = await render(
+          deps,
+          project,
+          controls,
+          version,
+          publishedAt,
+          previous,
+        );
+        const names = Object.keys(documents) as Array<keyof typeof documents>;
+        const keys = await blobs.putMany("artifact", names.map((n) => documents[n]));
+        const artifacts = Object.fromEntries(names.map((n, i) => [n, {
+          key: keys[i],
+          digest: `sha256:${keys[i].slice(keys[i].indexOf("/") + 1)}`,
+        }])) as Record<keyof typeof documents, Artifact>;
+        const publication: Publication = {
+          ...entry,
+          id: crypto.randomUUID(),
+          projectId: project.id,
+          summary: profile.summary,
+          states: Object.fromEntries(profile.controls.map((c) => [c.key, c.state])),
+          artifacts,
+        };
+        const completed: PublishJob = {
+          ...job,
+          status: "completed",
+          completedAt: clock.now().toISOString(),
+        };
+        if (await commitPublication(kv, latest, publication, completed)) {
+          return { job: completed, publication };
+        }
+      }
+      throw new Error("The latest version kept changing while publishing");
+    });
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    deps.log.error("Publish failed", { projectId: project.id, jobId: job.id, reason });
+    await saveJob(kv, {
+      ...job,
+      status: "failed",
+      reason,
+      completedAt: clock.now().toISOString(),
+    }).catch(() => {});
+    throw new AppError(
+      "internal",
+      `Publish job ${job.id} failed; nothing was published`,
+      {},
+      error,
+    );
+  }
+}

@@ -1,0 +1,19 @@
+/**
+ * The public addresses of a project's trust data, all absolute on BASE_URL,
+ * so links in stored documents work wherever the document is served.
+ */
+import type { Config } from "../config.ts";
+
+export function publicUrls(config: Config, slug: string) {
+  const page = `${config.baseUrl}/trust/${encodeURIComponent(slug)}`;
+  return {
+    page,
+    trustJson: `${page}/trust.json`,
+    jws: `${page}/trust.json.jws`,
+    feed: `${page}/feed.xml`,
+    versions: `${page}/versions`,
+    badgeSvg: `${page}/badge.svg`,
+    evaluationRules: `${config.baseUrl}/docs/evaluation`,
+    versionTrustJson: (version: number) => `${page}/versions/${version}/trust.json`,
+  };
+}
