@@ -3,7 +3,8 @@
  * measured in the same run.
  */
 import { benchIngest } from "./ingest.ts";
+import { benchRecompute } from "./recompute.ts";
 
-for (const bench of [benchIngest]) {
+for (const bench of [benchIngest, benchRecompute]) {
   console.log((await bench()).line);
 }
