@@ -7,7 +7,12 @@ export interface KvBlobMeta {
   size: number;
   chunks: number;
   sha256: string;
+  /** The bytes themselves for blobs of at most KV_BLOB_INLINE_BYTES (then `chunks` is 0). */
+  inline?: Uint8Array;
 }
+
+/** Blobs up to this size live inside their meta record: one KV write instead of two. */
+export const KV_BLOB_INLINE_BYTES = 32 * 1024;
 
 /** Largest chunk value; KV values are capped at 64 KiB. */
 export const KV_BLOB_CHUNK_BYTES = 60 * 1024;
@@ -27,21 +32,20 @@ export function createKvBlobStore(kv: Deno.Kv): BlobStore {
   /** Which of `keys` are already stored (complete, with their meta record). */
   const presentKeys = async (keys: readonly string[]): Promise<Set<string>> => {
     const present = new Set<string>();
-    for (let i = 0; i < keys.length; i += 10) {
-      const metas = await kv.getMany(keys.slice(i, i + 10).map((k) => blobMetaKey(k)));
-      metas.forEach((m, j) => m.versionstamp !== null && present.add(keys[i + j]));
-    }
+    const groups = [];
+    for (let i = 0; i < keys.length; i += 10) groups.push(keys.slice(i, i + 10));
+    const results = await Promise.all(groups.map((g) => kv.getMany(g.map((k) => blobMetaKey(k)))));
+    results.flat().forEach((m, i) => m.versionstamp !== null && present.add(keys[i]));
     return present;
   };
   /** Adds a blob of at most one chunk, chunk and meta, to `op`. */
   const stageSmall = (op: Deno.AtomicOperation, key: string, bytes: Uint8Array) => {
-    const meta: KvBlobMeta = {
-      size: bytes.length,
-      chunks: bytes.length ? 1 : 0,
-      sha256: key.slice(key.indexOf("/") + 1),
-    };
-    if (bytes.length) op.set(blobChunkKey(key, 0), bytes);
-    op.set(blobMetaKey(key), meta);
+    const sha256 = key.slice(key.indexOf("/") + 1);
+    if (bytes.length <= KV_BLOB_INLINE_BYTES) {
+      return op.set(blobMetaKey(key), { size: bytes.length, chunks: 0, sha256, inline: bytes });
+    }
+    op.set(blobChunkKey(key, 0), bytes);
+    return op.set(blobMetaKey(key), { size: bytes.length, chunks: 1, sha256 });
   };
 
   const store: BlobStore = {
@@ -50,6 +54,11 @@ export function createKvBlobStore(kv: Deno.Kv): BlobStore {
       const key = blobKey(kind, sha256);
       const metaKey = blobMetaKey(key);
       if ((await kv.get(metaKey)).versionstamp !== null) return key;
+      if (bytes.length <= KV_BLOB_INLINE_BYTES) {
+        await stageSmall(kv.atomic().check({ key: metaKey, versionstamp: null }), key, bytes)
+          .commit();
+        return key;
+      }
 
       const chunks = Math.ceil(bytes.length / KV_BLOB_CHUNK_BYTES);
       for (let first = 0; first < chunks; first += CHUNKS_PER_ATOMIC) {
@@ -124,6 +133,12 @@ export function createKvBlobStore(kv: Deno.Kv): BlobStore {
       const { sha256 } = parseBlobKey(key);
       const meta = (await kv.get<KvBlobMeta>(blobMetaKey(key))).value;
       if (meta === null) return null;
+      if (meta.inline) {
+        if (meta.inline.length !== meta.size || sha256HexSync(meta.inline) !== sha256) {
+          throw new BlobStoreError(`Blob "${key}" does not match its SHA-256`);
+        }
+        return meta.inline;
+      }
 
       const bytes = new Uint8Array(meta.size);
       let offset = 0;

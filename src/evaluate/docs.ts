@@ -33,15 +33,18 @@ The first rule that applies decides the state:
 1. No observation: \`unknown\`.
 2. S is set and age ≥ S: \`stale\`.
 3. D is set and age ≥ D: \`degraded\`.
-4. W is set and age ≥ W: \`degraded\` when S is set, otherwise \`stale\`.
+4. W is set and age ≥ W: \`degraded\` when S or D is set, otherwise \`stale\`.
 5. Otherwise the control's probe reads the observation: \`pass\` or \`fail\`, or
    \`unknown\` with a reason when it cannot read the payload.
 
+One exception keeps age from ever improving a state: when the latest evidence fails its
+probe, the control stays \`fail\` however old that evidence grows (rules 2-4 would otherwise
+turn it into \`degraded\` or \`stale\`, which rank better than \`fail\`); only new evidence
+changes it. Likewise rule 4 answers \`degraded\` when D is set, so a control never goes from
+\`stale\` back to \`degraded\`.
+
 Thresholds are inclusive: evidence exactly W old is past its window, evidence one
-millisecond younger is not. Age overrides the probe, whatever its outcome: a control whose
-last evidence failed reads \`degraded\` or \`stale\` once that evidence is old, because the
-failure is no longer current evidence either. Policies are validated so that D ≤ S when
-both are set.
+millisecond younger is not. Policies are validated so that D ≤ S when both are set.
 
 ## Timestamps
 

@@ -112,11 +112,20 @@ export function evaluateControl(
   } else if (d !== null && age >= d) {
     [state, reason] = ["degraded", `${old}; degraded after ${formatSeconds(d / 1000)}`];
   } else if (w !== null && age >= w) {
-    state = s !== null ? "degraded" : "stale";
+    // With D set, W only degrades: `stale` at W would turn back into `degraded` at D.
+    state = s !== null || d !== null ? "degraded" : "stale";
     reason = `${old}; past its ${formatSeconds(w / 1000)} freshness window`;
   } else {
     const result = runProbe(probeFor(control), control, observation.payload);
     [state, reason] = [result.outcome, result.reason];
+  }
+  if (state === "degraded" || state === "stale") {
+    // Failing evidence stays `fail` as it ages: `degraded` and `stale` rank better, and a
+    // failure must not look better because no newer evidence arrived.
+    const result = runProbe(probeFor(control), control, observation.payload);
+    if (result.outcome === "fail") {
+      [state, reason] = ["fail", `${result.reason} (${old.toLowerCase()})`];
+    }
   }
 
   const checks = [w, d, s]

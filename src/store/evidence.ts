@@ -12,8 +12,6 @@ import {
   evidenceByObservationPrefix,
   evidenceByProjectKey,
   evidenceByProjectPrefix,
-  evidenceByProjectTypeKey,
-  evidenceByProjectTypePrefix,
   evidenceKey,
   idempotencyKey,
 } from "./keys.ts";
@@ -35,14 +33,12 @@ export async function getEvidenceMany(
   kv: Deno.Kv,
   ids: readonly string[],
 ): Promise<Array<EvidenceRecordSummary | null>> {
-  const out: Array<EvidenceRecordSummary | null> = [];
-  for (let i = 0; i < ids.length; i += 10) {
-    const entries = await kv.getMany<EvidenceRecordSummary[]>(
-      ids.slice(i, i + 10).map((id) => evidenceKey(id)),
-    );
-    out.push(...entries.map((e) => e.value));
-  }
-  return out;
+  const groups = [];
+  for (let i = 0; i < ids.length; i += 10) groups.push(ids.slice(i, i + 10));
+  const results = await Promise.all(
+    groups.map((g) => kv.getMany<EvidenceRecordSummary[]>(g.map((id) => evidenceKey(id)))),
+  );
+  return results.flat().map((e) => e.value);
 }
 
 export async function getIdempotencyRecord(
@@ -73,10 +69,6 @@ export function addEvidence(
       .set(evidenceKey(record.id), record)
       .set(evidenceByProjectKey(record.projectId, received, record.id), record.id)
       .set(
-        evidenceByProjectTypeKey(record.projectId, record.evidenceType, received, record.id),
-        record.id,
-      )
-      .set(
         evidenceByObservationKey(
           record.projectId,
           record.evidenceType,
@@ -94,14 +86,18 @@ export function addEvidence(
   return op;
 }
 
-/** A page of a project's evidence, newest received first. */
+/**
+ * A page of a project's evidence: newest received first, or, filtered by
+ * type, newest observed first (the observation index, which also answers
+ * "latest evidence of a type", so the filter costs no extra index).
+ */
 export async function listEvidenceByProject(
   kv: Deno.Kv,
   projectId: string,
   options: { evidenceType?: EvidenceType; limit: number; cursor?: string },
 ): Promise<{ values: EvidenceRecordSummary[]; cursor: string | null }> {
   const prefix = options.evidenceType
-    ? evidenceByProjectTypePrefix(projectId, options.evidenceType)
+    ? evidenceByObservationPrefix(projectId, options.evidenceType)
     : evidenceByProjectPrefix(projectId);
   let iterator: Deno.KvListIterator<string>;
   const ids: string[] = [];

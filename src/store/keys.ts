@@ -73,14 +73,6 @@ export const evidenceByProjectKey = (projectId: string, receivedAtMs: number, id
   ["evidence_by_project", projectId, receivedAtMs, id] as const;
 export const evidenceByProjectPrefix = (projectId: string) =>
   ["evidence_by_project", projectId] as const;
-export const evidenceByProjectTypeKey = (
-  projectId: string,
-  evidenceType: string,
-  receivedAtMs: number,
-  id: string,
-) => ["evidence_by_project_type", projectId, evidenceType, receivedAtMs, id] as const;
-export const evidenceByProjectTypePrefix = (projectId: string, evidenceType: string) =>
-  ["evidence_by_project_type", projectId, evidenceType] as const;
 /** Ordered by observation time: the last entry under a type is the latest evidence. */
 export const evidenceByObservationKey = (
   projectId: string,

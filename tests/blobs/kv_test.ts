@@ -1,6 +1,11 @@
 import assert from "node:assert/strict";
 import { blobChunkKey, blobMetaKey } from "../../src/store/keys.ts";
-import { createKvBlobStore, KV_BLOB_CHUNK_BYTES, type KvBlobMeta } from "../../src/blobs/kv.ts";
+import {
+  createKvBlobStore,
+  KV_BLOB_CHUNK_BYTES,
+  KV_BLOB_INLINE_BYTES,
+  type KvBlobMeta,
+} from "../../src/blobs/kv.ts";
 import { BlobStoreError } from "../../src/blobs/mod.ts";
 import { sha256Hex } from "../../src/lib/hash.ts";
 import { randomBytes, runBlobStoreContract } from "./contract.ts";
@@ -26,23 +31,42 @@ async function countChunks(kv: Deno.Kv, key: string): Promise<number> {
 }
 
 Deno.test("[blobs] kv store specifics", async (t) => {
-  await t.step("splits bytes into 60 KiB chunks and records them in the meta", async () => {
+  await t.step(
+    "keeps small blobs inside the meta record and splits larger ones into 60 KiB chunks",
+    async () => {
+      using kv = await Deno.openKv(":memory:");
+      const store = createKvBlobStore(kv);
+      const cases = [
+        { size: 0, chunks: 0, inline: true },
+        { size: 1, chunks: 0, inline: true },
+        { size: KV_BLOB_INLINE_BYTES, chunks: 0, inline: true },
+        { size: KV_BLOB_INLINE_BYTES + 1, chunks: 1, inline: false },
+        { size: KV_BLOB_CHUNK_BYTES, chunks: 1, inline: false },
+        { size: KV_BLOB_CHUNK_BYTES + 1, chunks: 2, inline: false },
+        { size: 5 * 1024 * 1024, chunks: 86, inline: false },
+      ];
+      for (const { size, chunks, inline } of cases) {
+        const bytes = randomBytes(size);
+        const key = await store.put("evidence", bytes);
+        const meta = (await kv.get<KvBlobMeta>(blobMetaKey(key))).value;
+        const expected: KvBlobMeta = { size, chunks, sha256: await sha256Hex(bytes) };
+        if (inline) expected.inline = bytes;
+        assert.deepEqual(meta, expected, `size ${size}`);
+        assert.equal(await countChunks(kv, key), chunks, `size ${size}`);
+      }
+    },
+  );
+
+  await t.step("get detects a corrupted inline blob", async () => {
     using kv = await Deno.openKv(":memory:");
     const store = createKvBlobStore(kv);
-    const cases = [
-      { size: 0, chunks: 0 },
-      { size: 1, chunks: 1 },
-      { size: KV_BLOB_CHUNK_BYTES, chunks: 1 },
-      { size: KV_BLOB_CHUNK_BYTES + 1, chunks: 2 },
-      { size: 5 * 1024 * 1024, chunks: 86 },
-    ];
-    for (const { size, chunks } of cases) {
-      const bytes = randomBytes(size);
-      const key = await store.put("evidence", bytes);
-      const meta = (await kv.get<KvBlobMeta>(blobMetaKey(key))).value;
-      assert.deepEqual(meta, { size, chunks, sha256: await sha256Hex(bytes) }, `size ${size}`);
-      assert.equal(await countChunks(kv, key), chunks, `size ${size}`);
-    }
+    const bytes = randomBytes(100);
+    const key = await store.put("evidence", bytes);
+    const meta = (await kv.get<KvBlobMeta>(blobMetaKey(key))).value!;
+    const corrupted = meta.inline!.slice();
+    corrupted[5] ^= 0xff;
+    await kv.set(blobMetaKey(key), { ...meta, inline: corrupted });
+    await assert.rejects(store.get(key), BlobStoreError);
   });
 
   await t.step("round-trips a 10 MiB payload across several atomics", async () => {

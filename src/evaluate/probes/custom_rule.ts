@@ -30,6 +30,7 @@ export function doesRuleHold(payload: unknown, rule: ControlRule): ProbeResult {
   }
   const actual = resolve(payload, segments);
   // Paths are operator text; control characters would break the one-line reason.
+  // deno-lint-ignore no-control-regex
   const path = rule.path.replace(/[\u0000-\u001f\u007f]/g, " ");
   const subject = `${path} ${actual === MISSING ? "is missing" : `is ${show(actual)}`}`;
   switch (rule.op) {

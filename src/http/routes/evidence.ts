@@ -22,7 +22,9 @@ evidenceRoutes.openapi(
     path: "/projects/{id}/evidence",
     operationId: "listEvidence",
     tags,
-    summary: "Evidence records of a project, newest received first",
+    summary: "Evidence records of a project, newest first",
+    description:
+      "Without a filter, newest received first; with evidenceType, newest observed first (the order the evaluator reads).",
     security: HUMAN,
     middleware: [requireHuman] as const,
     request: {
