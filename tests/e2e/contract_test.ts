@@ -1,0 +1,314 @@
+/**
+ * Contract test: drives every operation /openapi.json describes on the
+ * running server and validates each response (status and body) against the
+ * schema the document gives for it. A new route fails this test until it is
+ * added to the table below.
+ */
+import assert from "node:assert/strict";
+import { startDnsServer } from "../support/dns_server.ts";
+import {
+  createResponseValidator,
+  type OpenApiDocument,
+  operations,
+} from "../support/openapi_validator.ts";
+import { startTestServer } from "../support/server.ts";
+
+interface Call {
+  params?: Record<string, string | number>;
+  query?: Record<string, string>;
+  json?: unknown;
+  form?: Record<string, string>;
+  auth?: "human" | "collector" | "none";
+  headers?: Record<string, string>;
+  expect: number;
+}
+
+Deno.test("[contract] every operation answers as /openapi.json documents", async (t) => {
+  const dns = await startDnsServer();
+  await using server = await startTestServer({
+    queue: false,
+    env: { SIGNUP: "open", DNS_NAMESERVER: `127.0.0.1:${dns.port}` },
+  });
+  try {
+    const doc: OpenApiDocument = await (await fetch(`${server.baseUrl}/openapi.json`)).json();
+    const ops = operations(doc);
+    const validate = createResponseValidator(doc);
+    const fx: Record<string, string> = {
+      human: await server.tokenFor("owner"),
+      invitee: await server.tokenFor("invitee"),
+    };
+
+    const call = async (operationId: string, spec: Call) => {
+      const op = ops.get(operationId);
+      assert.ok(op, `operation ${operationId} is documented`);
+      let path = op.path;
+      for (const [k, v] of Object.entries(spec.params ?? {})) {
+        path = path.replace(`{${k}}`, encodeURIComponent(String(v)));
+      }
+      assert.doesNotMatch(path, /\{/, `${operationId}: every path parameter is filled`);
+      const url = new URL(path, server.baseUrl);
+      for (const [k, v] of Object.entries(spec.query ?? {})) url.searchParams.set(k, v);
+      const headers = new Headers(spec.headers);
+      const auth = spec.auth ?? (op.operation.security ? "human" : "none");
+      if (auth === "human") headers.set("authorization", `Bearer ${fx.human}`);
+      if (auth === "collector") headers.set("authorization", `Bearer ${fx.secret}`);
+      let body: BodyInit | undefined;
+      if (spec.json !== undefined) {
+        headers.set("content-type", "application/json");
+        body = JSON.stringify(spec.json);
+      } else if (spec.form) {
+        headers.set("content-type", "application/x-www-form-urlencoded");
+        body = new URLSearchParams(spec.form);
+      }
+      const res = await fetch(url, { method: op.method, headers, body, redirect: "manual" });
+      const type = res.headers.get("content-type") ?? "";
+      const text = await res.text();
+      const parsed = type.includes("json") && text ? JSON.parse(text) : text;
+      assert.equal(res.status, spec.expect, `${operationId}: ${text.slice(0, 300)}`);
+      const problems = validate(op, res.status, type, parsed);
+      assert.deepEqual(problems, [], `${operationId} ${res.status} body matches its schema`);
+      covered.add(operationId);
+      return parsed;
+    };
+    const covered = new Set<string>();
+    const unauthenticated = new Set<string>();
+
+    await t.step("the happy path of every operation", async () => {
+      await call("health", { expect: 200 });
+      await call("getOpenApi", { expect: 200 });
+      await call("getJwks", { expect: 200 });
+      await call("getAuthorizationServerMetadata", { expect: 200 });
+      await call("getDashboardConfig", { expect: 200 });
+      await call("getEvaluationRulesMarkdown", { expect: 200 });
+      await call("getEvaluationRules", { expect: 200 });
+      await call("getMe", { expect: 200 });
+      const boot = await call("bootstrapWorkspace", {
+        json: { workspaceName: "Acme", projectName: "Acme Cloud", projectSlug: "acme" },
+        expect: 201,
+      });
+      fx.org = boot.organization.id;
+      fx.orgSlug = boot.organization.slug;
+      fx.project = boot.project.id;
+      await call("createOrganization", { json: { name: "Acme Labs" }, expect: 201 });
+      await call("getOrganization", { params: { organizationId: fx.org }, expect: 200 });
+      await call("listOrganizationProjects", { params: { organizationId: fx.org }, expect: 200 });
+      await call("listOrganizationMembers", { params: { organizationId: fx.org }, expect: 200 });
+      const invitation = await call("inviteMember", {
+        params: { organizationId: fx.org },
+        json: { email: "invitee@example.com", role: "member" },
+        expect: 201,
+      });
+      fx.invitation = invitation.acceptUrl.split("#invitation=")[1];
+      const second = await call("createProject", {
+        json: { organizationId: fx.org, name: "Second", visibility: "public" },
+        expect: 201,
+      });
+      fx.second = second.project.id;
+      await call("getProject", { params: { id: fx.project }, expect: 200 });
+      await call("updateProject", {
+        params: { id: fx.project },
+        json: { visibility: "public", hostedSubdomain: "acme" },
+        expect: 200,
+      });
+      const controls = await call("listProjectControls", {
+        params: { id: fx.project },
+        expect: 200,
+      });
+      fx.control = controls.controls[1].id;
+      await call("createProjectControl", {
+        params: { id: fx.project },
+        json: {
+          key: "custom.critical",
+          publicName: "No criticals",
+          evidenceType: "vulnerability_scan",
+          rule: { path: "summary.critical", op: "eq", value: 0 },
+        },
+        expect: 201,
+      });
+      await call("updateProjectControl", {
+        params: { id: fx.project, controlId: fx.control },
+        json: { publicName: "SBOM" },
+        expect: 200,
+      });
+      const created = await call("createCollector", {
+        params: { id: fx.project },
+        json: { name: "ci" },
+        expect: 201,
+      });
+      fx.collector = created.collector.id;
+      fx.secret = created.secret.value;
+      await call("listCollectors", { params: { id: fx.project }, expect: 200 });
+      await call("collectorHeartbeat", {
+        params: { collectorId: fx.collector },
+        json: { sourceRef: "ci" },
+        auth: "collector",
+        expect: 200,
+      });
+      const observedAt = new Date().toISOString();
+      const item = (n: number) => ({
+        evidenceType: "sbom",
+        sourceType: "github_actions",
+        sourceRef: `acme/api@${n}`,
+        observedAt,
+        payload: { bomFormat: "CycloneDX", specVersion: "1.5", components: [{ name: `c${n}` }] },
+      });
+      const single = await call("ingestEvidence", {
+        json: { projectId: fx.project, ...item(1) },
+        auth: "collector",
+        expect: 201,
+      });
+      fx.record = single.record.id;
+      await call("ingestEvidence", {
+        json: { projectId: fx.project, ...item(1) },
+        auth: "collector",
+        expect: 200,
+      });
+      await call("ingestEvidenceBatch", {
+        json: { projectId: fx.project, records: [item(2), item(3)] },
+        auth: "collector",
+        expect: 201,
+      });
+      await call("ingestSignals", {
+        json: {
+          projectId: fx.project,
+          detection: {
+            detectedAt: new Date().toISOString(),
+            commitSha: "abc123",
+            ciCd: { detected: true, tools: ["github-actions"] },
+            monitoring: { detected: false },
+            authProvider: { detected: false },
+            cloudProvider: { detected: true, providers: ["aws"] },
+            securityContact: { detected: true, email: "security@acme.test" },
+          },
+        },
+        auth: "collector",
+        expect: 201,
+      });
+      await call("listEvidence", {
+        params: { id: fx.project },
+        query: { limit: "2" },
+        expect: 200,
+      });
+      await call("getEvidencePayload", {
+        params: { id: fx.project, recordId: fx.record },
+        expect: 200,
+      });
+      await call("recomputeEvaluations", { params: { id: fx.project }, expect: 200 });
+      await call("listEvaluations", { params: { id: fx.project }, expect: 200 });
+      await call("publishProject", { params: { id: fx.project }, expect: 201 });
+      await call("publishProject", { params: { id: fx.project }, expect: 201 });
+      await call("getPublishedProfile", { params: { id: fx.project }, expect: 200 });
+      await call("listPublishedProfiles", { params: { id: fx.project }, expect: 200 });
+      const slug = { projectSlug: "acme" };
+      await call("getTrustProfile", { params: slug, expect: 200 });
+      await call("getTrustJson", { params: slug, expect: 200 });
+      await call("getTrustJsonSignature", { params: slug, expect: 200 });
+      await call("getTrustControls", { params: slug, expect: 200 });
+      await call("getTrustSignals", { params: slug, expect: 200 });
+      await call("getProjectSetupGuide", { params: slug, expect: 200 });
+      await call("listTrustVersions", { params: slug, expect: 200 });
+      await call("getTrustVersionDocument", {
+        params: { ...slug, version: 1, document: "trust.json" },
+        expect: 200,
+      });
+      await call("getTrustFeed", { params: slug, expect: 200 });
+      await call("getTrustBadgeSvg", { params: slug, expect: 200 });
+      await call("getTrustBadgeJson", { params: slug, expect: 200 });
+      await call("getOrganizationTrustCenter", { params: { orgSlug: fx.orgSlug }, expect: 200 });
+      const domain = await call("addProjectDomain", {
+        params: { id: fx.project },
+        json: { domain: "trust.acme.example" },
+        expect: 201,
+      });
+      fx.domain = domain.domain.domain.id;
+      dns.records.set("_service.trust.acme.example", [[domain.domain.instructions.recordValue]]);
+      await call("listProjectDomains", { params: { id: fx.project }, expect: 200 });
+      await call("verifyProjectDomain", {
+        params: { projectId: fx.project, domainId: fx.domain },
+        expect: 200,
+      });
+      await call("getTrustProfileByDomain", {
+        params: { domain: "trust.acme.example" },
+        expect: 200,
+      });
+      await call("deleteProjectDomain", {
+        params: { projectId: fx.project, domainId: fx.domain },
+        expect: 204,
+      });
+      await call("rotateCollectorSecret", {
+        params: { id: fx.project, collectorId: fx.collector },
+        expect: 200,
+      });
+      await call("revokeCollector", {
+        params: { id: fx.project, collectorId: fx.collector },
+        expect: 200,
+      });
+      fx.human = fx.invitee;
+      const membership = await call("acceptInvitation", {
+        params: { token: fx.invitation },
+        expect: 200,
+      });
+      await call("removeMember", {
+        params: { organizationId: fx.org, userId: membership.membership.userId },
+        expect: 204,
+      });
+      await call("signupForm", { expect: 200 });
+      await call("signupSubmit", {
+        form: { csrf: "x", email: "a@b.test", name: "A", password: "long enough password" },
+        expect: 400,
+      });
+      await call("authorize", {
+        query: {
+          response_type: "code",
+          client_id: "dashboard",
+          redirect_uri: "http://127.0.0.1:9/cb",
+          code_challenge: "a".repeat(43),
+          code_challenge_method: "S256",
+        },
+        expect: 200,
+      });
+      await call("authorizeSubmit", {
+        form: {
+          response_type: "code",
+          client_id: "nobody",
+          redirect_uri: "http://127.0.0.1:9/cb",
+          csrf: "x",
+          email: "a@b.test",
+          password: "x",
+        },
+        expect: 400,
+      });
+      await call("token", {
+        form: { grant_type: "refresh_token", refresh_token: "nope" },
+        expect: 400,
+      });
+    });
+
+    await t.step("every documented operation was exercised", () => {
+      const missing = [...ops.keys()].filter((id) => !covered.has(id));
+      assert.deepEqual(missing, []);
+    });
+
+    await t.step(
+      "every secured operation answers 401 without credentials, as documented",
+      async () => {
+        for (const [operationId, op] of ops) {
+          if (!op.operation.security) continue;
+          const path = op.path.replace(/\{[^}]+\}/g, crypto.randomUUID());
+          const res = await fetch(new URL(path, server.baseUrl), { method: op.method });
+          const body = await res.json();
+          assert.equal(res.status, 401, operationId);
+          assert.deepEqual(
+            validate(op, 401, res.headers.get("content-type") ?? "", body),
+            [],
+            operationId,
+          );
+          unauthenticated.add(operationId);
+        }
+        assert.ok(unauthenticated.size >= 30);
+      },
+    );
+  } finally {
+    await dns.close();
+  }
+});
