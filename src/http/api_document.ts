@@ -21,6 +21,8 @@ const TAGS = [
   { name: "Custom domains", description: "Serving the trust page on the vendor's own domain" },
   { name: "Public trust", description: "Published trust data, no credentials" },
   { name: "Documentation", description: "Human- and agent-readable guides" },
+  { name: "Discovery", description: "Machine-readable descriptions of the service for agents" },
+  { name: "MCP", description: "Model Context Protocol server over published trust data" },
   { name: "OAuth", description: "The built-in identity provider (AUTH_MODE=builtin)" },
 ];
 

@@ -7,7 +7,7 @@
 import { pool, startBenchService, timed } from "./_harness.ts";
 
 const BATCHES = Number(Deno.env.get("BENCH_BATCHES") ?? 30);
-const CONCURRENCY = 4;
+const CONCURRENCY = Number(Deno.env.get("BENCH_CONCURRENCY") ?? 4);
 
 function payload(batch: number, i: number) {
   return {

@@ -23,7 +23,11 @@ const TYPES: EvidenceType[] = [
 ];
 const ROUNDS = 40;
 
-async function seededProject(kv: Deno.Kv, blobs: ReturnType<typeof createKvBlobStore>, records: number) {
+async function seededProject(
+  kv: Deno.Kv,
+  blobs: ReturnType<typeof createKvBlobStore>,
+  records: number,
+) {
   const organizationId = crypto.randomUUID();
   const now = new Date();
   const project = await createProject(kv, { organizationId, name: `bench ${records}` }, now);
@@ -67,7 +71,8 @@ export async function benchRecompute(): Promise<{ ratio: number; line: string }>
     const blobs = createKvBlobStore(kv);
     const small = await seededProject(kv, blobs, 100);
     const large = await seededProject(kv, blobs, Number(Deno.env.get("BENCH_RECORDS") ?? 100_000));
-    const run = (projectId: string) => timed(() => recomputeProject({ kv, blobs }, projectId, new Date()));
+    const run = (projectId: string) =>
+      timed(() => recomputeProject({ kv, blobs }, projectId, new Date()));
     await run(small);
     await run(large);
     let smallMs = 0;
@@ -79,7 +84,11 @@ export async function benchRecompute(): Promise<{ ratio: number; line: string }>
     const ratio = largeMs / smallMs;
     return {
       ratio,
-      line: `recompute: 20 controls, 100 records ${(smallMs / ROUNDS).toFixed(2)} ms, 100000 records ${(largeMs / ROUNDS).toFixed(2)} ms, ratio ${ratio.toFixed(2)} (target <= 1.5)`,
+      line: `recompute: 20 controls, 100 records ${
+        (smallMs / ROUNDS).toFixed(2)
+      } ms, 100000 records ${(largeMs / ROUNDS).toFixed(2)} ms, ratio ${
+        ratio.toFixed(2)
+      } (target <= 1.5)`,
     };
   } finally {
     kv.close();

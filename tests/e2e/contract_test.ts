@@ -282,6 +282,35 @@ Deno.test("[contract] every operation answers as /openapi.json documents", async
         form: { grant_type: "refresh_token", refresh_token: "nope" },
         expect: 400,
       });
+      for (
+        const id of [
+          "getApiCatalog",
+          "getMcpManifest",
+          "getMcpServerCards",
+          "getAiPluginManifest",
+          "getLlmsTxt",
+          "getAgentInstructionsMarkdown",
+          "getAgentInstructions",
+          "getSetupGuideMarkdown",
+          "getSetupGuide",
+        ]
+      ) await call(id, { expect: 200 });
+      await call("postMcpMessage", {
+        headers: { accept: "application/json, text/event-stream" },
+        json: {
+          jsonrpc: "2.0",
+          id: 1,
+          method: "initialize",
+          params: {
+            protocolVersion: "2025-06-18",
+            capabilities: {},
+            clientInfo: { name: "contract", version: "1" },
+          },
+        },
+        expect: 200,
+      });
+      await call("getMcpStream", { expect: 405 });
+      await call("deleteMcpSession", { expect: 405 });
     });
 
     await t.step("every documented operation was exercised", () => {

@@ -1,0 +1,137 @@
+/**
+ * POST /mcp: the MCP server over Streamable HTTP, stateless (a fresh server
+ * and transport per request, JSON responses, no session), no credentials,
+ * published data only. GET and DELETE answer 405: without sessions there
+ * is no stream to open and nothing to end.
+ */
+import { createRoute, z } from "@hono/zod-openapi";
+// @ts-types="@modelcontextprotocol/sdk/server/webStandardStreamableHttp"
+import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import { ApiError } from "../../domain/common.ts";
+import { AppError } from "../../domain/errors.ts";
+import { mcpAllowedHosts, mcpAllowedOrigins } from "../../mcp/hosts.ts";
+import { createTrustReader } from "../../mcp/reader.ts";
+import { createTrustMcpServer } from "../../mcp/server.ts";
+import { createRouter } from "../env.ts";
+import { errors } from "../openapi.ts";
+
+/** POST /mcp, and the 405 answers for GET and DELETE. */
+export const mcpRoutes = createRouter();
+
+const tags = ["MCP"];
+
+const JsonRpcError = z.object({
+  jsonrpc: z.literal("2.0"),
+  id: z.union([z.string(), z.number()]).nullable(),
+  error: z.object({ code: z.int(), message: z.string(), data: z.unknown().optional() }),
+}).openapi("JsonRpcError");
+
+const JsonRpcMessage = z.looseObject({
+  jsonrpc: z.literal("2.0"),
+  id: z.union([z.string(), z.number()]).optional(),
+  method: z.string().optional(),
+}).openapi("JsonRpcMessage", {
+  description: "A JSON-RPC 2.0 request or notification of the Model Context Protocol",
+});
+
+const rpcError = (description: string) => ({
+  content: { "application/json": { schema: JsonRpcError } },
+  description,
+});
+
+const JSON_MEDIA_TYPE = /^application\/([\w.-]+\+)?json$/i;
+
+mcpRoutes.openapi(
+  createRoute({
+    method: "post",
+    path: "/mcp",
+    operationId: "postMcpMessage",
+    tags,
+    summary: "Send MCP JSON-RPC messages (Streamable HTTP, stateless, no credentials)",
+    description:
+      "Tools: get_trust_profile, get_trust_controls, get_trust_signals, get_trust_json, each taking { projectSlug }; resource template trust://{projectSlug}/trust.json. Requires Accept: application/json, text/event-stream. The Host (and any Origin) must be this service's own; see /.well-known/mcp.json.",
+    request: {
+      body: {
+        required: true,
+        content: {
+          "application/json": {
+            schema: z.union([JsonRpcMessage, z.array(JsonRpcMessage).min(1)]),
+          },
+        },
+      },
+    },
+    responses: {
+      200: {
+        content: { "application/json": { schema: z.looseObject({ jsonrpc: z.literal("2.0") }) } },
+        description: "The JSON-RPC response (or responses, for a batch)",
+      },
+      202: { description: "Notifications or responses only: accepted, nothing to answer" },
+      400: {
+        content: { "application/json": { schema: z.union([JsonRpcError, ApiError]) } },
+        description: "Not a valid JSON-RPC message (malformed JSON answers the API's envelope)",
+      },
+      403: rpcError("The Host or Origin header is not this service's (DNS-rebinding protection)"),
+      406: rpcError("Accept does not list both application/json and text/event-stream"),
+      ...errors(413, 415),
+    },
+  }),
+  async (c) => {
+    const { config } = c.var.services;
+    // The body middleware consumed the request stream; hand the transport a
+    // fresh Request with the same bytes and the JSON it already parsed safely.
+    const bytes = await c.req.arrayBuffer();
+    const mediaType = (c.req.header("content-type") ?? "").split(";")[0].trim();
+    const parsedBody = bytes.byteLength > 0 && JSON_MEDIA_TYPE.test(mediaType)
+      ? await c.req.json()
+      : undefined;
+    const request = new Request(c.req.url, {
+      method: "POST",
+      headers: c.req.raw.headers,
+      body: bytes,
+    });
+    const transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+      enableJsonResponse: true,
+      enableDnsRebindingProtection: true,
+      allowedHosts: mcpAllowedHosts(config),
+      allowedOrigins: mcpAllowedOrigins(config),
+    });
+    const server = createTrustMcpServer(createTrustReader(c));
+    try {
+      await server.connect(transport);
+      const response = await transport.handleRequest(request, { parsedBody });
+      response.headers.set("Cache-Control", "no-store");
+      return response as never;
+    } finally {
+      // JSON mode resolves only once every answer is in the body, so closing now loses nothing.
+      await server.close();
+    }
+  },
+);
+
+const notAllowed = (method: "get" | "delete") =>
+  createRoute({
+    method,
+    path: "/mcp",
+    operationId: method === "get" ? "getMcpStream" : "deleteMcpSession",
+    tags,
+    summary: method === "get"
+      ? "Not offered: the server is stateless and opens no server-to-client stream"
+      : "Not offered: the server is stateless and has no session to end",
+    responses: {
+      405: {
+        content: { "application/json": { schema: ApiError } },
+        description: "Method not allowed; Allow names POST",
+      },
+    },
+  });
+
+for (const method of ["get", "delete"] as const) {
+  mcpRoutes.openapi(notAllowed(method), () => {
+    throw new AppError(
+      "method_not_allowed",
+      `${method.toUpperCase()} is not offered on /mcp: this MCP server is stateless, POST JSON-RPC messages instead`,
+      { Allow: "POST" },
+    );
+  });
+}

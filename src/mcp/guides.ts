@@ -1,0 +1,209 @@
+/**
+ * The agent-facing text documents: /llms.txt (llmstxt.org format),
+ * /agent-instructions.md and /setup.md. They are built from configuration
+ * and the same URL table and tool list as the JSON discovery documents, so
+ * every link points at a route this deployment serves.
+ */
+import type { Config } from "../config.ts";
+import { SERVICE_SUMMARY, serviceUrls } from "./discovery.ts";
+import { TRUST_JSON_RESOURCE, TRUST_TOOLS } from "./tools.ts";
+
+/** /llms.txt: an H1, a one-line summary, and sections of links that all resolve here. */
+export function llmsTxt(config: Config): string {
+  const u = serviceUrls(config);
+  return `# Trust Profile Service
+
+> ${SERVICE_SUMMARY}
+
+Public reads need no credentials: \`GET ${u.base}/trust/{projectSlug}\` (JSON, or Markdown with
+\`Accept: text/markdown\`), \`/trust/{projectSlug}/trust.json\` and its signature
+\`/trust/{projectSlug}/trust.json.jws\`. The MCP server is at \`${u.mcp}\` (Streamable HTTP,
+POST only). Poll at most once per minute per project.
+
+## Guides
+
+- [Agent instructions](${u.agentInstructions}.md): when to use this service, how to read profiles over HTTP or MCP, and how to verify signatures
+- [Setup guide](${u.setup}.md): create an account and a project, connect a collector, send evidence and publish
+- [Evaluation rules](${u.base}/docs/evaluation.md): how evidence becomes control states
+
+## API descriptions
+
+- [OpenAPI 3.1](${u.openapi}): every operation, generated from the validating schemas
+- [API catalog](${u.apiCatalog}): RFC 9727 linkset of the HTTP API and the MCP server
+- [MCP server manifest](${u.mcpManifest}): transport URL, tools and resource template
+- [MCP server cards](${u.serverCards}): the MCP server in the server-card shape
+- [Plugin descriptor](${u.aiPlugin}): ai-plugin.json pointing at the OpenAPI description
+
+## Keys and status
+
+- [Signing keys](${u.jwks}): JWKS for trust.json.jws signatures (EdDSA)
+- [OAuth 2.0 metadata](${u.oauthMetadata}): for operators who sign in to manage projects
+- [Health](${u.health}): liveness probe
+
+## Optional
+
+- [Dashboard](${u.base}/dashboard/): the operator UI (sign-in required)
+`;
+}
+
+/** /agent-instructions.md: when to use the service, and how to read and verify its data. */
+export function agentInstructions(config: Config): string {
+  const u = serviceUrls(config);
+  const tools = TRUST_TOOLS.map((t) => `| \`${t.name}\` | \`GET ${t.route}\` | ${t.title} |`).join(
+    "\n",
+  );
+  return `# Agent instructions
+
+${SERVICE_SUMMARY}
+
+## When to use this service
+
+Use it when you need the current, evidence-based security posture of a software vendor that
+publishes a trust profile here: whether its controls pass, how fresh the evidence is, and what
+its repositories show. Every answer is published data: the same version gives every reader the
+same controls in the same states, and no model is involved in evaluating them.
+
+Do not use it to judge vendors that publish nothing here (you get 404 or an error result), and
+never ask anyone for credentials or collector secrets: reading needs none.
+
+## Read over HTTP
+
+All public reads are \`GET\` without credentials. \`{projectSlug}\` is the project's slug, as in
+its trust page URL.
+
+| path | answer |
+|---|---|
+| \`/trust/{projectSlug}\` | \`{ profile }\`; Markdown for \`Accept: text/markdown\`, HTML for browsers |
+| \`/trust/{projectSlug}/controls\` | controls with state, confidence and freshness |
+| \`/trust/{projectSlug}/signals\` | latest repository signals, or \`{ "signals": null }\` |
+| \`/trust/{projectSlug}/trust.json\` | the signed document, exactly as published |
+| \`/trust/{projectSlug}/versions\` | every version with its digest and state changes |
+
+Unknown and private projects both answer 404 with \`{ "error": { "code", "message" } }\`. The
+full contract is [the OpenAPI description](${u.openapi}).
+
+## Read over MCP
+
+Connect to \`${u.mcp}\` with the Streamable HTTP transport (POST, no session, no credentials).
+Each tool takes \`{ "projectSlug": "…" }\` and returns the same body as its route, as text and
+as \`structuredContent\`:
+
+| tool | same body as | what |
+|---|---|---|
+${tools}
+
+The resource template \`${TRUST_JSON_RESOURCE.uriTemplate}\` reads the exact trust.json text. An
+unknown or private slug gives a tool result with \`isError: true\`; do not retry it.
+[The MCP manifest](${u.mcpManifest}) lists the same tools.
+
+## Polling
+
+Profiles change only when the vendor publishes a new version. Read each project **at most
+once per minute**, and honour \`Cache-Control\`. The profile, trust.json and its signature
+carry a strong \`ETag\`: send it back in \`If-None-Match\` and accept \`304 Not Modified\`.
+
+## Verify what you read
+
+1. Fetch \`/trust/{projectSlug}/trust.json\` (keep the exact bytes) and
+   \`/trust/{projectSlug}/trust.json.jws\`.
+2. Verify the compact JWS (EdDSA) with the key named by its \`kid\` in
+   [the signing keys](${u.jwks}); its payload must equal the trust.json bytes.
+3. The protected header's \`ver\` is the version and \`prev\` the sha256 digest of the previous
+   version's trust.json, so \`/trust/{projectSlug}/versions\` forms a hash chain you can check.
+
+[How states are decided](${u.base}/docs/evaluation.md) is public too.
+
+## Terms of use
+
+Published profiles state what each vendor's own collectors reported and how this service
+evaluated it; they are not an audit. Quote the version and \`publishedAt\` with anything you
+derive from them, and link to the trust page.
+`;
+}
+
+/** How an operator (or an agent acting for one) gets an access token in this deployment. */
+function signInStep(config: Config): string {
+  const u = serviceUrls(config);
+  if (config.auth.mode === "oidc") {
+    return `Accounts live at the identity provider \`${config.auth.issuer}\`. Sign in to the
+[dashboard](${u.base}/dashboard/), or obtain an access token for the audience
+\`${config.auth.audience}\` with the provider's authorization code flow.`;
+  }
+  const signup = {
+    "first-run":
+      "The first account is created with the one-time link the service prints at start-up; after that, an owner invites members.",
+    open: `Anyone can create an account at ${u.base}/signup.`,
+    invite: "Accounts are created from invitations sent by an organization owner.",
+  }[config.signup];
+  return `${signup} Then sign in to the [dashboard](${u.base}/dashboard/), or get an access token
+with the authorization code flow (PKCE S256, public client \`${config.auth.clientId}\`) at
+\`${config.auth.authUrl}/oauth2/authorize\` and \`${config.auth.authUrl}/oauth2/token\`, as
+described by [the OAuth metadata](${u.oauthMetadata}).`;
+}
+
+/** /setup.md: the generic path from nothing to a published trust profile. */
+export function setupGuide(config: Config): string {
+  const base = config.baseUrl;
+  const auth = '-H "Authorization: Bearer $TOKEN" -H "Content-Type: application/json"';
+  const secret = '-H "Authorization: Bearer $COLLECTOR_SECRET" -H "Content-Type: application/json"';
+  return `# Set up a trust profile
+
+Follow these steps in order. \`$TOKEN\` is a human access token, \`$COLLECTOR_SECRET\` the
+collector secret; keep both out of logs and files. Every request and response is JSON and every
+error is \`{ "error": { "code", "message" } }\`.
+
+## 1. Create an account
+
+${signInStep(config)}
+
+## 2. Create the workspace and project
+
+\`\`\`sh
+curl -fsS -X POST ${base}/onboarding/bootstrap ${auth} \\
+  -d '{"workspaceName":"Acme","projectName":"Acme API","projectSlug":"acme-api","projectVisibility":"public"}'
+\`\`\`
+
+The answer is \`{ organization, project }\`; keep \`project.id\` as \`$PROJECT_ID\`. Projects are
+private unless created public (or changed with \`PATCH /projects/{id}\`); only public projects
+are readable without credentials. A second bootstrap answers 409: use \`POST /projects\` for more.
+
+## 3. Create a collector
+
+\`\`\`sh
+curl -fsS -X POST ${base}/projects/$PROJECT_ID/collectors ${auth} -d '{"name":"ci"}'
+\`\`\`
+
+The answer holds \`collector.id\` (\`$COLLECTOR_ID\`) and \`secret.value\`, shown only this
+once: store it in your CI's secret store as \`COLLECTOR_SECRET\`.
+
+## 4. Send evidence
+
+\`\`\`sh
+curl -fsS -X POST ${base}/collectors/$COLLECTOR_ID/heartbeat ${secret} -d '{"sourceRef":"ci"}'
+jq -n --slurpfile sbom sbom.cdx.json --arg p "$PROJECT_ID" '{projectId: $p, evidenceType: "sbom",
+  sourceType: "github_actions", sourceRef: "acme/api@main", observedAt: (now | todate),
+  payload: $sbom[0]}' | curl -fsS -X POST ${base}/ingest/evidence ${secret} --data-binary @-
+\`\`\`
+
+Evidence types are \`sbom\`, \`vulnerability_scan\`, \`build_provenance\`,
+\`dependency_inventory\`, \`deployment_snapshot\` and \`policy_result\`; up to 100 records go in
+one \`POST /ingest/evidence/batch\`. Repository signals go to \`POST /ingest/signals\` as
+\`{ projectId, detection }\`. [The evaluation rules](${base}/docs/evaluation.md) say what
+passes.
+
+## 5. Publish
+
+\`\`\`sh
+curl -fsS -X POST ${base}/projects/$PROJECT_ID/publish -H "Authorization: Bearer $TOKEN"
+\`\`\`
+
+Each publish signs a new immutable version. Later evidence re-publishes by itself when a state
+changes.
+
+## 6. Check the result
+
+- \`${base}/trust/acme-api\`: the published profile (and \`/trust.json\`, \`/trust.json.jws\`)
+- \`${base}/trust/acme-api/setup.md\`: the collector steps with the project's own ids filled in
+- [Agent instructions](${base}/agent-instructions.md): how others will read it
+`;
+}

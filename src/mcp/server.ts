@@ -1,0 +1,86 @@
+/**
+ * The MCP server over published trust data (DESIGN.md §10). A new server is
+ * built for every request (the transport is stateless), so nothing here
+ * outlives one HTTP exchange.
+ */
+// @ts-types="@modelcontextprotocol/sdk/server/mcp"
+import { McpServer, ResourceTemplate } from "@modelcontextprotocol/sdk/server/mcp.js";
+// @ts-types="@modelcontextprotocol/sdk/types"
+import { McpError } from "@modelcontextprotocol/sdk/types.js";
+import { AppError } from "../domain/errors.ts";
+import { API_VERSION } from "../http/api_document.ts";
+import { SlugParams } from "../http/routes/public_trust.ts";
+import type { TrustReader } from "./reader.ts";
+import { SERVER_INSTRUCTIONS, TRUST_JSON_RESOURCE, TRUST_TOOLS } from "./tools.ts";
+
+/** The server's identity, as announced at initialization and in the discovery documents. */
+export const MCP_SERVER_INFO = {
+  name: "trust-profile-service",
+  title: "Trust Profile Service",
+  version: API_VERSION,
+} as const;
+
+/** JSON-RPC code MCP uses for "resource not found". */
+const RESOURCE_NOT_FOUND = -32002;
+
+/**
+ * Turns a failed read into a message safe for the caller: 404s keep their
+ * text (it is what the HTTP route says), anything else is logged and hidden.
+ */
+function failureMessage(reader: TrustReader, error: unknown): string {
+  if (error instanceof AppError && error.status < 500) return error.message;
+  reader.log.error("An MCP read failed", {
+    error: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
+  });
+  return "Internal error while reading published trust data";
+}
+
+/** Builds the server with the four tools and the trust.json resource template. */
+export function createTrustMcpServer(reader: TrustReader): McpServer {
+  const server = new McpServer(MCP_SERVER_INFO, { instructions: SERVER_INSTRUCTIONS });
+  for (const tool of TRUST_TOOLS) {
+    server.registerTool(tool.name, {
+      title: tool.title,
+      description: tool.description,
+      inputSchema: SlugParams,
+      outputSchema: tool.outputSchema,
+      annotations: {
+        readOnlyHint: true,
+        destructiveHint: false,
+        idempotentHint: true,
+        openWorldHint: false,
+      },
+    }, async ({ projectSlug }) => {
+      try {
+        const text = await tool.read(reader, projectSlug);
+        return { content: [{ type: "text", text }], structuredContent: JSON.parse(text) };
+      } catch (error) {
+        // A missing profile is an answer the agent acts on, not a protocol failure.
+        return { content: [{ type: "text", text: failureMessage(reader, error) }], isError: true };
+      }
+    });
+  }
+
+  const template = new ResourceTemplate(TRUST_JSON_RESOURCE.uriTemplate, {
+    // Listing would scan every project; the template alone tells clients how to read one.
+    list: undefined,
+  });
+  server.registerResource(TRUST_JSON_RESOURCE.name, template, {
+    title: TRUST_JSON_RESOURCE.title,
+    description: TRUST_JSON_RESOURCE.description,
+    mimeType: TRUST_JSON_RESOURCE.mimeType,
+  }, async (uri, variables) => {
+    const parsed = SlugParams.safeParse({ projectSlug: variables.projectSlug });
+    if (!parsed.success) {
+      throw new McpError(RESOURCE_NOT_FOUND, `Resource ${uri.href} does not name a project slug`);
+    }
+    let text: string;
+    try {
+      text = await reader.trustJson(parsed.data.projectSlug);
+    } catch (error) {
+      throw new McpError(RESOURCE_NOT_FOUND, failureMessage(reader, error));
+    }
+    return { contents: [{ uri: uri.href, mimeType: TRUST_JSON_RESOURCE.mimeType, text }] };
+  });
+  return server;
+}

@@ -1,0 +1,89 @@
+/**
+ * The MCP tools and resource template, declared once: the server registers
+ * them and the discovery documents list them, so the two cannot disagree.
+ * Every tool answers exactly the body of one public HTTP route.
+ */
+import type { z } from "@hono/zod-openapi";
+import { TrustSignalsResponse } from "../domain/collector.ts";
+import {
+  PublishedTrustControlsResponse,
+  PublishedTrustProfile,
+  PublishedTrustProfileResponse,
+} from "../domain/publish.ts";
+import type { TrustReader } from "./reader.ts";
+
+/** One tool: its contract, the route whose body it returns, and how to read that body. */
+export interface TrustTool {
+  name: string;
+  title: string;
+  description: string;
+  outputSchema: z.ZodObject;
+  /** The public route with the same body, `{projectSlug}` left as a template. */
+  route: string;
+  /** The JSON text of the result; its parse is the structured content. */
+  read(reader: TrustReader, projectSlug: string): Promise<string>;
+}
+
+const ABOUT_SLUG =
+  "projectSlug is the vendor project's public slug, as in /trust/{projectSlug} (for example from a trust page link).";
+const ABOUT_ERRORS =
+  "Unknown, private and never-published projects give an error result saying no public trust profile exists; do not retry those.";
+const ABOUT_POLLING =
+  "Data changes only when the vendor publishes: call at most once per minute per project.";
+
+/** The four tools SPEC.md names, in the order agents should consider them. */
+export const TRUST_TOOLS: readonly TrustTool[] = [
+  {
+    name: "get_trust_profile",
+    title: "Published trust profile",
+    description:
+      `The latest published trust profile of a vendor's project: overall state (pass, fail, stale, degraded, unknown), counts per state, and every control with its state, confidence and freshness. Use it first to answer whether a vendor currently meets its security controls. Same body as GET /trust/{projectSlug}. ${ABOUT_SLUG} ${ABOUT_ERRORS} ${ABOUT_POLLING}`,
+    outputSchema: PublishedTrustProfileResponse,
+    route: "/trust/{projectSlug}",
+    read: async (reader, slug) => `{"profile":${await reader.trustJson(slug)}}`,
+  },
+  {
+    name: "get_trust_controls",
+    title: "Controls and evidence freshness",
+    description:
+      `The controls of the latest published version of a project, with the evidence behind each: state, confidence, latestEvidenceAt (when the evidence was observed), freshUntil and nextCheckAt, plus the version and summary. Use it to explain why a control passes or fails, or when evidence goes stale. Same body as GET /trust/{projectSlug}/controls. ${ABOUT_SLUG} ${ABOUT_ERRORS} ${ABOUT_POLLING}`,
+    outputSchema: PublishedTrustControlsResponse,
+    route: "/trust/{projectSlug}/controls",
+    read: async (reader, slug) => {
+      const { schemaVersion: _version, ...controls } = JSON.parse(await reader.trustJson(slug));
+      return JSON.stringify(controls);
+    },
+  },
+  {
+    name: "get_trust_signals",
+    title: "Repository signals",
+    description:
+      `The project's latest repository signal detection with its timestamp (detectedAt) and commit: detected CI/CD, monitoring, authentication and cloud providers, and whether a security contact is published. signals is null when the project never submitted a detection. Same body as GET /trust/{projectSlug}/signals. ${ABOUT_SLUG} Unknown and private projects give an error result. ${ABOUT_POLLING}`,
+    outputSchema: TrustSignalsResponse,
+    route: "/trust/{projectSlug}/signals",
+    read: async (reader, slug) => JSON.stringify({ signals: await reader.signals(slug) }),
+  },
+  {
+    name: "get_trust_json",
+    title: "Machine-readable trust state (trust.json)",
+    description:
+      `The exact trust.json document of the latest version (schemaVersion 1): the bytes that /trust/{projectSlug}/trust.json.jws signs with EdDSA, verifiable with the keys at /.well-known/jwks.json. Use it when you need to store, compare or verify the trust state. Same body as GET /trust/{projectSlug}/trust.json. ${ABOUT_SLUG} ${ABOUT_ERRORS} ${ABOUT_POLLING}`,
+    outputSchema: PublishedTrustProfile,
+    route: "/trust/{projectSlug}/trust.json",
+    read: (reader, slug) => reader.trustJson(slug),
+  },
+];
+
+/** The published trust.json of every public project, as an MCP resource template. */
+export const TRUST_JSON_RESOURCE = {
+  name: "trust-json",
+  uriTemplate: "trust://{projectSlug}/trust.json",
+  title: "Published trust.json",
+  description:
+    "The exact trust.json text of a public project's latest published version (the same bytes as GET /trust/{projectSlug}/trust.json).",
+  mimeType: "application/json",
+} as const;
+
+/** Guidance the server returns at initialization, for agents that read it. */
+export const SERVER_INSTRUCTIONS =
+  "Read-only access to published vendor trust profiles; no credentials. Start with get_trust_profile for a project slug, then get_trust_controls for details or get_trust_signals for repository signals. get_trust_json (or the trust://{projectSlug}/trust.json resource) gives the signed document. Call each tool at most once per minute per project.";

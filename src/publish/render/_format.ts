@@ -1,0 +1,119 @@
+/**
+ * Wording shared by every rendering of a trust profile (HTML, Markdown, Atom, badge), so a
+ * reader sees the same state names, times and percentages whichever format they chose.
+ * Nothing here reads a clock or the locale: the same data always gives the same words.
+ */
+import type { ControlState } from "../../domain/control.ts";
+import type { PublishedTrustSummary } from "../../domain/publish.ts";
+
+/** What each state means to a reader of the page (the rules are in /docs/evaluation.md). */
+export const STATE_MEANING: Readonly<Record<ControlState, string>> = {
+  pass: "Current evidence satisfies the control",
+  fail: "Current evidence does not satisfy the control",
+  degraded: "Evidence is older than its freshness window",
+  stale: "Evidence is too old to rely on",
+  unknown: "No usable evidence has been received",
+};
+
+/** The state's own word, capitalized: the same vocabulary as trust.json, so the two agree. */
+export function stateLabel(state: ControlState): string {
+  return state[0].toUpperCase() + state.slice(1);
+}
+
+const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
+
+/** A date-time normalized to UTC (`…Z`), the form `<time datetime>` and Atom both accept. */
+export function utc(value: string): string {
+  return new Date(value).toISOString().replace(/\.000Z$/, "Z");
+}
+
+/** "14 Mar 2026, 09:30 UTC": fixed wording and zone, never the renderer's locale. */
+export function humanUtc(value: string): string {
+  const d = new Date(value);
+  const pad = (n: number) => String(n).padStart(2, "0");
+  return `${d.getUTCDate()} ${MONTHS[d.getUTCMonth()]} ${d.getUTCFullYear()}, ` +
+    `${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())} UTC`;
+}
+
+const UNITS: readonly [string, number][] = [
+  ["day", 86_400_000],
+  ["hour", 3_600_000],
+  ["minute", 60_000],
+  ["second", 1000],
+];
+
+/**
+ * A duration rounded down to a unit that keeps at least two of it ("36 hours", not "1
+ * day"), so an age is never shown as older or younger than it is by a whole unit.
+ */
+export function duration(ms: number): string {
+  for (const [unit, size] of UNITS) {
+    if (ms >= 2 * size) return `${Math.floor(ms / size)} ${unit}s`;
+  }
+  const seconds = Math.floor(ms / 1000);
+  return `${seconds} second${seconds === 1 ? "" : "s"}`;
+}
+
+/** How `at` relates to a reference instant, worded for that reference. */
+export interface Anchor {
+  at: string;
+  before: string;
+  after: string;
+  same: string;
+}
+
+/** The publication as the reference: "3 hours before publication". */
+export function publicationAnchor(publishedAt: string): Anchor {
+  return {
+    at: publishedAt,
+    before: "before publication",
+    after: "after publication",
+    same: "at publication",
+  };
+}
+
+/** A viewing instant as the reference: "3 hours ago", "in 2 days". */
+export function nowAnchor(now: string): Anchor {
+  return { at: now, before: "ago", after: "from now", same: "now" };
+}
+
+/** `value` relative to the anchor; times within a second of it read as the same instant. */
+export function relative(value: string, anchor: Anchor): string {
+  const delta = Date.parse(value) - Date.parse(anchor.at);
+  if (Math.abs(delta) < 1000) return anchor.same;
+  return `${duration(Math.abs(delta))} ${delta < 0 ? anchor.before : anchor.after}`;
+}
+
+/** Confidence 0..1 as a whole percentage ("25%"). */
+export function percent(confidence: number): string {
+  return `${Math.round(confidence * 100)}%`;
+}
+
+/** One line on the overall state: "5 of 7 controls pass" or why there is nothing to say. */
+export function summaryLine(summary: PublishedTrustSummary): string {
+  if (summary.totalControls === 0) return "No control is enabled yet";
+  const of = `of ${summary.totalControls} control${summary.totalControls === 1 ? "" : "s"}`;
+  return `${summary.passCount} ${of} pass${summary.passCount === 1 ? "es" : ""}`;
+}
+
+/** The non-empty counts, worst first, e.g. "1 fail, 1 degraded, 5 pass". */
+export function countsLine(summary: PublishedTrustSummary): string {
+  const parts: [number, string][] = [
+    [summary.failCount, "fail"],
+    [summary.staleCount, "stale"],
+    [summary.degradedCount, "degraded"],
+    [summary.unknownCount, "unknown"],
+    [summary.passCount, "pass"],
+  ];
+  return parts.filter(([n]) => n > 0).map(([n, s]) => `${n} ${s}`).join(", ") || "no controls";
+}
+
+// Characters XML 1.0 forbids even escaped (C0 controls other than tab and line breaks,
+// U+FFFE, U+FFFF): one in vendor text would make a feed or badge unparsable.
+// deno-lint-ignore no-control-regex
+const XML_INVALID = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/g;
+
+/** Replaces characters that XML cannot carry (lone surrogates included) with U+FFFD. */
+export function xmlSafe(text: string): string {
+  return text.toWellFormed().replace(XML_INVALID, "\uFFFD");
+}

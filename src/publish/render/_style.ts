@@ -1,0 +1,144 @@
+/**
+ * The one stylesheet of public trust pages, inlined into every page so a page is a single
+ * self-contained response; the CSP allows exactly this text by hash and nothing else.
+ * Kept ASCII-only so its hash never depends on how a proxy re-encodes the page.
+ */
+import { createHash } from "node:crypto";
+
+/** The CSS inside the `<style>` element of every trust page, byte for byte. */
+export const TRUST_PAGE_STYLE = `
+:root{color-scheme:light dark;--bg:#f4f6f8;--surface:#fff;--fg:#161b22;--muted:#56606b;
+--line:#d8dee4;--soft:#eef1f4;--accent:#0a58b8;
+--pass:#116329;--pass-bg:#ddf4e4;--fail:#b1231b;--fail-bg:#fde8e6;
+--degraded:#8a4600;--degraded-bg:#fff0d6;--stale:#7a4522;--stale-bg:#f6eae0;
+--unknown:#4b5560;--unknown-bg:#eceff2}
+@media (prefers-color-scheme:dark){:root{--bg:#0d1117;--surface:#161b22;--fg:#e6edf3;
+--muted:#9da7b3;--line:#30363d;--soft:#1d232b;--accent:#7ab7ff;
+--pass:#6fdd8b;--pass-bg:#12301c;--fail:#ff9189;--fail-bg:#3d1714;
+--degraded:#f2b65c;--degraded-bg:#35260c;--stale:#e2b08b;--stale-bg:#33241a;
+--unknown:#b6c0ca;--unknown-bg:#232a32}}
+*{box-sizing:border-box}
+html{-webkit-text-size-adjust:100%;text-size-adjust:100%}
+body{margin:0;background:var(--bg);color:var(--fg);overflow-wrap:anywhere;
+font:16px/1.55 system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,sans-serif}
+a{color:var(--accent);text-underline-offset:.18em}
+a:focus-visible{outline:2px solid var(--accent);outline-offset:2px;border-radius:3px}
+code{font:.8125rem/1.4 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}
+svg{flex:none}
+.wrap{max-width:72rem;margin:0 auto;padding-left:1rem;padding-right:1rem}
+.vh{position:absolute;width:1px;height:1px;overflow:hidden;clip-path:inset(50%);
+white-space:nowrap}
+.skip{position:absolute;left:-100vw}
+.skip:focus{left:1rem;top:.5rem;background:var(--surface);padding:.25rem .5rem}
+.top{background:var(--surface);border-bottom:1px solid var(--line)}
+.top .wrap{display:flex;flex-wrap:wrap;align-items:center;justify-content:space-between;
+gap:.5rem 1.5rem;padding-top:.75rem;padding-bottom:.75rem}
+.brand{display:flex;align-items:center;gap:.5rem;font-weight:650;margin:0}
+.brand svg{width:1.375rem;height:1.375rem;color:var(--accent)}
+.top ul{display:flex;flex-wrap:wrap;gap:.25rem 1.25rem;margin:0;padding:0;list-style:none;
+font-size:.875rem}
+main{padding-top:1.5rem;padding-bottom:1rem}
+section{margin:0 0 2rem}
+h1,h2,h3{line-height:1.2;margin:0}
+h2{font-size:1.25rem;margin-bottom:.75rem}
+.card{background:var(--surface);border:1px solid var(--line);border-radius:14px}
+.hero{display:grid;gap:1.5rem;padding:1.5rem}
+.hero>:only-child{grid-column:1/-1}
+.eyebrow{margin:0 0 .4rem;color:var(--muted);font-size:.8125rem;font-weight:600;
+letter-spacing:.06em;text-transform:uppercase}
+h1{font-size:clamp(1.6rem,4.5vw,2.4rem);letter-spacing:-.01em}
+.lede{margin:.6rem 0 0;color:var(--muted);max-width:40rem}
+.facts{display:flex;flex-wrap:wrap;gap:.75rem 2rem;margin:1.25rem 0 0}
+.facts div{min-width:6rem}
+.facts dt{color:var(--muted);font-size:.8125rem;font-weight:600}
+.facts dd{margin:0;font-weight:600}
+.overall{display:flex;gap:1rem;align-items:center;border-radius:12px;padding:1.25rem;
+background:var(--st-bg);color:var(--st)}
+.overall svg{width:3rem;height:3rem}
+.overall p{margin:0}
+.overall .label{font-size:.8125rem;font-weight:650;letter-spacing:.06em;text-transform:uppercase}
+.overall .state{font-size:2rem;font-weight:750;line-height:1.1}
+.overall .why{font-weight:550}
+.s-pass{--st:var(--pass);--st-bg:var(--pass-bg)}
+.s-fail{--st:var(--fail);--st-bg:var(--fail-bg)}
+.s-degraded{--st:var(--degraded);--st-bg:var(--degraded-bg)}
+.s-stale{--st:var(--stale);--st-bg:var(--stale-bg)}
+.s-unknown{--st:var(--unknown);--st-bg:var(--unknown-bg)}
+.counts{display:grid;grid-template-columns:repeat(auto-fit,minmax(9rem,1fr));gap:.75rem;
+margin:0;padding:0;list-style:none}
+.counts li{background:var(--surface);border:1px solid var(--line);
+border-top:4px solid var(--st);border-radius:10px;padding:.75rem 1rem}
+.counts .n{display:block;font-size:1.75rem;font-weight:750;line-height:1.2}
+.counts .what{display:flex;align-items:center;gap:.35rem;color:var(--st);font-weight:600}
+.counts svg,.pill svg{width:1rem;height:1rem}
+.note{margin:-.25rem 0 .75rem;color:var(--muted);font-size:.875rem}
+.table{overflow:hidden}
+table{width:100%;border-collapse:collapse}
+thead th{background:var(--soft);color:var(--muted);font-size:.8125rem;font-weight:650;
+text-align:left;padding:.6rem 1rem;white-space:nowrap}
+tbody th,tbody td{text-align:left;vertical-align:top;padding:.85rem 1rem;
+border-top:1px solid var(--line)}
+tbody th{font-weight:600}
+.key{display:block;color:var(--muted);font-weight:400;margin-top:.15rem}
+.pill{display:inline-flex;align-items:center;gap:.35rem;padding:.15rem .65rem .15rem .5rem;
+border-radius:999px;background:var(--st-bg);color:var(--st);font-weight:650;font-size:.875rem;
+white-space:nowrap}
+time{display:block;white-space:nowrap}
+.rel{display:block;color:var(--muted);font-size:.8125rem}
+.none{color:var(--muted)}
+.links{display:grid;grid-template-columns:repeat(auto-fit,minmax(15rem,1fr));gap:.75rem;
+margin:0;padding:0;list-style:none}
+.links li{background:var(--surface);border:1px solid var(--line);border-radius:10px;
+padding:.85rem 1rem}
+.links a{font-weight:650}
+.links p{margin:.2rem 0 0;color:var(--muted);font-size:.875rem}
+.projects{display:grid;gap:.75rem;margin:0;padding:0;list-style:none}
+.projects li{display:flex;flex-wrap:wrap;align-items:center;justify-content:space-between;
+gap:.5rem 1.5rem;padding:1rem 1.25rem}
+.projects h3{font-size:1.125rem}
+.projects p{margin:.2rem 0 0;color:var(--muted);font-size:.875rem}
+.projects time{display:inline}
+footer{color:var(--muted);font-size:.875rem;padding-bottom:2rem}
+footer p{margin:0 0 .4rem;max-width:48rem}
+@media (min-width:52rem){.wrap{padding-left:2rem;padding-right:2rem}
+main{padding-top:2.5rem}.hero{grid-template-columns:minmax(0,1.6fr) minmax(16rem,1fr);
+padding:2rem;align-items:center}}
+@media (max-width:51.99rem){.table{background:none;border:0;border-radius:0}
+table,tbody,tr,tbody th,tbody td{display:block}
+thead{position:absolute;width:1px;height:1px;overflow:hidden;clip-path:inset(50%)}
+tbody tr{background:var(--surface);border:1px solid var(--line);border-radius:10px;
+padding:.85rem 1rem;margin-bottom:.75rem}
+tbody th,tbody td{border:0;padding:.3rem 0}
+tbody th{font-size:1.0625rem;padding-bottom:.5rem}
+tbody td{display:grid;grid-template-columns:minmax(6.5rem,38%) minmax(0,1fr);gap:.75rem}
+tbody td::before{content:attr(data-label);color:var(--muted);font-size:.8125rem;
+font-weight:600;padding-top:.1rem}
+tbody td>*{justify-self:start}}
+`;
+
+let cachedHash: string | null = null;
+
+/**
+ * The CSP source expression that allows the trust-page stylesheet and nothing else,
+ * `'sha256-<base64>'` of the exact text of TRUST_PAGE_STYLE (what the browser hashes is
+ * the element's text, which the renderers write verbatim). Serve trust pages with
+ * `style-src` set to this value.
+ */
+export function styleHash(): string {
+  cachedHash ??= `'sha256-${createHash("sha256").update(TRUST_PAGE_STYLE).digest("base64")}'`;
+  return cachedHash;
+}
+
+/**
+ * The complete Content-Security-Policy value for a trust page: nothing may load, run,
+ * submit, frame or rebase; only the inline stylesheet applies.
+ */
+export function trustPageCsp(): string {
+  return [
+    "default-src 'none'",
+    `style-src ${styleHash()}`,
+    "base-uri 'none'",
+    "form-action 'none'",
+    "frame-ancestors 'none'",
+  ].join("; ");
+}

@@ -1,0 +1,97 @@
+/**
+ * The Atom feed of a project's publications (RFC 4287): one entry per version with the
+ * controls whose state changed, so a subscriber learns about a regression without polling
+ * trust.json.
+ */
+import type { PublishedVersion } from "../../domain/publish.ts";
+import { escapeHtml } from "../../lib/escape.ts";
+import { utc, xmlSafe } from "./_format.ts";
+
+/** What a feed is built from; `versions` newest first, as /trust/{slug}/versions lists them. */
+export interface AtomFeedInput {
+  project: { slug: string; name: string };
+  /** Absolute URL of the feed itself (rel="self"). */
+  feedUrl: string;
+  /** Absolute URL of the HTML trust page (rel="alternate"). */
+  pageUrl: string;
+  /** Newest first; pass the whole history so the feed id (from version 1) stays put. */
+  versions: readonly PublishedVersion[];
+  /** Absolute URL of one version's trust.json; defaults to `<pageUrl>/versions/<n>/trust.json`. */
+  versionUrl?: (version: number) => string;
+  /** Most entries to include, newest first (default 50); the feed id still uses the oldest. */
+  maxEntries?: number;
+}
+
+function text(value: string): string {
+  return escapeHtml(xmlSafe(value));
+}
+
+/** A tag URI (RFC 4151): the host that minted it, the day it did, and a path under it. */
+function tagUri(pageUrl: string, day: string, specific: string): string {
+  return `tag:${new URL(pageUrl).hostname},${day.slice(0, 10)}:${specific}`;
+}
+
+function changeLines(version: PublishedVersion): string[] {
+  if (version.changes.length === 0) return ["No control changed state."];
+  return version.changes.map((c) =>
+    c.from === null
+      ? `${c.name} (${c.key}): added as ${c.to}`
+      : `${c.name} (${c.key}): ${c.from} → ${c.to}`
+  );
+}
+
+function entry(input: AtomFeedInput, version: PublishedVersion, versionUrl: string): string {
+  const at = utc(version.publishedAt);
+  const content = [
+    `Overall state: ${version.overallState}.`,
+    ...changeLines(version),
+    `trust.json digest: ${version.digest}`,
+  ].join("\n");
+  return [
+    "  <entry>",
+    `    <id>${
+      text(tagUri(input.pageUrl, at, `trust/${input.project.slug}/versions/${version.version}`))
+    }</id>`,
+    `    <title>Version ${version.version}: ${version.overallState}</title>`,
+    `    <updated>${at}</updated>`,
+    `    <published>${at}</published>`,
+    `    <link rel="alternate" type="application/json" href="${text(versionUrl)}"/>`,
+    `    <content type="text">${text(content)}</content>`,
+    "  </entry>",
+  ].join("\n");
+}
+
+/**
+ * Renders an Atom 1.0 feed of a project's published versions: feed id, title, author,
+ * updated (the newest publication), self and alternate links, and one entry per version
+ * (newest first, at most `maxEntries`) titled "Version 7: pass" with a stable tag: URI
+ * id, `updated` = its publication time, a link to that version's immutable trust.json and
+ * plain-text content listing the state changes and the digest. Vendor text is escaped and
+ * characters XML cannot carry are replaced, so the feed is always well-formed. Throws a
+ * RangeError without versions: a project that never published has no feed.
+ */
+export function renderAtomFeed(input: AtomFeedInput): string {
+  const { versions, project } = input;
+  if (versions.length === 0) {
+    throw new RangeError(`Project "${project.slug}" has no published version to put in a feed`);
+  }
+  const base = input.pageUrl.replace(/\/+$/, "");
+  const versionUrl = input.versionUrl ?? ((n: number) => `${base}/versions/${n}/trust.json`);
+  const oldest = versions[versions.length - 1];
+  const entries = versions.slice(0, input.maxEntries ?? 50);
+  return [
+    '<?xml version="1.0" encoding="utf-8"?>',
+    '<feed xmlns="http://www.w3.org/2005/Atom">',
+    `  <id>${text(tagUri(input.pageUrl, utc(oldest.publishedAt), `trust/${project.slug}`))}</id>`,
+    `  <title>${text(`${project.name}: trust profile`)}</title>`,
+    `  <subtitle>Published versions and control state changes</subtitle>`,
+    `  <updated>${utc(versions[0].publishedAt)}</updated>`,
+    `  <author><name>${text(project.name)}</name></author>`,
+    `  <link rel="self" type="application/atom+xml" href="${text(input.feedUrl)}"/>`,
+    `  <link rel="alternate" type="text/html" href="${text(input.pageUrl)}"/>`,
+    `  <generator>Trust Profile Service</generator>`,
+    ...entries.map((v) => entry(input, v, versionUrl(v.version))),
+    "</feed>",
+    "",
+  ].join("\n");
+}

@@ -1,0 +1,197 @@
+/**
+ * The trust page and organization trust center as Markdown, for agents and terminals: the
+ * same facts as the HTML page, with every vendor string escaped so it reads as literal text
+ * and can neither inject Markdown structure nor raw HTML.
+ */
+import type {
+  OrganizationTrustCenter,
+  PublishedTrustControl,
+  PublishedTrustProfile,
+} from "../../domain/publish.ts";
+import {
+  type Anchor,
+  countsLine,
+  percent,
+  publicationAnchor,
+  relative,
+  STATE_MEANING,
+  summaryLine,
+  utc,
+} from "./_format.ts";
+import type { TrustPageLinks } from "./html.ts";
+
+const MARKDOWN_SIGNIFICANT = /[\\`*_{}[\]()#+!|~]/g;
+const HTML_SIGNIFICANT: Readonly<Record<string, string>> = {
+  "&": "&amp;",
+  "<": "&lt;",
+  ">": "&gt;",
+};
+
+/**
+ * Escapes vendor text for any inline Markdown position, table cells included: HTML
+ * specials become entities (so `<img …>` is text, never a tag), Markdown punctuation gets
+ * a backslash (no emphasis, link, code, heading or cell break), and line breaks become
+ * spaces because a newline would end a table row or start a block.
+ */
+export function escapeMarkdown(text: string): string {
+  return text
+    .replace(/[\r\n]+/g, " ")
+    .replace(MARKDOWN_SIGNIFICANT, (c) => `\\${c}`)
+    .replace(/[&<>]/g, (c) => HTML_SIGNIFICANT[c]);
+}
+
+/** A control key as a code span when it is plainly safe there, otherwise escaped text. */
+function key(text: string): string {
+  return /^[A-Za-z0-9._:-]+$/.test(text) ? `\`${text}\`` : escapeMarkdown(text);
+}
+
+/** A link destination in the `<…>` form, which tolerates parentheses in the URL. */
+function link(label: string, url: string): string {
+  const destination = url.replace(/[\s<>\\]/g, (c) => encodeURIComponent(c));
+  return `[${escapeMarkdown(label)}](<${destination}>)`;
+}
+
+function when(value: string | null, anchor: Anchor, missing: string): string {
+  return value === null ? missing : `${utc(value)} (${relative(value, anchor)})`;
+}
+
+function row(cells: string[]): string {
+  return `| ${cells.join(" | ")} |`;
+}
+
+function controlRow(control: PublishedTrustControl, anchor: Anchor): string {
+  return row([
+    escapeMarkdown(control.name),
+    key(control.key),
+    control.category,
+    control.state,
+    percent(control.confidence),
+    when(control.latestEvidenceAt, anchor, "no evidence yet"),
+    when(control.freshUntil, anchor, "no freshness window"),
+    when(control.nextCheckAt, anchor, "none scheduled"),
+  ]);
+}
+
+/**
+ * Renders a published trust profile as Markdown: a title with the project name, the
+ * overall state and summary counts, version and publication time, a table of every
+ * control (key, category, state, confidence, latest evidence, freshness and next check,
+ * each time in UTC with its offset from the publication) and links to trust.json, its
+ * signature, the versions, the Atom feed, the evaluation rules and the badge. Pure.
+ */
+export function renderTrustPageMarkdown(
+  profile: PublishedTrustProfile,
+  links: TrustPageLinks,
+): string {
+  const { summary } = profile;
+  const anchor = publicationAnchor(profile.publishedAt);
+  const states = [
+    ["pass", summary.passCount],
+    ["fail", summary.failCount],
+    ["degraded", summary.degradedCount],
+    ["stale", summary.staleCount],
+    ["unknown", summary.unknownCount],
+  ] as const;
+  const controls = profile.controls.length === 0
+    ? ["No control is enabled for this project yet, so its overall state is unknown."]
+    : [
+      "Times are UTC; offsets are measured from the publication time.",
+      "",
+      row([
+        "Control",
+        "Key",
+        "Category",
+        "State",
+        "Confidence",
+        "Latest evidence",
+        "Fresh until",
+        "Next check",
+      ]),
+      "|---|---|---|---|---:|---|---|---|",
+      ...profile.controls.map((c) => controlRow(c, anchor)),
+    ];
+  return [
+    `# ${escapeMarkdown(profile.project.name)}: trust profile`,
+    "",
+    `**Overall state: ${summary.overallState}.** ${summaryLine(summary)}.`,
+    "",
+    `- Version: ${profile.version}`,
+    `- Published: ${utc(profile.publishedAt)}`,
+    `- Controls: ${summary.totalControls} (${countsLine(summary)})`,
+    "",
+    "## Summary",
+    "",
+    "The overall state is the worst state of any control.",
+    "",
+    "| State | Controls | Meaning |",
+    "|---|---:|---|",
+    ...states.map(([state, n]) => row([state, String(n), STATE_MEANING[state]])),
+    "",
+    "## Controls",
+    "",
+    ...controls,
+    "",
+    "## Verify this profile",
+    "",
+    `- ${
+      link("trust.json", links.trustJson)
+    }: the machine-readable profile, the exact bytes that are signed`,
+    `- ${
+      link("Signature (JWS)", links.signature)
+    }: compact JWS (EdDSA) over trust.json, chained to the previous version`,
+    `- ${
+      link("Version history", links.versions)
+    }: every version with its digest and the controls that changed`,
+    `- ${link("Atom feed", links.feed)}: new versions and state changes`,
+    `- ${
+      link("Evaluation rules", links.evaluationRules)
+    }: how every state and confidence is computed`,
+    `- ${link("Status badge", links.badge)}: an SVG badge of the overall state`,
+    "",
+    `Version ${profile.version} is immutable: its trust.json, signature and this page never change once published.`,
+    "",
+  ].join("\n");
+}
+
+/**
+ * Renders an organization's trust center as Markdown: the organization name and a table
+ * with one row per published project (linked to `links(slug)`), its overall state, how
+ * many controls pass, its version and publication time. Pure.
+ */
+export function renderOrgTrustCenterMarkdown(
+  center: OrganizationTrustCenter,
+  links: (slug: string) => string,
+): string {
+  const count = center.projects.length;
+  const projects = count === 0
+    ? [
+      `No project of ${
+        escapeMarkdown(center.organization.name)
+      } has published a trust profile yet.`,
+    ]
+    : [
+      "| Project | Overall state | Controls | Version | Published |",
+      "|---|---|---|---:|---|",
+      ...center.projects.map((p) =>
+        row([
+          link(p.name, links(p.slug)),
+          p.summary.overallState,
+          summaryLine(p.summary),
+          String(p.version),
+          utc(p.publishedAt),
+        ])
+      ),
+    ];
+  return [
+    `# ${escapeMarkdown(center.organization.name)}: trust center`,
+    "",
+    `${count} ${
+      count === 1 ? "project publishes" : "projects publish"
+    } a live, signed trust profile.`,
+    "",
+    "## Projects",
+    "",
+    ...projects,
+    "",
+  ].join("\n");
+}

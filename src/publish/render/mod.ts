@@ -1,0 +1,22 @@
+/**
+ * Pure renderers of a publication: trust.json (the signed bytes), the HTML and Markdown
+ * trust pages, the organization trust center, the Atom feed and the badges. No I/O and no
+ * clock: everything a renderer shows is an argument, so a version renders the same forever.
+ */
+export { type BadgeJson, badgeJson, badgeTextWidth, renderBadgeSvg } from "./badge.ts";
+export { type AtomFeedInput, renderAtomFeed } from "./feed.ts";
+export {
+  renderOrgTrustCenterHtml,
+  renderTrustPageHtml,
+  styleHash,
+  TRUST_PAGE_STYLE,
+  trustPageCsp,
+  type TrustPageLinks,
+  type TrustPageOptions,
+} from "./html.ts";
+export {
+  escapeMarkdown,
+  renderOrgTrustCenterMarkdown,
+  renderTrustPageMarkdown,
+} from "./markdown.ts";
+export { buildTrustProfile, serializeTrustJson, type TrustProfileInput } from "./trust_json.ts";

@@ -1,0 +1,91 @@
+/**
+ * trust.json: the machine-readable publication (SPEC.md "Published trust profile (public)").
+ * Its bytes are what gets signed and hash-chained, so they must be a pure function of the
+ * data: keys in the table's order, controls in input order, fixed indentation.
+ */
+import type {
+  PublishedTrustControl,
+  PublishedTrustProfile,
+  PublishedTrustSummary,
+} from "../../domain/publish.ts";
+import { summarizeStates } from "../../evaluate/mod.ts";
+
+/** What a publication is built from; every value is already validated. */
+export interface TrustProfileInput {
+  project: { slug: string; name: string; hostedSubdomain: string | null };
+  version: number;
+  publishedAt: string;
+  controls: readonly PublishedTrustControl[];
+}
+
+/**
+ * Builds the PublishedTrustProfile for one version: schemaVersion 1, the project, version
+ * and publication time as given, the controls in input order, and a summary computed from
+ * their states (overall state `unknown` without controls, otherwise the worst of fail >
+ * stale > degraded > unknown > pass, the evaluator's own rule). Only the fields of the
+ * typed contract are copied, so extra properties on the input never reach the artifact.
+ */
+export function buildTrustProfile(input: TrustProfileInput): PublishedTrustProfile {
+  const controls = input.controls.map(pickControl);
+  return {
+    schemaVersion: 1,
+    project: {
+      slug: input.project.slug,
+      name: input.project.name,
+      hostedSubdomain: input.project.hostedSubdomain,
+    },
+    version: input.version,
+    publishedAt: input.publishedAt,
+    summary: pickSummary(summarizeStates(controls.map((c) => c.state))),
+    controls,
+  };
+}
+
+/**
+ * The exact bytes of trust.json: UTF-8 JSON, two-space indentation, a trailing newline, and
+ * keys in SPEC.md's fixed order at every level whatever order the object was built in. The
+ * same profile always gives the same bytes, which is what lets a version be signed, hashed
+ * into the next version's `prev`, and served again byte for byte.
+ */
+export function serializeTrustJson(profile: PublishedTrustProfile): Uint8Array {
+  // Rebuilding in a literal fixes the key order: JSON.stringify follows insertion order
+  // for non-numeric keys, and none of the contract's keys is numeric.
+  const ordered: PublishedTrustProfile = {
+    schemaVersion: profile.schemaVersion,
+    project: {
+      slug: profile.project.slug,
+      name: profile.project.name,
+      hostedSubdomain: profile.project.hostedSubdomain,
+    },
+    version: profile.version,
+    publishedAt: profile.publishedAt,
+    summary: pickSummary(profile.summary),
+    controls: profile.controls.map(pickControl),
+  };
+  return new TextEncoder().encode(JSON.stringify(ordered, null, 2) + "\n");
+}
+
+function pickSummary(summary: PublishedTrustSummary): PublishedTrustSummary {
+  return {
+    overallState: summary.overallState,
+    totalControls: summary.totalControls,
+    passCount: summary.passCount,
+    failCount: summary.failCount,
+    staleCount: summary.staleCount,
+    degradedCount: summary.degradedCount,
+    unknownCount: summary.unknownCount,
+  };
+}
+
+function pickControl(control: PublishedTrustControl): PublishedTrustControl {
+  return {
+    key: control.key,
+    category: control.category,
+    name: control.name,
+    state: control.state,
+    confidence: control.confidence,
+    latestEvidenceAt: control.latestEvidenceAt,
+    freshUntil: control.freshUntil,
+    nextCheckAt: control.nextCheckAt,
+  };
+}

@@ -1,0 +1,248 @@
+/**
+ * Discovery documents, fetched from a real listening server: each in its
+ * format (RFC 9727, RFC 8414, ai-plugin v1, server cards, llmstxt.org), all
+ * consistent with one another and with /openapi.json, and every link they
+ * announce answering 200.
+ */
+import assert from "node:assert/strict";
+import { startTestServer, type TestServer } from "../support/server.ts";
+
+async function get(url: string, headers: Record<string, string> = {}) {
+  return await fetch(url, { headers, signal: AbortSignal.timeout(10_000) });
+}
+
+async function getJson(server: TestServer, path: string) {
+  const res = await get(`${server.baseUrl}${path}`);
+  assert.equal(res.status, 200, path);
+  assert.match(res.headers.get("content-type") ?? "", /json/, path);
+  return { res, body: await res.json() };
+}
+
+async function assertResolves(url: string) {
+  const res = await get(url);
+  assert.equal(res.status, 200, `${url} answers 200`);
+  await res.body?.cancel();
+}
+
+/** Absolute links of a Markdown text, `[label](url)`. */
+function markdownLinks(text: string): string[] {
+  return [...text.matchAll(/\[[^\]]+\]\((https?:[^)\s]+)\)/g)].map((m) => m[1]);
+}
+
+Deno.test("[discovery] JSON documents follow their formats and agree", async (t) => {
+  await using server = await startTestServer({ queue: false });
+  const base = server.baseUrl;
+  const { body: openapi } = await getJson(server, "/openapi.json");
+
+  await t.step("api-catalog is an RFC 9727 linkset whose links all resolve", async () => {
+    const res = await get(`${base}/.well-known/api-catalog`);
+    assert.equal(res.status, 200);
+    assert.equal(
+      res.headers.get("content-type"),
+      'application/linkset+json; profile="https://www.rfc-editor.org/info/rfc9727"',
+    );
+    assert.equal(res.headers.get("access-control-allow-origin"), "*");
+    assert.equal(res.headers.get("cache-control"), "public, max-age=300");
+    const { linkset } = await res.json();
+    assert.ok(Array.isArray(linkset) && linkset.length >= 1);
+    for (const context of linkset) {
+      assert.equal(typeof context.anchor, "string");
+      assert.ok(URL.canParse(context.anchor), context.anchor);
+      for (const [relation, targets] of Object.entries(context)) {
+        if (relation === "anchor") continue;
+        assert.ok(Array.isArray(targets) && targets.length > 0, relation);
+        for (const target of targets as Array<{ href: string }>) {
+          assert.ok(URL.canParse(target.href), target.href);
+          await assertResolves(target.href);
+        }
+      }
+    }
+    const api = linkset.find((l: { anchor: string }) => l.anchor === openapi.servers[0].url);
+    assert.ok(api, "the API's anchor is the OpenAPI server URL");
+    assert.equal(api["service-desc"][0].href, `${base}/openapi.json`);
+    assert.equal(api.status[0].href, `${base}/health`);
+    assert.ok(linkset.some((l: { anchor: string }) => l.anchor === `${base}/mcp`));
+  });
+
+  await t.step("GET and HEAD of the api-catalog carry the api-catalog Link", async () => {
+    const expected = `<${base}/.well-known/api-catalog>; rel="api-catalog"`;
+    const head = await fetch(`${base}/.well-known/api-catalog`, { method: "HEAD" });
+    assert.equal(head.status, 200);
+    assert.equal(head.headers.get("link"), expected);
+    assert.match(head.headers.get("content-type") ?? "", /^application\/linkset\+json/);
+    assert.equal(await head.text(), "");
+    const res = await get(`${base}/.well-known/api-catalog`);
+    assert.equal(res.headers.get("link"), expected);
+    await res.body?.cancel();
+  });
+
+  await t.step("OAuth metadata has the RFC 8414 required members", async () => {
+    const { body } = await getJson(server, "/.well-known/oauth-authorization-server");
+    assert.equal(body.issuer, server.config.auth.issuer);
+    for (const member of ["authorization_endpoint", "token_endpoint"]) {
+      assert.ok(URL.canParse(body[member]), member);
+    }
+    assert.ok(Array.isArray(body.response_types_supported));
+    assert.ok(body.response_types_supported.includes("code"));
+  });
+
+  let mcpUrl = "";
+  await t.step("mcp.json names the transport URL and the four tools", async () => {
+    const { res, body } = await getJson(server, "/.well-known/mcp.json");
+    assert.equal(res.headers.get("access-control-allow-origin"), "*");
+    assert.equal(body.name, "trust-profile-service");
+    assert.equal(body.version, openapi.info.version);
+    assert.ok(body.description.length > 20);
+    assert.deepEqual(body.transport, { type: "streamable-http", url: `${base}/mcp` });
+    assert.deepEqual(body.authentication, { type: "none" });
+    assert.deepEqual(body.tools.map((tool: { name: string }) => tool.name), [
+      "get_trust_profile",
+      "get_trust_controls",
+      "get_trust_signals",
+      "get_trust_json",
+    ]);
+    for (const tool of body.tools) assert.ok(tool.description.length > 40, tool.name);
+    assert.equal(body.resourceTemplates[0].uriTemplate, "trust://{projectSlug}/trust.json");
+    mcpUrl = body.transport.url;
+    assert.ok(openapi.paths["/mcp"].post, "the transport URL is described in /openapi.json");
+  });
+
+  await t.step("server-cards.json holds cards in the server-card shape", async () => {
+    const { body } = await getJson(server, "/.well-known/mcp/server-cards.json");
+    assert.ok(Array.isArray(body) && body.length === 1);
+    const [card] = body;
+    assert.match(card.name, /^[a-zA-Z0-9.-]+\/[a-zA-Z0-9._-]+$/);
+    assert.equal(card.version, openapi.info.version);
+    assert.ok(card.description.length > 0 && card.description.length <= 100);
+    assert.match(card.$schema, /^https:\/\/static\.modelcontextprotocol\.io\/schemas\//);
+    assert.equal(card.remotes.length, 1);
+    assert.equal(card.remotes[0].type, "streamable-http");
+    assert.equal(card.remotes[0].url, mcpUrl, "the same URL as mcp.json");
+    assert.ok(card.remotes[0].supportedProtocolVersions.includes("2025-06-18"));
+    await assertResolves(card.websiteUrl);
+    await assertResolves(card.icons[0].src);
+  });
+
+  await t.step("ai-plugin.json has the v1 fields and points at /openapi.json", async () => {
+    const { body } = await getJson(server, "/.well-known/ai-plugin.json");
+    assert.equal(body.schema_version, "v1");
+    assert.ok(body.name_for_human.length > 0 && body.name_for_human.length <= 20);
+    assert.match(body.name_for_model, /^[a-zA-Z0-9_]{1,50}$/);
+    assert.ok(body.description_for_human.length > 0 && body.description_for_human.length <= 120);
+    assert.ok(body.description_for_model.length > 0 && body.description_for_model.length <= 8000);
+    assert.deepEqual(body.auth, { type: "none" });
+    assert.equal(body.api.type, "openapi");
+    assert.equal(body.api.url, `${base}/openapi.json`);
+    assert.match(body.contact_email, /^[^@\s]+@[^@\s]+$/);
+    const logo = await get(body.logo_url);
+    assert.equal(logo.status, 200);
+    assert.match(logo.headers.get("content-type") ?? "", /^image\//);
+    await logo.body?.cancel();
+    await assertResolves(body.legal_info_url);
+  });
+
+  await t.step("every discovery route is described in /openapi.json", () => {
+    for (
+      const path of [
+        "/.well-known/api-catalog",
+        "/.well-known/mcp.json",
+        "/.well-known/mcp/server-cards.json",
+        "/.well-known/ai-plugin.json",
+        "/.well-known/oauth-authorization-server",
+        "/llms.txt",
+        "/agent-instructions.md",
+        "/agent-instructions",
+        "/setup.md",
+        "/setup",
+      ]
+    ) {
+      assert.ok(openapi.paths[path]?.get, path);
+    }
+  });
+});
+
+Deno.test("[discovery] llms.txt and the guides are Markdown whose links resolve", async (t) => {
+  await using server = await startTestServer({ queue: false });
+  const base = server.baseUrl;
+
+  await t.step("llms.txt: H1, blockquote, H2 sections of link lists, all resolving", async () => {
+    const res = await get(`${base}/llms.txt`);
+    assert.equal(res.status, 200);
+    assert.match(res.headers.get("content-type") ?? "", /^text\/plain; charset=utf-8/);
+    assert.equal(res.headers.get("cache-control"), "public, max-age=300");
+    const text = await res.text();
+    const lines = text.split("\n");
+    assert.match(lines[0], /^# \S/, "starts with an H1");
+    assert.equal(lines.filter((l) => l.startsWith("# ")).length, 1, "exactly one H1");
+    const firstSection = lines.findIndex((l) => l.startsWith("## "));
+    assert.ok(lines.slice(1, firstSection).some((l) => /^> \S/.test(l)), "a summary blockquote");
+    const sections = text.split(/^## /m).slice(1);
+    assert.ok(sections.length >= 2);
+    for (const section of sections) {
+      const items = section.split("\n").filter((l) => l.startsWith("- "));
+      assert.ok(items.length > 0, `section "${section.split("\n")[0]}" lists links`);
+      for (const item of items) assert.match(item, /^- \[[^\]]+\]\(https?:\/\/[^)\s]+\)(: .+)?$/);
+    }
+    const links = markdownLinks(text);
+    assert.ok(links.includes(`${base}/agent-instructions.md`));
+    assert.ok(links.includes(`${base}/setup.md`));
+    for (const link of links) await assertResolves(link);
+  });
+
+  for (const page of ["/agent-instructions", "/setup"]) {
+    await t.step(`${page}: .md and Accept: text/markdown are the same Markdown`, async () => {
+      const md = await get(`${base}${page}.md`);
+      assert.equal(md.status, 200);
+      assert.match(md.headers.get("content-type") ?? "", /^text\/markdown/);
+      const text = await md.text();
+      assert.match(text, /^# \S/);
+      const negotiated = await get(`${base}${page}`, { accept: "text/markdown" });
+      assert.match(negotiated.headers.get("content-type") ?? "", /^text\/markdown/);
+      assert.equal(negotiated.headers.get("vary"), "Accept");
+      assert.equal(await negotiated.text(), text);
+      for (const link of markdownLinks(text)) await assertResolves(link.replace(/#.*$/, ""));
+    });
+
+    await t.step(`${page}: HTML for browsers and by default`, async () => {
+      for (const accept of ["text/html,application/xhtml+xml,*/*;q=0.8", "*/*"]) {
+        const res = await get(`${base}${page}`, { accept });
+        assert.equal(res.status, 200);
+        assert.match(res.headers.get("content-type") ?? "", /^text\/html/);
+        assert.equal(res.headers.get("cache-control"), "public, max-age=300");
+        const html = await res.text();
+        assert.match(html, /^<!doctype html>/);
+        assert.match(html, /<h1 id="[^"]+">/);
+      }
+    });
+  }
+
+  await t.step("agent instructions cover public reads, MCP, polling and signatures", async () => {
+    const text = await (await get(`${base}/agent-instructions.md`)).text();
+    for (
+      const needle of [
+        "/trust/{projectSlug}",
+        `${base}/mcp`,
+        "get_trust_profile",
+        "once per minute",
+        `${base}/.well-known/jwks.json`,
+        "trust.json.jws",
+        "## Terms of use",
+      ]
+    ) {
+      assert.ok(text.includes(needle), needle);
+    }
+  });
+
+  await t.step("the setup guide walks from account to publication", async () => {
+    const text = await (await get(`${base}/setup.md`)).text();
+    const order = [
+      "/onboarding/bootstrap",
+      "/collectors",
+      "/heartbeat",
+      "/ingest/evidence",
+      "/publish",
+    ].map((needle) => text.indexOf(needle));
+    assert.ok(order.every((i) => i > 0), String(order));
+    assert.deepEqual(order, [...order].sort((a, b) => a - b), "in the order to follow");
+  });
+});

@@ -1,0 +1,79 @@
+/**
+ * A minimal HTTP/1.1 POST over TCP, for requests whose Host header differs
+ * from the address connected to (fetch always sends the URL's host): the
+ * DNS-rebinding tests need a foreign Host on a request that reaches us.
+ */
+import type { RawResponse } from "./raw_http.ts";
+
+function concat(chunks: Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
+  let offset = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, offset);
+    offset += chunk.length;
+  }
+  return out;
+}
+
+function dechunk(body: string): string {
+  let out = "";
+  let rest = body;
+  for (;;) {
+    const eol = rest.indexOf("\r\n");
+    if (eol < 0) break;
+    const size = parseInt(rest.slice(0, eol), 16);
+    if (!size) break;
+    out += rest.slice(eol + 2, eol + 2 + size);
+    rest = rest.slice(eol + 2 + size + 2);
+  }
+  return out;
+}
+
+/** POST `body` to `path` on the server at `baseUrl` (127.0.0.1) with `Host: host`. */
+export async function postWithHost(
+  baseUrl: string,
+  path: string,
+  host: string,
+  body: string,
+  headers: Record<string, string> = {},
+): Promise<RawResponse> {
+  const { hostname, port } = new URL(baseUrl);
+  const conn = await Deno.connect({ hostname, port: Number(port) });
+  const timer = setTimeout(() => conn.close(), 10_000);
+  try {
+    const payload = new TextEncoder().encode(body);
+    const extra = Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join("");
+    const head = `POST ${path} HTTP/1.1\r\nHost: ${host}\r\n${extra}` +
+      `Content-Length: ${payload.length}\r\nConnection: close\r\n\r\n`;
+    await conn.write(concat([new TextEncoder().encode(head), payload]));
+    const chunks: Uint8Array[] = [];
+    const buffer = new Uint8Array(64 * 1024);
+    for (;;) {
+      const n = await conn.read(buffer);
+      if (n === null) break;
+      chunks.push(buffer.slice(0, n));
+    }
+    const text = new TextDecoder().decode(concat(chunks));
+    const split = text.indexOf("\r\n\r\n");
+    const [statusLine, ...lines] = text.slice(0, split).split("\r\n");
+    const responseHeaders = new Headers();
+    for (const line of lines) {
+      const colon = line.indexOf(":");
+      responseHeaders.append(line.slice(0, colon).trim(), line.slice(colon + 1).trim());
+    }
+    const raw = text.slice(split + 4);
+    const chunked = responseHeaders.get("transfer-encoding")?.includes("chunked");
+    return {
+      status: Number(statusLine.split(" ")[1]),
+      headers: responseHeaders,
+      body: chunked ? dechunk(raw) : raw,
+    };
+  } finally {
+    clearTimeout(timer);
+    try {
+      conn.close();
+    } catch {
+      // Already closed by the timeout.
+    }
+  }
+}
