@@ -188,3 +188,47 @@ Deno.test("[e2e] built-in identity provider: setup link, sign-in with PKCE, refr
     assert.ok(!logs.includes(tokens.refresh_token));
   });
 });
+
+Deno.test("[e2e] built-in identity provider: invite-only sign-up", async (t) => {
+  await using server = await startTestServer({ env: { SIGNUP: "invite" }, queue: false });
+  const base = server.baseUrl;
+  const owner = await server.tokenFor("owner");
+  const auth = { authorization: `Bearer ${owner}`, "content-type": "application/json" };
+  const { organization } = await (await fetch(`${base}/onboarding/bootstrap`, {
+    method: "POST",
+    headers: auth,
+    body: JSON.stringify({ workspaceName: "Acme", projectName: "API" }),
+  })).json();
+  const invite = await (await fetch(`${base}/organizations/${organization.id}/invitations`, {
+    method: "POST",
+    headers: auth,
+    body: JSON.stringify({ email: "New.Hire@acme.test", role: "member" }),
+  })).json();
+  const token = invite.acceptUrl.split("#invitation=")[1];
+  const hire = { email: "someone.else@acme.test", name: "New Hire", password: "a fine passphrase" };
+
+  await t.step("without an invitation sign-up is closed", async () => {
+    const res = await signUp(base, "", hire);
+    assert.equal(res.status, 403);
+    await res.body?.cancel();
+  });
+
+  await t.step("the invitation fixes the email; the account can sign in and accept", async () => {
+    const res = await signUp(base, `invitation=${token}`, hire);
+    assert.equal(res.status, 200);
+    assert.match(await res.text(), /new\.hire@acme\.test/);
+    const tokens = await login(base, { email: "new.hire@acme.test", password: hire.password });
+    const accepted = await fetch(`${base}/invitations/${token}/accept`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${tokens.access_token}` },
+    });
+    assert.equal(accepted.status, 200);
+    assert.equal((await accepted.json()).membership.role, "member");
+  });
+
+  await t.step("a used invitation cannot create another account", async () => {
+    const res = await signUp(base, `invitation=${token}`, { ...hire, email: "third@acme.test" });
+    assert.equal(res.status, 403);
+    await res.body?.cancel();
+  });
+});
