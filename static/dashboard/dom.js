@@ -4,8 +4,11 @@
  * from users and vendors cannot turn into elements or scripts.
  */
 
-/** Properties set after the children exist (a select's value needs its options). */
-const LATE_PROPS = new Set(["value", "checked"]);
+/**
+ * Properties set after the children exist (a select's value needs its
+ * options). `checked` sets the default state, which a form reset restores.
+ */
+const LATE_PROPS = new Map([["value", "value"], ["checked", "defaultChecked"]]);
 
 /**
  * Creates `<tag>` with attributes from `props` and the given children.
@@ -28,7 +31,7 @@ export function h(tag, props = {}, ...children) {
     }
   }
   append(el, children);
-  for (const [key, value] of late) el[key] = value;
+  for (const [key, value] of late) el[LATE_PROPS.get(key)] = value;
   return el;
 }
 
@@ -72,14 +75,19 @@ export function field(label, control, hint) {
   return h("div", { class: "field" }, parts);
 }
 
-/** A small status label: `tone` is neutral, success or info. */
-export function badge(text, tone = "neutral") {
-  return h("span", { class: `badge badge-${tone}` }, text);
+/** A small status label: `tone` is neutral, success, info, warning or danger. */
+export function badge(text, tone = "neutral", iconName) {
+  return h("span", { class: `badge badge-${tone}` }, iconName && icon(iconName), text);
 }
 
 /** An inline alert for an error; `role="alert"` so screen readers announce it. */
 export function errorAlert(message) {
   return h("div", { class: "alert alert-error", role: "alert" }, message);
+}
+
+/** An announced confirmation after an action succeeded. */
+export function successAlert(message) {
+  return h("div", { class: "alert alert-success", role: "status" }, message);
 }
 
 /**
@@ -109,4 +117,55 @@ export function handleSubmit(form, errorSlot, action) {
 export function describeError(error) {
   if (error && typeof error.message === "string" && error.message) return error.message;
   return "Something went wrong; please try again";
+}
+
+const SVG_NS = "http://www.w3.org/2000/svg";
+
+/** Stroke paths of the dashboard's icons, on a 24×24 grid. */
+const ICONS = {
+  check: ["M12 21a9 9 0 1 0 0-18 9 9 0 0 0 0 18Z", "m8 12.5 2.7 2.7L16.2 9.6"],
+  cross: ["M12 21a9 9 0 1 0 0-18 9 9 0 0 0 0 18Z", "m9 9 6 6", "m15 9-6 6"],
+  warning: [
+    "M10.3 4.2 2.6 18a2 2 0 0 0 1.7 3h15.4a2 2 0 0 0 1.7-3L13.7 4.2a2 2 0 0 0-3.4 0Z",
+    "M12 9.5v4",
+    "M12 17h.01",
+  ],
+  clock: ["M12 21a9 9 0 1 0 0-18 9 9 0 0 0 0 18Z", "M12 7.5V12l3 2"],
+  question: [
+    "M12 21a9 9 0 1 0 0-18 9 9 0 0 0 0 18Z",
+    "M9.6 9.3a2.5 2.5 0 0 1 4.8.9c0 1.7-2.4 2.2-2.4 3.6",
+    "M12 17h.01",
+  ],
+  plus: ["M12 5v14", "M5 12h14"],
+  lock: ["M6 11h12v10H6z", "M8.5 11V7.5a3.5 3.5 0 0 1 7 0V11"],
+  refresh: [
+    "M20 11a8 8 0 0 0-14.6-4.5L4 8",
+    "M4 3v5h5",
+    "M4 13a8 8 0 0 0 14.6 4.5L20 16",
+    "M20 21v-5h-5",
+  ],
+};
+
+/** A decorative icon (hidden from assistive technology: its text sits beside it). */
+export function icon(name) {
+  const svg = document.createElementNS(SVG_NS, "svg");
+  for (
+    const [key, value] of Object.entries({
+      class: `icon icon-${name}`,
+      viewBox: "0 0 24 24",
+      fill: "none",
+      stroke: "currentColor",
+      "stroke-width": "2",
+      "stroke-linecap": "round",
+      "stroke-linejoin": "round",
+      "aria-hidden": "true",
+      focusable: "false",
+    })
+  ) svg.setAttribute(key, value);
+  for (const d of ICONS[name]) {
+    const path = document.createElementNS(SVG_NS, "path");
+    path.setAttribute("d", d);
+    svg.append(path);
+  }
+  return svg;
 }

@@ -1,5 +1,6 @@
 /** Building blocks shared by the views: page headers, tabs, cards, tables. */
 import { badge, h, uniqueId } from "../dom.js";
+import { formatDate, formatRelative } from "../format.js";
 
 /**
  * The heading block of a view. `crumbs` are `{ label, href }` links above
@@ -34,9 +35,12 @@ function joinMeta(items) {
   return out;
 }
 
-/** A row of section links; the current one carries aria-current="page". */
+/**
+ * A row of section links; the current one carries aria-current="page" and
+ * is scrolled into view when the row is wider than the screen.
+ */
 export function tabs(label, items) {
-  return h(
+  const nav = h(
     "nav",
     { class: "tabs", "aria-label": label },
     h(
@@ -51,14 +55,24 @@ export function tabs(label, items) {
       ),
     ),
   );
+  requestAnimationFrame(() => {
+    const current = nav.querySelector("[aria-current=page]");
+    if (!current || nav.scrollWidth <= nav.clientWidth) return;
+    const offset = current.getBoundingClientRect().left - nav.getBoundingClientRect().left;
+    nav.scrollLeft += offset - (nav.clientWidth - current.offsetWidth) / 2;
+  });
+  return nav;
 }
 
-/** A titled panel; its h2 labels the section. */
-export function card(title, content, { description } = {}) {
+/**
+ * A titled panel; its h2 labels the section. `actions` sit at the right of
+ * the header (a button that acts on the whole card).
+ */
+export function card(title, content, { description, actions, className } = {}) {
   const headingId = uniqueId("card");
   return h(
     "section",
-    { class: "card", "aria-labelledby": headingId },
+    { class: className ? `card ${className}` : "card", "aria-labelledby": headingId },
     h(
       "div",
       { class: "card-header" },
@@ -68,19 +82,27 @@ export function card(title, content, { description } = {}) {
         h("h2", { id: headingId }, title),
         description && h("p", { class: "card-description" }, description),
       ),
+      actions && h("div", { class: "card-actions" }, actions),
     ),
     content,
   );
 }
 
+/** A cell's content as one node, so the stacked layout keeps it beside its label. */
+function cell(column, row) {
+  const content = column.cell(row);
+  return Array.isArray(content) ? h("div", {}, content) : content;
+}
+
 /**
  * A data table that becomes a stack of labelled rows on narrow screens.
- * `columns` are `{ label, cell(row) → node|string, className? }`.
+ * `columns` are `{ label, cell(row) → node|string|array, className? }`; `rowId`
+ * marks each `<tr>` with `data-id`, for rows inserted below it later.
  */
-export function dataTable(caption, columns, rows) {
+export function dataTable(caption, columns, rows, { className, rowId } = {}) {
   return h(
     "table",
-    { class: "data-table" },
+    { class: className ? `data-table ${className}` : "data-table" },
     h("caption", { class: "visually-hidden" }, caption),
     h(
       "thead",
@@ -93,16 +115,36 @@ export function dataTable(caption, columns, rows) {
       rows.map((row) =>
         h(
           "tr",
-          {},
-          columns.map((c) => h("td", { "data-label": c.label, class: c.className }, c.cell(row))),
+          { "data-id": rowId?.(row) },
+          columns.map((c) => h("td", { "data-label": c.label, class: c.className }, cell(c, row))),
         )
       ),
     ),
   );
 }
 
+/** A `<time>` showing how long ago (or until) `iso`, the exact instant in its title. */
+export function timeAgo(iso) {
+  return h("time", { datetime: iso, title: formatDate(iso, true) }, formatRelative(iso));
+}
+
+/** A `<time>` showing the date and time of `iso`. */
+export function dateTime(iso) {
+  return h("time", { datetime: iso }, formatDate(iso, true));
+}
+
+/** A table cell naming a control or record: its name over its key in code. */
+export function nameWithKey(name, key) {
+  return h(
+    "div",
+    { class: "cell-name" },
+    h("span", { class: "cell-primary" }, name),
+    h("code", {}, key),
+  );
+}
+
 /** What a list shows when it has nothing in it. */
-export function emptyState(title, text) {
+export function emptyState(title, ...text) {
   return h(
     "div",
     { class: "empty-state" },
@@ -123,4 +165,12 @@ export function facts(pairs) {
 /** "Public" or "Private", coloured so public projects stand out. */
 export function visibilityBadge(visibility) {
   return visibility === "public" ? badge("Public", "success") : badge("Private");
+}
+
+/**
+ * A full-width row to insert under a data table's row (an editor, a payload).
+ * `span` is the number of columns it covers.
+ */
+export function detailRow(id, span, ...content) {
+  return h("tr", { id, class: "detail-row" }, h("td", { colspan: String(span) }, content));
 }

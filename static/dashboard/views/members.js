@@ -1,61 +1,30 @@
 /** Members of an organization: list, remove or leave, and invitations for owners. */
-import { badge, describeError, errorAlert, field, h, handleSubmit, replace } from "../dom.js";
+import { badge, field, h, handleSubmit, replace } from "../dom.js";
 import { capitalize, formatDate } from "../format.js";
 import { href } from "../routes.js";
+import { confirmAction, copyField } from "../widgets.js";
 import { card, dataTable } from "./layout.js";
 import { organizationHeader } from "./organization.js";
 
 const orgPath = (id) => `/organizations/${encodeURIComponent(id)}`;
 
-/**
- * The remove (or leave) control of one member row: a button that turns into
- * an inline confirmation, so nothing is removed by a single stray click.
- */
+/** The remove (or leave) control of one member row, confirmed in place. */
 function removeControl(app, organization, entry, { onRemoved, errorSlot }) {
   const self = entry.user.id === app.me.user.id;
   const who = entry.user.name || entry.user.email;
   const verb = self ? "Leave" : "Remove";
-  const slot = h("div", { class: "row-actions" });
-  const idle = () => {
-    const button = h("button", {
-      type: "button",
-      class: "btn btn-secondary btn-small",
-      "aria-label": self ? "Leave the organization" : `Remove ${who}`,
-      on: { click: confirming },
-    }, verb);
-    replace(slot, button);
-    return button;
-  };
-  const confirming = () => {
-    const yes = h("button", {
-      type: "button",
-      class: "btn btn-danger btn-small",
-      on: { click: remove },
-    }, verb);
-    const cancel = h("button", {
-      type: "button",
-      class: "btn btn-secondary btn-small",
-      on: { click: () => idle().focus() },
-    }, "Cancel");
-    const question = self ? "Leave this organization?" : `Remove ${who}?`;
-    replace(slot, h("span", { class: "confirm-text" }, question), yes, cancel);
-    yes.focus();
-  };
-  async function remove(event) {
-    event.currentTarget.disabled = true;
-    replace(errorSlot);
-    try {
+  return confirmAction({
+    label: verb,
+    ariaLabel: self ? "Leave the organization" : `Remove ${who}`,
+    question: self ? "Leave this organization?" : `Remove ${who}?`,
+    errorSlot,
+    run: async () => {
       await app.api.delete(
         `${orgPath(organization.id)}/members/${encodeURIComponent(entry.user.id)}`,
       );
       await onRemoved(self, who);
-    } catch (error) {
-      idle().focus();
-      replace(errorSlot, errorAlert(describeError(error)));
-    }
-  }
-  idle();
-  return slot;
+    },
+  });
 }
 
 function membersTable(app, organization, members, options) {
@@ -91,27 +60,7 @@ function membersTable(app, organization, members, options) {
   ], members);
 }
 
-/** Copies `text`, falling back to selecting `input` for a manual copy. */
-async function copy(text, input, status) {
-  try {
-    await navigator.clipboard.writeText(text);
-    replace(status, "Link copied to the clipboard");
-  } catch {
-    input.focus();
-    input.select();
-    replace(status, "Selected; press Ctrl+C (or ⌘C) to copy");
-  }
-}
-
 function invitationResult({ invitation, acceptUrl }) {
-  const input = h("input", {
-    id: "accept-url",
-    class: "input-mono",
-    readonly: true,
-    value: acceptUrl,
-    "aria-describedby": "accept-url-hint",
-  });
-  const status = h("p", { class: "copy-status", role: "status" });
   return h(
     "div",
     { class: "invite-result" },
@@ -120,25 +69,15 @@ function invitationResult({ invitation, acceptUrl }) {
       { class: "alert alert-success", role: "status" },
       `Invitation created for ${invitation.email} as ${invitation.role}.`,
     ),
-    h("label", { for: "accept-url" }, "Accept link"),
-    h(
-      "div",
-      { class: "copy-row" },
-      input,
-      h("button", {
-        type: "button",
-        class: "btn btn-secondary",
-        on: { click: () => copy(acceptUrl, input, status) },
-      }, "Copy link"),
-    ),
-    h(
-      "p",
-      { class: "hint", id: "accept-url-hint" },
-      `Send this link to ${invitation.email}. It is shown only once, works once, only for that email address, and expires ${
-        formatDate(invitation.expiresAt, true)
-      }.`,
-    ),
-    status,
+    copyField("Accept link", acceptUrl, {
+      id: "accept-url",
+      what: "Link",
+      button: "Copy link",
+      hint:
+        `Send this link to ${invitation.email}. It is shown only once, works once, only for that email address, and expires ${
+          formatDate(invitation.expiresAt, true)
+        }.`,
+    }),
   );
 }
 

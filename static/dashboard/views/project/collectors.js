@@ -1,0 +1,238 @@
+/**
+ * Collectors of a project: the list with rotate and revoke, a create form,
+ * and the one-time secret panel shown after a create or a rotation.
+ */
+import { badge, field, h, handleSubmit, icon, replace, successAlert } from "../../dom.js";
+import { formatDate } from "../../format.js";
+import { confirmAction, copyField } from "../../widgets.js";
+import { card, dataTable, emptyState, nameWithKey, timeAgo } from "../layout.js";
+import { projectPath, publicUrls } from "./common.js";
+
+const ACTIONS = [
+  ["heartbeat", "Heartbeat", "Prove the collector is alive."],
+  ["ingest:evidence", "Evidence", "Send evidence records (SBOMs, scans, provenance…)."],
+  ["ingest:signals", "Signals", "Report repository signal detections."],
+];
+
+function secretPanel(project, { collector, secret }, { rotated, dismiss }) {
+  return card(
+    rotated ? `New secret for “${collector.name}”` : `Secret for “${collector.name}”`,
+    [
+      h(
+        "div",
+        { class: "alert alert-warning alert-icon" },
+        icon("warning"),
+        h(
+          "p",
+          {},
+          h("strong", {}, "Copy this secret now: it is shown only once. "),
+          "The service keeps only a hash of it. If it is lost, rotate the secret to get a new one.",
+          rotated ? " The previous secret has stopped working." : "",
+        ),
+      ),
+      h(
+        "div",
+        { class: "secret-fields" },
+        copyField("Collector secret", secret.value, {
+          what: "Secret",
+          hint: "Keep it in your CI's secret store, e.g. as TRUST_COLLECTOR_SECRET.",
+        }),
+        copyField("Collector ID", collector.id),
+        copyField("Project ID", project.id),
+      ),
+      h(
+        "div",
+        { class: "form-actions" },
+        h(
+          "button",
+          { type: "button", class: "btn btn-primary", on: { click: dismiss } },
+          "I have stored the secret",
+        ),
+        project.visibility === "public" &&
+          h(
+            "a",
+            { href: publicUrls(project).setupGuide, class: "btn btn-secondary" },
+            "Open the setup guide",
+          ),
+      ),
+    ],
+    { className: "secret-card" },
+  );
+}
+
+function actionList(actions) {
+  return h("span", { class: "chip-list" }, actions.map((a) => h("code", {}, a)));
+}
+
+function createForm(create) {
+  const errorSlot = h("div", { class: "form-errors" });
+  const form = h(
+    "form",
+    { class: "form" },
+    field(
+      "Collector name",
+      h("input", { name: "name", required: true, maxlength: "200", autocomplete: "off" }),
+      "Where it runs, e.g. “GitHub Actions (main)”.",
+    ),
+    h(
+      "fieldset",
+      { class: "field choices" },
+      h("legend", {}, "Allowed actions"),
+      ACTIONS.map(([value, label, description]) => {
+        const id = `collector-action-${value.replace(":", "-")}`;
+        return h(
+          "div",
+          { class: "choice" },
+          h("input", { type: "checkbox", id, name: "allowedActions", value, checked: true }),
+          h(
+            "label",
+            { for: id },
+            h("span", { class: "choice-label" }, label, " ", h("code", {}, value)),
+            h("span", { class: "choice-description" }, description),
+          ),
+        );
+      }),
+    ),
+    errorSlot,
+    h(
+      "div",
+      { class: "form-actions" },
+      h("button", { type: "submit", class: "btn btn-primary" }, "Create collector"),
+    ),
+  );
+  handleSubmit(form, errorSlot, async (data) => {
+    await create({
+      name: String(data.get("name")).trim(),
+      allowedActions: data.getAll("allowedActions"),
+    });
+    form.reset();
+  });
+  return form;
+}
+
+function guideCard(project) {
+  const isPublic = project.visibility === "public";
+  return card(
+    "Connect a collector",
+    [
+      h(
+        "p",
+        {},
+        "The setup guide lists the commands a CI job runs, with this project's ids filled in. It never contains a secret.",
+      ),
+      h("p", {}, h("a", { href: publicUrls(project).setupGuide }, "Setup guide (setup.md)")),
+      !isPublic &&
+      h(
+        "p",
+        { class: "hint" },
+        "The guide is public: it answers 404 while the project is private.",
+      ),
+    ],
+  );
+}
+
+export async function collectorsSection(app, project) {
+  const path = (id, action) =>
+    projectPath(project.id, `/collectors${id ? `/${encodeURIComponent(id)}/${action}` : ""}`);
+  const secretSlot = h("div", { class: "secret-slot" });
+  const listSlot = h("div", {});
+  const messages = h("div", { class: "form-errors" });
+  let collectors = [];
+
+  const load = async () => {
+    ({ collectors } = await app.api.get(path()));
+    render();
+  };
+  const showSecret = (result, rotated) => {
+    const dismiss = () => {
+      replace(secretSlot);
+      const heading = listSlot.closest("section").querySelector("h2");
+      heading.tabIndex = -1;
+      heading.focus();
+    };
+    replace(secretSlot, secretPanel(project, result, { rotated, dismiss }));
+    secretSlot.querySelector("input").focus();
+  };
+
+  const rowActions = (c) => {
+    if (c.status === "revoked") {
+      return h("span", { class: "muted" }, `Revoked ${formatDate(c.revokedAt)}`);
+    }
+    return h(
+      "div",
+      { class: "row-actions" },
+      confirmAction({
+        label: "Rotate secret",
+        ariaLabel: `Rotate secret of ${c.name}`,
+        question: "Rotate? The current secret stops working at once.",
+        confirmLabel: "Rotate",
+        danger: false,
+        errorSlot: messages,
+        run: async () => {
+          const result = await app.api.post(path(c.id, "rotate"));
+          await load();
+          showSecret(result, true);
+        },
+      }),
+      confirmAction({
+        label: "Revoke",
+        ariaLabel: `Revoke ${c.name}`,
+        question: `Revoke ${c.name}? This cannot be undone.`,
+        errorSlot: messages,
+        run: async () => {
+          await app.api.post(path(c.id, "revoke"));
+          await load();
+          replace(messages, successAlert(`${c.name} was revoked; its secret no longer works`));
+        },
+      }),
+    );
+  };
+
+  function render() {
+    replace(
+      listSlot,
+      collectors.length === 0
+        ? emptyState("No collectors yet", "Create one to start sending heartbeats and evidence.")
+        : dataTable(
+          "Collectors of the project",
+          [
+            { label: "Collector", cell: (c) => nameWithKey(c.name, c.id) },
+            {
+              label: "Status",
+              cell: (c) => (c.status === "active" ? badge("Active", "success") : badge("Revoked")),
+            },
+            { label: "Allowed actions", cell: (c) => actionList(c.allowedActions) },
+            {
+              label: "Last seen",
+              cell: (
+                c,
+              ) => (c.lastSeenAt ? timeAgo(c.lastSeenAt) : h("span", { class: "muted" }, "Never")),
+            },
+            { label: "Actions", className: "cell-actions", cell: rowActions },
+          ],
+          collectors,
+          { rowId: (c) => c.id },
+        ),
+    );
+  }
+
+  await load();
+  const create = async (body) => {
+    const result = await app.api.post(path(), body);
+    await load();
+    showSecret(result, false);
+  };
+  return [
+    secretSlot,
+    card("Collectors", [messages, listSlot], {
+      description:
+        "A collector is a CLI or CI job that sends heartbeats and evidence with its own secret.",
+    }),
+    h(
+      "div",
+      { class: "layout-pair" },
+      card("New collector", createForm(create)),
+      guideCard(project),
+    ),
+  ];
+}

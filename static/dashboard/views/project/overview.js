@@ -1,0 +1,48 @@
+/**
+ * A project's overview, its default view: key facts, the live status of its
+ * controls, and the control catalog where controls are configured.
+ */
+import { h, replace } from "../../dom.js";
+import { formatDate } from "../../format.js";
+import { facts } from "../layout.js";
+import { catalogCard } from "./catalog.js";
+import { privateNotice, projectPath, trustHost } from "./common.js";
+import { statusCard } from "./status.js";
+
+function projectFacts(app, project, controls) {
+  const enabled = controls.filter((c) => c.enabled).length;
+  return facts([
+    ["Slug", h("code", {}, project.slug)],
+    [
+      "Hosted subdomain",
+      project.hostedSubdomain ? `${project.hostedSubdomain}.${trustHost(app)}` : "Not set",
+    ],
+    ["Auto-publish", project.autoPublish ? "On" : "Off"],
+    ["Controls enabled", `${enabled} of ${controls.length}`],
+    ["Created", h("time", { datetime: project.createdAt }, formatDate(project.createdAt))],
+  ]);
+}
+
+export async function overviewSection(app, project) {
+  const [{ controls }, { evaluations }] = await Promise.all([
+    app.api.get(projectPath(project.id, "/controls")),
+    app.api.get(projectPath(project.id, "/evaluations")),
+  ]);
+  let current = controls;
+  const summary = h(
+    "section",
+    { class: "card summary-card", "aria-label": "Project details" },
+    projectFacts(app, project, current),
+  );
+  return [
+    privateNotice(project),
+    summary,
+    statusCard(app, project, evaluations, () => current.filter((c) => c.enabled).length),
+    catalogCard(app, project, controls, {
+      onChange: (next) => {
+        current = next;
+        replace(summary, projectFacts(app, project, next));
+      },
+    }),
+  ];
+}

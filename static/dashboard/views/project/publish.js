@@ -1,0 +1,155 @@
+/**
+ * Publishing: publish the next signed version, see the latest one with its
+ * public addresses, and every earlier version. A private project's public
+ * addresses answer 404, and the notice beside the button says so.
+ */
+import { badge, h, icon, replace, successAlert } from "../../dom.js";
+import { href } from "../../routes.js";
+import { runButton } from "../../widgets.js";
+import { card, dataTable, dateTime, emptyState, facts, timeAgo } from "../layout.js";
+import { projectPath, publicUrls } from "./common.js";
+
+/** DESIGN.md §7: the dashboard says a private project's pages answer 404, next to the button. */
+function privateBeside(project) {
+  return h(
+    "p",
+    { id: "publish-private-notice", class: "publish-notice" },
+    icon("lock"),
+    h(
+      "span",
+      {},
+      h("strong", {}, "Private project: "),
+      "its public pages answer 404 until the visibility is public. Change it in ",
+      h("a", { href: href.project(project.id, "settings") }, "Settings"),
+      ".",
+    ),
+  );
+}
+
+/** A public address, shown by its path (the host is this service's). */
+const urlLink = (url) => h("a", { href: url, class: "url-link" }, new URL(url).pathname);
+
+function latestVersion(project, latest) {
+  if (!latest) {
+    return emptyState(
+      "Not published yet",
+      "Publish to create version 1: trust.json, its signature, the trust page, the feed and the badge.",
+    );
+  }
+  const urls = publicUrls(project);
+  const isPublic = project.visibility === "public";
+  return h(
+    "div",
+    { class: "latest" },
+    h(
+      "div",
+      { class: "latest-head" },
+      h("p", { class: "latest-version" }, `Version ${latest.version}`),
+      h(
+        "p",
+        { class: "latest-time" },
+        "Published ",
+        dateTime(latest.publishedAt),
+        " · ",
+        timeAgo(latest.publishedAt),
+      ),
+      isPublic &&
+        h("img", {
+          class: "latest-badge",
+          src: urls.badge,
+          alt: "Badge showing the overall state of the latest version",
+          height: "20",
+        }),
+    ),
+    facts([
+      ["Trust page", urlLink(urls.page)],
+      ["trust.json", urlLink(urls.trustJson)],
+      ["Signature (JWS)", urlLink(urls.signature)],
+      ["Atom feed", urlLink(urls.feed)],
+      ["Badge", urlLink(urls.badge)],
+    ]),
+    !isPublic &&
+      h("p", { class: "hint" }, "These addresses answer 404 while the project is private."),
+  );
+}
+
+function versionsTable(project, versions) {
+  if (versions.length === 0) return emptyState("No versions", "Every publication is listed here.");
+  const urls = publicUrls(project);
+  const isPublic = project.visibility === "public";
+  return dataTable("Published versions", [
+    {
+      label: "Version",
+      cell: (v) => [
+        h("span", { class: "cell-primary" }, `Version ${v.version}`),
+        v === versions[0] && [" ", badge("Latest", "info")],
+      ],
+    },
+    { label: "Published", cell: (v) => dateTime(v.publishedAt) },
+    {
+      label: "Documents",
+      cell: (v) =>
+        isPublic
+          ? h(
+            "span",
+            { class: "link-list" },
+            h("a", { href: urls.version(v.version, "index.html") }, "Page"),
+            h("a", { href: urls.version(v.version, "trust.json") }, "trust.json"),
+            h("a", { href: urls.version(v.version, "trust.json.jws") }, "Signature"),
+          )
+          : h("span", { class: "muted" }, "Readable once the project is public"),
+    },
+  ], versions);
+}
+
+export async function publishSection(app, project) {
+  const latestSlot = h("div", {});
+  const versionsSlot = h("div", {});
+  const messages = h("div", { class: "form-errors" });
+  const show = (versions) => {
+    replace(latestSlot, latestVersion(project, versions[0]));
+    replace(versionsSlot, versionsTable(project, versions));
+  };
+  const load = async () =>
+    show((await app.api.get(projectPath(project.id, "/published-profiles"))).publishedProfiles);
+
+  const isPrivate = project.visibility !== "public";
+  const button = h("button", {
+    type: "button",
+    class: "btn btn-primary",
+    "aria-describedby": isPrivate ? "publish-private-notice" : null,
+    on: {
+      click: () =>
+        runButton(button, messages, async () => {
+          const { publishedProfile } = await app.api.post(projectPath(project.id, "/publish"));
+          await load();
+          replace(messages, successAlert(`Published version ${publishedProfile.version}`));
+        }),
+    },
+  }, "Publish now");
+
+  await load();
+  return [
+    card(
+      "Publish",
+      [
+        h("div", { class: "publish-bar" }, button, isPrivate && privateBeside(project)),
+        messages,
+        project.autoPublish &&
+        h(
+          "p",
+          { class: "hint" },
+          "Auto-publish is on: after the first version, a recompute that changes any control state publishes the next version by itself.",
+        ),
+      ],
+      {
+        description:
+          "Publishing evaluates every enabled control now, signs trust.json and adds an immutable version. Earlier versions stay readable.",
+      },
+    ),
+    card("Latest version", latestSlot),
+    card("All versions", versionsSlot, {
+      description: "Each version is signed and chained to the one before it.",
+    }),
+  ];
+}

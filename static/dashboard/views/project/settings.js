@@ -1,0 +1,102 @@
+/** A project's settings: name, hosted subdomain, visibility and auto-publish. */
+import { field, h, handleSubmit, replace } from "../../dom.js";
+import { card } from "../layout.js";
+import { visibilityChoice } from "../onboarding.js";
+import { privateNotice, projectPath, trustHost } from "./common.js";
+
+/** The fields of `next` that differ from `project`, as a PATCH body. */
+function changes(project, next) {
+  const body = {};
+  for (const [key, value] of Object.entries(next)) {
+    if (project[key] !== value) body[key] = value;
+  }
+  return body;
+}
+
+export function settingsSection(app, project) {
+  const errorSlot = h("div", { class: "form-errors" });
+  const host = trustHost(app);
+  const form = h(
+    "form",
+    { class: "form" },
+    field(
+      "Project name",
+      h("input", { name: "name", required: true, maxlength: "200", value: project.name }),
+    ),
+    field(
+      "Slug",
+      h("input", { name: "slug", readonly: true, value: project.slug, class: "input-mono" }),
+      "Fixed at creation: it is part of every public URL of the project, so it never changes.",
+    ),
+    field(
+      "Hosted subdomain (optional)",
+      h("input", {
+        name: "hostedSubdomain",
+        value: project.hostedSubdomain ?? "",
+        class: "input-mono",
+        autocomplete: "off",
+        spellcheck: "false",
+        maxlength: "63",
+        pattern: "[a-z0-9]([a-z0-9\\-]{0,61}[a-z0-9])?",
+        title: "1-63 lowercase letters, digits or inner hyphens",
+      }),
+      host
+        ? `The trust page is also served at <subdomain>.${host}. Leave empty for none.`
+        : "Leave empty for none.",
+    ),
+    visibilityChoice("visibility", project.visibility),
+    h(
+      "div",
+      { class: "field" },
+      h(
+        "div",
+        { class: "choice" },
+        h("input", {
+          type: "checkbox",
+          id: "autoPublish",
+          name: "autoPublish",
+          checked: project.autoPublish,
+        }),
+        h(
+          "label",
+          { for: "autoPublish" },
+          h("span", { class: "choice-label" }, "Auto-publish"),
+          h(
+            "span",
+            { class: "choice-description" },
+            "Publish a new version by itself when a recompute changes any control state (after the first publication).",
+          ),
+        ),
+      ),
+    ),
+    errorSlot,
+    h(
+      "div",
+      { class: "form-actions" },
+      h("button", { type: "submit", class: "btn btn-primary" }, "Save changes"),
+    ),
+  );
+  handleSubmit(form, errorSlot, async (data) => {
+    const subdomain = String(data.get("hostedSubdomain") ?? "").trim();
+    const body = changes(project, {
+      name: String(data.get("name")).trim(),
+      hostedSubdomain: subdomain === "" ? null : subdomain,
+      visibility: data.get("visibility"),
+      autoPublish: data.get("autoPublish") === "on",
+    });
+    if (Object.keys(body).length === 0) {
+      replace(
+        errorSlot,
+        h("div", { class: "alert alert-info", role: "status" }, "Nothing to save"),
+      );
+      return;
+    }
+    await app.api.patch(projectPath(project.id), body);
+    app.flash("Changes saved");
+    app.rerender();
+  });
+  return [
+    privateNotice(project, "below"),
+    h("div", { class: "constrained" }, card("Project settings", form)),
+  ];
+}
