@@ -31,6 +31,8 @@ import { signupRoutes } from "./http/routes/signup.ts";
 import { wellKnownRoutes } from "./http/routes/well_known.ts";
 import { loadStaticFiles, serveStatic } from "./http/static_files.ts";
 import { createScheduler } from "./live/scheduler.ts";
+import { createPublicCache } from "./http/public_cache.ts";
+import { createFastPath } from "./http/fast_path.ts";
 import type { Project } from "./domain/workspace.ts";
 import { createTxtResolver } from "./publish/dns.ts";
 import { publishProject } from "./publish/publish.ts";
@@ -64,8 +66,14 @@ export async function createServices(deps: AppDeps): Promise<Services> {
       fetch: deps.fetch,
     });
   const scheduler = createScheduler(deps);
-  const publish = (project: Project) =>
-    publishProject({ ...deps, signingKey: keys.publications }, project);
+  const publicCache = createPublicCache();
+  const publish = async (project: Project) => {
+    try {
+      return await publishProject({ ...deps, signingKey: keys.publications }, project);
+    } finally {
+      publicCache.invalidate();
+    }
+  };
   scheduler.onRecomputed(async (project, result) => {
     if (!project.autoPublish || result.changed.length === 0) return;
     if (!(await getLatestPublicationEntry(kv, project.id)).value) return;
@@ -78,6 +86,7 @@ export async function createServices(deps: AppDeps): Promise<Services> {
     scheduler,
     notifyActivity: scheduler.notify,
     resolver: deps.resolver ?? createTxtResolver(config.dnsNameserver),
+    publicCache,
     publish,
   };
 }
@@ -181,5 +190,11 @@ export async function createApp(
     );
   });
   app.onError((error) => handleError(error, log));
+
+  // The hot public read is answered from memory before routing; `request()` goes through
+  // `fetch` too, so tests see exactly what a client sees.
+  const fastPath = createFastPath(services);
+  const route = app.fetch;
+  app.fetch = (request, env, ctx) => fastPath(request) ?? route(request, env, ctx);
   return app;
 }

@@ -13,6 +13,11 @@ const CACHE_BYTES = 64 * 1024 * 1024;
 const cache = new Map<string, Uint8Array<ArrayBuffer>>();
 let cachedBytes = 0;
 
+/** The bytes of an artifact when they are already in memory. */
+export function cachedArtifactBytes(artifact: Artifact): Uint8Array<ArrayBuffer> | undefined {
+  return cache.get(artifact.key);
+}
+
 /** The bytes of an artifact, from memory when seen before. */
 export async function artifactBytes(
   blobs: BlobStore,
@@ -73,21 +78,36 @@ async function wrappedBytes(blobs: BlobStore, artifact: Artifact, wrap: Wrap) {
 }
 
 /** Responds with an artifact's stored bytes, or 304 when the client already has them. */
-export async function serveArtifact(
+export function serveArtifact(
   c: Context<AppEnv>,
   artifact: Artifact,
   headers: Record<string, string>,
   wrap?: Wrap,
 ): Promise<Response> {
+  return respondWithArtifact(c.req.raw, c.var.services.blobs, artifact, headers, wrap);
+}
+
+/** `serveArtifact` for a plain Request (the trust.json fast path has no Hono context). */
+export async function respondWithArtifact(
+  request: Request,
+  blobs: BlobStore,
+  artifact: Artifact,
+  headers: Record<string, string>,
+  wrap?: Wrap,
+): Promise<Response> {
   const etag = wrap ? `"${artifact.digest}.${wrap.tag}"` : `"${artifact.digest}"`;
-  const common: Record<string, string> = { etag, "access-control-allow-origin": "*", ...headers };
-  if (matches(c.req.header("if-none-match"), etag)) {
+  const common: Record<string, string> = {
+    etag,
+    "access-control-allow-origin": "*",
+    "x-content-type-options": "nosniff",
+    ...headers,
+  };
+  if (matches(request.headers.get("if-none-match") ?? undefined, etag)) {
     const { "content-type": _type, ...rest } = common;
     return new Response(null, { status: 304, headers: rest });
   }
-  const blobs = c.var.services.blobs;
   const bytes = wrap
     ? await wrappedBytes(blobs, artifact, wrap)
     : await artifactBytes(blobs, artifact);
-  return new Response(c.req.method === "HEAD" ? null : bytes, { status: 200, headers: common });
+  return new Response(request.method === "HEAD" ? null : bytes, { status: 200, headers: common });
 }

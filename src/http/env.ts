@@ -13,6 +13,7 @@ import type { Project } from "../domain/workspace.ts";
 import type { TxtResolver } from "../publish/dns.ts";
 import type { Collector } from "../store/collectors.ts";
 import type { Publication } from "../store/publications.ts";
+import type { PublicCache } from "./public_cache.ts";
 import type { User } from "../domain/workspace.ts";
 import type { Clock } from "../lib/clock.ts";
 import type { Logger } from "../lib/log.ts";
@@ -43,6 +44,8 @@ export interface Services extends AppDeps {
   /** Live re-evaluation: recompute now, schedule, and the queue consumer. */
   scheduler: Scheduler;
   resolver: TxtResolver;
+  /** Slug → project and latest publication for public reads (one second, dropped on writes). */
+  publicCache: PublicCache;
   /** Publishes the next version of a project (DESIGN.md §9). */
   publish(project: Project): Promise<{ job: PublishJob; publication: Publication }>;
 }

@@ -23,6 +23,8 @@ const PATHS: Record<string, string> = {
   "/badge.json": "/badge.json",
 };
 
+const IP_LITERAL = /^(\d{1,3}(\.\d{1,3}){3}|\[.*\])$/;
+
 function hostname(value: string | undefined): string | null {
   if (!value) return null;
   try {
@@ -32,18 +34,33 @@ function hostname(value: string | undefined): string | null {
   }
 }
 
+/**
+ * A predicate telling whether a Host header can only name the service
+ * itself: its own hosts, IP literals and single labels (custom domains are
+ * never those), so no lookup is needed for it.
+ */
+export function serviceHostTest(config: Config): (hostHeader: string | undefined) => boolean {
+  const own = new Set([new URL(config.baseUrl).hostname, new URL(config.trustPageBase).hostname]);
+  return (hostHeader) => {
+    const host = hostname(hostHeader);
+    return !host || own.has(host) || !host.includes(".") || IP_LITERAL.test(host);
+  };
+}
+
 /** Rewrites requests for project hosts; `fetch` is the app itself. */
 export function hostRouting(
   config: Config,
   fetch: (request: Request, env: unknown) => Response | Promise<Response>,
 ): MiddlewareHandler<AppEnv> {
-  const own = new Set([new URL(config.baseUrl).hostname, new URL(config.trustPageBase).hostname]);
   const subdomainSuffix = `.${new URL(config.trustPageBase).hostname}`;
+  const isServiceHost = serviceHostTest(config);
   return async (c, next) => {
-    const host = hostname(c.req.header("host"));
-    if (!host || own.has(host) || (c.req.method !== "GET" && c.req.method !== "HEAD")) {
+    const header = c.req.header("host");
+    if (isServiceHost(header) || (c.req.method !== "GET" && c.req.method !== "HEAD")) {
+      // No project can own this host (custom domains are never IPs or single labels).
       return await next();
     }
+    const host = hostname(header)!;
     const { kv } = c.var.services;
     let project = null;
     if (host.endsWith(subdomainSuffix)) {

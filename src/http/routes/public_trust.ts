@@ -16,15 +16,10 @@ import {
 import type { Project } from "../../domain/workspace.ts";
 import { trustPageCsp } from "../../publish/render/mod.ts";
 import { listCollectorsByProject } from "../../store/collectors.ts";
-import { getProjectBySlug } from "../../store/projects.ts";
-import {
-  getLatestPublication,
-  getPublication,
-  listPublications,
-  type Publication,
-} from "../../store/publications.ts";
+import { getPublication, listPublications, type Publication } from "../../store/publications.ts";
 import { getLatestSignals } from "../../store/signals.ts";
 import { artifactBytes, serveArtifact } from "../artifacts.ts";
+import { TRUST_JSON_HEADERS } from "../fast_path.ts";
 import type { AppEnv } from "../env.ts";
 import { createRouter } from "../env.ts";
 import { errors, json } from "../openapi.ts";
@@ -63,7 +58,8 @@ export function trustPageHeaders(): Record<string, string> {
 
 /** The public project with this slug, or a 404 that does not say which part failed. */
 export async function publicProject(c: Context<AppEnv>, slug: string): Promise<Project> {
-  const project = await getProjectBySlug(c.var.services.kv, slug);
+  const { kv, publicCache } = c.var.services;
+  const { project } = await publicCache.get(kv, slug);
   if (!project || project.visibility !== "public") {
     throw notFound(`No public trust profile for "${slug.slice(0, 100)}"`);
   }
@@ -76,7 +72,7 @@ export async function publicPublication(
   slug: string,
 ): Promise<{ project: Project; publication: Publication }> {
   const project = await publicProject(c, slug);
-  const publication = await getLatestPublication(c.var.services.kv, project.id);
+  const { publication } = await c.var.services.publicCache.get(c.var.services.kv, slug);
   if (!publication) throw notFound(`"${slug.slice(0, 100)}" has not published a trust profile yet`);
   return { project, publication };
 }
@@ -156,10 +152,7 @@ publicTrustRoutes.openapi(
   }),
   async (c) => {
     const { publication } = await publicPublication(c, c.req.valid("param").projectSlug);
-    return await serveArtifact(c, publication.artifacts.trustJson, {
-      "content-type": JSON_TYPE,
-      "cache-control": PUBLIC_CACHE,
-    }) as never;
+    return await serveArtifact(c, publication.artifacts.trustJson, TRUST_JSON_HEADERS) as never;
   },
 );
 
