@@ -10,7 +10,15 @@ import { cachedArtifactBytes } from "./artifacts.ts";
 import type { Services } from "./env.ts";
 import { serviceHostTest } from "./host_routing.ts";
 
-const TRUST_JSON = /^\/trust\/([^/]+)\/trust\.json$/;
+const PREFIX = "/trust/";
+const SUFFIX = "/trust.json";
+
+/** The slug of a `/trust/{slug}/trust.json` path, or null. */
+function slugOf(path: string): string | null {
+  if (!path.startsWith(PREFIX) || !path.endsWith(SUFFIX)) return null;
+  const slug = path.slice(PREFIX.length, path.length - SUFFIX.length);
+  return slug && !slug.includes("/") && !slug.includes("%") ? slug : null;
+}
 
 /** Headers of the latest trust.json, shared with its route so both answer alike. */
 export const TRUST_JSON_HEADERS = {
@@ -29,26 +37,32 @@ function matchesEtag(header: string | null, etag: string): boolean {
 /** Returns a Response, or null to let the router answer. */
 export function createFastPath(services: Services) {
   const isServiceHost = serviceHostTest(services.config);
+  // Response headers per artifact, built once: a hot document is served many times.
+  const headersByKey = new Map<string, Record<string, string>>();
   return (request: Request): Response | null => {
     if (request.method !== "GET" && request.method !== "HEAD") return null;
     const url = request.url;
     const start = url.indexOf("/", url.indexOf("//") + 2);
     const query = url.indexOf("?", start);
-    const match = TRUST_JSON.exec(query < 0 ? url.slice(start) : url.slice(start, query));
-    if (!match || match[1].includes("%")) return null;
-    if (!isServiceHost(request.headers.get("host") ?? undefined)) return null;
-    const view = services.publicCache.peek(match[1]);
+    const slug = slugOf(query < 0 ? url.slice(start) : url.slice(start, query));
+    if (!slug || !isServiceHost(request.headers.get("host") ?? undefined)) return null;
+    const view = services.publicCache.peek(slug);
     if (view?.project?.visibility !== "public" || !view.publication) return null;
     const artifact = view.publication.artifacts.trustJson;
     const bytes = cachedArtifactBytes(artifact);
     if (!bytes) return null;
-    const etag = `"${artifact.digest}"`;
-    const headers = {
-      ...TRUST_JSON_HEADERS,
-      etag,
-      "access-control-allow-origin": "*",
-      "x-content-type-options": "nosniff",
-    };
+    let headers = headersByKey.get(artifact.key);
+    if (!headers) {
+      if (headersByKey.size >= 1000) headersByKey.clear();
+      headers = {
+        ...TRUST_JSON_HEADERS,
+        etag: `"${artifact.digest}"`,
+        "access-control-allow-origin": "*",
+        "x-content-type-options": "nosniff",
+      };
+      headersByKey.set(artifact.key, headers);
+    }
+    const etag = headers.etag;
     if (matchesEtag(request.headers.get("if-none-match"), etag)) {
       const { "content-type": _type, ...rest } = headers;
       return new Response(null, { status: 304, headers: rest });

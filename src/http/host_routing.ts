@@ -41,9 +41,16 @@ function hostname(value: string | undefined): string | null {
  */
 export function serviceHostTest(config: Config): (hostHeader: string | undefined) => boolean {
   const own = new Set([new URL(config.baseUrl).hostname, new URL(config.trustPageBase).hostname]);
+  const seen = new Map<string, boolean>();
   return (hostHeader) => {
+    if (!hostHeader) return true;
+    // Few distinct Host values reach one instance: remember each verdict (bounded).
+    const known = seen.get(hostHeader);
+    if (known !== undefined) return known;
     const host = hostname(hostHeader);
-    return !host || own.has(host) || !host.includes(".") || IP_LITERAL.test(host);
+    const verdict = !host || own.has(host) || !host.includes(".") || IP_LITERAL.test(host);
+    if (seen.size < 1000) seen.set(hostHeader, verdict);
+    return verdict;
   };
 }
 

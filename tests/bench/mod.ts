@@ -4,7 +4,8 @@
  */
 import { benchIngest } from "./ingest.ts";
 import { benchRecompute } from "./recompute.ts";
+import { benchTrustJson } from "./trust_json.ts";
 
-for (const bench of [benchIngest, benchRecompute]) {
+for (const bench of [benchIngest, benchRecompute, benchTrustJson]) {
   console.log((await bench()).line);
 }
