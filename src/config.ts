@@ -36,11 +36,13 @@ const Env = z.object({
 });
 
 export interface S3Config {
+  /** Base URL of the S3 API, e.g. `https://s3.eu-west-1.amazonaws.com` or a MinIO URL. */
   endpoint: string;
   bucket: string;
   region: string;
   accessKeyId: string;
   secretAccessKey: string;
+  /** `true` for `<endpoint>/<bucket>/<key>` URLs, `false` for `<bucket>.<endpoint host>/<key>`. */
   forcePathStyle: boolean;
 }
 

@@ -1,4 +1,5 @@
 import { AwsClient } from "aws4fetch";
+import type { S3Config } from "../config.ts";
 import { sha256Hex, unshared } from "../lib/hash.ts";
 import {
   blobKey,
@@ -9,16 +10,8 @@ import {
   putEach,
 } from "./mod.ts";
 
-/** Where and how {@linkcode createS3BlobStore} reaches its bucket. */
-export interface S3BlobStoreOptions {
-  /** Base URL of the S3 API, e.g. `https://s3.eu-west-1.amazonaws.com` or a MinIO URL. */
-  endpoint: string;
-  bucket: string;
-  region: string;
-  accessKeyId: string;
-  secretAccessKey: string;
-  /** `true` for `<endpoint>/<bucket>/<key>` URLs, `false` for `<bucket>.<endpoint host>/<key>`. */
-  forcePathStyle: boolean;
+/** Where and how {@linkcode createS3BlobStore} reaches its bucket (see S3Config). */
+export interface S3BlobStoreOptions extends S3Config {
   /** Replaces the global fetch, e.g. to observe or fail requests in tests. */
   fetch?: typeof fetch;
 }

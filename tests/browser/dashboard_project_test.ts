@@ -9,11 +9,11 @@
 import assert from "node:assert/strict";
 import type { Locator, Page } from "playwright-core";
 import {
-  axe,
-  describeViolations,
+  assertAccessible,
+  assertNoHorizontalOverflow,
+  expectFailedRequests,
   launchBrowser,
   openPage,
-  type PageLog,
 } from "../support/browser.ts";
 import { startDnsServer } from "../support/dns_server.ts";
 import { startTestServer } from "../support/server.ts";
@@ -23,31 +23,6 @@ const MARKUP = "<img src=x onerror=alert(1)>";
 const SHOTS = "/tmp/dashboard-project";
 const OWNER = { name: "Priya Platform", email: "priya@example.com" };
 const DOMAIN = "trust.acme.example";
-
-async function assertAccessible(page: Page, view: string) {
-  const violations = await axe(page);
-  assert.deepEqual(
-    violations,
-    [],
-    `Serious or critical axe violations on ${view}:\n${describeViolations(violations)}`,
-  );
-}
-
-async function assertFits(page: Page, view: string) {
-  const [scrollWidth, innerWidth] = await page.evaluate(
-    "[document.scrollingElement.scrollWidth, window.innerWidth]",
-  ) as [number, number];
-  assert.ok(scrollWidth <= innerWidth, `${view} overflows: ${scrollWidth} > ${innerWidth}`);
-}
-
-/** Runs `action`, which is expected to log failed requests with these statuses, and forgets them. */
-async function expectFailedRequests(log: PageLog, statuses: number[], action: () => Promise<void>) {
-  const before = log.consoleErrors.length;
-  await action();
-  const added = log.consoleErrors.splice(before);
-  const unexpected = added.filter((line) => !statuses.some((s) => line.includes(`status of ${s}`)));
-  assert.deepEqual(unexpected, [], "Unexpected console errors");
-}
 
 const heading = (page: Page, name: string | RegExp) =>
   page.getByRole("heading", { level: 1, name });
@@ -469,14 +444,14 @@ Deno.test("[browser] dashboard project: collectors, evidence, status, publishing
         );
         await settled(page);
         await page.locator("main h1").waitFor();
-        await assertFits(page, section || "overview");
+        await assertNoHorizontalOverflow(page, section || "overview");
         await shot(page, `375-${section || "overview"}`);
       }
       await page.evaluate(`location.hash = "#/projects/${projectId}/evidence"`);
       await settled(page);
       await page.getByRole("button", { name: "View payload" }).first().click();
       await page.getByRole("region", { name: /^Payload of / }).waitFor();
-      await assertFits(page, "evidence with a payload");
+      await assertNoHorizontalOverflow(page, "evidence with a payload");
       await page.locator(".payload").scrollIntoViewIfNeeded();
       await page.screenshot({ path: `${SHOTS}-375-evidence-payload.png` });
       await page.setViewportSize({ width: 1280, height: 860 });

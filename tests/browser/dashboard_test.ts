@@ -7,8 +7,9 @@
 import assert from "node:assert/strict";
 import type { Page } from "playwright-core";
 import {
-  axe,
-  describeViolations,
+  assertAccessible,
+  assertNoHorizontalOverflow,
+  expectFailedRequests,
   launchBrowser,
   openPage,
   type PageLog,
@@ -24,34 +25,6 @@ const SCREENSHOTS = "/tmp";
 interface Person {
   name: string;
   email: string;
-}
-
-async function assertAccessible(page: Page, view: string) {
-  const violations = await axe(page);
-  assert.deepEqual(
-    violations,
-    [],
-    `Serious or critical axe violations on ${view}:\n${describeViolations(violations)}`,
-  );
-}
-
-async function assertNoHorizontalOverflow(page: Page, view: string) {
-  const [scrollWidth, innerWidth] = await page.evaluate(
-    "[document.scrollingElement.scrollWidth, window.innerWidth]",
-  ) as [number, number];
-  assert.ok(
-    scrollWidth <= innerWidth,
-    `${view} overflows horizontally: scrollWidth ${scrollWidth} > innerWidth ${innerWidth}`,
-  );
-}
-
-/** Runs `action`, which is expected to log failed requests with these statuses, and forgets them. */
-async function expectFailedRequests(log: PageLog, statuses: number[], action: () => Promise<void>) {
-  const before = log.consoleErrors.length;
-  await action();
-  const added = log.consoleErrors.splice(before);
-  const unexpected = added.filter((line) => !statuses.some((s) => line.includes(`status of ${s}`)));
-  assert.deepEqual(unexpected, [], "Unexpected console errors");
 }
 
 function heading(page: Page, name: string | RegExp) {

@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 // @ts-types="@modelcontextprotocol/sdk/client/streamableHttp"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { postWithHost } from "../support/raw_http_post.ts";
+import { postWithHost } from "../support/raw_http.ts";
 import { startPublishedServer } from "./_published.ts";
 
 const TOOLS = {

@@ -3,6 +3,7 @@
  * /usr/bin/chromium): a launch helper, a per-page log of console errors,
  * page errors, dialogs and every request URL, and an axe-core audit.
  */
+import assert from "node:assert/strict";
 import axeCore from "axe-core";
 import {
   type Browser,
@@ -138,4 +139,38 @@ export async function axe(page: Page): Promise<AxeViolation[]> {
 export function describeViolations(violations: AxeViolation[]): string {
   return violations.map((v) => `${v.impact} ${v.id}: ${v.help} at ${v.targets.join(", ")}`)
     .join("\n");
+}
+
+/** Fails with a readable list when axe-core finds serious or critical violations. */
+export async function assertAccessible(page: Page, view: string): Promise<void> {
+  const violations = await axe(page);
+  assert.deepEqual(
+    violations,
+    [],
+    `Serious or critical axe violations on ${view}:\n${describeViolations(violations)}`,
+  );
+}
+
+/** Fails when the page is wider than the viewport (content would scroll sideways). */
+export async function assertNoHorizontalOverflow(page: Page, view: string): Promise<void> {
+  const [scrollWidth, innerWidth] = await page.evaluate(
+    "[document.scrollingElement.scrollWidth, window.innerWidth]",
+  ) as [number, number];
+  assert.ok(
+    scrollWidth <= innerWidth,
+    `${view} overflows horizontally: scrollWidth ${scrollWidth} > innerWidth ${innerWidth}`,
+  );
+}
+
+/** Runs `action`, which is expected to log failed requests with these statuses, and forgets them. */
+export async function expectFailedRequests(
+  log: PageLog,
+  statuses: number[],
+  action: () => Promise<void>,
+): Promise<void> {
+  const before = log.consoleErrors.length;
+  await action();
+  const added = log.consoleErrors.splice(before);
+  const unexpected = added.filter((line) => !statuses.some((s) => line.includes(`status of ${s}`)));
+  assert.deepEqual(unexpected, [], "Unexpected console errors");
 }

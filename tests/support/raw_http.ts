@@ -1,6 +1,7 @@
 /**
- * A minimal HTTP/1.1 GET over TCP, for requests whose Host header differs
- * from the address connected to (fetch always sends the URL's host).
+ * Minimal HTTP/1.1 requests over TCP, for requests whose Host header
+ * differs from the address connected to (fetch always sends the URL's
+ * host): custom-domain routing and DNS-rebinding tests need that.
  */
 export interface RawResponse {
   status: number;
@@ -22,40 +23,48 @@ function dechunk(body: string): string {
   return out;
 }
 
-/** GET `path` from the server at `baseUrl` (127.0.0.1) with `Host: host`. */
-export async function getWithHost(
+function concat(chunks: Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
+  let offset = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, offset);
+    offset += chunk.length;
+  }
+  return out;
+}
+
+/** Sends one request to the server at `baseUrl` (127.0.0.1) with `Host: host` and reads the reply. */
+export async function rawRequest(
   baseUrl: string,
-  path: string,
-  host: string,
-  headers: Record<string, string> = {},
+  request: {
+    method: string;
+    path: string;
+    host: string;
+    headers?: Record<string, string>;
+    body?: string;
+  },
 ): Promise<RawResponse> {
   const { hostname, port } = new URL(baseUrl);
   const conn = await Deno.connect({ hostname, port: Number(port) });
+  const timer = setTimeout(() => conn.close(), 10_000);
   try {
+    const payload = new TextEncoder().encode(request.body ?? "");
+    const headers = { ...request.headers };
+    if (request.body !== undefined) headers["content-length"] = String(payload.length);
     const extra = Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join("");
-    await conn.write(
-      new TextEncoder().encode(
-        `GET ${path} HTTP/1.1\r\nHost: ${host}\r\n${extra}Connection: close\r\n\r\n`,
-      ),
-    );
+    const head = `${request.method} ${request.path} HTTP/1.1\r\nHost: ${request.host}\r\n${extra}` +
+      "Connection: close\r\n\r\n";
+    await conn.write(concat([new TextEncoder().encode(head), payload]));
     const chunks: Uint8Array[] = [];
     const buffer = new Uint8Array(64 * 1024);
-    const deadline = Date.now() + 10_000;
     for (;;) {
-      if (Date.now() > deadline) throw new Error("Timed out reading the response");
-      const n = await conn.read(buffer);
+      const n = await conn.read(buffer).catch(() => null);
       if (n === null) break;
       chunks.push(buffer.slice(0, n));
     }
-    const text = new TextDecoder().decode(
-      chunks.reduce((a, b) => {
-        const joined = new Uint8Array(a.length + b.length);
-        joined.set(a);
-        joined.set(b, a.length);
-        return joined;
-      }, new Uint8Array()),
-    );
+    const text = new TextDecoder().decode(concat(chunks));
     const split = text.indexOf("\r\n\r\n");
+    if (split < 0) throw new Error("No complete response within 10 s");
     const [statusLine, ...lines] = text.slice(0, split).split("\r\n");
     const responseHeaders = new Headers();
     for (const line of lines) {
@@ -66,6 +75,32 @@ export async function getWithHost(
     const body = responseHeaders.get("transfer-encoding")?.includes("chunked") ? dechunk(raw) : raw;
     return { status: Number(statusLine.split(" ")[1]), headers: responseHeaders, body };
   } finally {
-    conn.close();
+    clearTimeout(timer);
+    try {
+      conn.close();
+    } catch {
+      // already closed by the timeout
+    }
   }
+}
+
+/** GET `path` with `Host: host`. */
+export function getWithHost(
+  baseUrl: string,
+  path: string,
+  host: string,
+  headers: Record<string, string> = {},
+): Promise<RawResponse> {
+  return rawRequest(baseUrl, { method: "GET", path, host, headers });
+}
+
+/** POST `body` to `path` with `Host: host`. */
+export function postWithHost(
+  baseUrl: string,
+  path: string,
+  host: string,
+  body: string,
+  headers: Record<string, string> = {},
+): Promise<RawResponse> {
+  return rawRequest(baseUrl, { method: "POST", path, host, headers, body });
 }
