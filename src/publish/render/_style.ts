@@ -113,7 +113,8 @@ tbody th{font-size:1.0625rem;padding-bottom:.5rem}
 tbody td{display:grid;grid-template-columns:minmax(6.5rem,38%) minmax(0,1fr);gap:.75rem}
 tbody td::before{content:attr(data-label);color:var(--muted);font-size:.8125rem;
 font-weight:600;padding-top:.1rem}
-tbody td>*{justify-self:start}}
+tbody td>*{grid-column:2;justify-self:start;max-width:100%}
+tbody td time{white-space:normal}}
 `;
 
 let cachedHash: string | null = null;
