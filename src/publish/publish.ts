@@ -39,6 +39,7 @@ import {
   renderTrustPageHtml,
   renderTrustPageMarkdown,
   serializeTrustJson,
+  trustPageCsp,
 } from "./render/mod.ts";
 import { withLease } from "../store/leases.ts";
 import { signTrustJson } from "./sign.ts";
@@ -209,6 +210,7 @@ export async function publishProject(
           id: crypto.randomUUID(),
           projectId: project.id,
           summary: profile.summary,
+          htmlCsp: trustPageCsp(),
           states: Object.fromEntries(profile.controls.map((c) => [c.key, c.state])),
           artifacts,
         };

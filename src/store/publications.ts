@@ -22,6 +22,11 @@ export interface Publication extends PublishedVersion {
   id: string;
   projectId: string;
   summary: PublishedTrustSummary;
+  /**
+   * The Content-Security-Policy of this version's HTML: its inline stylesheet's hash as
+   * rendered then, so a later stylesheet change cannot unstyle an immutable page.
+   */
+  htmlCsp?: string;
   /** State of every published control, by key, to describe the next version's changes. */
   states: Record<string, ControlState>;
   artifacts: {

@@ -112,6 +112,21 @@ Deno.test("[http] publish: versions, public reads, headers, visibility", async (
     assert.equal(await (await ctx.call("GET", "/trust/acme.html")).text(), page);
   });
 
+  await t.step(
+    "the page's CSP allows exactly its own stylesheet, as recorded at publication",
+    async () => {
+      const res = await ctx.call("GET", "/trust/acme.html");
+      const csp = res.headers.get("content-security-policy") ?? "";
+      const page = await res.text();
+      const style = page.match(/<style>([\s\S]*?)<\/style>/)?.[1] ?? "";
+      const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(style));
+      const hash = btoa(String.fromCharCode(...new Uint8Array(digest)));
+      assert.ok(csp.includes(`'sha256-${hash}'`), csp);
+      const stored = await ctx.kv.get<{ htmlCsp: string }>(["publications", id, 1]);
+      assert.equal(stored.value?.htmlCsp, csp, "served with the policy stored with the version");
+    },
+  );
+
   await t.step("versions are immutable and listed with their chain", async () => {
     ctx.clock.advance(60_000);
     const second = await publish(ctx, await ctx.tokenFor("alice"), id);

@@ -44,11 +44,14 @@ export const SlugParams = z.object({
   }),
 });
 
-/** Security headers of a stored trust page (no script, only its hashed stylesheet). */
-export function trustPageHeaders(): Record<string, string> {
+/**
+ * Security headers of a trust page (no script, only its hashed stylesheet). A stored page
+ * is served with the policy recorded when it was rendered (`csp`).
+ */
+export function trustPageHeaders(csp = trustPageCsp()): Record<string, string> {
   return {
     "content-type": "text/html; charset=utf-8",
-    "content-security-policy": trustPageCsp(),
+    "content-security-policy": csp,
     "x-content-type-options": "nosniff",
     "x-frame-options": "DENY",
     "referrer-policy": "no-referrer",
@@ -91,7 +94,10 @@ export async function serveLatestProfile(
     (wantsMarkdown(c) ? "md" : /text\/html/i.test(accept) ? "html" : "json");
   const base = { "cache-control": PUBLIC_CACHE, vary: "Accept" };
   if (chosen === "html") {
-    return await serveArtifact(c, publication.artifacts.html, { ...base, ...trustPageHeaders() });
+    return await serveArtifact(c, publication.artifacts.html, {
+      ...base,
+      ...trustPageHeaders(publication.htmlCsp),
+    });
   }
   if (chosen === "md") {
     return await serveArtifact(c, publication.artifacts.markdown, {
@@ -330,7 +336,9 @@ publicTrustRoutes.openapi(
     const publication = await getPublication(c.var.services.kv, project.id, version);
     if (!publication) throw notFound(`Version ${version} of "${projectSlug}" does not exist`);
     const spec = VERSION_DOCUMENTS[document];
-    const headers = spec.artifact === "html" ? trustPageHeaders() : { "content-type": spec.type };
+    const headers = spec.artifact === "html"
+      ? trustPageHeaders(publication.htmlCsp)
+      : { "content-type": spec.type };
     return await serveArtifact(c, publication.artifacts[spec.artifact], {
       ...headers,
       "cache-control": IMMUTABLE_CACHE,

@@ -75,11 +75,12 @@ border-top:4px solid var(--st);border-radius:10px;padding:.75rem 1rem}
 .table{overflow:hidden}
 table{width:100%;border-collapse:collapse}
 thead th{background:var(--soft);color:var(--muted);font-size:.8125rem;font-weight:650;
-text-align:left;padding:.6rem 1rem;white-space:nowrap}
+text-align:left;padding:.6rem 1rem;overflow-wrap:break-word}
 tbody th,tbody td{text-align:left;vertical-align:top;padding:.85rem 1rem;
 border-top:1px solid var(--line)}
-tbody th{font-weight:600}
-.key{display:block;color:var(--muted);font-weight:400;margin-top:.15rem}
+tbody th{font-weight:600;min-width:10rem;overflow-wrap:break-word}
+.key{display:block;color:var(--muted);font-weight:400;margin-top:.15rem;overflow-wrap:anywhere}
+tbody time{white-space:normal}
 .pill{display:inline-flex;align-items:center;gap:.35rem;padding:.15rem .65rem .15rem .5rem;
 border-radius:999px;background:var(--st-bg);color:var(--st);font-weight:650;font-size:.875rem;
 white-space:nowrap}
@@ -103,7 +104,7 @@ footer p{margin:0 0 .4rem;max-width:48rem}
 @media (min-width:52rem){.wrap{padding-left:2rem;padding-right:2rem}
 main{padding-top:2.5rem}.hero{grid-template-columns:minmax(0,1.6fr) minmax(16rem,1fr);
 padding:2rem;align-items:center}}
-@media (max-width:51.99rem){.table{background:none;border:0;border-radius:0}
+@media (max-width:63.99rem){.table{background:none;border:0;border-radius:0}
 table,tbody,tr,tbody th,tbody td{display:block}
 thead{position:absolute;width:1px;height:1px;overflow:hidden;clip-path:inset(50%)}
 tbody tr{background:var(--surface);border:1px solid var(--line);border-radius:10px;
