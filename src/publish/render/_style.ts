@@ -79,15 +79,18 @@ text-align:left;padding:.6rem 1rem;overflow-wrap:break-word}
 tbody th,tbody td{text-align:left;vertical-align:top;padding:.85rem 1rem;
 border-top:1px solid var(--line)}
 tbody th{font-weight:600;min-width:10rem;overflow-wrap:break-word}
-.key{display:block;color:var(--muted);font-weight:400;margin-top:.15rem;overflow-wrap:anywhere}
+.key{display:block;color:var(--muted);font-size:.8125rem;font-weight:400;margin-top:.2rem;
+overflow-wrap:anywhere}
+.key code{font-size:1em}
 tbody time{white-space:normal}
 .pill{display:inline-flex;align-items:center;gap:.35rem;padding:.15rem .65rem .15rem .5rem;
 border-radius:999px;background:var(--st-bg);color:var(--st);font-weight:650;font-size:.875rem;
 white-space:nowrap}
 time{display:block;white-space:nowrap}
+.d{white-space:nowrap}
 .rel{display:block;color:var(--muted);font-size:.8125rem}
 .none{color:var(--muted)}
-.links{display:grid;grid-template-columns:repeat(auto-fit,minmax(15rem,1fr));gap:.75rem;
+.links{display:grid;grid-template-columns:repeat(auto-fit,minmax(18rem,1fr));gap:.75rem;
 margin:0;padding:0;list-style:none}
 .links li{background:var(--surface);border:1px solid var(--line);border-radius:10px;
 padding:.85rem 1rem}
@@ -105,17 +108,20 @@ footer p{margin:0 0 .4rem;max-width:48rem}
 main{padding-top:2.5rem}.hero{grid-template-columns:minmax(0,1.6fr) minmax(16rem,1fr);
 padding:2rem;align-items:center}}
 @media (max-width:63.99rem){.table{background:none;border:0;border-radius:0}
-table,tbody,tr,tbody th,tbody td{display:block}
+table,tbody{display:block}
 thead{position:absolute;width:1px;height:1px;overflow:hidden;clip-path:inset(50%)}
-tbody tr{background:var(--surface);border:1px solid var(--line);border-radius:10px;
-padding:.85rem 1rem;margin-bottom:.75rem}
-tbody th,tbody td{border:0;padding:.3rem 0}
-tbody th{font-size:1.0625rem;padding-bottom:.5rem}
-tbody td{display:grid;grid-template-columns:minmax(6.5rem,38%) minmax(0,1fr);gap:.75rem}
-tbody td::before{content:attr(data-label);color:var(--muted);font-size:.8125rem;
-font-weight:600;padding-top:.1rem}
-tbody td>*{grid-column:2;justify-self:start;max-width:100%}
-tbody td time{white-space:normal}}
+tbody tr{display:grid;grid-template-columns:repeat(auto-fit,minmax(9rem,1fr));gap:.9rem 1rem;
+background:var(--surface);border:1px solid var(--line);border-radius:10px;padding:1rem;
+margin-bottom:.75rem}
+tbody th,tbody td{display:block;border:0;padding:0;min-width:0}
+tbody th{grid-column:1/-1;font-size:1.0625rem}
+tbody td::before{content:attr(data-label);display:block;margin-bottom:.2rem;color:var(--muted);
+font-size:.75rem;font-weight:650;letter-spacing:.04em;text-transform:uppercase}}
+@media (max-width:40rem){.counts{grid-template-columns:1fr;gap:.5rem}
+.counts li{display:grid;grid-template-columns:2.75rem minmax(0,1fr);align-items:center;
+border-top-width:1px;border-left:4px solid var(--st);padding:.6rem .85rem}
+.counts .n{grid-row:span 2}
+.counts .rel{grid-column:2}}
 `;
 
 let cachedHash: string | null = null;

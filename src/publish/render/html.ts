@@ -9,20 +9,17 @@ import type {
   PublishedTrustControl,
   PublishedTrustProfile,
 } from "../../domain/publish.ts";
-import { Html, html } from "../../http/html.ts";
+import { type Html, html } from "../../http/html.ts";
 import {
   type Anchor,
-  humanUtc,
   nowAnchor,
   percent,
   publicationAnchor,
-  relative,
   STATE_MEANING,
   stateLabel,
   summaryLine,
-  utc,
 } from "./_format.ts";
-import { TRUST_PAGE_STYLE } from "./_style.ts";
+import { icon, moment, page, pill, time, topBar } from "./_page.ts";
 
 export { styleHash, TRUST_PAGE_STYLE, trustPageCsp } from "./_style.ts";
 
@@ -45,75 +42,44 @@ export interface TrustPageOptions {
   now?: string;
 }
 
-// Stroke icons drawn inline: a state is never told by colour alone, and no icon font or
-// image is needed under `default-src 'none'`.
-const ICONS: Readonly<Record<ControlState | "shield", string>> = {
-  pass: '<circle cx="12" cy="12" r="9"/><path d="M8 12.4l2.8 2.8 5.4-5.6"/>',
-  fail: '<circle cx="12" cy="12" r="9"/><path d="M9.2 9.2l5.6 5.6M14.8 9.2l-5.6 5.6"/>',
-  degraded: '<path d="M12 3.8 21.2 19.6H2.8z"/><path d="M12 9.8v4.4M12 17v.01"/>',
-  stale: '<circle cx="12" cy="12" r="9"/><path d="M12 7.6V12l3 2"/>',
-  unknown: '<circle cx="12" cy="12" r="9"/>' +
-    '<path d="M9.6 9.6a2.5 2.5 0 1 1 3.3 2.3c-.6.3-.9.8-.9 1.4v.4M12 16.6v.01"/>',
-  shield: '<path d="M12 2.8 19.5 6v5.4c0 4.6-3.1 8.4-7.5 9.8-4.4-1.4-7.5-5.2-7.5-9.8V6z"/>' +
-    '<path d="M8.8 12.1l2.2 2.2 4.2-4.4"/>',
-};
-
-function icon(name: ControlState | "shield"): Html {
-  return new Html(
-    '<svg viewBox="0 0 24 24" fill="none" stroke="currentColor" stroke-width="2" ' +
-      'stroke-linecap="round" stroke-linejoin="round" aria-hidden="true" focusable="false">' +
-      `${ICONS[name]}</svg>`,
-  );
-}
-
-function pill(state: ControlState): Html {
-  return html`<span class="pill s-${state}">${icon(state)}${stateLabel(state)}</span>`;
-}
-
-function moment(value: string | null, anchor: Anchor, missing: string): Html {
-  if (value === null) return html`<span class="none">${missing}</span>`;
-  return html`<time datetime="${utc(value)}">${humanUtc(value)}</time><span class="rel">${
-    relative(value, anchor)
-  }</span>`;
-}
-
 function controlRow(control: PublishedTrustControl, evidence: Anchor, schedule: Anchor): Html {
+  // Long keys may wrap after a dot rather than anywhere inside a word.
+  const code = control.key.split(".").map((part, i) =>
+    i === 0 ? html`${part}` : html`.<wbr>${part}`
+  );
+  const key = html`<span class="key"><code>${code}</code> · ${control.category}</span>`;
+  const observed = control.latestEvidenceAt !== null;
+  const latest = moment(control.latestEvidenceAt, evidence, "No evidence yet");
+  const fresh = moment(
+    control.freshUntil,
+    schedule,
+    observed ? "No freshness window" : "Awaiting evidence",
+  );
+  const next = moment(control.nextCheckAt, schedule, "When new evidence arrives");
   return html`
     <tr>
-      <th scope="row">${control.name}<span class="key"><code>${control.key}</code> · ${control
-        .category}</span></th>
+      <th scope="row">${control.name}${key}</th>
       <td data-label="State">${pill(control.state)}</td>
       <td data-label="Confidence">${percent(control.confidence)}</td>
-      <td data-label="Latest evidence">${moment(
-        control.latestEvidenceAt,
-        evidence,
-        "No evidence yet",
-      )}</td>
-      <td data-label="Fresh until">${moment(
-        control.freshUntil,
-        schedule,
-        "No freshness window",
-      )}</td>
-      <td data-label="Next check">${moment(control.nextCheckAt, schedule, "None scheduled")}</td>
+      <td data-label="Latest evidence">${latest}</td>
+      <td data-label="Fresh until">${fresh}</td>
+      <td data-label="Next check">${next}</td>
     </tr>
   `;
 }
 
 function controlsTable(profile: PublishedTrustProfile, options: TrustPageOptions): Html {
   if (profile.controls.length === 0) {
-    return html`
-      <p
-        class="card hero">No control is enabled for this project yet, so its overall state is unknown.</p>
-    `;
+    const why = "No control is enabled for this project yet, so its overall state is unknown.";
+    return html`<p class="card hero">${why}</p>`;
   }
   const evidence = publicationAnchor(profile.publishedAt);
   const schedule = options.now === undefined ? evidence : nowAnchor(options.now);
+  const caption = `Every control of version ${profile.version}, with its state and evidence times`;
   return html`
     <div class="card table">
       <table>
-        <caption
-          class="vh">Every control of version ${profile
-            .version}, with its state and evidence times</caption>
+        <caption class="vh">${caption}</caption>
         <thead>
           <tr>
             <th scope="col">Control</th>
@@ -139,17 +105,16 @@ const COUNTED: readonly [ControlState, keyof PublishedTrustProfile["summary"]][]
 ];
 
 function counts(profile: PublishedTrustProfile): Html {
-  return html`<ul class="counts">${
-    COUNTED.map(([state, field]) =>
-      html`
-        <li
-          class="s-${state}"><span class="n">${profile
-            .summary[field]}</span><span class="what">${icon(state)}${stateLabel(
-              state,
-            )}</span><span class="rel">${STATE_MEANING[state]}</span></li>
-      `
-    )
-  }</ul>`;
+  const items = COUNTED.map(([state, field]) => {
+    const what = html`<span class="what">${icon(state)}${stateLabel(state)}</span>`;
+    return html`
+      <li class="s-${state}">
+        <span class="n">${profile.summary[field]}</span>${what}
+        <span class="rel">${STATE_MEANING[state]}</span>
+      </li>
+    `;
+  });
+  return html`<ul class="counts">${items}</ul>`;
 }
 
 function verifyLinks(links: TrustPageLinks): Html {
@@ -164,43 +129,53 @@ function verifyLinks(links: TrustPageLinks): Html {
       "Signature (JWS)",
       "Compact JWS (EdDSA) over trust.json, chained to the previous version",
     ],
-    [
-      links.versions,
-      "Version history",
-      "Every version with its digest and the controls that changed",
-    ],
+    [links.versions, "Version history", "Every version, its digest and the controls that changed"],
     [links.feed, "Atom feed", "Subscribe to new versions and state changes"],
     [links.evaluationRules, "Evaluation rules", "How every state and confidence is computed"],
     [links.badge, "Status badge", "An SVG badge of the overall state for READMEs and websites"],
   ];
-  return html`<ul class="links">${
-    items.map(([href, label, about]) =>
-      html`<li><a href="${href}">${label}</a><p>${about}</p></li>`
-    )
-  }</ul>`;
+  const list = items.map(([href, label, about]) =>
+    html`<li><a href="${href}">${label}</a><p>${about}</p></li>`
+  );
+  return html`<ul class="links">${list}</ul>`;
 }
 
-function topBar(title: string, nav: Html): Html {
+function hero(profile: PublishedTrustProfile): Html {
+  const { summary } = profile;
+  const overall = summary.overallState;
+  const lede = "Security controls evaluated from live evidence by deterministic, published " +
+    "rules, and signed at every publication.";
   return html`
-    <a class="skip" href="#main">Skip to content</a>
-    <header class="top">
-      <div class="wrap"><p class="brand">${icon("shield")}${title}</p>${nav}</div>
-    </header>
+    <section class="card hero" aria-labelledby="title">
+      <div>
+        <p class="eyebrow">Published trust profile</p>
+        <h1 id="title">${profile.project.name}</h1>
+        <p class="lede">${lede}</p>
+        <dl class="facts">
+          <div>
+            <dt>Version</dt>
+            <dd>${profile.version}</dd>
+          </div>
+          <div>
+            <dt>Controls</dt>
+            <dd>${summary.totalControls}</dd>
+          </div>
+          <div>
+            <dt>Published</dt>
+            <dd>${time(profile.publishedAt)}</dd>
+          </div>
+        </dl>
+      </div>
+      <div class="overall s-${overall}">
+        ${icon(overall)}
+        <div>
+          <p class="label">Overall state</p>
+          <p class="state">${stateLabel(overall)}</p>
+          <p class="why">${summaryLine(summary)}</p>
+        </div>
+      </div>
+    </section>
   `;
-}
-
-function document(title: string, head: Html, body: Html): string {
-  return "<!doctype html>\n" + html`
-    <html lang="en">
-      <head><meta charset="utf-8">
-    <meta name="viewport" content="width=device-width, initial-scale=1">
-    <meta name="color-scheme" content="light dark">
-    <meta name="referrer" content="no-referrer">
-    <title>${title}</title>
-    ${head}<style>${new Html(TRUST_PAGE_STYLE)}</style></head>
-      <body>${body}</body>
-    </html>
-  `.value;
 }
 
 /**
@@ -219,12 +194,11 @@ export function renderTrustPageHtml(
 ): string {
   const { name } = profile.project;
   const overall = profile.summary.overallState;
+  const description = `${name} trust profile, version ${profile.version}: overall ${overall}`;
   const head = html`
-    <meta name="description"
-      content="${name} trust profile, version ${profile.version}: overall ${overall}">
+    <meta name="description" content="${description}">
     <link rel="alternate" type="application/json" href="${links.trustJson}" title="trust.json">
-    <link rel="alternate" type="application/atom+xml" href="${links.feed}"
-      title="${name} trust profile versions">
+    <link rel="alternate" type="application/atom+xml" href="${links.feed}" title="Versions">
   `;
   const nav = html`
     <nav aria-label="Page">
@@ -235,59 +209,55 @@ export function renderTrustPageHtml(
       </ul>
     </nav>
   `;
+  const measured = options.now === undefined
+    ? "Evidence ages, freshness and next checks are measured from the publication time"
+    : "Evidence ages are measured from the publication time";
+  const rules = html`<a href="${links.evaluationRules}">evaluation rules</a>`;
   const body = html`
     ${topBar("Trust profile", nav)}
     <main id="main" class="wrap">
-      <section class="card hero" aria-labelledby="title">
-        <div>
-          <p class="eyebrow">Published trust profile</p>
-          <h1 id="title">${name}</h1>
-          <p
-            class="lede">Security controls evaluated from live evidence by deterministic, published rules, and signed at every publication.</p>
-          <dl class="facts">
-            <div>
-              <dt>Version</dt>
-              <dd>${profile.version}</dd>
-            </div>
-            <div>
-              <dt>Published</dt>
-              <dd><time datetime="${utc(profile.publishedAt)}">${humanUtc(
-                profile.publishedAt,
-              )}</time></dd>
-            </div>
-            <div>
-              <dt>Controls</dt>
-              <dd>${profile.summary.totalControls}</dd>
-            </div>
-          </dl>
-        </div>
-        <div
-          class="overall s-${overall}">${icon(
-            overall,
-          )}<div><p class="label">Overall state</p><p class="state">${stateLabel(
-            overall,
-          )}</p><p class="why">${summaryLine(profile.summary)}</p></div></div>
+      ${hero(profile)}
+      <section aria-labelledby="summary-title">
+        <h2 id="summary-title">Summary</h2>
+        ${counts(profile)}
       </section>
-      <section aria-labelledby="summary-title"><h2 id="summary-title">Summary</h2>${counts(
-        profile,
-      )}</section>
-      <section aria-labelledby="controls-title"><h2 id="controls-title">Controls</h2>
-    <p class="note">Evidence ages are measured from the publication time${options.now === undefined
-      ? ", as are freshness and next checks"
-      : ""}; the overall state is the worst state of any control.</p>
-    ${controlsTable(profile, options)}</section>
-      <section
-        aria-labelledby="verify-title"><h2 id="verify-title">Verify this profile</h2>${verifyLinks(
-          links,
-        )}</section>
+      <section aria-labelledby="controls-title">
+        <h2 id="controls-title">Controls</h2>
+        <p class="note">${measured}; the overall state is the worst state of any control.</p>
+        ${controlsTable(profile, options)}
+      </section>
+      <section aria-labelledby="verify-title">
+        <h2 id="verify-title">Verify this profile</h2>
+        ${verifyLinks(links)}
+      </section>
     </main>
     <footer class="wrap">
-      <p>Version ${profile
-        .version} is immutable: its trust.json, signature and this page never change once published. States follow the <a href="${links
-        .evaluationRules}">evaluation rules</a>.</p>
+      <p>
+        Version ${profile.version} is immutable: its trust.json, signature and this page never
+        change once published. States follow the ${rules}.
+      </p>
     </footer>
   `;
-  return document(`${name}: trust profile`, head, body);
+  return page(`${name}: trust profile`, head, body);
+}
+
+function projectItem(
+  project: OrganizationTrustCenter["projects"][number],
+  href: string,
+): Html {
+  return html`
+    <li class="card">
+      <div>
+        <h3><a href="${href}">${project.name}</a></h3>
+        <p>
+          ${summaryLine(project.summary)} · Version ${project.version} · Published ${time(
+            project.publishedAt,
+          )}
+        </p>
+      </div>
+      ${pill(project.summary.overallState)}
+    </li>
+  `;
 }
 
 /**
@@ -304,34 +274,24 @@ export function renderOrgTrustCenterHtml(
   const count = center.projects.length;
   const list = count === 0
     ? html`<p class="card hero">No project of ${name} has published a trust profile yet.</p>`
-    : html`<ul class="projects">${
-      center.projects.map((p) =>
-        html`
-          <li
-            class="card"><div><h3><a href="${links(p.slug)}">${p.name}</a></h3><p>${summaryLine(
-              p.summary,
-            )} · Version ${p.version} · Published <time datetime="${utc(p.publishedAt)}">${humanUtc(
-              p.publishedAt,
-            )}</time></p></div>${pill(p.summary.overallState)}</li>
-        `
-      )
-    }</ul>`;
+    : html`<ul class="projects">${center.projects.map((p) => projectItem(p, links(p.slug)))}</ul>`;
+  const lede = `${count} ${count === 1 ? "project publishes" : "projects publish"} live, ` +
+    "signed trust profiles. Each links to its controls, evidence times and trust.json.";
   const body = html`
-    ${topBar("Trust center", html``)}
+    ${topBar("Trust center")}
     <main id="main" class="wrap">
       <section class="card hero" aria-labelledby="title">
         <div>
           <p class="eyebrow">Trust center</p>
           <h1 id="title">${name}</h1>
-          <p
-            class="lede">${count} ${count === 1
-              ? "project publishes"
-              : "projects publish"} live, signed trust profiles. Each links to its controls, evidence times and machine-readable trust.json.</p>
+          <p class="lede">${lede}</p>
         </div>
       </section>
-      <section
-        aria-labelledby="projects-title"><h2 id="projects-title">Projects</h2>${list}</section>
+      <section aria-labelledby="projects-title">
+        <h2 id="projects-title">Projects</h2>
+        ${list}
+      </section>
     </main>
   `;
-  return document(`${name}: trust center`, html``, body);
+  return page(`${name}: trust center`, html``, body);
 }

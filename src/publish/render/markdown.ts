@@ -67,8 +67,12 @@ function controlRow(control: PublishedTrustControl, anchor: Anchor): string {
     control.state,
     percent(control.confidence),
     when(control.latestEvidenceAt, anchor, "no evidence yet"),
-    when(control.freshUntil, anchor, "no freshness window"),
-    when(control.nextCheckAt, anchor, "none scheduled"),
+    when(
+      control.freshUntil,
+      anchor,
+      control.latestEvidenceAt === null ? "awaiting evidence" : "no freshness window",
+    ),
+    when(control.nextCheckAt, anchor, "when new evidence arrives"),
   ]);
 }
 
