@@ -3,7 +3,7 @@
  * registry, the default catalog and the state machine's constants. Served as
  * /docs/evaluation.md so readers of a trust page can check how every state was reached.
  */
-import { formatSeconds } from "./_duration.ts";
+import { formatSeconds } from "../lib/duration.ts";
 import { DEFAULT_CATALOG } from "./catalog.ts";
 import { CONFIDENCE, WORST_FIRST } from "./evaluate.ts";
 import { type ProbeInput, PROBES } from "./registry.ts";

@@ -3,7 +3,7 @@
  * Pure: time is an argument and nothing here reads a clock, storage or the network.
  */
 import type { ControlState, TrustControl } from "../domain/control.ts";
-import { formatAge, formatSeconds } from "./_duration.ts";
+import { formatAge, formatSeconds } from "../lib/duration.ts";
 import { DEFAULT_CATALOG } from "./catalog.ts";
 import type { ProbeResult } from "./probes/types.ts";
 import { defaultProbeFor, probeById, type ProbeDefinition } from "./registry.ts";

@@ -9,7 +9,8 @@ import { renderEvaluationMarkdown } from "../../evaluate/mod.ts";
 import { markdownToHtml } from "../../lib/markdown.ts";
 import type { AppEnv } from "../env.ts";
 import { createRouter } from "../env.ts";
-import { Html, html, pageHeaders, renderPage } from "../html.ts";
+import { Html, html } from "../../lib/html.ts";
+import { pageHeaders, renderPage } from "../html.ts";
 
 export const docsRoutes = createRouter();
 

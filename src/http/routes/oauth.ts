@@ -6,7 +6,6 @@
  */
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import { getCookie, setCookie } from "hono/cookie";
 import { isAllowedRedirect } from "../../auth/builtin/clients.ts";
 import { COLLECTOR_TOKEN_TTL_SECONDS, collectorForSecret } from "../../auth/collector.ts";
 import {
@@ -15,10 +14,11 @@ import {
   REFRESH_TOKEN_TTL_MS,
   signAccessToken,
 } from "../../auth/builtin/tokens.ts";
-import { dummyPasswordHash, timingSafeEqual, verifyPassword } from "../../auth/password.ts";
+import { dummyPasswordHash, verifyPassword } from "../../auth/password.ts";
 import { assertLoginAllowed, clearLoginFailures, recordLoginFailure } from "../../auth/throttle.ts";
 import { AppError } from "../../domain/errors.ts";
-import { randomToken } from "../../lib/encoding.ts";
+import { encodeBase64Url, randomToken } from "../../lib/encoding.ts";
+import { isCsrfTokenValid, issueCsrfToken } from "../csrf.ts";
 import { sha256Hex } from "../../lib/hash.ts";
 import {
   type Account,
@@ -34,7 +34,8 @@ import {
 } from "../../store/accounts.ts";
 import { clientIp } from "../client_ip.ts";
 import { type AppEnv, createRouter, type Services } from "../env.ts";
-import { html, pageHeaders, renderPage } from "../html.ts";
+import { html } from "../../lib/html.ts";
+import { pageHeaders, renderPage } from "../html.ts";
 import { json } from "../openapi.ts";
 
 export const oauthRoutes = createRouter();
@@ -107,9 +108,7 @@ function errorPage(c: Context<AppEnv>, message: string, status: 400 | 401 | 429 
 /** The PKCE S256 challenge for a verifier (RFC 7636 §4.2). */
 async function s256(verifier: string): Promise<string> {
   const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(verifier));
-  let binary = "";
-  for (const b of new Uint8Array(digest)) binary += String.fromCharCode(b);
-  return btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+  return encodeBase64Url(new Uint8Array(digest));
 }
 
 const PKCE_CHALLENGE = /^[A-Za-z0-9_-]{43}$/;
@@ -158,13 +157,7 @@ function loginForm(
   options: { error?: string; email?: string; status?: 200 | 401 | 429 },
 ) {
   const { config } = c.var.services;
-  const csrf = getCookie(c, CSRF_COOKIE) ?? randomToken(24);
-  setCookie(c, CSRF_COOKIE, csrf, {
-    path: "/oauth2",
-    httpOnly: true,
-    sameSite: "Strict",
-    secure: config.baseUrl.startsWith("https:"),
-  });
+  const csrf = issueCsrfToken(c, CSRF_COOKIE, "/oauth2");
   const hidden = Object.entries(p)
     .filter(([, v]) => v !== undefined)
     .map(([k, v]) => html`<input type="hidden" name="${k}" value="${v}">`);
@@ -247,9 +240,7 @@ oauthRoutes.openapi(
     if (check.redirect) {
       return c.redirect(redirectWith(services, p, { error: check.redirect }), 303);
     }
-    const cookie = getCookie(c, CSRF_COOKIE) ?? "";
-    const enc = new TextEncoder();
-    if (!cookie || !timingSafeEqual(enc.encode(cookie), enc.encode(csrf))) {
+    if (!isCsrfTokenValid(c, CSRF_COOKIE, csrf)) {
       return errorPage(c, "The sign-in form expired; please start again from the application");
     }
     const { kv, clock } = services;

@@ -21,7 +21,7 @@ import { getLatestPublication } from "../../store/publications.ts";
 import { createRouter } from "../env.ts";
 import { errors, json } from "../openapi.ts";
 import { wantsMarkdown } from "./docs.ts";
-import { PUBLIC_CACHE, serveLatestProfile, trustPageHeaders } from "./public_trust.ts";
+import { publicHeaders, serveLatestProfile, trustPageHeaders } from "./public_trust.ts";
 
 export const publicOrgRoutes = createRouter();
 
@@ -114,9 +114,8 @@ publicOrgRoutes.openapi(
         summary: publication.summary,
       });
     }
-    c.header("Cache-Control", PUBLIC_CACHE);
+    publicHeaders(c);
     c.header("Vary", "Accept");
-    c.header("Access-Control-Allow-Origin", "*");
     const link = (slug: string) => `${config.baseUrl}/trust/${encodeURIComponent(slug)}`;
     if (wantsMarkdown(c)) {
       return c.body(renderOrgTrustCenterMarkdown(center, link), 200, {

@@ -44,6 +44,12 @@ export const SlugParams = z.object({
   }),
 });
 
+/** Headers of every unversioned public read: shared caching, and readable from any origin. */
+export function publicHeaders(c: Context<AppEnv>): void {
+  c.header("Cache-Control", PUBLIC_CACHE);
+  c.header("Access-Control-Allow-Origin", "*");
+}
+
 /**
  * Security headers of a trust page (no script, only its hashed stylesheet). A stored page
  * is served with the policy recorded when it was rendered (`csp`).
@@ -204,8 +210,7 @@ publicTrustRoutes.openapi(
     const { publication } = await publicPublication(c, c.req.valid("param").projectSlug);
     const bytes = await artifactBytes(c.var.services.blobs, publication.artifacts.trustJson);
     const { schemaVersion: _v, ...rest } = JSON.parse(new TextDecoder().decode(bytes));
-    c.header("Cache-Control", PUBLIC_CACHE);
-    c.header("Access-Control-Allow-Origin", "*");
+    publicHeaders(c);
     c.header("ETag", `"${publication.artifacts.trustJson.digest}.controls"`);
     return c.json(rest, 200);
   },
@@ -229,8 +234,7 @@ publicTrustRoutes.openapi(
   async (c) => {
     const project = await publicProject(c, c.req.valid("param").projectSlug);
     const signals = await getLatestSignals(c.var.services.kv, project.id);
-    c.header("Cache-Control", PUBLIC_CACHE);
-    c.header("Access-Control-Allow-Origin", "*");
+    publicHeaders(c);
     return c.json({ signals }, 200);
   },
 );
@@ -285,8 +289,7 @@ publicTrustRoutes.openapi(
       overallState: p.overallState,
       changes: p.changes,
     }));
-    c.header("Cache-Control", PUBLIC_CACHE);
-    c.header("Access-Control-Allow-Origin", "*");
+    publicHeaders(c);
     return c.json({ versions }, 200);
   },
 );

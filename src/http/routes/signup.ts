@@ -5,21 +5,16 @@
  */
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import { getCookie, setCookie } from "hono/cookie";
-import {
-  hashPassword,
-  MAX_PASSWORD_LENGTH,
-  MIN_PASSWORD_LENGTH,
-  timingSafeEqual,
-} from "../../auth/password.ts";
+import { hashPassword, MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from "../../auth/password.ts";
 import { MAX_NAME_LENGTH } from "../../domain/common.ts";
-import { randomToken } from "../../lib/encoding.ts";
 import { sha256Hex } from "../../lib/hash.ts";
 import { createAccount, getSetupToken, hasAnyAccount } from "../../store/accounts.ts";
 import { getInvitation } from "../../store/invitations.ts";
 import type { AppEnv } from "../env.ts";
 import { createRouter } from "../env.ts";
-import { html, pageHeaders, renderPage } from "../html.ts";
+import { isCsrfTokenValid, issueCsrfToken } from "../csrf.ts";
+import { html } from "../../lib/html.ts";
+import { pageHeaders, renderPage } from "../html.ts";
 
 export const signupRoutes = createRouter();
 
@@ -77,19 +72,25 @@ function page(
   return c.body(renderPage(title, body), status, pageHeaders());
 }
 
+function closedPage(c: Context<AppEnv>, reason: string) {
+  return page(
+    c,
+    "Sign-up closed",
+    html`
+      <h1>Sign-up closed</h1>
+      <p class="error">${reason}</p>
+    `,
+    403,
+  );
+}
+
 function signupForm(
   c: Context<AppEnv>,
   grant: Grant,
   fixedEmail: string | undefined,
   options: { error?: string; name?: string; email?: string; status?: 200 | 400 | 409 } = {},
 ) {
-  const csrf = getCookie(c, CSRF_COOKIE) ?? randomToken(24);
-  setCookie(c, CSRF_COOKIE, csrf, {
-    path: "/signup",
-    httpOnly: true,
-    sameSite: "Strict",
-    secure: c.var.services.config.baseUrl.startsWith("https:"),
-  });
+  const csrf = issueCsrfToken(c, CSRF_COOKIE, "/signup");
   const email = fixedEmail ?? options.email ?? "";
   const body = html`<h1>Create your account</h1>
 ${options.error ? html`<p class="error" role="alert">${options.error}</p>` : ""}
@@ -132,17 +133,7 @@ signupRoutes.openapi(
   async (c) => {
     const grant = c.req.valid("query");
     const allowed = await permission(c, grant);
-    if (!allowed.ok) {
-      return page(
-        c,
-        "Sign-up closed",
-        html`
-          <h1>Sign-up closed</h1>
-          <p class="error">${allowed.reason}</p>
-        `,
-        403,
-      );
-    }
+    if (!allowed.ok) return closedPage(c, allowed.reason);
     return signupForm(c, grant, allowed.email);
   },
 );
@@ -169,9 +160,7 @@ signupRoutes.openapi(
   }),
   async (c) => {
     const form = c.req.valid("form");
-    const enc = new TextEncoder();
-    const cookie = getCookie(c, CSRF_COOKIE) ?? "";
-    if (!cookie || !timingSafeEqual(enc.encode(cookie), enc.encode(form.csrf))) {
+    if (!isCsrfTokenValid(c, CSRF_COOKIE, form.csrf)) {
       return page(
         c,
         "Sign-up expired",
@@ -183,17 +172,7 @@ signupRoutes.openapi(
       );
     }
     const allowed = await permission(c, form);
-    if (!allowed.ok) {
-      return page(
-        c,
-        "Sign-up closed",
-        html`
-          <h1>Sign-up closed</h1>
-          <p class="error">${allowed.reason}</p>
-        `,
-        403,
-      );
-    }
+    if (!allowed.ok) return closedPage(c, allowed.reason);
     const email = (allowed.email ?? form.email).trim().toLowerCase();
     const name = form.name.trim();
     const retry = (error: string, status: 400 | 409 = 400) =>

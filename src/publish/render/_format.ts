@@ -3,6 +3,7 @@
  * reader sees the same state names, times and percentages whichever format they chose.
  * Nothing here reads a clock or the locale: the same data always gives the same words.
  */
+import { formatAge } from "../../lib/duration.ts";
 import type { ControlState } from "../../domain/control.ts";
 import type { PublishedTrustSummary } from "../../domain/publish.ts";
 
@@ -35,25 +36,6 @@ export function humanUtc(value: string): string {
     `${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())} UTC`;
 }
 
-const UNITS: readonly [string, number][] = [
-  ["day", 86_400_000],
-  ["hour", 3_600_000],
-  ["minute", 60_000],
-  ["second", 1000],
-];
-
-/**
- * A duration rounded down to a unit that keeps at least two of it ("36 hours", not "1
- * day"), so an age is never shown as older or younger than it is by a whole unit.
- */
-export function duration(ms: number): string {
-  for (const [unit, size] of UNITS) {
-    if (ms >= 2 * size) return `${Math.floor(ms / size)} ${unit}s`;
-  }
-  const seconds = Math.floor(ms / 1000);
-  return `${seconds} second${seconds === 1 ? "" : "s"}`;
-}
-
 /** How `at` relates to a reference instant, worded for that reference. */
 export interface Anchor {
   at: string;
@@ -81,7 +63,7 @@ export function nowAnchor(now: string): Anchor {
 export function relative(value: string, anchor: Anchor): string {
   const delta = Date.parse(value) - Date.parse(anchor.at);
   if (Math.abs(delta) < 1000) return anchor.same;
-  return `${duration(Math.abs(delta))} ${delta < 0 ? anchor.before : anchor.after}`;
+  return `${formatAge(Math.abs(delta))} ${delta < 0 ? anchor.before : anchor.after}`;
 }
 
 /** Confidence 0..1 as a whole percentage ("25%"). */

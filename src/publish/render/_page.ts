@@ -3,7 +3,7 @@
  * stylesheet, the top bar, state icons and pills, and dates that wrap cleanly.
  */
 import type { ControlState } from "../../domain/control.ts";
-import { Html, html } from "../../http/html.ts";
+import { Html, html } from "../../lib/html.ts";
 import { type Anchor, humanUtc, relative, stateLabel, utc } from "./_format.ts";
 import { TRUST_PAGE_STYLE } from "./_style.ts";
 

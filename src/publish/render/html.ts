@@ -9,7 +9,7 @@ import type {
   PublishedTrustControl,
   PublishedTrustProfile,
 } from "../../domain/publish.ts";
-import { type Html, html } from "../../http/html.ts";
+import { type Html, html } from "../../lib/html.ts";
 import {
   type Anchor,
   nowAnchor,
