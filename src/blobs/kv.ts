@@ -115,7 +115,11 @@ export function createKvBlobStore(kv: Deno.Kv): BlobStore {
       budgetBytes: number,
     ): Promise<boolean[]> {
       const keys = items.map((bytes) => blobKey(kind, sha256HexSync(bytes)));
-      const present = await presentKeys(keys);
+      // Rewriting identical inline bytes costs less than looking them up first; only blobs
+      // with a chunk of their own are looked up.
+      const present = await presentKeys(
+        keys.filter((_, i) => items[i].length > KV_BLOB_INLINE_BYTES),
+      );
       const staged = new Set<string>();
       let budget = budgetBytes;
       return items.map((bytes, i) => {

@@ -15,8 +15,9 @@ export interface BlobStore {
    */
   putMany(kind: BlobKind, items: readonly Uint8Array[]): Promise<string[]>;
   /**
-   * Offered only by a store kept in the application's own KV: adds the writes of the absent
-   * `items` to the caller's atomic `op`, while their bytes stay within `budgetBytes`, so the
+   * Offered only by a store kept in the application's own KV: adds the writes of `items`
+   * (a store may skip those it knows are stored) to the caller's atomic `op`, while their
+   * bytes stay within `budgetBytes`, so the
    * blobs commit together with the records that reference them. Resolves with, per item,
    * whether it is taken care of (staged or already stored); the rest must go through `putMany`
    * before `op` commits.
