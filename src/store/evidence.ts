@@ -1,17 +1,16 @@
 /**
- * Evidence records and their indexes. Reads never scan history: listing is
- * a bounded page of an index, and "latest evidence of a type" is the last
- * entry of the observation-time index (a reverse read of one entry).
+ * Evidence records and their one index, by project, type and observation
+ * time. Reads never scan history: "latest evidence of a type" is the last
+ * entry of its type (a reverse read of one entry), and a page of the listing
+ * is at most `limit + 1` index entries per type, merged.
  */
 import type { EvidenceRecordSummary } from "../domain/collector.ts";
-import type { EvidenceType } from "../domain/control.ts";
+import { EvidenceType } from "../domain/control.ts";
 import { badRequest } from "../domain/errors.ts";
 import { touchCollector } from "./collectors.ts";
 import {
   evidenceByObservationKey,
   evidenceByObservationPrefix,
-  evidenceByProjectKey,
-  evidenceByProjectPrefix,
   evidenceKey,
   idempotencyKey,
 } from "./keys.ts";
@@ -64,10 +63,8 @@ export function addEvidence(
   },
 ): Deno.AtomicOperation {
   for (const record of records) {
-    const received = Date.parse(record.receivedAt);
     op.check({ key: evidenceKey(record.id), versionstamp: null })
       .set(evidenceKey(record.id), record)
-      .set(evidenceByProjectKey(record.projectId, received, record.id), record.id)
       .set(
         evidenceByObservationKey(
           record.projectId,
@@ -86,38 +83,56 @@ export function addEvidence(
   return op;
 }
 
+/** Where a page ends: the observation time and id of its last record. */
+interface Position {
+  observedAtMs: number;
+  id: string;
+}
+
+const CURSOR = /^(-?\d{1,15})\.([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/;
+
+function parseCursor(cursor: string): Position {
+  const match = CURSOR.exec(cursor);
+  if (!match) throw badRequest("The cursor is not valid");
+  return { observedAtMs: Number(match[1]), id: match[2] };
+}
+
+/** Newest observation first; ties by id, descending, as the index orders them in reverse. */
+function newestFirst(a: Position, b: Position): number {
+  return b.observedAtMs - a.observedAtMs || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
+}
+
 /**
- * A page of a project's evidence: newest received first, or, filtered by
- * type, newest observed first (the observation index, which also answers
- * "latest evidence of a type", so the filter costs no extra index).
+ * A page of a project's evidence, newest observed first, of one type or of all. Without a
+ * filter the per-type index ranges are merged: each contributes at most `limit + 1` entries
+ * older than the cursor, so a page costs the same however long the history is.
  */
 export async function listEvidenceByProject(
   kv: Deno.Kv,
   projectId: string,
   options: { evidenceType?: EvidenceType; limit: number; cursor?: string },
 ): Promise<{ values: EvidenceRecordSummary[]; cursor: string | null }> {
-  const prefix = options.evidenceType
-    ? evidenceByObservationPrefix(projectId, options.evidenceType)
-    : evidenceByProjectPrefix(projectId);
-  let iterator: Deno.KvListIterator<string>;
-  const ids: string[] = [];
-  try {
-    iterator = kv.list<string>({ prefix }, {
-      reverse: true,
-      limit: options.limit,
-      cursor: options.cursor,
-    });
-    for await (const entry of iterator) ids.push(entry.value);
-  } catch (error) {
-    if (options.cursor && error instanceof Error) throw badRequest("The cursor is not valid");
-    throw error;
-  }
-  const values = (await getEvidenceMany(kv, ids)).filter((r): r is EvidenceRecordSummary =>
-    r !== null
-  );
+  const after = options.cursor === undefined ? undefined : parseCursor(options.cursor);
+  const types = options.evidenceType ? [options.evidenceType] : EvidenceType.options;
+  const ranges = await Promise.all(types.map(async (type) => {
+    const prefix = evidenceByObservationPrefix(projectId, type);
+    const selector = after
+      ? { prefix, end: [...prefix, after.observedAtMs, after.id] }
+      : { prefix };
+    const positions: Position[] = [];
+    for await (const entry of kv.list(selector, { reverse: true, limit: options.limit + 1 })) {
+      positions.push({ observedAtMs: entry.key[3] as number, id: entry.key[4] as string });
+    }
+    return positions;
+  }));
+  const merged = ranges.flat().sort(newestFirst);
+  const page = merged.slice(0, options.limit);
+  const records = await getEvidenceMany(kv, page.map((p) => p.id));
+  const values = records.filter((r): r is EvidenceRecordSummary => r !== null);
+  const last = page.at(-1);
   return {
     values,
-    cursor: ids.length === options.limit && iterator.cursor ? iterator.cursor : null,
+    cursor: merged.length > options.limit && last ? `${last.observedAtMs}.${last.id}` : null,
   };
 }
 

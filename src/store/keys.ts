@@ -69,11 +69,10 @@ export const collectorBySecretHashKey = (hash: string) =>
 export const collectorLastSeenKey = (id: string) => ["collector_last_seen", id] as const;
 
 export const evidenceKey = (id: string) => ["evidence", id] as const;
-export const evidenceByProjectKey = (projectId: string, receivedAtMs: number, id: string) =>
-  ["evidence_by_project", projectId, receivedAtMs, id] as const;
-export const evidenceByProjectPrefix = (projectId: string) =>
-  ["evidence_by_project", projectId] as const;
-/** Ordered by observation time: the last entry under a type is the latest evidence. */
+/**
+ * The one evidence index, ordered by observation time: the last entry under a type is the
+ * latest evidence, and listings merge the types.
+ */
 export const evidenceByObservationKey = (
   projectId: string,
   evidenceType: string,

@@ -139,7 +139,8 @@ Deno.test("[browser] dashboard project: collectors, evidence, status, publishing
           evidenceType: "policy_result",
           sourceType: "custom",
           sourceRef: `opa/run-${i}`,
-          observedAt,
+          // Observed before the SBOM below, which heads the list (newest observed first).
+          observedAt: new Date(Date.parse(observedAt) - 1000).toISOString(),
           payload: { passed: true, run: i },
         })),
       });

@@ -276,43 +276,75 @@ Deno.test("[http] ingest limits: body size and strict schemas", async (t) => {
   });
 });
 
-Deno.test("[http] evidence listing: newest first, filter, cursor pages", async () => {
+Deno.test("[http] evidence listing: newest observed first, merged types, filter, cursor pages", async () => {
   await using ctx = await createTestApp();
   const ws = await workspace(ctx, "alice");
   const c = await collector(ctx, ws);
-  for (let i = 0; i < 7; i++) {
+  const types = ["sbom", "vulnerability_scan", "policy_result"];
+  for (let i = 0; i < 11; i++) {
     ctx.clock.advance(1000);
     const res = await send(ctx, c.secret, "/ingest/evidence", {
       projectId: ws.project.id,
-      ...evidenceItem(ctx, { n: i }, { evidenceType: i % 2 ? "sbom" : "vulnerability_scan" }),
+      ...evidenceItem(ctx, { n: i }, { evidenceType: types[i % 3] }),
     });
     assert.equal(res.status, 201);
     await res.body?.cancel();
   }
-  const seen: number[] = [];
-  let cursor: string | null = null;
-  do {
-    const query: string = `limit=3${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`;
-    const page = await (await ctx.call("GET", `/projects/${ws.project.id}/evidence?${query}`, {
-      token: ws.token,
-    })).json();
-    assert.ok(page.records.length <= 3);
-    for (const r of page.records) seen.push(Date.parse(r.receivedAt));
-    cursor = page.nextCursor;
-  } while (cursor);
-  assert.equal(seen.length, 7);
-  assert.deepEqual(seen, [...seen].sort((a, b) => b - a));
-  const sboms =
-    await (await ctx.call("GET", `/projects/${ws.project.id}/evidence?evidenceType=sbom`, {
-      token: ws.token,
-    })).json();
-  assert.equal(sboms.records.length, 3);
-  assert.ok(sboms.records.every((r: { evidenceType: string }) => r.evidenceType === "sbom"));
-  const bad = await ctx.call("GET", `/projects/${ws.project.id}/evidence?cursor=%%%`, {
-    token: ws.token,
-  });
-  assert.equal(bad.status, 400);
-  await bad.body?.cancel();
+  // A backfill: received last, observed a day earlier than everything else.
+  const backfill = await (await send(ctx, c.secret, "/ingest/evidence", {
+    projectId: ws.project.id,
+    ...evidenceItem(ctx, { backfill: true }, { evidenceType: "sbom", minutesAgo: 24 * 60 }),
+  })).json();
+
+  const pages = async (filter: string, limit: number) => {
+    const records: Array<{ id: string; evidenceType: string; observedAt: string }> = [];
+    let cursor: string | null = null;
+    let count = 0;
+    do {
+      const query: string = `limit=${limit}${filter}${
+        cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""
+      }`;
+      const res = await ctx.call("GET", `/projects/${ws.project.id}/evidence?${query}`, {
+        token: ws.token,
+      });
+      assert.equal(res.status, 200);
+      const page = await res.json();
+      assert.ok(page.records.length <= limit && page.records.length > 0);
+      records.push(...page.records);
+      cursor = page.nextCursor;
+      assert.ok(++count <= 20, "pages must end");
+    } while (cursor);
+    return records;
+  };
+
+  for (const limit of [1, 3, 5, 12, 100]) {
+    const all = await pages("", limit);
+    assert.equal(all.length, 12, `limit ${limit}`);
+    assert.equal(new Set(all.map((r) => r.id)).size, 12);
+    const times = all.map((r) => Date.parse(r.observedAt));
+    assert.deepEqual(times, [...times].sort((a, b) => b - a), `limit ${limit}`);
+    assert.equal(all.at(-1)!.id, backfill.record.id);
+  }
+  const sboms = await pages("&evidenceType=sbom", 2);
+  assert.equal(sboms.length, 5);
+  assert.ok(sboms.every((r) => r.evidenceType === "sbom"));
+  assert.equal(sboms.at(-1)!.id, backfill.record.id);
+  const none = await (await ctx.call(
+    "GET",
+    `/projects/${ws.project.id}/evidence?evidenceType=build_provenance`,
+    { token: ws.token },
+  )).json();
+  assert.deepEqual(none, { records: [], nextCursor: null });
+
+  for (const cursor of ["%%%", "123", "abc.def", `1.${backfill.record.id}x`]) {
+    const bad = await ctx.call(
+      "GET",
+      `/projects/${ws.project.id}/evidence?cursor=${encodeURIComponent(cursor)}`,
+      { token: ws.token },
+    );
+    assert.equal(bad.status, 400, cursor);
+    assert.match((await bad.json()).error.message, /cursor/);
+  }
   const badType = await ctx.call("GET", `/projects/${ws.project.id}/evidence?evidenceType=x`, {
     token: ws.token,
   });

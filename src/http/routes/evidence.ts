@@ -22,9 +22,9 @@ evidenceRoutes.openapi(
     path: "/projects/{id}/evidence",
     operationId: "listEvidence",
     tags,
-    summary: "Evidence records of a project, newest first",
+    summary: "Evidence records of a project, newest observed first",
     description:
-      "Without a filter, newest received first; with evidenceType, newest observed first (the order the evaluator reads).",
+      "Ordered by observedAt, newest first (the order the evaluator reads), with or without the evidenceType filter. A record backfilled with an old observedAt takes its place in that order, not at the top.",
     security: HUMAN,
     middleware: [requireHuman] as const,
     request: {

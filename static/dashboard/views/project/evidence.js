@@ -1,5 +1,5 @@
 /**
- * Evidence of a project, newest first: a type filter, pages loaded on demand
+ * Evidence of a project, newest observed first: a type filter, pages loaded on demand
  * with the API's cursor, and each record's payload fetched on request and
  * shown as pretty-printed text.
  */
@@ -209,7 +209,7 @@ export async function evidenceSection(app, project) {
     ],
     {
       description:
-        "Records sent by collectors, newest first. Each payload is stored as sent (canonical JSON) and identified by its SHA-256 checksum.",
+        "Records sent by collectors, newest observation first. Each payload is stored as sent (canonical JSON) and identified by its SHA-256 checksum.",
     },
   );
 }
