@@ -14,6 +14,13 @@ export async function timed(fn: () => Promise<unknown>): Promise<number> {
   return performance.now() - start;
 }
 
+/** The median of `values` (the mean of the middle two for an even count). */
+export function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
 /** Runs `tasks` with at most `concurrency` in flight. */
 export async function pool<T>(tasks: Array<() => Promise<T>>, concurrency: number): Promise<T[]> {
   const results: T[] = new Array(tasks.length);

@@ -3,11 +3,22 @@
  * as a ratio to writing the same records and payloads straight into KV, in
  * the same run, on the same kind of KV file. The service runs as its own
  * process, as in production; the direct writes run in this one.
+ *
+ * After untimed warm-up batches on both sides, the two are timed in rounds
+ * whose order alternates, and the ratio is the median of the rounds' ratios,
+ * so load that drifts during the run (the client, the service and its KV
+ * thread share the machine) biases neither side. Both stores keep growing
+ * across rounds, by the same number of records.
  */
-import { pool, startBenchService, timed } from "./_harness.ts";
+import { median, pool, startBenchService, timed } from "./_harness.ts";
 
-const BATCHES = Number(Deno.env.get("BENCH_BATCHES") ?? 30);
+/** Timed batches per side in each round. */
+const BATCHES = Number(Deno.env.get("BENCH_BATCHES") ?? 20);
+const ROUNDS = Number(Deno.env.get("BENCH_ROUNDS") ?? 5);
+/** Untimed batches sent first on both sides, so neither is measured while its code is cold. */
+const WARMUP = Number(Deno.env.get("BENCH_WARMUP") ?? 5);
 const CONCURRENCY = Number(Deno.env.get("BENCH_CONCURRENCY") ?? 4);
+const TARGET = 0.5;
 
 function payload(batch: number, i: number) {
   return {
@@ -38,68 +49,85 @@ function batchBody(projectId: string, batch: number) {
   };
 }
 
-async function openTempKv() {
-  const dir = await Deno.makeTempDir();
-  return { kv: await Deno.openKv(`${dir}/kv.sqlite3`), dir };
+/** Sends `count` batches numbered from `first`, `CONCURRENCY` at a time. */
+function run(send: (batch: number) => Promise<void>, first: number, count: number) {
+  return pool(Array.from({ length: count }, (_, i) => () => send(first + i)), CONCURRENCY);
 }
 
 export async function benchIngest(): Promise<{ ratio: number; line: string }> {
-  const direct = await openTempKv();
-  const directMs = await timed(() =>
-    pool(
-      Array.from({ length: BATCHES }, (_, batch) => async () => {
-        const body = batchBody("bench-project", batch);
-        const op = direct.kv.atomic();
-        for (const record of body.records) {
-          const id = crypto.randomUUID();
-          const text = JSON.stringify(record.payload);
-          op.set(["evidence", id], {
-            id,
-            ...record,
-            payload: undefined,
-            receivedAt: new Date().toISOString(),
-          });
-          op.set(["payloads", id], text);
-        }
-        await op.commit();
-      }),
-      CONCURRENCY,
-    ).then(() => {})
-  );
-  direct.kv.close();
-  await Deno.remove(direct.dir, { recursive: true });
-
-  const ws = await startBenchService();
-  let failures = 0;
-  const httpMs = await timed(() =>
-    pool(
-      Array.from({ length: BATCHES }, (_, batch) => async () => {
-        const res = await fetch(`${ws.baseUrl}/ingest/evidence/batch`, {
-          method: "POST",
-          headers: { authorization: `Bearer ${ws.secret}`, "content-type": "application/json" },
-          body: JSON.stringify(batchBody(ws.projectId, batch)),
+  const dir = await Deno.makeTempDir();
+  const kv = await Deno.openKv(`${dir}/kv.sqlite3`);
+  const ws = await startBenchService().catch(async (error) => {
+    kv.close();
+    await Deno.remove(dir, { recursive: true });
+    throw error;
+  });
+  try {
+    const direct = async (batch: number) => {
+      const body = batchBody("bench-project", batch);
+      const op = kv.atomic();
+      for (const record of body.records) {
+        const id = crypto.randomUUID();
+        const text = JSON.stringify(record.payload);
+        op.set(["evidence", id], {
+          id,
+          ...record,
+          payload: undefined,
+          receivedAt: new Date().toISOString(),
         });
-        if (res.status !== 201) failures++;
-        await res.body?.cancel();
-      }),
-      CONCURRENCY,
-    ).then(() => {})
-  );
-  await ws.close();
-  if (failures) throw new Error(`${failures} batches failed`);
+        op.set(["payloads", id], text);
+      }
+      await op.commit();
+    };
+    let failures = 0;
+    const http = async (batch: number) => {
+      const res = await fetch(`${ws.baseUrl}/ingest/evidence/batch`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${ws.secret}`, "content-type": "application/json" },
+        body: JSON.stringify(batchBody(ws.projectId, batch)),
+      });
+      if (res.status !== 201) failures++;
+      await res.body?.cancel();
+    };
+    const sides = { direct, http };
+    type Side = keyof typeof sides;
 
-  const records = BATCHES * 100;
-  const directRate = records / (directMs / 1000);
-  const httpRate = records / (httpMs / 1000);
-  const ratio = httpRate / directRate;
-  return {
-    ratio,
-    line: `ingest: HTTP ${httpRate.toFixed(0)} records/s, direct KV ${
-      directRate.toFixed(0)
-    } records/s, ratio ${
-      ratio.toFixed(2)
-    } (target >= 0.5; ${records} records of 1 KiB in batches of 100)`,
-  };
+    await run(direct, 0, WARMUP);
+    await run(http, 0, WARMUP);
+    const rounds: Record<Side, number>[] = [];
+    for (let i = 0; i < ROUNDS; i++) {
+      const first = WARMUP + i * BATCHES;
+      const order: Side[] = i % 2 ? ["http", "direct"] : ["direct", "http"];
+      const round = {} as Record<Side, number>;
+      for (const side of order) {
+        const ms = await timed(() => run(sides[side], first, BATCHES));
+        round[side] = (BATCHES * 100) / (ms / 1000);
+      }
+      rounds.push(round);
+    }
+    if (failures) throw new Error(`${failures} batches failed`);
+
+    const ratios = rounds.map((r) => r.http / r.direct);
+    const ratio = median(ratios);
+    const rate = (side: Side) => median(rounds.map((r) => r[side])).toFixed(0);
+    const spread = `${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)}`;
+    return {
+      ratio,
+      line: `ingest: HTTP ${rate("http")} records/s, direct KV ${rate("direct")} records/s, ratio ${
+        ratio.toFixed(2)
+      } (rounds ${spread}; target >= ${TARGET}${
+        Number(ratio.toFixed(2)) < TARGET ? ", BELOW TARGET" : ""
+      }; ${ROUNDS} alternating rounds of ${
+        BATCHES * 100
+      } records of 1 KiB per side in batches of 100, ${CONCURRENCY} in flight, after ${
+        WARMUP * 100
+      } untimed)`,
+    };
+  } finally {
+    await ws.close();
+    kv.close();
+    await Deno.remove(dir, { recursive: true });
+  }
 }
 
 if (import.meta.main) console.log((await benchIngest()).line);

@@ -16,7 +16,7 @@
  * that reading (Deno materializes the request's headers on first access)
  * rather than the service's own code.
  */
-import { startBenchService } from "./_harness.ts";
+import { median, startBenchService } from "./_harness.ts";
 import { freePort } from "../support/process.ts";
 
 const DURATION = Deno.env.get("BENCH_DURATION") ?? "2s";
@@ -124,12 +124,6 @@ async function startBareServer(
     reader.releaseLock();
   }
   return { url: `http://127.0.0.1:${port}/`, close };
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 }
 
 export async function benchTrustJson(): Promise<{ ratio: number; line: string }> {
