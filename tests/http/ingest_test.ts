@@ -290,11 +290,21 @@ Deno.test("[http] evidence listing: newest observed first, merged types, filter,
     assert.equal(res.status, 201);
     await res.body?.cancel();
   }
-  // A backfill: received last, observed a day earlier than everything else.
+  // Backfills: received last, observed earlier than everything else (one before 1970, so a
+  // cursor carries a negative time).
   const backfill = await (await send(ctx, c.secret, "/ingest/evidence", {
     projectId: ws.project.id,
     ...evidenceItem(ctx, { backfill: true }, { evidenceType: "sbom", minutesAgo: 24 * 60 }),
   })).json();
+  const before1970: string[] = [];
+  for (const observedAt of ["1969-07-20T20:17:40Z", "1969-07-20T20:17:39Z"]) {
+    const res = await send(ctx, c.secret, "/ingest/evidence", {
+      projectId: ws.project.id,
+      ...evidenceItem(ctx, { observedAt }, { evidenceType: "policy_result" }),
+      observedAt,
+    });
+    before1970.push((await res.json()).record.id);
+  }
 
   const pages = async (filter: string, limit: number) => {
     const records: Array<{ id: string; evidenceType: string; observedAt: string }> = [];
@@ -319,11 +329,11 @@ Deno.test("[http] evidence listing: newest observed first, merged types, filter,
 
   for (const limit of [1, 3, 5, 12, 100]) {
     const all = await pages("", limit);
-    assert.equal(all.length, 12, `limit ${limit}`);
-    assert.equal(new Set(all.map((r) => r.id)).size, 12);
+    assert.equal(all.length, 14, `limit ${limit}`);
+    assert.equal(new Set(all.map((r) => r.id)).size, 14);
     const times = all.map((r) => Date.parse(r.observedAt));
     assert.deepEqual(times, [...times].sort((a, b) => b - a), `limit ${limit}`);
-    assert.equal(all.at(-1)!.id, backfill.record.id);
+    assert.deepEqual(all.slice(-3).map((r) => r.id), [backfill.record.id, ...before1970]);
   }
   const sboms = await pages("&evidenceType=sbom", 2);
   assert.equal(sboms.length, 5);
