@@ -40,12 +40,16 @@ export function createFastPath(services: Services) {
   // Response headers per artifact, built once: a hot document is served many times.
   const headersByKey = new Map<string, Record<string, string>>();
   return (request: Request): Response | null => {
-    if (request.method !== "GET" && request.method !== "HEAD") return null;
+    const method = request.method;
+    if (method !== "GET" && method !== "HEAD") return null;
     const url = request.url;
-    const start = url.indexOf("/", url.indexOf("//") + 2);
+    const authority = url.indexOf("//") + 2;
+    const start = url.indexOf("/", authority);
     const query = url.indexOf("?", start);
     const slug = slugOf(query < 0 ? url.slice(start) : url.slice(start, query));
-    if (!slug || !isServiceHost(request.headers.get("host") ?? undefined)) return null;
+    // Deno builds the URL's authority from the Host header; where the two could differ (an
+    // absolute-form request target), declining here is safe: the router reads Host itself.
+    if (!slug || !isServiceHost(url.slice(authority, start))) return null;
     const view = services.publicCache.peek(slug);
     if (view?.project?.visibility !== "public" || !view.publication) return null;
     const artifact = view.publication.artifacts.trustJson;
@@ -67,6 +71,6 @@ export function createFastPath(services: Services) {
       const { "content-type": _type, ...rest } = headers;
       return new Response(null, { status: 304, headers: rest });
     }
-    return new Response(request.method === "HEAD" ? null : bytes, { headers });
+    return new Response(method === "HEAD" ? null : bytes, { headers });
   };
 }
