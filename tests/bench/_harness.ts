@@ -21,6 +21,25 @@ export function median(values: number[]): number {
   return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 }
 
+/**
+ * CPU time (user + system, all threads) a process has used so far, in milliseconds, from
+ * Linux's /proc; null elsewhere. Sampled around a load run, it gives the server's CPU per
+ * request, which is far steadier than throughput on a small machine shared with the client.
+ */
+export function processCpuMs(pid: number): number | null {
+  try {
+    const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
+    // Fields after the parenthesized command name; utime and stime are the 12th and 13th.
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return (Number(fields[11]) + Number(fields[12])) * (1000 / CLOCK_TICKS_PER_SECOND);
+  } catch {
+    return null;
+  }
+}
+
+/** USER_HZ, which Linux fixes at 100 for /proc on every common architecture. */
+const CLOCK_TICKS_PER_SECOND = 100;
+
 /** Runs `tasks` with at most `concurrency` in flight. */
 export async function pool<T>(tasks: Array<() => Promise<T>>, concurrency: number): Promise<T[]> {
   const results: T[] = new Array(tasks.length);
@@ -41,6 +60,8 @@ export interface BenchService {
   humanToken: string;
   collectorId: string;
   secret: string;
+  /** The service process, for reading its CPU time. */
+  pid: number;
   close(): Promise<void>;
 }
 
@@ -84,6 +105,7 @@ export async function startBenchService(): Promise<BenchService> {
       humanToken,
       collectorId: created.collector.id,
       secret: created.secret.value,
+      pid: service.child.pid,
       close,
     };
   } catch (error) {

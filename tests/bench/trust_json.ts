@@ -16,7 +16,7 @@
  * that reading (Deno materializes the request's headers on first access)
  * rather than the service's own code.
  */
-import { median, startBenchService } from "./_harness.ts";
+import { median, processCpuMs, startBenchService } from "./_harness.ts";
 import { freePort } from "../support/process.ts";
 
 const DURATION = Deno.env.get("BENCH_DURATION") ?? "2s";
@@ -28,6 +28,13 @@ interface WrkResult {
   rps: number;
   /** 99th percentile latency in milliseconds. */
   p99: number;
+  /** Requests completed in the run. */
+  requests: number;
+}
+
+interface Measured extends WrkResult {
+  /** The server process's CPU time per request in microseconds, where /proc tells it. */
+  cpuUs: number | null;
 }
 
 const UNIT_MS: Record<string, number> = { us: 0.001, ms: 1, s: 1000, m: 60_000 };
@@ -49,7 +56,9 @@ export function parseWrk(text: string): WrkResult {
   if (socket && socket.slice(1).some((n) => Number(n) > 0)) {
     throw new Error(`wrk saw socket errors:\n${text}`);
   }
-  return { rps, p99: parseDuration(p99) };
+  const requests = Number(text.match(/^\s*(\d+) requests in /m)?.[1]);
+  if (!requests) throw new Error(`Unexpected wrk output:\n${text}`);
+  return { rps, p99: parseDuration(p99), requests };
 }
 
 async function wrk(url: string, duration = DURATION): Promise<WrkResult> {
@@ -63,6 +72,17 @@ async function wrk(url: string, duration = DURATION): Promise<WrkResult> {
     throw new Error(`wrk failed: ${text}${new TextDecoder().decode(out.stderr)}`);
   }
   return parseWrk(text);
+}
+
+/** One wrk run against a server, with the CPU time its process spent serving it. */
+async function measure(target: { url: string; pid: number }, duration?: string): Promise<Measured> {
+  const before = processCpuMs(target.pid);
+  const result = await wrk(target.url, duration);
+  const after = processCpuMs(target.pid);
+  const cpuUs = before === null || after === null
+    ? null
+    : ((after - before) * 1000) / result.requests;
+  return { ...result, cpuUs };
 }
 
 /**
@@ -123,7 +143,7 @@ async function startBareServer(
     clearTimeout(timer);
     reader.releaseLock();
   }
-  return { url: `http://127.0.0.1:${port}/`, close };
+  return { url: `http://127.0.0.1:${port}/`, pid: child.pid, close };
 }
 
 export async function benchTrustJson(): Promise<{ ratio: number; line: string }> {
@@ -154,18 +174,18 @@ export async function benchTrustJson(): Promise<{ ratio: number; line: string }>
       throw error;
     });
     try {
-      const targets = { bare: bare.url, reading: reading.url, served: url };
+      const targets = { bare, reading, served: { url, pid: service.pid } };
       type Side = keyof typeof targets;
       const order = Object.keys(targets) as Side[];
       // Warm every server up (JIT, caches) before measuring any.
-      for (const side of order) await wrk(targets[side], "2s");
-      const rounds: Record<Side, WrkResult>[] = [];
+      for (const side of order) await measure(targets[side], "2s");
+      const rounds: Record<Side, Measured>[] = [];
       for (let i = 0; i < ROUNDS; i++) {
-        const round = {} as Record<Side, WrkResult>;
+        const round = {} as Record<Side, Measured>;
         // Rotate the order so no server is always measured first or last.
         for (let j = 0; j < order.length; j++) {
           const side = order[(i + j) % order.length];
-          round[side] = await wrk(targets[side]);
+          round[side] = await measure(targets[side]);
         }
         rounds.push(round);
       }
@@ -175,6 +195,15 @@ export async function benchTrustJson(): Promise<{ ratio: number; line: string }>
       const rps = (side: Side) => median(rounds.map((r) => r[side].rps)).toFixed(0);
       const p99 = (side: Side) => `${median(rounds.map((r) => r[side].p99)).toFixed(2)}ms`;
       const spread = `${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)}`;
+      const cpu = (side: Side) => {
+        const values = rounds.map((r) => r[side].cpuUs);
+        return values.every((v): v is number => v !== null) ? median(values) : null;
+      };
+      const cpuLine = order.every((side) => cpu(side) !== null)
+        ? `; server CPU per request: service ${cpu("served")!.toFixed(1)} µs, bare ${
+          cpu("bare")!.toFixed(1)
+        } µs, bare reading ${cpu("reading")!.toFixed(1)} µs`
+        : "";
       return {
         ratio,
         line:
@@ -187,7 +216,7 @@ export async function benchTrustJson(): Promise<{ ratio: number; line: string }>
           }; ${bytes.length} bytes, ${ROUNDS} rotating rounds of wrk -t2 -c${CONNECTIONS} -d${DURATION}); ` +
           `bare reading URL and If-None-Match ${rps("reading")} req/s, service/that ${
             readingRatio.toFixed(2)
-          }`,
+          }${cpuLine}`,
       };
     } finally {
       await Promise.all([bare.close(), reading.close()]);
