@@ -192,9 +192,17 @@ export async function createApp(
   app.onError((error) => handleError(error, log));
 
   // The hot public read is answered from memory before routing; `request()` goes through
-  // `fetch` too, so tests see exactly what a client sees.
+  // `fetch` too, so tests see exactly what a client sees. HEAD is answered as GET: the HTTP
+  // server sends the headers, Content-Length included, and drops the body (RFC 9110 §9.3.2).
+  // Hono's own HEAD handling empties the body, which would announce a length of 0.
   const fastPath = createFastPath(services);
   const route = app.fetch;
-  app.fetch = (request, env, ctx) => fastPath(request) ?? route(request, env, ctx);
+  app.fetch = (request, env, ctx) =>
+    fastPath(request) ??
+      route(
+        request.method === "HEAD" ? new Request(request, { method: "GET" }) : request,
+        env,
+        ctx,
+      );
   return app;
 }

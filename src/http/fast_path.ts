@@ -2,7 +2,8 @@
  * The hot read of the service, GET /trust/{projectSlug}/trust.json (what
  * machines poll), answered before the router: from the public cache and the
  * in-memory artifact bytes, with exactly the route's headers. When both are
- * warm the answer is built synchronously. Anything it cannot answer from
+ * warm the answer is a clone of a response prepared once per artifact,
+ * returned synchronously. Anything it cannot answer from
  * memory (unknown or private slug, another host, a cold cache) goes to the
  * full app, which gives the same answer and warms the caches.
  */
@@ -34,11 +35,40 @@ function matchesEtag(header: string | null, etag: string): boolean {
   });
 }
 
+// Bounds of the prepared answers; past either, they are dropped and rebuilt as requested.
+const MAX_ANSWERS = 1000;
+const MAX_ANSWER_BYTES = 16 * 1024 * 1024;
+
+/** The answers for one trust.json artifact, built once and cloned per request. */
+interface Answers {
+  etag: string;
+  /** Also the answer to HEAD: the HTTP server drops the body and keeps its length. */
+  get: Response;
+  notModified: Response;
+}
+
+function answersFor(artifact: { digest: string }, bytes: Uint8Array<ArrayBuffer>): Answers {
+  const headers = {
+    ...TRUST_JSON_HEADERS,
+    etag: `"${artifact.digest}"`,
+    "access-control-allow-origin": "*",
+    "x-content-type-options": "nosniff",
+  };
+  const { "content-type": _type, ...notModified } = headers;
+  return {
+    etag: headers.etag,
+    get: new Response(bytes, { headers }),
+    notModified: new Response(null, { status: 304, headers: notModified }),
+  };
+}
+
 /** Returns a Response, or null to let the router answer. */
 export function createFastPath(services: Services) {
   const isServiceHost = serviceHostTest(services.config);
-  // Response headers per artifact, built once: a hot document is served many times.
-  const headersByKey = new Map<string, Record<string, string>>();
+  // Responses per artifact, built once and answered with clone(): a clone copies the
+  // already validated header list, where a new Response would check every header again.
+  const answersByKey = new Map<string, Answers>();
+  let answerBytes = 0;
   return (request: Request): Response | null => {
     const method = request.method;
     if (method !== "GET" && method !== "HEAD") return null;
@@ -53,24 +83,21 @@ export function createFastPath(services: Services) {
     const view = services.publicCache.peek(slug);
     if (view?.project?.visibility !== "public" || !view.publication) return null;
     const artifact = view.publication.artifacts.trustJson;
-    const bytes = cachedArtifactBytes(artifact);
-    if (!bytes) return null;
-    let headers = headersByKey.get(artifact.key);
-    if (!headers) {
-      if (headersByKey.size >= 1000) headersByKey.clear();
-      headers = {
-        ...TRUST_JSON_HEADERS,
-        etag: `"${artifact.digest}"`,
-        "access-control-allow-origin": "*",
-        "x-content-type-options": "nosniff",
-      };
-      headersByKey.set(artifact.key, headers);
+    let answers = answersByKey.get(artifact.key);
+    if (!answers) {
+      const bytes = cachedArtifactBytes(artifact);
+      if (!bytes) return null;
+      if (answersByKey.size >= MAX_ANSWERS || answerBytes > MAX_ANSWER_BYTES) {
+        answersByKey.clear();
+        answerBytes = 0;
+      }
+      answers = answersFor(artifact, bytes);
+      answersByKey.set(artifact.key, answers);
+      answerBytes += bytes.byteLength;
     }
-    const etag = headers.etag;
-    if (matchesEtag(request.headers.get("if-none-match"), etag)) {
-      const { "content-type": _type, ...rest } = headers;
-      return new Response(null, { status: 304, headers: rest });
+    if (matchesEtag(request.headers.get("if-none-match"), answers.etag)) {
+      return answers.notModified.clone();
     }
-    return new Response(method === "HEAD" ? null : bytes, { headers });
+    return answers.get.clone();
   };
 }

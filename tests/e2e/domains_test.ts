@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { startDnsServer } from "../support/dns_server.ts";
-import { getWithHost } from "../support/raw_http.ts";
+import { getWithHost, rawRequest } from "../support/raw_http.ts";
 import { startTestServer } from "../support/server.ts";
 
 Deno.test("[e2e] custom domains: DNS TXT verification and Host routing", async (t) => {
@@ -99,6 +99,19 @@ Deno.test("[e2e] custom domains: DNS TXT verification and Host routing", async (
       getWithHost(server.baseUrl, path, "trust.acme.example", headers);
     const canonical = await (await fetch(`${server.baseUrl}/trust/acme/trust.json`)).text();
     assert.equal((await get("/trust.json")).body, canonical);
+    // HEAD, on the canonical path (answered from memory) and on the domain (routed): headers
+    // only, with the GET response's Content-Length.
+    const heads = [
+      { path: "/trust/acme/trust.json", host: "127.0.0.1" },
+      { path: "/trust.json", host: "trust.acme.example" },
+    ];
+    for (const { path, host } of heads) {
+      const head = await rawRequest(server.baseUrl, { method: "HEAD", path, host });
+      assert.equal(head.status, 200, path);
+      assert.equal(head.body, "", path);
+      assert.equal(head.headers.get("content-length"), String(canonical.length), path);
+      assert.ok(head.headers.get("etag"), path);
+    }
     const page = await get("/", { accept: "text/html" });
     assert.match(page.headers.get("content-type") ?? "", /text\/html/);
     assert.match(page.body, /Acme Cloud/);

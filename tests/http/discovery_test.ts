@@ -73,7 +73,10 @@ Deno.test("[discovery] JSON documents follow their formats and agree", async (t)
     assert.equal(await head.text(), "");
     const res = await get(`${base}/.well-known/api-catalog`);
     assert.equal(res.headers.get("link"), expected);
-    await res.body?.cancel();
+    const length = (await res.arrayBuffer()).byteLength;
+    assert.ok(length > 0);
+    // RFC 9110 §8.6: a HEAD response's Content-Length is the GET response's.
+    assert.equal(head.headers.get("content-length"), String(length));
   });
 
   await t.step("OAuth metadata has the RFC 8414 required members", async () => {

@@ -34,9 +34,12 @@ Deno.test("[http] trust.json fast path: answers from memory exactly as the route
   });
 
   await t.step("warm: the same status, headers and bytes as the routed answer", async () => {
-    const fast = fastPath(request(`${TEST_BASE_URL}${PATH}?any=query`));
-    assert.ok(fast, "answered from memory");
-    assert.deepEqual(await described(fast), routed);
+    // Each answer is a clone of one prepared response: every one carries the whole document.
+    for (let i = 0; i < 3; i++) {
+      const fast = fastPath(request(`${TEST_BASE_URL}${PATH}?any=query`));
+      assert.ok(fast, "answered from memory");
+      assert.deepEqual(await described(fast), routed);
+    }
   });
 
   await t.step("If-None-Match with the digest answers 304 without a body", async () => {
@@ -57,11 +60,10 @@ Deno.test("[http] trust.json fast path: answers from memory exactly as the route
     await changed.body?.cancel();
   });
 
-  await t.step("HEAD answers the headers without the bytes", async () => {
-    const res = fastPath(request(`${TEST_BASE_URL}${PATH}`, { method: "HEAD" }));
-    assert.equal(res?.status, 200);
-    assert.equal(res.headers.get("content-type"), "application/json; charset=utf-8");
-    assert.equal(await res.text(), "");
+  await t.step("HEAD gets the GET answer; the HTTP server sends only its headers", async () => {
+    const head = fastPath(request(`${TEST_BASE_URL}${PATH}`, { method: "HEAD" }));
+    assert.ok(head);
+    assert.deepEqual(await described(head), routed);
   });
 
   await t.step("serves IP literals and single-label hosts: they can only be the service", () => {
