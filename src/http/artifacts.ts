@@ -42,12 +42,16 @@ export async function artifactBytes(
   return copy;
 }
 
-/** Whether the request's If-None-Match names `etag` (or `*`). */
-function matches(header: string | undefined, etag: string): boolean {
+/**
+ * Whether an If-None-Match header names `etag` or is `*` (RFC 9110 §13.1.2: a list, compared
+ * weakly, so `W/"x"` matches `"x"`).
+ */
+export function ifNoneMatchHits(header: string | null | undefined, etag: string): boolean {
   if (!header) return false;
-  return header.split(",").map((t) => t.trim().replace(/^W\//, "")).some((t) =>
-    t === etag || t === "*"
-  );
+  return header.split(",").some((t) => {
+    const tag = t.trim().replace(/^W\//, "");
+    return tag === etag || tag === "*";
+  });
 }
 
 /** Bytes around an artifact, e.g. the `{"profile":…}` envelope around trust.json. */
@@ -102,12 +106,12 @@ export async function respondWithArtifact(
     "x-content-type-options": "nosniff",
     ...headers,
   };
-  if (matches(request.headers.get("if-none-match") ?? undefined, etag)) {
+  if (ifNoneMatchHits(request.headers.get("if-none-match"), etag)) {
     const { "content-type": _type, ...rest } = common;
     return new Response(null, { status: 304, headers: rest });
   }
   const bytes = wrap
     ? await wrappedBytes(blobs, artifact, wrap)
     : await artifactBytes(blobs, artifact);
-  return new Response(request.method === "HEAD" ? null : bytes, { status: 200, headers: common });
+  return new Response(bytes, { status: 200, headers: common });
 }

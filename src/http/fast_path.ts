@@ -7,7 +7,7 @@
  * memory (unknown or private slug, another host, a cold cache) goes to the
  * full app, which gives the same answer and warms the caches.
  */
-import { cachedArtifactBytes } from "./artifacts.ts";
+import { cachedArtifactBytes, ifNoneMatchHits } from "./artifacts.ts";
 import type { Services } from "./env.ts";
 import { serviceHostTest } from "./host_routing.ts";
 
@@ -26,14 +26,6 @@ export const TRUST_JSON_HEADERS = {
   "content-type": "application/json; charset=utf-8",
   "cache-control": "public, s-maxage=300",
 } as const;
-
-function matchesEtag(header: string | null, etag: string): boolean {
-  if (!header) return false;
-  return header.split(",").some((t) => {
-    const tag = t.trim().replace(/^W\//, "");
-    return tag === etag || tag === "*";
-  });
-}
 
 // Bounds of the prepared answers; past either, they are dropped and rebuilt as requested.
 const MAX_ANSWERS = 1000;
@@ -95,7 +87,7 @@ export function createFastPath(services: Services) {
       answersByKey.set(artifact.key, answers);
       answerBytes += bytes.byteLength;
     }
-    if (matchesEtag(request.headers.get("if-none-match"), answers.etag)) {
+    if (ifNoneMatchHits(request.headers.get("if-none-match"), answers.etag)) {
       return answers.notModified.clone();
     }
     return answers.get.clone();

@@ -4,6 +4,7 @@
  * start, so no request can name a file outside it.
  */
 import type { Context } from "hono";
+import { ifNoneMatchHits } from "./artifacts.ts";
 
 const TYPES: Record<string, string> = {
   ".css": "text/css; charset=utf-8",
@@ -15,9 +16,10 @@ const TYPES: Record<string, string> = {
   ".json": "application/json",
   ".txt": "text/plain; charset=utf-8",
   ".md": "text/markdown; charset=utf-8",
+  ".ts": "application/typescript; charset=utf-8",
 };
 
-interface StaticFile {
+export interface StaticFile {
   bytes: Uint8Array<ArrayBuffer>;
   etag: string;
   type: string;
@@ -31,20 +33,23 @@ async function walk(dir: URL, prefix: string, out: Map<string, URL>) {
   }
 }
 
+/** Loads one file with its content type (by extension) and a strong ETag. */
+export async function loadStaticFile(url: URL): Promise<StaticFile> {
+  const bytes = await Deno.readFile(url);
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
+  const etag = `"${
+    Array.from(digest.slice(0, 16), (b) => b.toString(16).padStart(2, "0")).join("")
+  }"`;
+  const ext = url.pathname.slice(url.pathname.lastIndexOf("."));
+  return { bytes, etag, type: TYPES[ext] ?? "application/octet-stream" };
+}
+
 /** Loads static/ once and returns a lookup by relative path. */
 export async function loadStaticFiles(dir: URL): Promise<Map<string, StaticFile>> {
   const paths = new Map<string, URL>();
   await walk(dir, "", paths);
   const files = new Map<string, StaticFile>();
-  for (const [path, url] of paths) {
-    const bytes = await Deno.readFile(url);
-    const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
-    const etag = `"${
-      Array.from(digest.slice(0, 16), (b) => b.toString(16).padStart(2, "0")).join("")
-    }"`;
-    const ext = path.slice(path.lastIndexOf("."));
-    files.set(path, { bytes, etag, type: TYPES[ext] ?? "application/octet-stream" });
-  }
+  for (const [path, url] of paths) files.set(path, await loadStaticFile(url));
   return files;
 }
 
@@ -63,10 +68,10 @@ export function serveStatic(
     "x-content-type-options": "nosniff",
     ...headers,
   };
-  if (c.req.header("if-none-match") === file.etag) {
+  if (ifNoneMatchHits(c.req.header("if-none-match"), file.etag)) {
     return new Response(null, { status: 304, headers: common });
   }
-  return new Response(c.req.method === "HEAD" ? null : file.bytes, {
+  return new Response(file.bytes, {
     status: 200,
     headers: { "content-type": file.type, ...common },
   });
