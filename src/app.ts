@@ -9,6 +9,7 @@ import { AppError } from "./domain/errors.ts";
 import { readBody } from "./http/body.ts";
 import type { AppDeps, AppEnv, Services } from "./http/env.ts";
 import { handleError, validationHook } from "./http/errors.ts";
+import { collectorCliRoutes } from "./http/routes/collector_cli.ts";
 import { collectorRoutes } from "./http/routes/collectors.ts";
 import { controlRoutes } from "./http/routes/controls.ts";
 import { dashboardRoutes } from "./http/routes/dashboard.ts";
@@ -147,6 +148,7 @@ export async function createApp(
   app.route("/", controlRoutes);
   app.route("/", evaluationRoutes);
   app.route("/", collectorRoutes);
+  app.route("/", collectorCliRoutes);
   app.route("/", evidenceRoutes);
   app.route("/", ingestRoutes);
   app.route("/", publicOrgRoutes);

@@ -178,6 +178,17 @@ once: store it in your CI's secret store as \`COLLECTOR_SECRET\`.
 
 ## 4. Send evidence
 
+With the collector CLI, which needs only Deno and reads the secret from
+\`TRUST_COLLECTOR_SECRET\` (\`help\` prints every option):
+
+\`\`\`sh
+export TRUST_COLLECTOR_SECRET="$COLLECTOR_SECRET" TRUST_PROJECT_ID="$PROJECT_ID" TRUST_COLLECTOR_ID="$COLLECTOR_ID"
+deno run --allow-net --allow-env --allow-read ${base}/collector.ts heartbeat
+deno run --allow-net --allow-env --allow-read ${base}/collector.ts evidence --type sbom sbom.cdx.json
+\`\`\`
+
+Or with curl:
+
 \`\`\`sh
 curl -fsS -X POST ${base}/collectors/$COLLECTOR_ID/heartbeat ${secret} -d '{"sourceRef":"ci"}'
 jq -n --slurpfile sbom sbom.cdx.json --arg p "$PROJECT_ID" '{projectId: $p, evidenceType: "sbom",

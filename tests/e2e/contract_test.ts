@@ -81,6 +81,7 @@ Deno.test("[contract] every operation answers as /openapi.json documents", async
       await call("getDashboardConfig", { expect: 200 });
       await call("getEvaluationRulesMarkdown", { expect: 200 });
       await call("getEvaluationRules", { expect: 200 });
+      await call("getCollectorCli", { expect: 200 });
       await call("getMe", { expect: 200 });
       const boot = await call("bootstrapWorkspace", {
         json: { workspaceName: "Acme", projectName: "Acme Cloud", projectSlug: "acme" },

@@ -29,6 +29,25 @@ The collector secret (\`tpc_…\`) is shown once, to the operator who creates or
 collector. Keep it in your CI's secret store as \`TRUST_COLLECTOR_SECRET\`; it is never
 part of this guide.
 
+## With the collector CLI
+
+It needs only Deno, runs from this service, and reads the secret from the environment.
+\`help\` prints every option; it retries network errors, 429 and 5xx with the same request.
+
+\`\`\`sh
+export TRUST_PROJECT_ID=${project.id}
+export TRUST_COLLECTOR_ID=${collectorId}
+# TRUST_COLLECTOR_SECRET comes from your CI's secret store.
+deno run --allow-net --allow-env --allow-read ${base}/collector.ts heartbeat
+deno run --allow-net --allow-env --allow-read ${base}/collector.ts evidence --type sbom sbom.cdx.json
+deno run --allow-net --allow-env --allow-read ${base}/collector.ts evidence --type policy_result results/*.json
+\`\`\`
+
+In GitHub Actions the source defaults to \`github_actions\` and
+\`$GITHUB_REPOSITORY@$GITHUB_SHA\`; elsewhere pass \`--source-type\` and \`--source-ref\`.
+
+The same calls with curl follow.
+
 ## 1. Prove the collector is alive
 
 \`\`\`sh

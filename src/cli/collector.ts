@@ -1,0 +1,446 @@
+/**
+ * The collector CLI: sends heartbeats, evidence and trust signals to the
+ * Trust Profile Service from CI or a schedule. It is one module with no
+ * imports, served by the service at /collector.ts, so a pipeline runs it as
+ *
+ *   deno run --allow-net --allow-env --allow-read https://trust.example.com/collector.ts heartbeat
+ *
+ * and talks to the service it was loaded from. The collector secret is read
+ * from TRUST_COLLECTOR_SECRET only, never from a flag (flags show up in
+ * process lists and CI logs), and is never printed.
+ *
+ * @module
+ */
+
+/** The usage text, naming the module as it was loaded when that was over HTTP(S). */
+export function usage(moduleUrl: string): string {
+  const module = servedFrom(moduleUrl) ? moduleUrl : "<server>/collector.ts";
+  return `Usage: deno run --allow-net --allow-env --allow-read ${module} <command> [options]
+
+Commands:
+  heartbeat              report that this collector is alive
+  evidence <file>...     send JSON documents as evidence, one record each ("-" reads stdin);
+                         more than one file goes in batches of up to 100, each all or nothing
+  signals <file>         send a trust signal detection (JSON, "-" reads stdin)
+  help                   print this text
+
+Options:
+  --server <url>         the service; default: where this file was loaded from (env TRUST_SERVER)
+  --project-id <uuid>    the project (env TRUST_PROJECT_ID); evidence and signals
+  --collector-id <uuid>  this collector (env TRUST_COLLECTOR_ID); heartbeat
+  --type <type>          evidence type: sbom, vulnerability_scan, build_provenance,
+                         dependency_inventory, deployment_snapshot, policy_result
+  --source-type <type>   aws, collector, custom, github_actions, kubernetes, terraform
+                         (default: github_actions in GitHub Actions, else collector)
+  --source-ref <ref>     where it comes from (default: $GITHUB_REPOSITORY@$GITHUB_SHA in
+                         GitHub Actions, else "cli")
+  --observed-at <time>   RFC 3339 time of the observation (default: now)
+  --retries <n>          retries after a network error, 408, 429 or 5xx (default 3)
+  --json                 print the service's JSON answer instead of a summary
+
+The secret comes from the environment variable TRUST_COLLECTOR_SECRET only.
+Exit status: 0 sent; 1 refused by the service; 2 usage or input error;
+3 service unreachable or failing after the retries.`;
+}
+
+// Copies of the service's enums, since this module imports nothing; tests/cli keeps them equal.
+export const EVIDENCE_TYPES = [
+  "sbom",
+  "vulnerability_scan",
+  "build_provenance",
+  "dependency_inventory",
+  "deployment_snapshot",
+  "policy_result",
+] as const;
+export const SOURCE_TYPES = [
+  "aws",
+  "collector",
+  "custom",
+  "github_actions",
+  "kubernetes",
+  "terraform",
+] as const;
+/** Records per call to the batch endpoint (the service's limit). */
+export const BATCH_SIZE = 100;
+const REQUEST_TIMEOUT_MS = 60_000;
+const MAX_RETRY_DELAY_MS = 60_000;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** A mistake in the command line or the input files: exit status 2. */
+export class UsageError extends Error {
+  override name = "UsageError";
+}
+
+/** The service answered with an error status: exit status 1 (4xx) or 3 (5xx). */
+export class ServiceError extends Error {
+  override name = "ServiceError";
+  constructor(readonly status: number, message: string) {
+    super(message);
+  }
+}
+
+/** The service could not be reached: exit status 3. */
+export class NetworkError extends Error {
+  override name = "NetworkError";
+}
+
+export interface Options {
+  command: "heartbeat" | "evidence" | "signals" | "help";
+  /** Where this module was loaded from, for the usage text. */
+  moduleUrl: string;
+  files: string[];
+  server: string;
+  projectId?: string;
+  collectorId?: string;
+  secret: string;
+  type?: (typeof EVIDENCE_TYPES)[number];
+  sourceType: (typeof SOURCE_TYPES)[number];
+  sourceRef: string;
+  observedAt: string;
+  retries: number;
+  json: boolean;
+}
+
+const FLAGS = new Set([
+  "server",
+  "project-id",
+  "collector-id",
+  "type",
+  "source-type",
+  "source-ref",
+  "observed-at",
+  "retries",
+]);
+
+/** The service this module was loaded from, when it was loaded over HTTP(S). */
+function servedFrom(moduleUrl: string): string | undefined {
+  const url = new URL(moduleUrl);
+  if (url.protocol !== "http:" && url.protocol !== "https:") return undefined;
+  return new URL(".", url).href.replace(/\/$/, "");
+}
+
+function oneOf<T extends string>(value: string, allowed: readonly T[], flag: string): T {
+  if (!(allowed as readonly string[]).includes(value)) {
+    throw new UsageError(`--${flag} must be one of ${allowed.join(", ")}; got "${value}"`);
+  }
+  return value as T;
+}
+
+function uuid(value: string | undefined, flag: string, env: string): string | undefined {
+  if (value !== undefined && !UUID.test(value)) {
+    throw new UsageError(`--${flag} (or ${env}) must be a UUID; got "${value}"`);
+  }
+  return value?.toLowerCase();
+}
+
+/**
+ * Reads the command line and the environment into options, or throws a UsageError naming
+ * what is wrong. `now` and `moduleUrl` are parameters so tests can fix them.
+ */
+export function parseArgs(
+  args: readonly string[],
+  getEnv: (name: string) => string | undefined,
+  context: { now: Date; moduleUrl: string },
+): Options {
+  // An empty variable (a CI secret that is not set) counts as unset.
+  const env = (name: string) => getEnv(name) || undefined;
+  const values = new Map<string, string>();
+  const positional: string[] = [];
+  let json = false;
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i];
+    if (arg === "--json") {
+      json = true;
+    } else if (arg === "--help" || arg === "-h") {
+      positional.unshift("help");
+    } else if (arg.startsWith("--")) {
+      const eq = arg.indexOf("=");
+      const name = eq < 0 ? arg.slice(2) : arg.slice(2, eq);
+      if (!FLAGS.has(name)) throw new UsageError(`Unknown option --${name}`);
+      const value = eq < 0 ? args[++i] : arg.slice(eq + 1);
+      if (value === undefined) throw new UsageError(`--${name} needs a value`);
+      values.set(name, value);
+    } else {
+      positional.push(arg);
+    }
+  }
+  const [command = "help", ...files] = positional;
+  if (!["heartbeat", "evidence", "signals", "help"].includes(command)) {
+    throw new UsageError(`Unknown command "${command}"`);
+  }
+
+  const inActions = env("GITHUB_ACTIONS") === "true";
+  const repository = env("GITHUB_REPOSITORY");
+  const sha = env("GITHUB_SHA");
+  const observedAt = values.get("observed-at") ?? context.now.toISOString();
+  if (Number.isNaN(Date.parse(observedAt)) || !/[zZ]|[+-]\d\d:\d\d$/.test(observedAt)) {
+    throw new UsageError(
+      `--observed-at must be an RFC 3339 time with an offset; got "${observedAt}"`,
+    );
+  }
+  const retries = Number(values.get("retries") ?? 3);
+  if (!Number.isInteger(retries) || retries < 0 || retries > 10) {
+    throw new UsageError("--retries must be a whole number from 0 to 10");
+  }
+  const server = values.get("server") ?? env("TRUST_SERVER") ?? servedFrom(context.moduleUrl);
+  const options: Options = {
+    command: command as Options["command"],
+    moduleUrl: context.moduleUrl,
+    files,
+    server: server?.replace(/\/+$/, "") ?? "",
+    projectId: uuid(
+      values.get("project-id") ?? env("TRUST_PROJECT_ID"),
+      "project-id",
+      "TRUST_PROJECT_ID",
+    ),
+    collectorId: uuid(
+      values.get("collector-id") ?? env("TRUST_COLLECTOR_ID"),
+      "collector-id",
+      "TRUST_COLLECTOR_ID",
+    ),
+    secret: env("TRUST_COLLECTOR_SECRET") ?? "",
+    type: values.has("type") ? oneOf(values.get("type")!, EVIDENCE_TYPES, "type") : undefined,
+    sourceType: oneOf(
+      values.get("source-type") ?? (inActions ? "github_actions" : "collector"),
+      SOURCE_TYPES,
+      "source-type",
+    ),
+    sourceRef: values.get("source-ref") ??
+      (inActions && repository && sha ? `${repository}@${sha}` : "cli"),
+    observedAt: new Date(observedAt).toISOString(),
+    retries,
+    json,
+  };
+  if (options.command === "help") return options;
+
+  if (!server) {
+    throw new UsageError("No service: pass --server <url> or set TRUST_SERVER");
+  }
+  if (!URL.canParse(options.server) || !/^https?:$/.test(new URL(options.server).protocol)) {
+    throw new UsageError(`--server must be an http(s) URL; got "${options.server}"`);
+  }
+  if (!options.secret) throw new UsageError("Set TRUST_COLLECTOR_SECRET to the collector secret");
+  if (options.command === "heartbeat") {
+    if (!options.collectorId) {
+      throw new UsageError("heartbeat needs --collector-id (or TRUST_COLLECTOR_ID)");
+    }
+    if (files.length) throw new UsageError("heartbeat takes no files");
+  } else {
+    if (!options.projectId) {
+      throw new UsageError(`${options.command} needs --project-id (or TRUST_PROJECT_ID)`);
+    }
+    if (files.length === 0) throw new UsageError(`${options.command} needs a file ("-" for stdin)`);
+    if (options.command === "signals" && files.length > 1) {
+      throw new UsageError("signals takes one file");
+    }
+    if (options.command === "evidence" && !options.type) {
+      throw new UsageError(`evidence needs --type (${EVIDENCE_TYPES.join(", ")})`);
+    }
+  }
+  return options;
+}
+
+/** Reads a file ("-" is stdin) as a JSON object, or throws a UsageError naming it. */
+export async function readJsonObject(
+  file: string,
+  read: (file: string) => Promise<string>,
+): Promise<Record<string, unknown>> {
+  let text: string;
+  try {
+    text = await read(file);
+  } catch (error) {
+    throw new UsageError(`Cannot read ${file}: ${(error as Error).message}`);
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new UsageError(`${file} is not JSON: ${(error as Error).message}`);
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    throw new UsageError(`${file} must hold a JSON object`);
+  }
+  return value as Record<string, unknown>;
+}
+
+/** How long to wait before retry number `attempt` (1-based): Retry-After, else 1 s, 2 s, 4 s… */
+export function retryDelayMs(attempt: number, retryAfter: string | null): number {
+  if (retryAfter !== null) {
+    const seconds = Number(retryAfter);
+    const at = Date.parse(retryAfter);
+    const ms = Number.isFinite(seconds) ? seconds * 1000 : Number.isNaN(at) ? NaN : at - Date.now();
+    if (Number.isFinite(ms)) return Math.min(Math.max(0, ms), MAX_RETRY_DELAY_MS);
+  }
+  return Math.min(1000 * 2 ** (attempt - 1), MAX_RETRY_DELAY_MS);
+}
+
+const RETRIED_STATUSES = new Set([408, 429, 500, 502, 503, 504]);
+
+/**
+ * POSTs `body` as JSON with the collector secret, retrying network errors, timeouts, 408,
+ * 429 and 5xx (the same request, so a retried ingest is a replay the service recognizes).
+ * Resolves with the status and parsed answer of a 2xx; throws ServiceError or NetworkError.
+ */
+export async function post(
+  options: Pick<Options, "server" | "secret" | "retries">,
+  path: string,
+  body: unknown,
+  extraHeaders: Record<string, string> = {},
+  sleep: (ms: number) => Promise<void> = (ms) => new Promise((r) => setTimeout(r, ms)),
+): Promise<{ status: number; json: unknown }> {
+  const text = JSON.stringify(body);
+  for (let attempt = 0;; attempt++) {
+    let res: Response;
+    try {
+      res = await fetch(`${options.server}${path}`, {
+        method: "POST",
+        headers: {
+          authorization: `Bearer ${options.secret}`,
+          "content-type": "application/json",
+          accept: "application/json",
+          ...extraHeaders,
+        },
+        body: text,
+        signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+      });
+    } catch (error) {
+      if (attempt < options.retries) {
+        await sleep(retryDelayMs(attempt + 1, null));
+        continue;
+      }
+      throw new NetworkError(
+        `Cannot reach ${options.server}: ${(error as Error).message} (after ${
+          attempt + 1
+        } attempts)`,
+      );
+    }
+    const answer = await res.text();
+    if (res.ok) {
+      return { status: res.status, json: answer ? JSON.parse(answer) : null };
+    }
+    if (RETRIED_STATUSES.has(res.status) && attempt < options.retries) {
+      await sleep(retryDelayMs(attempt + 1, res.headers.get("retry-after")));
+      continue;
+    }
+    throw new ServiceError(res.status, describeError(res.status, answer));
+  }
+}
+
+/** One line from the service's error envelope, or its status when there is none. */
+function describeError(status: number, answer: string): string {
+  try {
+    const { error } = JSON.parse(answer);
+    if (error?.message) {
+      const details = error.details && Object.keys(error.details).length
+        ? ` ${JSON.stringify(error.details)}`
+        : "";
+      return `${status} ${error.code ?? ""}: ${error.message}${details}`.replace(" :", ":");
+    }
+  } catch {
+    // not the envelope: fall through
+  }
+  return `${status} ${answer.slice(0, 200)}`.trim();
+}
+
+interface Io {
+  read(file: string): Promise<string>;
+  out(line: string): void;
+  sleep?(ms: number): Promise<void>;
+}
+
+/** Runs one command, printing through `io.out`; throws UsageError, ServiceError or NetworkError. */
+export async function run(options: Options, io: Io): Promise<void> {
+  const send = (path: string, body: unknown, headers?: Record<string, string>) =>
+    post(options, path, body, headers, io.sleep);
+  switch (options.command) {
+    case "help":
+      io.out(usage(options.moduleUrl));
+      return;
+    case "heartbeat": {
+      const { json } = await send(`/collectors/${options.collectorId}/heartbeat`, {
+        sourceRef: options.sourceRef,
+      });
+      const seen = (json as { collector?: { lastSeenAt?: string } })?.collector?.lastSeenAt;
+      io.out(
+        options.json ? JSON.stringify(json) : `heartbeat: recorded${seen ? ` at ${seen}` : ""}`,
+      );
+      return;
+    }
+    case "signals": {
+      const detection = await readJsonObject(options.files[0], io.read);
+      const { json } = await send("/ingest/signals", { projectId: options.projectId, detection });
+      io.out(options.json ? JSON.stringify(json) : "signals: recorded");
+      return;
+    }
+    case "evidence": {
+      const records = [];
+      for (const file of options.files) {
+        records.push({
+          evidenceType: options.type,
+          sourceType: options.sourceType,
+          sourceRef: options.sourceRef,
+          observedAt: options.observedAt,
+          payload: await readJsonObject(file, io.read),
+        });
+      }
+      if (records.length === 1) {
+        const { status, json } = await send(
+          "/ingest/evidence",
+          { projectId: options.projectId, ...records[0] },
+          { "idempotency-key": crypto.randomUUID() },
+        );
+        const id = (json as { record?: { id?: string } })?.record?.id;
+        io.out(
+          options.json
+            ? JSON.stringify(json)
+            : `evidence: ${status === 201 ? "stored" : "already stored"} ${id ?? ""}`.trim(),
+        );
+        return;
+      }
+      for (let first = 0; first < records.length; first += BATCH_SIZE) {
+        const batch = records.slice(first, first + BATCH_SIZE);
+        const { status, json } = await send(
+          "/ingest/evidence/batch",
+          { projectId: options.projectId, records: batch },
+          { "idempotency-key": crypto.randomUUID() },
+        );
+        const last = first + batch.length;
+        io.out(
+          options.json
+            ? JSON.stringify(json)
+            : `evidence: records ${first + 1}-${last} of ${records.length} ${
+              status === 201 ? "stored" : "already stored"
+            }`,
+        );
+      }
+      return;
+    }
+  }
+}
+
+/** The exit status for an error thrown by `parseArgs` or `run`. */
+export function exitStatus(error: unknown): number {
+  if (error instanceof UsageError) return 2;
+  if (error instanceof ServiceError) return error.status < 500 ? 1 : 3;
+  if (error instanceof NetworkError) return 3;
+  return 3;
+}
+
+async function readInput(file: string): Promise<string> {
+  if (file !== "-") return await Deno.readTextFile(file);
+  return await new Response(Deno.stdin.readable).text();
+}
+
+if (import.meta.main) {
+  try {
+    const options = parseArgs(Deno.args, (name) => Deno.env.get(name), {
+      now: new Date(),
+      moduleUrl: import.meta.url,
+    });
+    await run(options, { read: readInput, out: (line) => console.log(line) });
+  } catch (error) {
+    console.error(`error: ${(error as Error).message}`);
+    if (error instanceof UsageError) console.error("Run with --help for usage.");
+    Deno.exit(exitStatus(error));
+  }
+}
