@@ -5,7 +5,7 @@
  * because each control reads one index entry and one payload.
  */
 import { createKvBlobStore } from "../../src/blobs/kv.ts";
-import type { EvidenceType } from "../../src/domain/control.ts";
+import { EvidenceType } from "../../src/domain/control.ts";
 import { ingestEvidence } from "../../src/ingest/evidence.ts";
 import { recomputeProject } from "../../src/live/recompute.ts";
 import type { Collector } from "../../src/store/collectors.ts";
@@ -13,14 +13,7 @@ import { createControl } from "../../src/store/controls.ts";
 import { createProject } from "../../src/store/projects.ts";
 import { timed } from "./_harness.ts";
 
-const TYPES: EvidenceType[] = [
-  "sbom",
-  "vulnerability_scan",
-  "build_provenance",
-  "dependency_inventory",
-  "deployment_snapshot",
-  "policy_result",
-];
+const TYPES = EvidenceType.options;
 const ROUNDS = 40;
 
 async function seededProject(
