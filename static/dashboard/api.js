@@ -1,5 +1,5 @@
 /**
- * The API client: JSON in and out, the bearer token attached, one renewal
+ * The API client: JSON in and out (text on request), the bearer token attached, one renewal
  * and retry on 401, and errors in the API's `{ error: { code, message } }`
  * envelope turned into ApiError.
  */
@@ -15,8 +15,8 @@ export class ApiError extends Error {
 
 /** The client for the signed-in session of `auth`. */
 export function createApi(auth) {
-  async function send(method, path, body, token) {
-    const headers = { accept: "application/json" };
+  async function send(method, path, body, token, accept = "application/json") {
+    const headers = { accept };
     if (token) headers.authorization = `Bearer ${token}`;
     if (body !== undefined) headers["content-type"] = "application/json";
     try {
@@ -30,12 +30,12 @@ export function createApi(auth) {
     }
   }
 
-  async function request(method, path, body) {
-    let res = await send(method, path, body, await auth.accessToken());
+  async function request(method, path, body, accept) {
+    let res = await send(method, path, body, await auth.accessToken(), accept);
     if (res.status === 401) {
       await res.body?.cancel();
       const token = await auth.refresh();
-      if (token) res = await send(method, path, body, token);
+      if (token) res = await send(method, path, body, token, accept);
     }
     if (res.status === 401) {
       await res.body?.cancel();
@@ -43,6 +43,7 @@ export function createApi(auth) {
       throw new ApiError(401, "unauthorized", "Your session has ended; sign in again");
     }
     if (res.status === 204) return null;
+    if (res.ok && accept) return await res.text();
     const data = await res.json().catch(() => null);
     if (!res.ok) {
       throw new ApiError(
@@ -56,6 +57,8 @@ export function createApi(auth) {
 
   return {
     get: (path) => request("GET", path),
+    /** A text document (e.g. Markdown) instead of JSON; errors still come as the envelope. */
+    getText: (path, type) => request("GET", path, undefined, type),
     post: (path, body) => request("POST", path, body),
     patch: (path, body) => request("PATCH", path, body),
     delete: (path) => request("DELETE", path),

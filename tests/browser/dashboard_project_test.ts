@@ -223,6 +223,35 @@ Deno.test("[browser] dashboard project: collectors, evidence, status, publishing
       await shot(page, "evidence");
     });
 
+    await t.step(
+      "shows the private project's setup guide, with its ids and no secret",
+      async () => {
+        await openSection(page, "Collectors");
+        assert.equal(
+          await page.getByRole("link", { name: "setup.md" }).count(),
+          0,
+          "no public copy",
+        );
+        const button = page.getByRole("button", { name: "Show the setup guide" });
+        await button.click();
+        const guide = page.getByRole("region", { name: "Setup guide" });
+        await guide.waitFor();
+        const text = await guide.innerText();
+        assert.ok(text.includes(`TRUST_PROJECT_ID=${projectId}`), "project id filled in");
+        assert.ok(text.includes(`TRUST_COLLECTOR_ID=${collectorId}`), "collector id filled in");
+        assert.match(text, /collector\.ts heartbeat/);
+        assert.ok(!text.includes(secret), "never the secret");
+        assert.equal(
+          await page.locator("main img").count(),
+          0,
+          "the project's markup name stays text",
+        );
+        await assertAccessible(page, "the setup guide");
+        await page.getByRole("button", { name: "Hide the setup guide" }).click();
+        assert.equal(await guide.count(), 0);
+      },
+    );
+
     await t.step("publishes version 1; the private notice sits next to the button", async () => {
       await openSection(page, "Publish");
       await page.getByText("Not published yet").waitFor();
@@ -287,7 +316,7 @@ Deno.test("[browser] dashboard project: collectors, evidence, status, publishing
 
     await t.step("rotates the secret: the old one gets 401, the new one works", async () => {
       await openSection(page, "Collectors");
-      await page.getByRole("link", { name: "Setup guide (setup.md)" }).waitFor();
+      await page.getByRole("link", { name: "setup.md" }).waitFor();
       await page.getByRole("button", { name: "Rotate secret of GitHub Actions" }).click();
       await page.getByText("Rotate? The current secret stops working at once.").waitFor();
       await page.getByRole("button", { name: "Rotate", exact: true }).click();

@@ -25,6 +25,7 @@ import {
 import { requireHuman, requireProjectAccess } from "../auth.ts";
 import { createRouter } from "../env.ts";
 import { errors, HUMAN, json, jsonBody } from "../openapi.ts";
+import { setupGuideOf } from "./setup_guide.ts";
 
 export const collectorRoutes = createRouter();
 
@@ -38,6 +39,33 @@ function ofProject(collector: Collector | null, projectId: string): Collector {
   }
   return collector;
 }
+
+collectorRoutes.openapi(
+  createRoute({
+    method: "get",
+    path: "/projects/{id}/setup.md",
+    operationId: "getCollectorSetupGuide",
+    tags,
+    summary: "The project's collector setup guide, private projects included",
+    description:
+      "The same Markdown as the public /trust/{projectSlug}/setup.md, which answers 404 while the project is private. It names ids only, never a secret.",
+    security: HUMAN,
+    middleware: [requireHuman] as const,
+    request: { params: ProjectParams },
+    responses: {
+      200: { content: { "text/markdown": { schema: z.string() } }, description: "The guide" },
+      ...errors(400, 401, 403),
+    },
+  }),
+  async (c) => {
+    const project = await requireProjectAccess(c, c.req.valid("param").id);
+    const { kv, config } = c.var.services;
+    return c.body(await setupGuideOf(kv, config, project), 200, {
+      "content-type": "text/markdown; charset=utf-8",
+      "cache-control": "private, no-cache",
+    });
+  },
+);
 
 collectorRoutes.openapi(
   createRoute({

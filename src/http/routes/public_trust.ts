@@ -15,7 +15,6 @@ import {
 } from "../../domain/publish.ts";
 import type { Project } from "../../domain/workspace.ts";
 import { trustPageCsp } from "../../publish/render/mod.ts";
-import { listCollectorsByProject } from "../../store/collectors.ts";
 import { getPublication, listPublications, type Publication } from "../../store/publications.ts";
 import { getLatestSignals } from "../../store/signals.ts";
 import { artifactBytes, serveArtifact } from "../artifacts.ts";
@@ -24,7 +23,7 @@ import type { AppEnv } from "../env.ts";
 import { createRouter } from "../env.ts";
 import { errors, json } from "../openapi.ts";
 import { wantsMarkdown } from "./docs.ts";
-import { renderSetupGuide } from "./setup_guide.ts";
+import { setupGuideOf } from "./setup_guide.ts";
 
 export const publicTrustRoutes = createRouter();
 
@@ -254,9 +253,7 @@ publicTrustRoutes.openapi(
   }),
   async (c) => {
     const project = await publicProject(c, c.req.valid("param").projectSlug);
-    const collectors = await listCollectorsByProject(c.var.services.kv, project.id);
-    const collector = collectors.find((x) => x.status === "active") ?? null;
-    const markdown = renderSetupGuide(c.var.services.config, project, collector);
+    const markdown = await setupGuideOf(c.var.services.kv, c.var.services.config, project);
     return c.body(markdown, 200, {
       "content-type": MARKDOWN_TYPE,
       "cache-control": PUBLIC_CACHE,

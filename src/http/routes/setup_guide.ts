@@ -1,11 +1,18 @@
 /**
- * The per-project setup guide (GET /trust/{projectSlug}/setup.md): what a
+ * The per-project setup guide (public at GET /trust/{projectSlug}/setup.md, and for
+ * operators at GET /projects/{id}/setup.md, private projects included): what a
  * vendor's engineer, or an agent following it, runs to connect a collector.
  * It names ids only; secrets are never part of it.
  */
 import type { Config } from "../../config.ts";
 import type { Project } from "../../domain/workspace.ts";
-import type { Collector } from "../../store/collectors.ts";
+import { type Collector, listCollectorsByProject } from "../../store/collectors.ts";
+
+/** The guide of `project`, naming its oldest active collector (or a placeholder). */
+export async function setupGuideOf(kv: Deno.Kv, config: Config, project: Project): Promise<string> {
+  const collectors = await listCollectorsByProject(kv, project.id);
+  return renderSetupGuide(config, project, collectors.find((x) => x.status === "active") ?? null);
+}
 
 export function renderSetupGuide(
   config: Config,

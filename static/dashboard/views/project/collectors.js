@@ -2,7 +2,17 @@
  * Collectors of a project: the list with rotate and revoke, a create form,
  * and the one-time secret panel shown after a create or a rotation.
  */
-import { badge, field, h, handleSubmit, icon, replace, successAlert } from "../../dom.js";
+import {
+  badge,
+  describeError,
+  errorAlert,
+  field,
+  h,
+  handleSubmit,
+  icon,
+  replace,
+  successAlert,
+} from "../../dom.js";
 import { formatDate } from "../../format.js";
 import { confirmAction, copyField } from "../../widgets.js";
 import { card, dataTable, emptyState, nameWithKey, timeAgo } from "../layout.js";
@@ -110,22 +120,53 @@ function createForm(create) {
   return form;
 }
 
-function guideCard(project) {
-  const isPublic = project.visibility === "public";
+function guideCard(app, project) {
+  const slot = h("div", { class: "guide-slot" });
+  const button = h(
+    "button",
+    { type: "button", class: "btn btn-secondary", "aria-expanded": "false" },
+    "Show the setup guide",
+  );
+  button.addEventListener("click", async () => {
+    if (button.getAttribute("aria-expanded") === "true") {
+      replace(slot);
+      button.setAttribute("aria-expanded", "false");
+      button.textContent = "Show the setup guide";
+      return;
+    }
+    button.setAttribute("aria-expanded", "true");
+    button.textContent = "Hide the setup guide";
+    replace(slot, h("p", { class: "muted" }, "Loading the guide…"));
+    try {
+      const markdown = await app.api.getText(projectPath(project.id, "/setup.md"), "text/markdown");
+      replace(
+        slot,
+        h(
+          "pre",
+          { class: "payload-json", tabindex: "0", role: "region", "aria-label": "Setup guide" },
+          markdown,
+        ),
+      );
+    } catch (error) {
+      replace(slot, errorAlert(describeError(error)));
+    }
+  });
   return card(
     "Connect a collector",
     [
       h(
         "p",
         {},
-        "The setup guide lists the commands a CI job runs, with this project's ids filled in. It never contains a secret.",
+        "The setup guide lists the commands a CI job runs (the collector CLI, or curl), with this project's ids filled in. It never contains a secret.",
       ),
-      h("p", {}, h("a", { href: publicUrls(project).setupGuide }, "Setup guide (setup.md)")),
-      !isPublic &&
+      h("p", {}, button),
+      slot,
+      project.visibility === "public" &&
       h(
         "p",
         { class: "hint" },
-        "The guide is public: it answers 404 while the project is private.",
+        "Public copy: ",
+        h("a", { href: publicUrls(project).setupGuide }, "setup.md"),
       ),
     ],
   );
@@ -232,7 +273,7 @@ export async function collectorsSection(app, project) {
       "div",
       { class: "layout-pair" },
       card("New collector", createForm(create)),
-      guideCard(project),
+      guideCard(app, project),
     ),
   ];
 }
