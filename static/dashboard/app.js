@@ -95,6 +95,7 @@ class App {
 
   signOut({ keepHash = false } = {}) {
     const hash = keepHash ? location.hash : "";
+    this.auth.revoke();
     sessionStorage.clear();
     this.me = null;
     this.currentOrganizationId = null;

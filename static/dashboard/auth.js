@@ -202,6 +202,27 @@ export class Auth {
     );
   }
 
+  /**
+   * Ends the session at the provider too (RFC 7009), when it offers revocation: the refresh
+   * token, and every token rotated from the same sign-in, stop working. Best effort; it reads
+   * the token at once, so the caller may clear storage right after.
+   */
+  revoke() {
+    const refreshToken = readJson(SESSION_KEY)?.refreshToken;
+    const endpoint = this.#metadata?.revocation_endpoint;
+    if (!refreshToken || !endpoint) return Promise.resolve();
+    return fetch(endpoint, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({
+        token: refreshToken,
+        token_type_hint: "refresh_token",
+        client_id: this.#config.clientId,
+      }),
+      keepalive: true,
+    }).then((res) => res.body?.cancel(), () => {});
+  }
+
   /** Forgets the tokens and tells the app (once per session). */
   endSession() {
     const had = this.isSignedIn();

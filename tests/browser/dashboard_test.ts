@@ -335,11 +335,27 @@ Deno.test("[browser] dashboard: the operator journey from sign-up to sign-out", 
       assert.equal(await members.getByText(teammate.email).count(), 0);
     });
 
-    await t.step("signs out: the session is gone", async () => {
+    await t.step("signs out: the session is gone, at the provider too", async () => {
+      const session = JSON.parse(
+        await page.evaluate("sessionStorage.getItem('tp.session')") as string,
+      );
+      assert.match(session.refreshToken, /\S{20,}/);
+      const revoked = page.waitForResponse((r) => r.url().endsWith("/oauth2/revoke"));
       await page.getByRole("button", { name: "Sign out" }).click();
+      assert.equal((await revoked).status(), 200);
       await heading(page, "Sign in to Trust Profile").waitFor();
       await page.getByText("You have signed out.").waitFor();
       assert.equal(await page.evaluate("sessionStorage.length"), 0);
+      const refresh = await fetch(`${base}/oauth2/token`, {
+        method: "POST",
+        body: new URLSearchParams({
+          grant_type: "refresh_token",
+          refresh_token: session.refreshToken,
+          client_id: server.config.auth.clientId,
+        }),
+      });
+      assert.equal(refresh.status, 400);
+      assert.equal((await refresh.json()).error, "invalid_grant", "the refresh token is dead");
       await page.reload();
       await heading(page, "Sign in to Trust Profile").waitFor();
     });

@@ -171,11 +171,74 @@ Deno.test("[e2e] built-in identity provider: setup link, sign-in with PKCE, refr
     await last!.body?.cancel();
   });
 
+  await t.step("revocation (RFC 7009) ends the whole session of a refresh token", async () => {
+    const revoke = (fields: Record<string, string>) =>
+      fetch(`${base}/oauth2/revoke`, { method: "POST", body: new URLSearchParams(fields) });
+    const session = await login(base, ADMIN);
+    // Rotate once: revoking the newest token must end tokens of the same sign-in.
+    const rotated = await (await tokenRequest(base, {
+      grant_type: "refresh_token",
+      refresh_token: session.refresh_token,
+      client_id: "dashboard",
+    })).json();
+    const other = await login(base, ADMIN);
+
+    const refused: Array<[Record<string, string>, number, string]> = [
+      [{ client_id: "dashboard" }, 400, "invalid_request"],
+      [{ token: rotated.refresh_token }, 401, "invalid_client"],
+      [{ token: rotated.refresh_token, client_id: "someone-else" }, 401, "invalid_client"],
+      [{ token: rotated.access_token, client_id: "dashboard" }, 400, "unsupported_token_type"],
+    ];
+    for (const [fields, status, error] of refused) {
+      const res = await revoke(fields);
+      assert.equal(res.status, status, JSON.stringify(Object.keys(fields)));
+      assert.equal(res.headers.get("cache-control"), "no-store");
+      assert.equal((await res.json()).error, error);
+    }
+    const stillLive = await tokenRequest(base, {
+      grant_type: "refresh_token",
+      refresh_token: rotated.refresh_token,
+      client_id: "dashboard",
+    });
+    assert.equal(stillLive.status, 200, "a refused revocation revokes nothing");
+    const live = await stillLive.json();
+
+    const done = await revoke({
+      token: live.refresh_token,
+      token_type_hint: "refresh_token",
+      client_id: "dashboard",
+    });
+    assert.equal(done.status, 200);
+    assert.equal(await done.text(), "");
+    const dead = await tokenRequest(base, {
+      grant_type: "refresh_token",
+      refresh_token: live.refresh_token,
+      client_id: "dashboard",
+    });
+    assert.equal(dead.status, 400);
+    assert.equal((await dead.json()).error_description, "The session was revoked");
+    const again = await revoke({ token: live.refresh_token, client_id: "dashboard" });
+    assert.equal(again.status, 200, "revoking twice is fine");
+    await again.body?.cancel();
+    const unknown = await revoke({ token: "tpr_never-issued", client_id: "dashboard" });
+    assert.equal(unknown.status, 200, "an unknown token is answered 200");
+    await unknown.body?.cancel();
+
+    const otherSession = await tokenRequest(base, {
+      grant_type: "refresh_token",
+      refresh_token: other.refresh_token,
+      client_id: "dashboard",
+    });
+    assert.equal(otherSession.status, 200, "another sign-in is untouched");
+    await otherSession.body?.cancel();
+  });
+
   await t.step("the metadata announces the endpoints and S256 only", async () => {
     const meta = await (await fetch(`${base}/.well-known/oauth-authorization-server`)).json();
     assert.equal(meta.issuer, base);
     assert.equal(meta.authorization_endpoint, `${base}/oauth2/authorize`);
     assert.equal(meta.token_endpoint, `${base}/oauth2/token`);
+    assert.equal(meta.revocation_endpoint, `${base}/oauth2/revoke`);
     assert.deepEqual(meta.code_challenge_methods_supported, ["S256"]);
     const jwks = await (await fetch(meta.jwks_uri)).json();
     assert.ok(jwks.keys.length >= 2);

@@ -284,6 +284,11 @@ Deno.test("[contract] every operation answers as /openapi.json documents", async
         form: { grant_type: "refresh_token", refresh_token: "nope" },
         expect: 400,
       });
+      await call("revokeToken", {
+        form: { token: "tpr_nope", client_id: "dashboard" },
+        expect: 200,
+      });
+      await call("revokeToken", { form: { client_id: "dashboard" }, expect: 400 });
       for (
         const id of [
           "getApiCatalog",

@@ -516,3 +516,82 @@ oauthRoutes.openapi(
     }
   },
 );
+
+const RevocationForm = z.object({
+  token: z.string().max(4096).optional(),
+  token_type_hint: z.string().max(64).optional(),
+  client_id: z.string().max(256).optional(),
+}).openapi("RevocationRequest");
+
+/** A compact JWS: three base64url parts. Access tokens are JWTs; refresh tokens are not. */
+const COMPACT_JWS = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
+
+/**
+ * RFC 7009 token revocation for the built-in provider's public clients. A refresh token ends
+ * its whole session (every token rotated from the same sign-in). Access tokens are
+ * self-contained JWTs that expire within 15 minutes, so revoking one is answered with
+ * `unsupported_token_type`. An unknown or expired token is answered 200, as the RFC asks.
+ */
+async function revokeToken(services: Services, form: z.infer<typeof RevocationForm>) {
+  if (!form.token) throw new OAuthFailure("invalid_request", "token is required");
+  if (!form.client_id) {
+    throw new OAuthFailure("invalid_client", "client_id is required", 401);
+  }
+  const entry = await getRefreshToken(services.kv, await sha256Hex(form.token));
+  const stored = entry.value;
+  if (stored) {
+    if (stored.clientId !== form.client_id) {
+      throw new OAuthFailure("invalid_client", "The token was issued to another client", 401);
+    }
+    await revokeRefreshFamily(services.kv, stored.familyId);
+    return;
+  }
+  if (COMPACT_JWS.test(form.token)) {
+    throw new OAuthFailure(
+      "unsupported_token_type",
+      "Access tokens expire within 15 minutes and cannot be revoked; revoke the refresh token to end the session",
+    );
+  }
+}
+
+oauthRoutes.openapi(
+  createRoute({
+    method: "post",
+    path: "/oauth2/revoke",
+    operationId: "revokeToken",
+    tags,
+    summary: "Revoke a refresh token, ending its session (RFC 7009)",
+    description:
+      "Public clients send token and client_id. A refresh token ends every token of its sign-in; an unknown or expired token is answered 200 as RFC 7009 §2.2 asks; an access token (a JWT living 15 minutes) is answered unsupported_token_type.",
+    request: {
+      body: {
+        required: true,
+        content: { "application/x-www-form-urlencoded": { schema: RevocationForm } },
+      },
+    },
+    responses: {
+      200: { description: "Revoked, or there was nothing to revoke" },
+      400: json(OAuthError, "The request is malformed or the token type is not revocable"),
+      401: json(OAuthError, "The client is missing or is not the token's"),
+    },
+  }),
+  async (c) => {
+    c.header("Cache-Control", "no-store");
+    try {
+      await revokeToken(c.var.services, c.req.valid("form"));
+      return c.body(null, 200);
+    } catch (error) {
+      if (!(error instanceof OAuthFailure)) throw error;
+      return c.json({ error: error.error, error_description: error.message }, error.status);
+    }
+  },
+  (result, c) => {
+    if (!result.success) {
+      c.header("Cache-Control", "no-store");
+      return c.json({
+        error: "invalid_request",
+        error_description: "The revocation request is malformed",
+      }, 400);
+    }
+  },
+);
