@@ -94,6 +94,22 @@ class OAuthFailure extends Error {
   }
 }
 
+/** Answers an OAuthFailure in the RFC 6749 §5.2 shape; anything else is rethrown. */
+function oauthError(c: Context<AppEnv>, error: unknown) {
+  if (!(error instanceof OAuthFailure)) throw error;
+  return c.json({ error: error.error, error_description: error.message }, error.status);
+}
+
+/** The validation hook of a form endpoint: a malformed form is invalid_request, never cached. */
+function malformedForm(description: string) {
+  return (result: { success: boolean }, c: Context<AppEnv>) => {
+    if (!result.success) {
+      c.header("Cache-Control", "no-store");
+      return c.json({ error: "invalid_request", error_description: description }, 400);
+    }
+  };
+}
+
 function errorPage(c: Context<AppEnv>, message: string, status: 400 | 401 | 429 = 400) {
   const body = renderPage(
     "Sign-in problem",
@@ -501,20 +517,13 @@ oauthRoutes.openapi(
         `Grant type "${form.grant_type}" is not supported`,
       );
     } catch (error) {
-      if (!(error instanceof OAuthFailure)) throw error;
-      if (error.status === 401) c.header("WWW-Authenticate", 'Basic realm="oauth2/token"');
-      return c.json({ error: error.error, error_description: error.message }, error.status);
+      if (error instanceof OAuthFailure && error.status === 401) {
+        c.header("WWW-Authenticate", 'Basic realm="oauth2/token"');
+      }
+      return oauthError(c, error);
     }
   },
-  (result, c) => {
-    if (!result.success) {
-      c.header("Cache-Control", "no-store");
-      return c.json({
-        error: "invalid_request",
-        error_description: "The token request is malformed",
-      }, 400);
-    }
-  },
+  malformedForm("The token request is malformed"),
 );
 
 const RevocationForm = z.object({
@@ -581,17 +590,8 @@ oauthRoutes.openapi(
       await revokeToken(c.var.services, c.req.valid("form"));
       return c.body(null, 200);
     } catch (error) {
-      if (!(error instanceof OAuthFailure)) throw error;
-      return c.json({ error: error.error, error_description: error.message }, error.status);
+      return oauthError(c, error);
     }
   },
-  (result, c) => {
-    if (!result.success) {
-      c.header("Cache-Control", "no-store");
-      return c.json({
-        error: "invalid_request",
-        error_description: "The revocation request is malformed",
-      }, 400);
-    }
-  },
+  malformedForm("The revocation request is malformed"),
 );
