@@ -421,8 +421,8 @@ export async function run(options: Options, io: Io): Promise<void> {
 /** The exit status for an error thrown by `parseArgs` or `run`. */
 export function exitStatus(error: unknown): number {
   if (error instanceof UsageError) return 2;
-  if (error instanceof ServiceError) return error.status < 500 ? 1 : 3;
-  if (error instanceof NetworkError) return 3;
+  if (error instanceof ServiceError && error.status < 500) return 1;
+  // A 5xx after the retries, a NetworkError, or anything unexpected.
   return 3;
 }
 

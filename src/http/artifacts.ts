@@ -54,6 +54,18 @@ export function ifNoneMatchHits(header: string | null | undefined, etag: string)
   });
 }
 
+/** Headers of an artifact's 200 answer, and of its 304 (the same without Content-Type). */
+export function artifactHeaders(etag: string, headers: Record<string, string>) {
+  const ok: Record<string, string> = {
+    etag,
+    "access-control-allow-origin": "*",
+    "x-content-type-options": "nosniff",
+    ...headers,
+  };
+  const { "content-type": _type, ...notModified } = ok;
+  return { ok, notModified };
+}
+
 /** Bytes around an artifact, e.g. the `{"profile":…}` envelope around trust.json. */
 export interface Wrap {
   prefix: string;
@@ -100,18 +112,12 @@ export async function respondWithArtifact(
   wrap?: Wrap,
 ): Promise<Response> {
   const etag = wrap ? `"${artifact.digest}.${wrap.tag}"` : `"${artifact.digest}"`;
-  const common: Record<string, string> = {
-    etag,
-    "access-control-allow-origin": "*",
-    "x-content-type-options": "nosniff",
-    ...headers,
-  };
+  const { ok, notModified } = artifactHeaders(etag, headers);
   if (ifNoneMatchHits(request.headers.get("if-none-match"), etag)) {
-    const { "content-type": _type, ...rest } = common;
-    return new Response(null, { status: 304, headers: rest });
+    return new Response(null, { status: 304, headers: notModified });
   }
   const bytes = wrap
     ? await wrappedBytes(blobs, artifact, wrap)
     : await artifactBytes(blobs, artifact);
-  return new Response(bytes, { status: 200, headers: common });
+  return new Response(bytes, { status: 200, headers: ok });
 }

@@ -7,7 +7,7 @@
  * memory (unknown or private slug, another host, a cold cache) goes to the
  * full app, which gives the same answer and warms the caches.
  */
-import { cachedArtifactBytes, ifNoneMatchHits } from "./artifacts.ts";
+import { artifactHeaders, cachedArtifactBytes, ifNoneMatchHits } from "./artifacts.ts";
 import type { Services } from "./env.ts";
 import { serviceHostTest } from "./host_routing.ts";
 
@@ -40,16 +40,11 @@ interface Answers {
 }
 
 function answersFor(artifact: { digest: string }, bytes: Uint8Array<ArrayBuffer>): Answers {
-  const headers = {
-    ...TRUST_JSON_HEADERS,
-    etag: `"${artifact.digest}"`,
-    "access-control-allow-origin": "*",
-    "x-content-type-options": "nosniff",
-  };
-  const { "content-type": _type, ...notModified } = headers;
+  const etag = `"${artifact.digest}"`;
+  const { ok, notModified } = artifactHeaders(etag, TRUST_JSON_HEADERS);
   return {
-    etag: headers.etag,
-    get: new Response(bytes, { headers }),
+    etag,
+    get: new Response(bytes, { headers: ok }),
     notModified: new Response(null, { status: 304, headers: notModified }),
   };
 }

@@ -4,6 +4,7 @@
  * start, so no request can name a file outside it.
  */
 import type { Context } from "hono";
+import { sha256HexSync } from "../lib/hash.ts";
 import { ifNoneMatchHits } from "./artifacts.ts";
 
 const TYPES: Record<string, string> = {
@@ -36,10 +37,7 @@ async function walk(dir: URL, prefix: string, out: Map<string, URL>) {
 /** Loads one file with its content type (by extension) and a strong ETag. */
 export async function loadStaticFile(url: URL): Promise<StaticFile> {
   const bytes = await Deno.readFile(url);
-  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
-  const etag = `"${
-    Array.from(digest.slice(0, 16), (b) => b.toString(16).padStart(2, "0")).join("")
-  }"`;
+  const etag = `"${sha256HexSync(bytes).slice(0, 32)}"`;
   const ext = url.pathname.slice(url.pathname.lastIndexOf("."));
   return { bytes, etag, type: TYPES[ext] ?? "application/octet-stream" };
 }
@@ -61,7 +59,15 @@ export function serveStatic(
   headers: Record<string, string> = {},
 ): Response | null {
   const file = files.get(path);
-  if (!file) return null;
+  return file ? serveFile(c, file, headers) : null;
+}
+
+/** Responds with `file`, or 304 when the request's If-None-Match names its ETag. */
+export function serveFile(
+  c: Context,
+  file: StaticFile,
+  headers: Record<string, string> = {},
+): Response {
   const common = {
     etag: file.etag,
     "cache-control": "public, max-age=300",

@@ -6,12 +6,12 @@
  */
 import { createRoute, z } from "@hono/zod-openapi";
 import { createRouter } from "../env.ts";
-import { loadStaticFile, serveStatic, type StaticFile } from "../static_files.ts";
+import { loadStaticFile, serveFile, type StaticFile } from "../static_files.ts";
 
 export const collectorCliRoutes = createRouter();
 
 const CLI_URL = new URL("../../cli/collector.ts", import.meta.url);
-let cli: Promise<Map<string, StaticFile>> | undefined;
+let cli: Promise<StaticFile> | undefined;
 
 collectorCliRoutes.openapi(
   createRoute({
@@ -33,8 +33,7 @@ collectorCliRoutes.openapi(
     },
   }),
   async (c) => {
-    cli ??= loadStaticFile(CLI_URL).then((file) => new Map([["collector.ts", file]]));
-    return serveStatic(c, await cli, "collector.ts", { "access-control-allow-origin": "*" }) ??
-      c.notFound();
+    cli ??= loadStaticFile(CLI_URL);
+    return serveFile(c, await cli, { "access-control-allow-origin": "*" });
   },
 );
