@@ -8,6 +8,7 @@
 import type { MiddlewareHandler } from "hono";
 import type { Config } from "../config.ts";
 import { notFound } from "../domain/errors.ts";
+import { isCanonicalDomainName } from "../publish/domain_name.ts";
 import { getDomainByName } from "../store/domains.ts";
 import { getProject, getProjectByHostedSubdomain } from "../store/projects.ts";
 import type { AppEnv } from "./env.ts";
@@ -24,9 +25,11 @@ const PATHS: Record<string, string> = {
 };
 
 const IP_LITERAL = /^(\d{1,3}(\.\d{1,3}){3}|\[.*\])$/;
+/** A Host header longer than a domain name (253) with a port can name no project. */
+const MAX_HOST_HEADER = 253 + ":65535".length;
 
 function hostname(value: string | undefined): string | null {
-  if (!value) return null;
+  if (!value || value.length > MAX_HOST_HEADER) return null;
   try {
     return new URL(`http://${value}`).hostname.replace(/\.$/, "");
   } catch {
@@ -36,8 +39,10 @@ function hostname(value: string | undefined): string | null {
 
 /**
  * A predicate telling whether a Host header can only name the service
- * itself: its own hosts, IP literals and single labels (custom domains are
- * never those), so no lookup is needed for it.
+ * itself: its own hosts, IP literals, single labels and anything that is not
+ * a valid domain name (custom domains and hosted subdomains are never those),
+ * so no lookup is needed for it. This is what keeps the header, which any
+ * client sets, from ever reaching a KV key unbounded.
  */
 export function serviceHostTest(config: Config): (hostHeader: string | undefined) => boolean {
   const own = new Set([new URL(config.baseUrl).hostname, new URL(config.trustPageBase).hostname]);
@@ -48,8 +53,9 @@ export function serviceHostTest(config: Config): (hostHeader: string | undefined
     const known = seen.get(hostHeader);
     if (known !== undefined) return known;
     const host = hostname(hostHeader);
-    const verdict = !host || own.has(host) || !host.includes(".") || IP_LITERAL.test(host);
-    if (seen.size < 1000) seen.set(hostHeader, verdict);
+    const verdict = !host || own.has(host) || !host.includes(".") || IP_LITERAL.test(host) ||
+      !isCanonicalDomainName(host);
+    if (seen.size < 1000 && hostHeader.length <= MAX_HOST_HEADER) seen.set(hostHeader, verdict);
     return verdict;
   };
 }

@@ -115,6 +115,20 @@ export function normalizeDomain(input: string): string {
 }
 
 /**
+ * Whether `host` is already a domain name in canonical form (lower-case LDH labels of at
+ * most 63 octets, at most 253 in all, no trailing dot). The cheap check for a name that
+ * arrives on every request (the Host header), before it may become part of a KV key:
+ * anything else can never be a stored domain, so it needs no lookup.
+ */
+export function isCanonicalDomainName(host: string): boolean {
+  if (host.length === 0 || host.length > MAX_NAME_LENGTH) return false;
+  for (const label of host.split(".")) {
+    if (label.length > MAX_LABEL_LENGTH || !LDH_LABEL.test(label)) return false;
+  }
+  return true;
+}
+
+/**
  * The name of the TXT record that proves control of `domain`:
  * `_service.<domain>` (DESIGN.md §7). `domain` is normalized first, so the record
  * name is always in canonical form whatever the caller passes.
