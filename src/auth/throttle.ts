@@ -1,69 +1,69 @@
 /**
- * Login throttling: failed sign-ins are counted per account email and per
- * client address; past a threshold each further failure doubles a lockout.
+ * Login throttling: sign-in attempts are counted per account email and per
+ * client address before the password is checked; past a threshold each
+ * further attempt doubles a lockout. A successful sign-in gives its attempt
+ * back. Counting first is what bounds the guesses that are evaluated, even
+ * when many arrive at once.
  */
 import { rateLimited } from "../domain/errors.ts";
-import { loginFailuresKey } from "../store/keys.ts";
+import {
+  type LoginCounter,
+  type LoginScope,
+  type LoginVerdict,
+  releaseLoginAttempt,
+  reserveLoginAttempt,
+} from "../store/login_attempts.ts";
 
 const WINDOW_MS = 15 * 60 * 1000;
 const BASE_LOCK_MS = 30 * 1000;
 const MAX_LOCK_MS = 15 * 60 * 1000;
-const FREE_ATTEMPTS = { email: 5, ip: 20 } as const;
+const COUNTER_TTL_MS = WINDOW_MS + MAX_LOCK_MS;
+/** Attempts evaluated before the first lockout (README: "Login throttling"). */
+export const FREE_ATTEMPTS = { email: 5, ip: 20 } as const;
 
-interface Failures {
-  count: number;
-  lastAt: number;
+export interface LoginSubjects {
+  email: string;
+  ip: string;
 }
 
-type Scope = keyof typeof FREE_ATTEMPTS;
-
-function lockUntil(scope: Scope, failures: Failures): number {
-  const over = failures.count - FREE_ATTEMPTS[scope];
-  if (over < 0) return 0;
-  return failures.lastAt + Math.min(BASE_LOCK_MS * 2 ** over, MAX_LOCK_MS);
+/** The policy for one counter at `now`: locked, or the counter with this attempt added. */
+export function decideLoginAttempt(
+  scope: LoginScope,
+  counter: LoginCounter | null,
+  now: number,
+): LoginVerdict {
+  const current = counter && now - counter.lastAt < WINDOW_MS ? counter.count : 0;
+  const over = current - FREE_ATTEMPTS[scope];
+  if (counter && over >= 0) {
+    const until = counter.lastAt + Math.min(BASE_LOCK_MS * 2 ** over, MAX_LOCK_MS);
+    if (until > now) return { retryAfterMs: until - now };
+  }
+  return { next: { count: current + 1, lastAt: now } };
 }
 
-/** Throws `rate_limited` (with Retry-After) while either counter is locked. */
-export async function assertLoginAllowed(
+/**
+ * Counts one sign-in attempt, or throws `rate_limited` (with Retry-After)
+ * while either counter is locked. Call it before checking the password.
+ */
+export async function beginLoginAttempt(
   kv: Deno.Kv,
-  subjects: { email: string; ip: string },
+  subjects: LoginSubjects,
   now: Date,
 ): Promise<void> {
-  for (const scope of ["email", "ip"] as const) {
-    const entry = await kv.get<Failures>(loginFailuresKey(scope, subjects[scope]));
-    if (!entry.value) continue;
-    const until = lockUntil(scope, entry.value);
-    if (until > now.getTime()) {
-      throw rateLimited(
-        "Too many failed sign-in attempts; try again later",
-        (until - now.getTime()) / 1000,
-      );
-    }
+  const at = now.getTime();
+  const { retryAfterMs } = await reserveLoginAttempt(kv, subjects, {
+    ttlMs: COUNTER_TTL_MS,
+    decide: (scope, counter) => decideLoginAttempt(scope, counter, at),
+  });
+  if (retryAfterMs > 0) {
+    throw rateLimited("Too many failed sign-in attempts; try again later", retryAfterMs / 1000);
   }
 }
 
-/** Counts one failed attempt against both counters. */
-export async function recordLoginFailure(
+/** Gives back the attempt of a successful sign-in. */
+export async function endLoginAttemptWithSuccess(
   kv: Deno.Kv,
-  subjects: { email: string; ip: string },
-  now: Date,
+  subjects: LoginSubjects,
 ): Promise<void> {
-  for (const scope of ["email", "ip"] as const) {
-    const key = loginFailuresKey(scope, subjects[scope]);
-    for (let attempt = 0; attempt < 5; attempt++) {
-      const entry = await kv.get<Failures>(key);
-      const count = entry.value && now.getTime() - entry.value.lastAt < WINDOW_MS
-        ? entry.value.count + 1
-        : 1;
-      const res = await kv.atomic().check(entry)
-        .set(key, { count, lastAt: now.getTime() }, { expireIn: WINDOW_MS + MAX_LOCK_MS })
-        .commit();
-      if (res.ok) break;
-    }
-  }
-}
-
-/** Clears the account's counter after a successful sign-in. */
-export async function clearLoginFailures(kv: Deno.Kv, email: string): Promise<void> {
-  await kv.delete(loginFailuresKey("email", email));
+  await releaseLoginAttempt(kv, subjects, { ttlMs: COUNTER_TTL_MS });
 }

@@ -15,7 +15,7 @@ import {
   signAccessToken,
 } from "../../auth/builtin/tokens.ts";
 import { dummyPasswordHash, verifyPassword } from "../../auth/password.ts";
-import { assertLoginAllowed, clearLoginFailures, recordLoginFailure } from "../../auth/throttle.ts";
+import { beginLoginAttempt, endLoginAttemptWithSuccess } from "../../auth/throttle.ts";
 import { AppError } from "../../domain/errors.ts";
 import { encodeBase64Url, randomToken } from "../../lib/encoding.ts";
 import { isCsrfTokenValid, issueCsrfToken } from "../csrf.ts";
@@ -263,7 +263,7 @@ oauthRoutes.openapi(
     const now = clock.now();
     const subjects = { email: email.trim().toLowerCase(), ip: clientIp(c) };
     try {
-      await assertLoginAllowed(kv, subjects, now);
+      await beginLoginAttempt(kv, subjects, now);
     } catch (error) {
       if (error instanceof AppError) {
         c.header("Retry-After", error.headers["Retry-After"]);
@@ -277,10 +277,9 @@ oauthRoutes.openapi(
       account?.passwordHash ?? await dummyPasswordHash(),
     );
     if (!account || !valid) {
-      await recordLoginFailure(kv, subjects, now);
       return loginForm(c, p, { error: "Email or password is incorrect", email, status: 401 });
     }
-    await clearLoginFailures(kv, subjects.email);
+    await endLoginAttemptWithSuccess(kv, subjects);
     const code = randomToken();
     await saveAuthorizationCode(kv, await sha256Hex(code), {
       accountId: account.id,
