@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
-import {
 import { loginFailuresKey } from "../../src/store/keys.ts";
+import {
   beginLoginAttempt,
   decideLoginAttempt,
   endLoginAttemptWithSuccess,
