@@ -10,6 +10,7 @@ import type { Clock } from "../lib/clock.ts";
 import { randomToken } from "../lib/encoding.ts";
 import { sha256Hex } from "../lib/hash.ts";
 import { type Collector, getCollector, getCollectorBySecretHash } from "../store/collectors.ts";
+import { signAccessToken } from "./builtin/tokens.ts";
 import { CLOCK_TOLERANCE_SECONDS } from "./human.ts";
 import type { SigningKey } from "./keys.ts";
 
@@ -32,9 +33,41 @@ export async function collectorForSecret(kv: Deno.Kv, secret: string): Promise<C
 }
 
 /**
+ * What binds a collector token to the secret it was minted from: a digest of
+ * the stored secret hash (never the hash itself). Rotation replaces the hash,
+ * so every token of the old secret stops matching at once.
+ */
+async function secretBinding(secretHash: string): Promise<string> {
+  return (await sha256Hex(`collector-token:${secretHash}`)).slice(0, 32);
+}
+
+/**
+ * A client_credentials access token for `collector`, limited to `scope`
+ * (a subset of its allowed actions) and bound to its current secret.
+ */
+export async function issueCollectorToken(
+  deps: { config: Config; tokenKey: SigningKey; now: Date },
+  grant: { collector: Collector; scope: string[] },
+): Promise<string> {
+  const { collector, scope } = grant;
+  return await signAccessToken(deps.tokenKey, {
+    issuer: deps.config.auth.issuer,
+    audience: deps.config.auth.audience,
+    now: deps.now,
+    ttlSeconds: COLLECTOR_TOKEN_TTL_SECONDS,
+  }, {
+    sub: collector.id,
+    clientId: collector.id,
+    scope: scope.join(" "),
+    extra: { token_use: "collector", sb: await secretBinding(collector.secretHash) },
+  });
+}
+
+/**
  * The collector a bearer credential stands for: a secret, or (built-in
  * mode) a collector access token. Throws `unauthorized` otherwise, including
- * for human tokens and revoked collectors.
+ * for human tokens, revoked collectors and tokens of a rotated secret. A
+ * token acts only within the scope it was granted.
  */
 export async function authenticateCollector(
   deps: { kv: Deno.Kv; config: Config; clock: Clock; tokenKey: SigningKey },
@@ -46,7 +79,7 @@ export async function authenticateCollector(
     return collector;
   }
   if (deps.config.auth.mode !== "builtin") throw unauthorized("A collector secret is required");
-  let sub: string | undefined;
+  let claims: { sub?: string; sb?: unknown; scope?: unknown };
   try {
     const { payload } = await jwtVerify(
       credential,
@@ -62,16 +95,23 @@ export async function authenticateCollector(
       },
     );
     if (payload.token_use !== "collector") throw unauthorized("A collector credential is required");
-    sub = payload.sub;
+    claims = payload;
   } catch (error) {
     if (error instanceof joseErrors.JOSEError) {
       throw unauthorized("The collector token is not valid");
     }
     throw error;
   }
-  const collector = sub ? await getCollector(deps.kv, sub) : null;
+  const collector = claims.sub ? await getCollector(deps.kv, claims.sub) : null;
   if (!collector || collector.status !== "active") {
     throw unauthorized("The collector is revoked or unknown");
   }
-  return collector;
+  if (claims.sb !== await secretBinding(collector.secretHash)) {
+    throw unauthorized("The collector token was issued for a secret that has been rotated");
+  }
+  const granted = typeof claims.scope === "string" ? claims.scope.split(" ") : [];
+  return {
+    ...collector,
+    allowedActions: collector.allowedActions.filter((action) => granted.includes(action)),
+  };
 }

@@ -212,6 +212,12 @@ Deno.test("[http] collectors: create, list, rotate, revoke, client_credentials",
       const human = await ctx.call("GET", "/me", { token: access_token });
       assert.equal(human.status, 401, "a collector token is not a human token");
       await human.body?.cancel();
+      const beyond = await ctx.call("POST", "/ingest/signals", {
+        json: { projectId: a.project.id, detection: {} },
+        headers: { authorization: `Bearer ${access_token}` },
+      });
+      assert.equal(beyond.status, 403, "a token acts only within the scope it was granted");
+      await beyond.body?.cancel();
       const wrong = await ctx.call("POST", "/oauth2/token", {
         body: new URLSearchParams({
           grant_type: "client_credentials",
@@ -225,7 +231,17 @@ Deno.test("[http] collectors: create, list, rotate, revoke, client_credentials",
     },
   );
 
-  await t.step("rotate kills the old secret at once", async () => {
+  await t.step("rotate kills the old secret and every token minted from it at once", async () => {
+    const minted = await ctx.call("POST", "/oauth2/token", {
+      body: new URLSearchParams({
+        grant_type: "client_credentials",
+        client_id: created.id,
+        client_secret: created.secret,
+      }),
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+    });
+    assert.equal(minted.status, 200);
+    const { access_token } = await minted.json();
     const res = await ctx.call("POST", `${base}/${created.id}/rotate`, { token: a.token });
     assert.equal(res.status, 200);
     const { secret } = await res.json();
@@ -235,6 +251,12 @@ Deno.test("[http] collectors: create, list, rotate, revoke, client_credentials",
     });
     assert.equal(old.status, 401);
     await old.body?.cancel();
+    const oldToken = await ctx.call("POST", `/collectors/${created.id}/heartbeat`, {
+      json: { sourceRef: "x" },
+      headers: { authorization: `Bearer ${access_token}` },
+    });
+    assert.equal(oldToken.status, 401, "a token of the rotated secret is dead too");
+    assert.match((await oldToken.json()).error.message, /rotated/);
     const fresh = await ctx.call("POST", `/collectors/${created.id}/heartbeat`, {
       json: { sourceRef: "x" },
       headers: { authorization: `Bearer ${secret.value}` },

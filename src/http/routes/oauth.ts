@@ -7,7 +7,11 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { isAllowedRedirect } from "../../auth/builtin/clients.ts";
-import { COLLECTOR_TOKEN_TTL_SECONDS, collectorForSecret } from "../../auth/collector.ts";
+import {
+  COLLECTOR_TOKEN_TTL_SECONDS,
+  collectorForSecret,
+  issueCollectorToken,
+} from "../../auth/collector.ts";
 import {
   ACCESS_TOKEN_TTL_SECONDS,
   AUTHORIZATION_CODE_TTL_MS,
@@ -459,14 +463,15 @@ async function clientCredentialsGrant(
   if (requested.some((s) => !collector.allowedActions.includes(s))) {
     throw new OAuthFailure("invalid_scope", "The scope exceeds the collector's allowed actions");
   }
-  const scope = (requested.length ? requested : collector.allowedActions).join(" ");
+  const granted = requested.length
+    ? collector.allowedActions.filter((action) => requested.includes(action))
+    : collector.allowedActions;
   const { config, keys, clock } = services;
-  const access_token = await signAccessToken(keys.tokens, {
-    issuer: config.auth.issuer,
-    audience: config.auth.audience,
-    now: clock.now(),
-    ttlSeconds: COLLECTOR_TOKEN_TTL_SECONDS,
-  }, { sub: collector.id, clientId: collector.id, scope, extra: { token_use: "collector" } });
+  const access_token = await issueCollectorToken(
+    { config, tokenKey: keys.tokens, now: clock.now() },
+    { collector, scope: granted },
+  );
+  const scope = granted.join(" ");
   return {
     access_token,
     token_type: "Bearer" as const,
