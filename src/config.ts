@@ -3,6 +3,7 @@
  * that reads `Deno.env`; everything else receives a `Config`.
  */
 import { z } from "zod";
+import { type IpRange, parseIpRange } from "./lib/ip.ts";
 
 const Url = z.url({ protocol: /^https?$/ }).transform((u) => u.replace(/\/+$/, ""));
 const Bool = z.enum(["true", "false", "1", "0"]).transform((v) => v === "true" || v === "1");
@@ -30,6 +31,8 @@ const Env = z.object({
   SIGNUP: z.enum(["first-run", "open", "invite"]).default("first-run"),
   SIGNING_KEY: z.string().min(1).optional(),
   DNS_NAMESERVER: HostPort.optional(),
+  TRUSTED_PROXIES: z.string().optional(),
+  BODY_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(3600).default(30),
   MAX_EVIDENCE_BYTES: z.coerce.number().int().min(1024).max(100 * 1024 * 1024).default(
     10 * 1024 * 1024,
   ),
@@ -66,6 +69,10 @@ export interface Config {
   signingKey: string | undefined;
   dnsNameserver: { host: string; port: number } | undefined;
   maxEvidenceBytes: number;
+  /** Peers whose `Forwarded`/`X-Forwarded-For` name the client (empty: none is trusted). */
+  trustedProxies: IpRange[];
+  /** Longest time a request body may take to arrive, in milliseconds. */
+  bodyTimeoutMs: number;
 }
 
 /** A configuration problem, reported as one line naming the variable. */
@@ -146,6 +153,15 @@ export function loadConfig(
     dnsNameserver = { host, port: portNumber };
   }
 
+  let trustedProxies: IpRange[] = [];
+  try {
+    trustedProxies = (e.TRUSTED_PROXIES ?? "").split(",").filter((s) => s.trim()).map(
+      parseIpRange,
+    );
+  } catch (error) {
+    throw new ConfigError("TRUSTED_PROXIES", (error as Error).message);
+  }
+
   return {
     port: e.PORT,
     hostname: e.HOSTNAME,
@@ -158,5 +174,7 @@ export function loadConfig(
     signingKey: e.SIGNING_KEY,
     dnsNameserver,
     maxEvidenceBytes: e.MAX_EVIDENCE_BYTES,
+    trustedProxies,
+    bodyTimeoutMs: e.BODY_TIMEOUT_SECONDS * 1000,
   };
 }

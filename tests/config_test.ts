@@ -39,6 +39,8 @@ Deno.test("[config] every variable is read", () => {
     SIGNUP: "invite",
     DNS_NAMESERVER: "127.0.0.1:5353",
     MAX_EVIDENCE_BYTES: "2048",
+    TRUSTED_PROXIES: "10.0.0.0/8, ::1",
+    BODY_TIMEOUT_SECONDS: "5",
   });
   assert.equal(config.baseUrl, "https://api.acme.test");
   assert.equal(config.trustPageBase, "https://trust.acme.test");
@@ -61,6 +63,11 @@ Deno.test("[config] every variable is read", () => {
   });
   assert.deepEqual(config.dnsNameserver, { host: "127.0.0.1", port: 5353 });
   assert.equal(config.maxEvidenceBytes, 2048);
+  assert.deepEqual(config.trustedProxies, [
+    { version: 4, network: 0x0a000000n, bits: 8 },
+    { version: 6, network: 1n, bits: 128 },
+  ]);
+  assert.equal(config.bodyTimeoutMs, 5000);
 });
 
 Deno.test("[config] a bad value names its variable in one line", async (t) => {
@@ -80,6 +87,9 @@ Deno.test("[config] a bad value names its variable in one line", async (t) => {
     [{ DNS_NAMESERVER: "127.0.0.1:0" }, "DNS_NAMESERVER"],
     [{ MAX_EVIDENCE_BYTES: "10" }, "MAX_EVIDENCE_BYTES"],
     [{ S3_FORCE_PATH_STYLE: "yes" }, "S3_FORCE_PATH_STYLE"],
+    [{ TRUSTED_PROXIES: "10.0.0.0/33" }, "TRUSTED_PROXIES"],
+    [{ TRUSTED_PROXIES: "proxy.internal" }, "TRUSTED_PROXIES"],
+    [{ BODY_TIMEOUT_SECONDS: "0" }, "BODY_TIMEOUT_SECONDS"],
   ];
   for (const [env, variable] of cases) {
     await t.step(`${JSON.stringify(env)} → ${variable}`, () => {

@@ -67,7 +67,13 @@ async function s256(verifier: string) {
 export async function authorize(
   baseUrl: string,
   credentials: { email: string; password: string },
-  options: { clientId?: string; redirectUri?: string; verifier?: string } = {},
+  options: {
+    clientId?: string;
+    redirectUri?: string;
+    verifier?: string;
+    /** Extra headers on the form submission (e.g. `X-Forwarded-For`). */
+    headers?: Record<string, string>;
+  } = {},
 ): Promise<AuthorizeResult> {
   const verifier = options.verifier ?? randomToken(48);
   const redirectUri = options.redirectUri ?? "http://127.0.0.1:9/callback";
@@ -91,7 +97,11 @@ export async function authorize(
   const response = await fetch(`${baseUrl}/oauth2/authorize`, {
     method: "POST",
     redirect: "manual",
-    headers: { "content-type": "application/x-www-form-urlencoded", cookie: jar.header() },
+    headers: {
+      ...options.headers,
+      "content-type": "application/x-www-form-urlencoded",
+      cookie: jar.header(),
+    },
     body: form(fields),
   });
   let code: string | null = null;
