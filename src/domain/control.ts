@@ -81,8 +81,15 @@ export const TrustControlListResponse = z.object({ controls: z.array(TrustContro
 export const TrustControlResponse = z.object({ control: TrustControl })
   .openapi("TrustControlResponse");
 
+/**
+ * Controls one project can have, default catalog and disabled ones included. Recompute and
+ * publish work at any count up to it; the cap keeps one project's recompute, published
+ * documents and version history to a size readers can take.
+ */
+export const MAX_CONTROLS_PER_PROJECT = 500;
+
 export const CreateControlRequest = z.strictObject({
-  key: z.string().regex(
+  key: z.string().max(70).regex(
     /^custom\.[a-z0-9][a-z0-9_.-]{0,62}$/,
     'Custom control keys are "custom." followed by lowercase letters, digits, ".", "_" or "-"',
   ),

@@ -11,10 +11,8 @@ import { evaluateControl, type Observation } from "../evaluate/mod.ts";
 import { stableUuid } from "../lib/ids.ts";
 import { listCollectorsByProject } from "../store/collectors.ts";
 import { listControlsByProject } from "../store/controls.ts";
-import { listEvaluationsByProject, replaceEvaluations } from "../store/evaluations.ts";
+import { readEvaluations, storeEvaluations } from "../store/evaluations.ts";
 import { getLatestEvidence } from "../store/evidence.ts";
-
-const MAX_ATTEMPTS = 5;
 
 export interface RecomputeResult {
   evaluations: ControlEvaluationSummary[];
@@ -52,71 +50,88 @@ async function heartbeatObservation(kv: Deno.Kv, projectId: string): Promise<Obs
   return seen.length ? { at: seen[seen.length - 1], evidenceRecordId: null } : null;
 }
 
-/** Evaluates the enabled controls of `projectId` at `at` and persists the results. */
+/** Evaluates the enabled controls of `projectId` at `at`, without storing anything. */
+async function evaluateProject(
+  deps: { kv: Deno.Kv; blobs: BlobStore },
+  projectId: string,
+  at: Date,
+): Promise<ControlEvaluationSummary[]> {
+  const { kv, blobs } = deps;
+  const enabled = (await listControlsByProject(kv, projectId)).filter((c) => c.enabled);
+  const observations = new Map<string, Promise<Observation | null>>();
+  const observe = (control: TrustControl) => {
+    const stream = control.evidenceType ?? "collector";
+    if (!observations.has(stream)) {
+      observations.set(
+        stream,
+        control.evidenceType
+          ? evidenceObservation(kv, blobs, projectId, control.evidenceType)
+          : heartbeatObservation(kv, projectId),
+      );
+    }
+    return observations.get(stream)!;
+  };
+  const evaluations: ControlEvaluationSummary[] = [];
+  for (const control of enabled) {
+    const observation = await observe(control);
+    const result = evaluateControl(control, observation, at);
+    evaluations.push({
+      id: stableUuid("evaluation", projectId, control.id),
+      projectId,
+      trustControlId: control.id,
+      state: result.state,
+      confidence: result.confidence,
+      latestEvidenceRecordId: observation?.evidenceRecordId ?? null,
+      latestEvidenceAt: result.latestEvidenceAt,
+      freshUntil: result.freshUntil,
+      nextCheckAt: result.nextCheckAt,
+      updatedAt: at.toISOString(),
+      control: {
+        id: control.id,
+        key: control.key,
+        category: control.category,
+        publicName: control.publicName,
+        enabled: control.enabled,
+      },
+      reason: result.reason,
+    });
+  }
+  return evaluations;
+}
+
+function earliestCheck(evaluations: ControlEvaluationSummary[]): string | null {
+  const checks = evaluations.map((e) => e.nextCheckAt).filter((t): t is string => t !== null);
+  return checks.sort()[0] ?? null;
+}
+
+/**
+ * Evaluates the enabled controls of `projectId` at `at` and stores the
+ * results, whatever the number of controls. Concurrent recomputes of one
+ * project all succeed: each stores a whole snapshot, and `changed` is
+ * measured against exactly the snapshot it replaced, so a change is reported
+ * once. When a recompute evaluated later than `at` was stored meanwhile,
+ * that newer one is kept and returned, with no changes reported.
+ */
 export async function recomputeProject(
   deps: { kv: Deno.Kv; blobs: BlobStore },
   projectId: string,
   at: Date,
 ): Promise<RecomputeResult> {
-  const { kv, blobs } = deps;
-  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-    const [controls, previous] = await Promise.all([
-      listControlsByProject(kv, projectId),
-      listEvaluationsByProject(kv, projectId),
-    ]);
-    const enabled = controls.filter((c) => c.enabled);
-    const observations = new Map<string, Promise<Observation | null>>();
-    const observe = (control: TrustControl) => {
-      const stream = control.evidenceType ?? "collector";
-      if (!observations.has(stream)) {
-        observations.set(
-          stream,
-          control.evidenceType
-            ? evidenceObservation(kv, blobs, projectId, control.evidenceType)
-            : heartbeatObservation(kv, projectId),
-        );
-      }
-      return observations.get(stream)!;
-    };
-    const evaluations: ControlEvaluationSummary[] = [];
-    for (const control of enabled) {
-      const observation = await observe(control);
-      const result = evaluateControl(control, observation, at);
-      evaluations.push({
-        id: stableUuid("evaluation", projectId, control.id),
-        projectId,
-        trustControlId: control.id,
-        state: result.state,
-        confidence: result.confidence,
-        latestEvidenceRecordId: observation?.evidenceRecordId ?? null,
-        latestEvidenceAt: result.latestEvidenceAt,
-        freshUntil: result.freshUntil,
-        nextCheckAt: result.nextCheckAt,
-        updatedAt: at.toISOString(),
-        control: {
-          id: control.id,
-          key: control.key,
-          category: control.category,
-          publicName: control.publicName,
-          enabled: control.enabled,
-        },
-        reason: result.reason,
-      });
-    }
-    if (await replaceEvaluations(kv, projectId, previous, evaluations)) {
-      const before = new Map(previous.map((e) => [e.value.trustControlId, e.value.state]));
-      const changed = evaluations
-        .filter((e) => before.get(e.trustControlId) !== e.state)
-        .map((e) => ({
-          key: e.control.key,
-          from: before.get(e.trustControlId) ?? null,
-          to: e.state,
-        }));
-      const checks = evaluations.map((e) => e.nextCheckAt).filter((t): t is string => t !== null);
-      return { evaluations, changed, nextCheckAt: checks.sort()[0] ?? null };
-    }
+  const evaluations = await evaluateProject(deps, projectId, at);
+  const outcome = await storeEvaluations(deps.kv, projectId, { at, evaluations });
+  if (!outcome.stored) {
+    const newer = outcome.current.evaluations;
+    return { evaluations: newer, changed: [], nextCheckAt: earliestCheck(newer) };
   }
-  throw new Error("Evaluations changed concurrently on every attempt");
+  const before = new Map(outcome.previous.map((e) => [e.trustControlId, e.state]));
+  const changed = evaluations
+    .filter((e) => before.get(e.trustControlId) !== e.state)
+    .map((e) => ({
+      key: e.control.key,
+      from: before.get(e.trustControlId) ?? null,
+      to: e.state,
+    }));
+  return { evaluations, changed, nextCheckAt: earliestCheck(evaluations) };
 }
 
 /** The stored evaluations of a project in catalog order. */
@@ -124,11 +139,11 @@ export async function listEvaluations(
   kv: Deno.Kv,
   projectId: string,
 ): Promise<ControlEvaluationSummary[]> {
-  const [controls, entries] = await Promise.all([
+  const [controls, stored] = await Promise.all([
     listControlsByProject(kv, projectId),
-    listEvaluationsByProject(kv, projectId),
+    readEvaluations(kv, projectId),
   ]);
   const order = new Map(controls.map((c, i) => [c.id, i]));
-  return entries.map((e) => e.value)
+  return stored.evaluations
     .sort((a, b) => (order.get(a.trustControlId) ?? 1e9) - (order.get(b.trustControlId) ?? 1e9));
 }

@@ -1,10 +1,14 @@
 /**
  * The per-project control catalog.
  */
-import type { TrustControl, UpdateControlRequest } from "../domain/control.ts";
+import {
+  MAX_CONTROLS_PER_PROJECT,
+  type TrustControl,
+  type UpdateControlRequest,
+} from "../domain/control.ts";
 import { conflict } from "../domain/errors.ts";
 import { DEFAULT_CATALOG } from "../evaluate/catalog.ts";
-import { controlByKeyKey, controlKey, controlsOfProjectPrefix } from "./keys.ts";
+import { controlByKeyKey, controlCountKey, controlKey, controlsOfProjectPrefix } from "./keys.ts";
 
 /** The default catalog as fresh control records for a new project. */
 export function defaultControls(now: Date): TrustControl[] {
@@ -60,15 +64,38 @@ export async function getControl(
   return (await kv.get<TrustControl>(controlKey(projectId, controlId))).value;
 }
 
-/** Adds a custom control; a taken key is a conflict. */
+/** Counts the project's controls the slow way, for projects made before the count was kept. */
+async function countControls(kv: Deno.Kv, projectId: string): Promise<number> {
+  let count = 0;
+  for await (const _ of kv.list({ prefix: controlsOfProjectPrefix(projectId) })) count++;
+  return count;
+}
+
+/**
+ * Adds a custom control. A taken key is a conflict, and so is a project that
+ * already has `MAX_CONTROLS_PER_PROJECT` controls: the count moves in the same
+ * atomic as the control, checked, so concurrent creations cannot pass the cap.
+ */
 export async function createControl(
   kv: Deno.Kv,
   projectId: string,
   control: TrustControl,
 ): Promise<TrustControl> {
-  const res = await seedControls(kv.atomic(), projectId, [control]).commit();
-  if (!res.ok) throw conflict(`Control key "${control.key}" is already used in this project`);
-  return control;
+  for (let attempt = 0; attempt < 20; attempt++) {
+    const counted = await kv.get<number>(controlCountKey(projectId));
+    const count = counted.value ?? await countControls(kv, projectId);
+    if (count >= MAX_CONTROLS_PER_PROJECT) {
+      throw conflict(
+        `A project can have at most ${MAX_CONTROLS_PER_PROJECT} controls and this one has ${count}; disable one instead of adding one`,
+      );
+    }
+    const op = kv.atomic().check(counted).set(controlCountKey(projectId), count + 1);
+    if ((await seedControls(op, projectId, [control]).commit()).ok) return control;
+    if ((await kv.get(controlByKeyKey(projectId, control.key))).value !== null) {
+      throw conflict(`Control key "${control.key}" is already used in this project`);
+    }
+  }
+  throw conflict("The project's controls changed while adding one; please retry");
 }
 
 /** Applies `patch` to a control, checked against concurrent changes. */

@@ -38,6 +38,8 @@ export const controlKey = (projectId: string, controlId: string) =>
 export const controlsOfProjectPrefix = (projectId: string) => ["controls", projectId] as const;
 export const controlByKeyKey = (projectId: string, key: string) =>
   ["controls_by_key", projectId, key] as const;
+/** How many controls a project has, kept by control creation to enforce the cap. */
+export const controlCountKey = (projectId: string) => ["control_counts", projectId] as const;
 
 export const accountKey = (id: string) => ["accounts", id] as const;
 export const accountByEmailKey = (email: string) => ["accounts_by_email", email] as const;
@@ -86,10 +88,19 @@ export const idempotencyKey = (projectId: string, key: string) =>
 
 export const latestSignalsKey = (projectId: string) => ["signals_latest", projectId] as const;
 
-export const evaluationKey = (projectId: string, controlId: string) =>
-  ["evaluations", projectId, controlId] as const;
+/** Evaluations stored one entry per control, as before snapshots; read once, then deleted. */
 export const evaluationsOfProjectPrefix = (projectId: string) =>
   ["evaluations", projectId] as const;
+/** The project's current evaluation snapshot: its id, evaluation time and chunk count. */
+export const evaluationsHeadKey = (projectId: string) => ["evaluations_head", projectId] as const;
+/** The `index`-th (0-based) chunk of an evaluation snapshot; immutable once written. */
+export const evaluationChunkKey = (projectId: string, snapshotId: string, index: number) =>
+  ["evaluation_chunks", projectId, snapshotId, index] as const;
+/** A snapshot being written: its chunks exist but no head points at them yet. */
+export const evaluationPendingKey = (projectId: string, snapshotId: string) =>
+  ["evaluations_pending", projectId, snapshotId] as const;
+export const evaluationsPendingPrefix = (projectId: string) =>
+  ["evaluations_pending", projectId] as const;
 /** The one scheduled recompute of a project (debounce: at most one pending). */
 export const pendingRecomputeKey = (projectId: string) => ["recompute_pending", projectId] as const;
 
@@ -99,6 +110,9 @@ export const publicationKey = (projectId: string, version: number) =>
   ["publications", projectId, version] as const;
 export const publicationsOfProjectPrefix = (projectId: string) =>
   ["publications", projectId] as const;
+/** A part of a large publication's `states` and `changes`, written with the publication. */
+export const publicationPartKey = (projectId: string, version: number, index: number) =>
+  ["publication_parts", projectId, version, index] as const;
 /** The latest published version of a project: a pointer, not a scan. */
 export const latestPublicationKey = (projectId: string) =>
   ["publications_latest", projectId] as const;

@@ -1,12 +1,16 @@
 /**
  * Published versions and publish jobs. A version is immutable once written;
- * the latest-version pointer moves in the same atomic that writes it.
+ * the latest-version pointer moves in the same atomic that writes it. A
+ * version with many controls keeps its `states` and `changes` in parts
+ * beside it (written in the same atomic), so no value outgrows KV's 64 KiB.
  */
 import type { ControlState } from "../domain/control.ts";
 import type { PublishedTrustSummary, PublishedVersion, PublishJob } from "../domain/publish.ts";
+import { CHUNK_BYTES, getManyChunked, serializedSize, splitBySize } from "./_chunks.ts";
 import {
   latestPublicationKey,
   publicationKey,
+  publicationPartKey,
   publicationsOfProjectPrefix,
   publishJobKey,
 } from "./keys.ts";
@@ -47,12 +51,46 @@ export async function getLatestPublicationEntry(
   return await kv.get<number>(latestPublicationKey(projectId));
 }
 
+/** How a publication is stored: with `parts`, its states and changes live in part entries. */
+type StoredPublication = Publication & { parts?: number };
+type Part = { states: Array<[string, ControlState]> } | { changes: PublishedVersion["changes"] };
+
+/** The stored form of `publication`, and the parts it needs when it is too large for one value. */
+function toStored(publication: Publication): { record: StoredPublication; parts: Part[] } {
+  if (serializedSize(publication) <= CHUNK_BYTES) return { record: publication, parts: [] };
+  const parts: Part[] = [
+    ...splitBySize(Object.entries(publication.states)).map((states) => ({ states })),
+    ...splitBySize(publication.changes).map((changes) => ({ changes })),
+  ];
+  return { record: { ...publication, states: {}, changes: [], parts: parts.length }, parts };
+}
+
+async function fromStored(kv: Deno.Kv, record: StoredPublication): Promise<Publication> {
+  if (!record.parts) return record;
+  const { parts: count, ...publication } = record;
+  const keys = Array.from(
+    { length: count },
+    (_, i) => publicationPartKey(record.projectId, record.version, i),
+  );
+  const parts = await getManyChunked<Part>(kv, keys);
+  for (const part of parts) {
+    if (part.value === null) {
+      throw new Error(`Version ${record.version} of project "${record.projectId}" misses a part`);
+    }
+    if ("states" in part.value) {
+      Object.assign(publication.states, Object.fromEntries(part.value.states));
+    } else publication.changes.push(...part.value.changes);
+  }
+  return publication;
+}
+
 export async function getPublication(
   kv: Deno.Kv,
   projectId: string,
   version: number,
 ): Promise<Publication | null> {
-  return (await kv.get<Publication>(publicationKey(projectId, version))).value;
+  const record = (await kv.get<StoredPublication>(publicationKey(projectId, version))).value;
+  return record ? await fromStored(kv, record) : null;
 }
 
 export async function getLatestPublication(
@@ -69,13 +107,13 @@ export async function listPublications(
   projectId: string,
   limit = 100,
 ): Promise<Publication[]> {
-  const out: Publication[] = [];
-  const iterator = kv.list<Publication>({ prefix: publicationsOfProjectPrefix(projectId) }, {
+  const out: StoredPublication[] = [];
+  const iterator = kv.list<StoredPublication>({ prefix: publicationsOfProjectPrefix(projectId) }, {
     reverse: true,
     limit,
   });
   for await (const entry of iterator) out.push(entry.value);
-  return out;
+  return await Promise.all(out.map((record) => fromStored(kv, record)));
 }
 
 export async function saveJob(kv: Deno.Kv, job: PublishJob): Promise<void> {
@@ -93,13 +131,15 @@ export async function commitPublication(
   publication: Publication,
   job: PublishJob,
 ): Promise<boolean> {
-  const key = publicationKey(publication.projectId, publication.version);
-  const res = await kv.atomic()
+  const { projectId, version } = publication;
+  const key = publicationKey(projectId, version);
+  const { record, parts } = toStored(publication);
+  const op = kv.atomic()
     .check(latest)
     .check({ key, versionstamp: null })
-    .set(key, publication)
-    .set(latestPublicationKey(publication.projectId), publication.version)
-    .set(publishJobKey(job.projectId, job.id), job)
-    .commit();
-  return res.ok;
+    .set(key, record)
+    .set(latestPublicationKey(projectId), version)
+    .set(publishJobKey(job.projectId, job.id), job);
+  parts.forEach((part, i) => op.set(publicationPartKey(projectId, version, i), part));
+  return (await op.commit()).ok;
 }

@@ -7,6 +7,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { uuidParam } from "../../domain/common.ts";
 import {
   CreateControlRequest,
+  MAX_CONTROLS_PER_PROJECT,
   TrustControlListResponse,
   TrustControlResponse,
   UpdateControlRequest,
@@ -63,7 +64,8 @@ controlRoutes.openapi(
     tags,
     summary: "Add a custom control reading one evidence type",
     description:
-      "With a rule `{ path, op, value }` the control passes when the rule holds on the latest payload of its evidence type; without one, the evidence type's default probe judges it. Keys start with `custom.`.",
+      "With a rule `{ path, op, value }` the control passes when the rule holds on the latest payload of its evidence type; without one, the evidence type's default probe judges it. Keys start with `custom.`. " +
+      `A project has at most ${MAX_CONTROLS_PER_PROJECT} controls, the default catalog and disabled ones included; adding one more is 409.`,
     security: HUMAN,
     middleware: [requireHuman] as const,
     request: { params: ProjectParams, body: jsonBody(CreateControlRequest) },
