@@ -6,6 +6,7 @@
 import { formatSeconds } from "../lib/duration.ts";
 import { DEFAULT_CATALOG } from "./catalog.ts";
 import { CONFIDENCE, WORST_FIRST } from "./evaluate.ts";
+import { EVIDENCE_FORMATS } from "./probes/formats.ts";
 import { type ProbeInput, PROBES } from "./registry.ts";
 
 const INTRO = `# Evaluation rules
@@ -60,6 +61,21 @@ const SELECTION = `## Which probe judges a control
 - A default catalog control is judged by the probe its catalog entry names (table below).
 - Any other control is judged by the probe registered for its evidence type, and a
   control without an evidence type by \`hasActiveCollector\`.`;
+
+function readingSection(): string {
+  return `## How a record is read
+
+When evidence arrives, the probe registered for its evidence type reads the payload once,
+and the ingest response and the evidence listing report it as \`reading: { format,
+understood, summary }\`: \`format\` is the shape recognized (one of ${
+    EVIDENCE_FORMATS.map((f) => `\`${f}\``).join(", ")
+  }) or null, \`understood\` is true when the probe reached \`pass\` or \`fail\` and false
+when it would answer \`unknown\`, and \`summary\` is the probe's reason. A payload may be a
+JSON object or a JSON array (conftest's \`--output json\` is an array). The collector CLI
+exits with status 4 when the service did not understand a record, so a CI job cannot stay
+green on evidence nobody can read; controls with a custom rule may still read such a
+payload, and \`--allow-unrecognized\` accepts it.`;
+}
 
 /** Escapes a Markdown table cell. */
 function cell(text: string): string {
@@ -166,5 +182,6 @@ export function renderEvaluationMarkdown(): string {
     SELECTION,
     catalogSection(),
     probesSection(),
+    readingSection(),
   ].join("\n\n") + "\n";
 }

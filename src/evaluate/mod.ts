@@ -31,3 +31,5 @@ export {
   type ProbeInput,
   PROBES,
 } from "./registry.ts";
+export { type EvidenceReading, readEvidence } from "./reading.ts";
+export { EVIDENCE_FORMATS, type EvidenceFormat } from "./probes/formats.ts";

@@ -72,13 +72,18 @@ export const PROBES: readonly ProbeDefinition[] = [
     documentation:
       "Accepted: a normalized `{ summary: { critical, high, medium, low } }` (a missing count " +
       "is 0); OSV-Scanner JSON (`results[].packages[]`, one finding per `groups[]` entry " +
-      "rated by its CVSS `max_severity`, else by its advisories' " +
-      "`database_specific.severity`, or one per `vulnerabilities[]` entry without groups); " +
-      "Grype JSON (`matches[].vulnerability.severity`); Trivy JSON " +
-      "(`Results[].Vulnerabilities[].Severity`). CVSS 9.0+ is critical, 7.0+ high, 4.0+ " +
-      "medium, lower is low; moderate reads as medium and negligible as low. Findings " +
-      "without a usable severity are reported as unrated and do not fail. The reason lists " +
-      "the counts per severity.",
+      "rated by its CVSS `max_severity`, else by the worst of its advisories, or one per " +
+      "`vulnerabilities[]` entry without groups; an advisory is rated by the CVSS v3.0, " +
+      "v3.1 or v4.0 vectors in its `severity[]`, scored with the FIRST formulas, else by " +
+      "its `database_specific.severity`); Grype JSON (`matches[].vulnerability.severity`); " +
+      "Trivy JSON (`Results[].Vulnerabilities[].Severity`). A Trivy report without any " +
+      "vulnerability result (a secret-only or misconfiguration-only scan, `Results: []`, " +
+      "or no `Results`) is `unknown`: there was no vulnerability scanning in it; a package " +
+      "result (`Class` os-pkgs or lang-pkgs) without vulnerabilities is a clean scan. CVSS " +
+      "9.0+ is critical, 7.0+ high, 4.0+ medium, lower is low (0.0 counts as low); a vector " +
+      "missing a base metric, and CVSS v2, rate nothing; moderate reads as medium and " +
+      "negligible as low. Findings without a usable severity are reported as unrated and " +
+      "do not fail. The reason lists the counts per severity.",
     remediation: "Upgrade or patch the affected packages (the scanner names the fixed versions), " +
       "rebuild, rescan and upload the new report as `vulnerability_scan` evidence.",
     run: (payload) => hasNoFindingAbove(payload),
@@ -96,7 +101,9 @@ export const PROBES: readonly ProbeDefinition[] = [
       'The statement may be wrapped in a DSSE envelope (`payloadType: "application/vnd.in-' +
       'toto+json"`, base64 `payload`, at least one `signatures[].sig`) or in a Sigstore ' +
       "bundle's `dsseEnvelope`. Signatures must be present but are not verified by this " +
-      "probe. An envelope whose payload does not decode is `unknown`.",
+      'probe, and the reason says so ("with 1 signature (not verified)"): a pass never ' +
+      "means the statement is signed by anyone in particular. An envelope whose payload " +
+      "does not decode is `unknown`.",
     remediation:
       "Generate provenance in the build job (for example `actions/attest-build-provenance` " +
       "or the SLSA GitHub generator) and upload the statement or its signed envelope as " +
@@ -127,8 +134,14 @@ export const PROBES: readonly ProbeDefinition[] = [
     documentation:
       "Fails when `healthy` is false, when `status` is unhealthy, failed, degraded or down " +
       "(any case), or when an entry of `services[]` or `workloads[]` is unhealthy by the " +
-      "same rules or has fewer `readyReplicas` than `replicas`. A snapshot with none of " +
-      "these signals (an empty object, say) is `unknown`.",
+      "same rules or has fewer `readyReplicas` than `replicas`. Kubernetes output is read " +
+      "too: `kubectl get deploy -o json` (a `List` with `items[]`) or one workload; a " +
+      "Deployment, StatefulSet or ReplicaSet fails with fewer `status.readyReplicas` than " +
+      "`spec.replicas` (1 of 3 ready fails), a DaemonSet with fewer `status.numberReady` " +
+      "than `status.desiredNumberScheduled`, and a Deployment also when its `Available` " +
+      "condition is False or its rollout exceeded its progress deadline; other kinds in a " +
+      "List are skipped. A snapshot with none of these signals (an empty object, a List " +
+      "without workloads, a manifest without `status`) is `unknown`.",
     remediation: "Restore the failing services or workloads, then send a new deployment snapshot.",
     run: (payload) => isDeploymentHealthy(payload),
   },

@@ -66,8 +66,18 @@ export const SPDX_23 = {
   }],
 };
 
-/** One OSV advisory as osv-scanner embeds it, rated `dbSeverity` by GitHub. */
-function osvAdvisory(id: string, cve: string, dbSeverity: string | null) {
+/** An osv-scanner group: advisory ids, its CVSS `max_severity`, GitHub's word, the vector. */
+export interface OsvGroup {
+  id: string;
+  cve: string;
+  score: string;
+  db: string | null;
+  /** The advisory's `severity[]` entry: a CVSS vector (v3 or v4), or null for none. */
+  vector: string | null;
+}
+
+/** One OSV advisory as osv-scanner embeds it, rated `db` by GitHub and by `vector`. */
+function osvAdvisory({ id, cve, db: dbSeverity, vector }: OsvGroup) {
   return {
     modified: "2025-11-03T12:00:00Z",
     published: "2021-02-15T20:00:00Z",
@@ -79,7 +89,9 @@ function osvAdvisory(id: string, cve: string, dbSeverity: string | null) {
       package: { ecosystem: "npm", name: "lodash", purl: "pkg:npm/lodash" },
       ranges: [{ type: "SEMVER", events: [{ introduced: "0" }, { fixed: "4.17.21" }] }],
     }],
-    severity: [{ type: "CVSS_V3", score: "CVSS:3.1/AV:N/AC:L/PR:H/UI:N/S:U/C:H/I:H/A:H" }],
+    ...(vector === null ? {} : {
+      severity: [{ type: vector.startsWith("CVSS:4") ? "CVSS_V4" : "CVSS_V3", score: vector }],
+    }),
     ...(dbSeverity === null ? {} : {
       database_specific: { severity: dbSeverity, cwe_ids: ["CWE-94"], github_reviewed: true },
     }),
@@ -87,15 +99,13 @@ function osvAdvisory(id: string, cve: string, dbSeverity: string | null) {
 }
 
 /** osv-scanner JSON with one lodash package carrying `groups` rated by CVSS score. */
-export function osvScannerReport(
-  groups: { id: string; cve: string; score: string; db: string | null }[],
-) {
+export function osvScannerReport(groups: OsvGroup[]) {
   return {
     results: [{
       source: { path: "/src/package-lock.json", type: "lockfile" },
       packages: [{
         package: { name: "lodash", version: "4.17.20", ecosystem: "npm" },
-        vulnerabilities: groups.map((g) => osvAdvisory(g.id, g.cve, g.db)),
+        vulnerabilities: groups.map(osvAdvisory),
         groups: groups.map((g) => ({
           ids: [g.id],
           aliases: [g.cve, g.id],

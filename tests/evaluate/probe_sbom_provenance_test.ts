@@ -82,14 +82,26 @@ Deno.test("[evaluate] hasSlsaProvenance() reads in-toto, DSSE and Sigstore bundl
       expected: { outcome: "pass", reason: /SLSA v0\.2 provenance/ },
     },
     {
-      name: "passes a DSSE envelope around the v1 statement",
+      name: "passes a DSSE envelope around the v1 statement; its signature is not verified",
       input: dsseEnvelope(v1),
-      expected: { outcome: "pass", reason: /^signed in-toto statement with SLSA v1/ },
+      expected: {
+        outcome: "pass",
+        reason:
+          /^in-toto statement in a DSSE envelope with 1 signature \(not verified\) with SLSA v1/,
+      },
     },
     {
-      name: "passes a Sigstore bundle around the envelope",
+      name: "passes a Sigstore bundle around the envelope; its signature is not verified",
       input: sigstoreBundle(v1),
-      expected: { outcome: "pass", reason: /^signed in-toto statement/ },
+      expected: {
+        outcome: "pass",
+        reason: /^in-toto statement in a Sigstore bundle's DSSE envelope with 1 signature \(not/,
+      },
+    },
+    {
+      name: "never says signed for an envelope whose signature is garbage",
+      input: { ...dsseEnvelope(v1), signatures: [{ keyid: "", sig: "garbage" }] },
+      expected: { outcome: "pass", reason: /^(?!.*\bsigned\b).*\(not verified\)/ },
     },
     {
       name: "passes a URL-safe base64 payload without padding",

@@ -3,7 +3,7 @@
  * bare, inside a DSSE envelope, or inside a Sigstore bundle's `dsseEnvelope`.
  */
 import { count, isObject, type JsonObject, notAnObject, own, show } from "./_read.ts";
-import { fail, pass, type ProbeResult, unknown } from "./types.ts";
+import { fail, inFormat, pass, type ProbeResult, unknown } from "./types.ts";
 
 const STATEMENT_TYPES = ["https://in-toto.io/Statement/v0.1", "https://in-toto.io/Statement/v1"];
 const SLSA_V02 = "https://slsa.dev/provenance/v0.2";
@@ -19,31 +19,45 @@ const HEX_DIGEST = /^[0-9a-fA-F]{32,128}$/;
  * least one `subject[]` whose `digest` holds a hex digest. The statement may come wrapped
  * in a DSSE envelope (`payloadType: "application/vnd.in-toto+json"`, base64 `payload`, at
  * least one `signatures[]`) or a Sigstore bundle around one. Signatures are not verified
- * here (no trust root is configured); their presence is required. Undecodable envelopes
- * and unrecognized payloads are `unknown`.
+ * here (no trust root is configured); their presence is required, and the reason says
+ * they were not verified, never that the statement is signed. Undecodable envelopes and
+ * unrecognized payloads are `unknown`.
  */
 export function hasSlsaProvenance(payload: unknown): ProbeResult {
   if (!isObject(payload)) return unknown(notAnObject(payload, "an in-toto statement"));
   const bundled = own(payload, "dsseEnvelope");
-  if (isObject(bundled)) return readEnvelope(bundled);
-  if (own(payload, "payloadType") !== undefined) return readEnvelope(payload);
-  if (own(payload, "_type") !== undefined) return readStatement(payload, "in-toto statement");
+  if (isObject(bundled)) {
+    return inFormat("sigstore-bundle", readEnvelope(bundled, "a Sigstore bundle's DSSE envelope"));
+  }
+  if (own(payload, "payloadType") !== undefined) {
+    return inFormat("dsse-envelope", readEnvelope(payload, "a DSSE envelope"));
+  }
+  if (own(payload, "_type") !== undefined) {
+    return inFormat("in-toto-statement", readStatement(payload, "in-toto statement"));
+  }
   return unknown("Payload is neither an in-toto statement nor a DSSE envelope");
 }
 
-function readEnvelope(envelope: JsonObject): ProbeResult {
+/** An envelope's statement; `where` names the wrapping for the reason. */
+function readEnvelope(envelope: JsonObject, where: string): ProbeResult {
   const type = own(envelope, "payloadType");
   if (type !== IN_TOTO_PAYLOAD) {
     return fail(`DSSE payloadType is ${show(type)}, expected "${IN_TOTO_PAYLOAD}"`);
   }
   const signatures = own(envelope, "signatures");
-  const signed = Array.isArray(signatures) &&
-    signatures.some((s) => isObject(s) && typeof own(s, "sig") === "string" && own(s, "sig"));
-  if (!signed) return fail("DSSE envelope has no signature");
+  const sigs = Array.isArray(signatures)
+    ? signatures.filter((s) => isObject(s) && typeof own(s, "sig") === "string" && own(s, "sig"))
+      .length
+    : 0;
+  if (sigs === 0) return fail("DSSE envelope has no signature");
   const statement = decodeJson(own(envelope, "payload"));
   if (statement === undefined) return unknown("DSSE payload is not base64-encoded JSON");
   if (!isObject(statement)) return unknown(notAnObject(statement, "an in-toto statement"));
-  return readStatement(statement, "signed in-toto statement");
+  // Nothing here checks a signature against a key: the reason must not read as "signed".
+  return readStatement(
+    statement,
+    `in-toto statement in ${where} with ${count(sigs, "signature")} (not verified)`,
+  );
 }
 
 function readStatement(statement: JsonObject, label: string): ProbeResult {

@@ -2,7 +2,8 @@
  * Probe for `evidence.dependency_inventory`: does the payload list at least one package?
  */
 import { count, isObject, notAnObject, own } from "./_read.ts";
-import { fail, pass, type ProbeResult, unknown } from "./types.ts";
+import type { EvidenceFormat } from "./formats.ts";
+import { fail, inFormat, pass, type ProbeResult, unknown } from "./types.ts";
 
 /** Fields that hold a package list, in the order they are read. */
 const LIST_FIELDS = ["packages", "components", "dependencies"] as const;
@@ -28,11 +29,22 @@ export function listsDependencies(payload: unknown): ProbeResult {
     const size = sizeOf(list);
     if (size === null) return unknown(`${field} is neither a list nor a map of packages`);
     found = true;
-    if (size > 0) return pass(`Inventory lists ${count(size, "package")} in ${field}`);
+    if (size > 0) {
+      return inFormat(
+        formatOf(payload),
+        pass(`Inventory lists ${count(size, "package")} in ${field}`),
+      );
+    }
   }
   return found
-    ? fail("Inventory lists no package")
+    ? inFormat(formatOf(payload), fail("Inventory lists no package"))
     : unknown("Payload has no packages, dependencies or components field");
+}
+
+/** Which kind of package list an inventory is, for the record's reading. */
+function formatOf(payload: Record<string, unknown>): EvidenceFormat {
+  if (own(payload, "bomFormat") === "CycloneDX") return "cyclonedx";
+  return typeof own(payload, "lockfileVersion") === "number" ? "npm-lockfile" : "package-list";
 }
 
 function sizeOf(list: unknown): number | null {

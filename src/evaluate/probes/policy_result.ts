@@ -3,7 +3,7 @@
  * conftest's JSON output and OPA's (`opa eval` or the Data API) JSON output.
  */
 import { count, isObject, type JsonObject, lower, notAnObject, own, show } from "./_read.ts";
-import { fail, pass, type ProbeResult, unknown } from "./types.ts";
+import { fail, inFormat, pass, type ProbeResult, unknown } from "./types.ts";
 
 const PASS_WORDS = ["pass", "passed", "success"];
 const FAIL_WORDS = ["fail", "failed", "failure"];
@@ -26,7 +26,7 @@ export function didPoliciesPass(payload: unknown): ProbeResult {
   if (!isObject(payload)) return unknown(notAnObject(payload, "a policy result"));
   const result = own(payload, "result");
   if (Array.isArray(result) && result.length > 0 && result.every(isOpaRow)) {
-    return readOpaEval(result as JsonObject[]);
+    return inFormat("opa-eval", readOpaEval(result as JsonObject[]));
   }
   const verdicts: [string, Verdict][] = [];
   if (typeof own(payload, "passed") === "boolean") {
@@ -36,10 +36,14 @@ export function didPoliciesPass(payload: unknown): ProbeResult {
   if (own(payload, "status") !== undefined) {
     verdicts.push(["status", readValue(own(payload, "status"))]);
   }
+  // A lone non-word `result` is the shape of OPA's Data API; any other verdict is a plain one.
+  const format = verdicts.length === 1 && result !== undefined && typeof result !== "string"
+    ? "opa-data-api"
+    : "policy-verdict";
   const failed = verdicts.find(([, v]) => v === false);
-  if (failed) return fail(`Policy result reports failure (${failed[0]})`);
+  if (failed) return inFormat(format, fail(`Policy result reports failure (${failed[0]})`));
   const passed = verdicts.find(([, v]) => v === true);
-  if (passed) return pass(`Policy result reports success (${passed[0]})`);
+  if (passed) return inFormat(format, pass(`Policy result reports success (${passed[0]})`));
   return unknown("Payload has no readable passed, result or status verdict");
 }
 
@@ -57,9 +61,10 @@ function readConftest(files: unknown[]): ProbeResult {
   }
   const summary = `${count(successes, "success", "successes")}, ${count(warnings, "warning")}, ` +
     `${count(failures.length, "failure")} in ${count(files.length, "file")}`;
-  if (failures.length === 0) return pass(`conftest: ${summary}`);
+  if (failures.length === 0) return inFormat("conftest", pass(`conftest: ${summary}`));
   const first = isObject(failures[0]) ? own(failures[0], "msg") : undefined;
-  return fail(`conftest: ${summary}${typeof first === "string" ? `; first: ${show(first)}` : ""}`);
+  const detail = typeof first === "string" ? `; first: ${show(first)}` : "";
+  return inFormat("conftest", fail(`conftest: ${summary}${detail}`));
 }
 
 function isOpaRow(row: unknown): boolean {

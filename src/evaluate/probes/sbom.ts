@@ -2,7 +2,7 @@
  * Probe for `evidence.sbom`: is the payload a CycloneDX or SPDX JSON document?
  */
 import { count, isObject, type JsonObject, notAnObject, own, show } from "./_read.ts";
-import { fail, pass, type ProbeResult, unknown } from "./types.ts";
+import { fail, inFormat, pass, type ProbeResult, unknown } from "./types.ts";
 
 const CYCLONEDX_VERSION = /^1\.\d+$/;
 const SPDX_VERSION = /^SPDX-\d+\.\d+$/;
@@ -17,8 +17,15 @@ const SPDX_VERSION = /^SPDX-\d+\.\d+$/;
  */
 export function isSbomDocument(payload: unknown): ProbeResult {
   if (!isObject(payload)) return unknown(notAnObject(payload, "a CycloneDX or SPDX document"));
+  if (own(payload, "bomFormat") === "CycloneDX") {
+    return inFormat("cyclonedx", readCycloneDx(payload));
+  }
   if (own(payload, "bomFormat") !== undefined) return readCycloneDx(payload);
-  if (own(payload, "spdxVersion") !== undefined) return readSpdx(payload);
+  const spdx = own(payload, "spdxVersion");
+  if (typeof spdx === "string" && spdx.startsWith("SPDX-")) {
+    return inFormat("spdx", readSpdx(payload));
+  }
+  if (spdx !== undefined) return readSpdx(payload);
   return unknown("Payload has neither a CycloneDX bomFormat nor an SPDX spdxVersion");
 }
 

@@ -1,0 +1,27 @@
+/**
+ * The evidence formats the probes recognize, as the `reading.format` of ingest responses
+ * and evidence listings names them. No imports, so the domain schemas can use the list.
+ */
+
+/** Stable format ids, one per document shape a probe reads. */
+export const EVIDENCE_FORMATS = [
+  "scan-summary",
+  "osv-scanner",
+  "grype",
+  "trivy",
+  "cyclonedx",
+  "spdx",
+  "in-toto-statement",
+  "dsse-envelope",
+  "sigstore-bundle",
+  "npm-lockfile",
+  "package-list",
+  "kubernetes",
+  "health-snapshot",
+  "conftest",
+  "opa-eval",
+  "opa-data-api",
+  "policy-verdict",
+] as const;
+
+export type EvidenceFormat = typeof EVIDENCE_FORMATS[number];
