@@ -135,7 +135,10 @@ export async function createApp(
   app.use("*", hostRouting(config, (request, env) => app.fetch(request, env)));
   app.use(
     "*",
-    readBody((path) => path.startsWith("/ingest/") ? config.maxEvidenceBytes : DEFAULT_BODY_LIMIT),
+    readBody(
+      (path) => path.startsWith("/ingest/") ? config.maxEvidenceBytes : DEFAULT_BODY_LIMIT,
+      { timeoutMs: config.bodyTimeoutMs },
+    ),
   );
 
   app.route("/", wellKnownRoutes);

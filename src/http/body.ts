@@ -17,19 +17,49 @@ function tooLarge(limit: number) {
   return new AppError("payload_too_large", `Request body exceeds ${limit} bytes`);
 }
 
-async function readLimited(body: ReadableStream<Uint8Array>, limit: number): Promise<Uint8Array> {
+function tooSlow(timeoutMs: number) {
+  return new AppError(
+    "request_timeout",
+    `Request body did not arrive within ${timeoutMs / 1000} seconds`,
+    { Connection: "close" },
+  );
+}
+
+/**
+ * Reads a whole body of at most `limit` bytes that must arrive within
+ * `timeoutMs`: a client that sends part of a body and stalls is answered 408
+ * instead of holding its connection and buffer forever.
+ */
+async function readLimited(
+  body: ReadableStream<Uint8Array>,
+  options: { limit: number; timeoutMs: number },
+): Promise<Uint8Array> {
+  const { limit, timeoutMs } = options;
   const chunks: Uint8Array[] = [];
   let size = 0;
   const reader = body.getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      await reader.cancel();
-      throw tooLarge(limit);
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const deadline = new Promise<"timeout">((resolve) => {
+    timer = setTimeout(() => resolve("timeout"), timeoutMs);
+  });
+  try {
+    for (;;) {
+      const read = await Promise.race([reader.read(), deadline]);
+      if (read === "timeout") {
+        reader.cancel().catch(() => {});
+        throw tooSlow(timeoutMs);
+      }
+      const { done, value } = read;
+      if (done) break;
+      size += value.byteLength;
+      if (size > limit) {
+        await reader.cancel();
+        throw tooLarge(limit);
+      }
+      chunks.push(value);
     }
-    chunks.push(value);
+  } finally {
+    clearTimeout(timer);
   }
   const bytes = new Uint8Array(size);
   let offset = 0;
@@ -71,17 +101,21 @@ export function parseJsonText(text: string): unknown {
 }
 
 /**
- * Reads the request body with a byte limit chosen per request, then caches
- * it (and the parsed JSON, when the media type is JSON) for the validators.
+ * Reads the request body with a byte limit chosen per request and a time
+ * limit, then caches it (and the parsed JSON, when the media type is JSON)
+ * for the validators.
  */
-export function readBody(limitFor: (path: string) => number): MiddlewareHandler<AppEnv> {
+export function readBody(
+  limitFor: (path: string) => number,
+  options: { timeoutMs: number },
+): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const raw = c.req.raw;
     if (!raw.body || raw.method === "GET" || raw.method === "HEAD") return await next();
     const limit = limitFor(c.req.path);
     const declared = Number(raw.headers.get("content-length") ?? "0");
     if (declared > limit) throw tooLarge(limit);
-    const bytes = await readLimited(raw.body, limit);
+    const bytes = await readLimited(raw.body, { limit, timeoutMs: options.timeoutMs });
     // Hono keeps body promises in bodyCache although its type names the resolved values.
     const cache = c.req.bodyCache as Record<string, Promise<unknown>>;
     cache.arrayBuffer = Promise.resolve(bytes.buffer);
