@@ -194,7 +194,7 @@ export async function createApp(
       log,
     );
   });
-  app.onError((error) => handleError(error, log));
+  app.onError((error, c) => handleError(error, log, { path: c.req.path }));
 
   // The hot public read is answered from memory before routing; `request()` goes through
   // `fetch` too, so tests see exactly what a client sees. HEAD is answered as GET: the HTTP

@@ -3,9 +3,13 @@
  */
 import { z } from "@hono/zod-openapi";
 
-/** RFC 3339 timestamp; offsets are accepted on input and normalized to UTC by `toUtc`. */
-export const DateTime = z.iso.datetime({ offset: true });
-export const Uuid = z.uuid();
+/**
+ * RFC 3339 timestamp; offsets are accepted on input and normalized to UTC by `toUtc`. The
+ * length bound stops fractions of any length (RFC 3339 sets none; 64 leaves nanoseconds room).
+ */
+export const DateTime = z.iso.datetime({ offset: true }).max(64);
+/** A UUID; the bound says in the schema what the format already implies. */
+export const Uuid = z.uuid().max(36);
 
 /** Longest free-text name accepted anywhere (organization, project, collector names). */
 export const MAX_NAME_LENGTH = 200;
@@ -13,7 +17,7 @@ export const MAX_NAME_LENGTH = 200;
 export const Name = z.string().trim().min(1).max(MAX_NAME_LENGTH);
 
 /** A DNS-label-like slug: lowercase letters, digits and inner hyphens, 1..63 characters. */
-export const Slug = z.string().regex(
+export const Slug = z.string().max(63).regex(
   /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/,
   "Must be 1-63 lowercase letters, digits or inner hyphens",
 );
@@ -34,7 +38,7 @@ export function toUtc(value: string): string {
 
 /** Path parameter schema for a UUID named `name`, documented in OpenAPI. */
 export function uuidParam<const N extends string>(name: N) {
-  return z.uuid().openapi({
+  return z.uuid().max(36).openapi({
     param: { name, in: "path" },
     example: "3f1c9a52-8d4e-4b7a-9c2e-5a6b7c8d9e0f",
   });

@@ -4,6 +4,7 @@
  */
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { AppEnv, Services } from "./env.ts";
+import { ERROR_DESCRIPTIONS, HUMAN, PUBLIC } from "./openapi.ts";
 
 export const API_VERSION = "1.0.0";
 
@@ -58,7 +59,7 @@ export function describeApi(app: OpenAPIHono<AppEnv>, services: Services): void 
       },
     }),
     (c) => {
-      document ??= withDescriptions(app.getOpenAPI31Document({
+      document ??= completeOperations(app.getOpenAPI31Document({
         openapi: "3.1.0",
         info: {
           title: "Trust Profile Service",
@@ -75,18 +76,65 @@ export function describeApi(app: OpenAPIHono<AppEnv>, services: Services): void 
   );
 }
 
-type Operation = { summary?: string; description?: string };
+type Content = Record<string, { schema?: { $ref?: string } }>;
+interface Operation {
+  summary?: string;
+  description?: string;
+  security?: unknown[];
+  parameters?: unknown[];
+  requestBody?: unknown;
+  responses: Record<string, { description: string; content?: Content }>;
+}
 
-/** Gives every operation a description, defaulting to its summary, as API catalogs expect. */
-function withDescriptions<T extends { paths?: object }>(doc: T): T {
-  for (const item of Object.values(doc.paths ?? {}) as object[]) {
-    for (const operation of Object.values(item) as Operation[]) {
-      if (
-        operation && typeof operation === "object" && !operation.description && operation.summary
-      ) {
-        operation.description = operation.summary;
+const API_ERROR: Content = {
+  "application/json": { schema: { $ref: "#/components/schemas/ApiError" } },
+};
+
+/**
+ * The media type an operation's errors are answered in (src/http/errors.ts): RFC 6749 §5.2
+ * JSON where it documents OAuthError, a page where its errors are pages, else the envelope.
+ */
+function errorContent(operation: Operation): Content {
+  const documented = Object.entries(operation.responses)
+    .filter(([status]) => Number(status) >= 400)
+    .map(([, response]) => response.content ?? {});
+  const oauth = documented.find((c) => c["application/json"]?.schema?.$ref?.endsWith("OAuthError"));
+  if (oauth) return oauth;
+  return documented.find((c) => c["text/html"]) ?? API_ERROR;
+}
+
+/** The statuses any operation of this shape can answer before or around its handler. */
+function genericStatuses(
+  method: string,
+  operation: Operation,
+): Array<keyof typeof ERROR_DESCRIPTIONS> {
+  const statuses: Array<keyof typeof ERROR_DESCRIPTIONS> = [500];
+  // Any body sent with another method is read, under the size limit and parsed when it is
+  // JSON (src/http/body.ts), even where the operation takes none.
+  const readsBody = method !== "get" && method !== "head";
+  if (operation.parameters?.length || operation.requestBody || readsBody) statuses.push(400);
+  if (readsBody) statuses.push(413);
+  if (operation.requestBody) statuses.push(415);
+  return statuses;
+}
+
+/**
+ * Completes every operation from what the service does for all of them: a description
+ * (API catalogs expect one), `security: []` on operations anyone may call (the document's
+ * default is the human bearer token), and the error statuses answered around handlers
+ * (validation, body limit, media type, internal errors) in the operation's error shape.
+ */
+function completeOperations<T extends { paths?: object }>(doc: T): T {
+  for (const item of Object.values(doc.paths ?? {}) as Record<string, Operation>[]) {
+    for (const [method, operation] of Object.entries(item)) {
+      if (!operation || typeof operation !== "object" || !operation.responses) continue;
+      if (!operation.description && operation.summary) operation.description = operation.summary;
+      operation.security ??= PUBLIC;
+      const content = errorContent(operation);
+      for (const status of genericStatuses(method, operation)) {
+        operation.responses[status] ??= { description: ERROR_DESCRIPTIONS[status], content };
       }
     }
   }
-  return doc;
+  return { ...doc, security: HUMAN };
 }

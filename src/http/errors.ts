@@ -5,7 +5,9 @@ import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { z } from "zod";
 import { AppError, type ErrorCode } from "../domain/errors.ts";
+import { html } from "../lib/html.ts";
 import type { Logger } from "../lib/log.ts";
+import { pageHeaders, renderPage } from "./html.ts";
 
 const CODE_BY_STATUS: Record<number, ErrorCode> = {
   400: "bad_request",
@@ -60,8 +62,49 @@ export function validationHook(
   }
 }
 
-/** Maps anything thrown by a handler to the envelope; unknown errors are logged, never shown. */
-export function handleError(error: unknown, log: Logger): Response {
+/** The RFC 6749 §5.2 `error` code for an API error at an OAuth endpoint. */
+function oauthCode(error: AppError): string {
+  if (error.status === 401) return "invalid_client";
+  if (error.status >= 500) return "server_error";
+  return "invalid_request";
+}
+
+/**
+ * Endpoints whose clients cannot read the envelope: OAuth clients parse RFC 6749 §5.2
+ * errors, and the sign-in and sign-up forms are pages a browser shows. Every error there,
+ * including those raised before the handler (body limit, media type, validation), takes
+ * that endpoint's shape, as /openapi.json documents.
+ */
+const ERROR_SHAPES: Record<string, (error: AppError) => Response> = {
+  "/oauth2/token": oauthErrorResponse,
+  "/oauth2/revoke": oauthErrorResponse,
+  "/oauth2/authorize": htmlErrorResponse,
+  "/signup": htmlErrorResponse,
+};
+
+/** An error in the RFC 6749 §5.2 shape, never cached (§5.1). */
+export function oauthErrorResponse(error: AppError): Response {
+  const body = { error: oauthCode(error), error_description: error.message };
+  return new Response(JSON.stringify(body), {
+    status: error.status,
+    headers: { ...error.headers, "content-type": "application/json", "cache-control": "no-store" },
+  });
+}
+
+/** An error as a small page, for the endpoints a browser submits forms to. */
+export function htmlErrorResponse(error: AppError): Response {
+  const body = html`
+    <h1>Request problem</h1>
+    <p class="error" role="alert">${error.message}</p>
+  `;
+  return new Response(renderPage("Request problem", body), {
+    status: error.status,
+    headers: { ...error.headers, ...pageHeaders() },
+  });
+}
+
+/** Any thrown value as an AppError; unknown errors are logged, never shown. */
+function toAppError(error: unknown, log: Logger): AppError {
   if (error instanceof AppError) {
     if (error.status >= 500) {
       const cause = error.cause instanceof Error
@@ -69,16 +112,26 @@ export function handleError(error: unknown, log: Logger): Response {
         : undefined;
       log.error(error.message, { cause });
     }
-    return errorResponse(error);
+    return error;
   }
   if (error instanceof HTTPException) {
     const code = CODE_BY_STATUS[error.status] ?? (error.status >= 500 ? "internal" : "bad_request");
     const message = error.status >= 500 ? "Internal server error" : error.message || code;
-    return errorResponse(new AppError(code as ErrorCode, message));
+    return new AppError(code as ErrorCode, message);
   }
   log.error("Unhandled error", {
     error: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
     stack: error instanceof Error ? error.stack : undefined,
   });
-  return errorResponse(new AppError("internal", "Internal server error"));
+  return new AppError("internal", "Internal server error");
+}
+
+/**
+ * Maps anything thrown to the envelope, or to the shape of the endpoint at `path` where its
+ * clients expect another one (ERROR_SHAPES).
+ */
+export function handleError(error: unknown, log: Logger, options: { path?: string } = {}) {
+  const appError = toAppError(error, log);
+  const shape = options.path === undefined ? undefined : ERROR_SHAPES[options.path];
+  return (shape ?? errorResponse)(appError);
 }

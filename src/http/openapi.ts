@@ -15,17 +15,21 @@ export function jsonBody<T extends z.ZodType>(schema: T) {
   return { required: true, content: { "application/json": { schema } } };
 }
 
-const ERROR_DESCRIPTIONS = {
+/** What each error status means, for every operation's error responses. */
+export const ERROR_DESCRIPTIONS = {
   400: "The request is malformed or fails validation",
   401: "The bearer token is missing or invalid",
   403: "The caller has no access to this resource",
   404: "The resource does not exist",
   409: "The request conflicts with existing data",
   413: "The request body is too large",
-  415: "The request body is not JSON",
+  415: "The request body's media type is not the documented one",
   429: "Too many requests; see Retry-After",
   500: "The operation failed; nothing was changed",
 } as const;
+
+/** The security requirement of operations anyone may call. */
+export const PUBLIC: Array<Record<string, string[]>> = [];
 
 type ErrorStatus = keyof typeof ERROR_DESCRIPTIONS;
 

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { createTestApp } from "../support/app.ts";
+import { lintWithRedocly } from "../support/redocly.ts";
 import { lintOpenApi } from "../support/spectral.ts";
 
 /** Served for people, not as API: the dashboard's pages and files, and the redirect to it. */
@@ -76,4 +77,132 @@ Deno.test("[openapi] Spectral (spectral:oas) reports no errors", async () => {
   const findings = await lintOpenApi(doc);
   const errors = findings.filter((f) => f.severity === 0);
   assert.deepEqual(errors.map((e) => `${e.code} ${e.path.join(".")}: ${e.message}`), []);
+});
+
+Deno.test("[openapi] Redocly (recommended ruleset) reports no errors", async () => {
+  const { ctx, doc } = await openApi();
+  await using _ = ctx;
+  const problems = await lintWithRedocly(doc);
+  const errors = problems.filter((p) => p.severity === "error");
+  assert.deepEqual(
+    errors.map((e) => `${e.ruleId} ${e.location[0]?.pointer}: ${e.message}`),
+    [],
+  );
+});
+
+type Schema = Record<string, unknown>;
+type Operation = {
+  operationId: string;
+  security?: Array<Record<string, string[]>>;
+  parameters?: Array<{ name: string; schema: Schema }>;
+  requestBody?: { content: Record<string, { schema: Schema }> };
+  responses: Record<string, { content?: Record<string, { schema?: Schema }> }>;
+};
+
+function eachOperation(doc: { paths: Record<string, Record<string, Operation>> }) {
+  return Object.entries(doc.paths).flatMap(([path, item]) =>
+    Object.entries(item).map(([method, op]) => ({ path, method, op }))
+  );
+}
+
+/** Strings without maxLength (enum and const aside) and arrays without maxItems in `schema`. */
+function unbounded(schema: Schema, at: string, components: Record<string, Schema>): string[] {
+  const seen = new Set<string>();
+  const walk = (node: Schema, where: string): string[] => {
+    if (typeof node.$ref === "string") {
+      const name = node.$ref.split("/").pop()!;
+      if (seen.has(name)) return [];
+      seen.add(name);
+      return walk(components[name], where);
+    }
+    const types = [node.type].flat();
+    const out: string[] = [];
+    if (types.includes("string") && !("maxLength" in node || "enum" in node || "const" in node)) {
+      out.push(`${where}: string without maxLength`);
+    }
+    if (types.includes("array") && !("maxItems" in node)) {
+      out.push(`${where}: array without maxItems`);
+    }
+    for (const key of ["anyOf", "oneOf", "allOf"]) {
+      for (const child of (node[key] as Schema[] | undefined) ?? []) {
+        out.push(...walk(child, where));
+      }
+    }
+    for (const [name, child] of Object.entries((node.properties as Record<string, Schema>) ?? {})) {
+      out.push(...walk(child, `${where}.${name}`));
+    }
+    if (node.items && typeof node.items === "object") {
+      out.push(...walk(node.items as Schema, `${where}[]`));
+    }
+    return out;
+  };
+  return walk(schema, at);
+}
+
+Deno.test("[openapi] every string and array a request carries is bounded, as the server enforces", async () => {
+  const { ctx, doc } = await openApi();
+  await using _ = ctx;
+  const problems = eachOperation(doc).flatMap(({ op }) => [
+    ...(op.parameters ?? []).flatMap((p) =>
+      unbounded(p.schema, `${op.operationId} ${p.name}`, doc.components.schemas)
+    ),
+    ...Object.values(op.requestBody?.content ?? {}).flatMap((c) =>
+      unbounded(c.schema, `${op.operationId} body`, doc.components.schemas)
+    ),
+  ]);
+  assert.deepEqual(problems, []);
+});
+
+Deno.test("[openapi] every operation says whether it needs credentials", async () => {
+  const { ctx, doc } = await openApi();
+  await using _ = ctx;
+  assert.deepEqual(doc.security, [{ humanBearer: [] }], "credentials are the default");
+  const bySecurity = new Map<string, string>();
+  for (const { op } of eachOperation(doc)) {
+    assert.ok(Array.isArray(op.security), `${op.operationId} declares security`);
+    bySecurity.set(op.operationId, JSON.stringify(op.security));
+  }
+  for (
+    const id of [
+      "health",
+      "getOpenApi",
+      "getJwks",
+      "getTrustJson",
+      "getOrganizationTrustCenter",
+      "postMcpMessage",
+      "getCollectorCli",
+      "token",
+      "authorize",
+      "signupSubmit",
+      "getLlmsTxt",
+    ]
+  ) assert.equal(bySecurity.get(id), "[]", `${id} is public`);
+  for (
+    const id of ["ingestEvidence", "ingestEvidenceBatch", "ingestSignals", "collectorHeartbeat"]
+  ) {
+    assert.equal(bySecurity.get(id), JSON.stringify([{ collectorBearer: [] }]), id);
+  }
+  assert.equal(bySecurity.get("getProject"), JSON.stringify([{ humanBearer: [] }]));
+});
+
+Deno.test("[openapi] errors answered around every handler are documented in the operation's shape", async () => {
+  const { ctx, doc } = await openApi();
+  await using _ = ctx;
+  for (const { method, op } of eachOperation(doc)) {
+    const statuses = ["500", ...(method === "get" ? [] : ["400", "413"])];
+    if (op.requestBody) statuses.push("415");
+    for (const status of statuses) {
+      assert.ok(op.responses[status], `${op.operationId} documents ${status}`);
+    }
+  }
+  const media = (id: string, status: string) => {
+    const op = eachOperation(doc).find((o) => o.op.operationId === id)!.op;
+    return JSON.stringify(op.responses[status].content);
+  };
+  assert.match(media("signupSubmit", "413"), /text\/html/);
+  assert.match(media("signupForm", "400"), /text\/html/);
+  assert.match(media("authorizeSubmit", "415"), /text\/html/);
+  assert.match(media("token", "415"), /OAuthError/);
+  assert.match(media("revokeToken", "413"), /OAuthError/);
+  assert.match(media("createProject", "500"), /ApiError/);
 });

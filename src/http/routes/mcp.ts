@@ -28,8 +28,8 @@ const JsonRpcError = z.object({
 
 const JsonRpcMessage = z.looseObject({
   jsonrpc: z.literal("2.0"),
-  id: z.union([z.string(), z.number()]).optional(),
-  method: z.string().optional(),
+  id: z.union([z.string().max(256), z.number()]).optional(),
+  method: z.string().max(128).optional(),
 }).openapi("JsonRpcMessage", {
   description: "A JSON-RPC 2.0 request or notification of the Model Context Protocol",
 });
@@ -38,6 +38,9 @@ const rpcError = (description: string) => ({
   content: { "application/json": { schema: JsonRpcError } },
   description,
 });
+
+/** Messages per JSON-RPC batch: each is a tool call over published data, so bound the work. */
+const MAX_BATCH = 100;
 
 const JSON_MEDIA_TYPE = /^application\/([\w.-]+\+)?json$/i;
 
@@ -55,7 +58,7 @@ mcpRoutes.openapi(
         required: true,
         content: {
           "application/json": {
-            schema: z.union([JsonRpcMessage, z.array(JsonRpcMessage).min(1)]),
+            schema: z.union([JsonRpcMessage, z.array(JsonRpcMessage).min(1).max(MAX_BATCH)]),
           },
         },
       },
