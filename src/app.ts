@@ -28,6 +28,7 @@ import { publicTrustRoutes } from "./http/routes/public_trust.ts";
 import { publishRoutes } from "./http/routes/publish.ts";
 import { domainRoutes } from "./http/routes/domains.ts";
 import { hostRouting } from "./http/host_routing.ts";
+import { publicCors } from "./http/cors.ts";
 import { signupRoutes } from "./http/routes/signup.ts";
 import { wellKnownRoutes } from "./http/routes/well_known.ts";
 import { loadStaticFiles, serveStatic } from "./http/static_files.ts";
@@ -132,6 +133,7 @@ export async function createApp(
     await next();
     c.header("X-Content-Type-Options", "nosniff");
   });
+  app.use("*", publicCors(config));
   app.use("*", hostRouting(config, (request, env) => app.fetch(request, env)));
   app.use(
     "*",

@@ -65,7 +65,7 @@ export function describeApi(app: OpenAPIHono<AppEnv>, services: Services): void 
           title: "Trust Profile Service",
           version: API_VERSION,
           description:
-            "Live, verifiable trust data about software vendors: collectors send evidence, a deterministic evaluator turns it into control states, and operators publish signed, versioned trust profiles that anyone can read.",
+            "Live, verifiable trust data about software vendors: collectors send evidence, a deterministic evaluator turns it into control states, and operators publish signed, versioned trust profiles that anyone can read. Public reads (operations with `security: []` under /trust, /public, /.well-known, /openapi.json, /llms.txt, the guides and /mcp) allow any origin (CORS, `Access-Control-Allow-Origin: *`, preflights answered); the operator API sends no CORS headers.",
           contact: { name: "Trust Profile Service", url: config.baseUrl },
         },
         servers: [{ url: config.baseUrl }],
@@ -113,7 +113,7 @@ function genericStatuses(
   // JSON (src/http/body.ts), even where the operation takes none.
   const readsBody = method !== "get" && method !== "head";
   if (operation.parameters?.length || operation.requestBody || readsBody) statuses.push(400);
-  if (readsBody) statuses.push(413);
+  if (readsBody) statuses.push(408, 413);
   if (operation.requestBody) statuses.push(415);
   return statuses;
 }

@@ -7,6 +7,7 @@ import type { Context } from "hono";
 import type { BlobStore } from "../blobs/mod.ts";
 import { notFound } from "../domain/errors.ts";
 import type { Artifact } from "../store/publications.ts";
+import { PUBLIC_CORS_HEADERS } from "./cors.ts";
 import type { AppEnv } from "./env.ts";
 
 const CACHE_BYTES = 64 * 1024 * 1024;
@@ -58,7 +59,7 @@ export function ifNoneMatchHits(header: string | null | undefined, etag: string)
 export function artifactHeaders(etag: string, headers: Record<string, string>) {
   const ok: Record<string, string> = {
     etag,
-    "access-control-allow-origin": "*",
+    ...PUBLIC_CORS_HEADERS,
     "x-content-type-options": "nosniff",
     ...headers,
   };

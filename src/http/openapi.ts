@@ -21,6 +21,7 @@ export const ERROR_DESCRIPTIONS = {
   401: "The bearer token is missing or invalid",
   403: "The caller has no access to this resource",
   404: "The resource does not exist",
+  408: "The request body did not arrive in time",
   409: "The request conflicts with existing data",
   413: "The request body is too large",
   415: "The request body's media type is not the documented one",
