@@ -3,6 +3,7 @@
  * "CollectorPrincipal", "EvidenceRecordSummary", "Signal detection").
  */
 import { z } from "@hono/zod-openapi";
+import { EVIDENCE_FORMATS } from "../evaluate/probes/formats.ts";
 import { DateTime, Name, Uuid } from "./common.ts";
 import { EvidenceType } from "./control.ts";
 
@@ -66,6 +67,20 @@ export const SourceType = z.enum([
 export const EvidenceCollectorSummary = z.object({ id: Uuid, name: z.string() })
   .openapi("EvidenceCollectorSummary");
 
+export const EvidenceReading = z.object({
+  format: z.enum(EVIDENCE_FORMATS).nullable().openapi({
+    description: "The document format the evaluator recognized, or null when none",
+  }),
+  understood: z.boolean().openapi({
+    description: "False when the evaluator cannot reach a verdict from the payload: its " +
+      "control would be unknown (a custom rule may still read it)",
+  }),
+  summary: z.string().openapi({ example: "Trivy report: 2 critical, 0 high, 0 medium, 0 low" }),
+}).openapi("EvidenceReading", {
+  description: "How the evaluator read the record when it arrived (see /docs/evaluation)",
+});
+export type EvidenceReading = z.infer<typeof EvidenceReading>;
+
 export const EvidenceRecordSummary = z.object({
   id: Uuid,
   organizationId: Uuid,
@@ -81,6 +96,7 @@ export const EvidenceRecordSummary = z.object({
   }),
   observedAt: DateTime,
   receivedAt: DateTime,
+  reading: EvidenceReading,
 }).openapi("EvidenceRecordSummary");
 export type EvidenceRecordSummary = z.infer<typeof EvidenceRecordSummary>;
 
@@ -93,10 +109,20 @@ export const EvidencePageResponse = z.object({
   nextCursor: z.string().nullable(),
 }).openapi("EvidencePageResponse");
 
-const Payload = z.record(z.string(), z.unknown()).openapi({
-  type: "object",
-  additionalProperties: true,
-  description: "The evidence document (any JSON object), stored content-addressed",
+/** Entries in a top-level array payload: conftest writes one per file it tested. */
+export const MAX_PAYLOAD_ARRAY_ITEMS = 100_000;
+
+/** Evidence documents: any JSON object, or a JSON array (conftest's `--output json`). */
+export const Payload = z.union([
+  z.record(z.string(), z.unknown()),
+  z.array(z.unknown()).max(MAX_PAYLOAD_ARRAY_ITEMS),
+], {
+  error: (issue) =>
+    Array.isArray(issue.input)
+      ? `An array payload holds at most ${MAX_PAYLOAD_ARRAY_ITEMS} entries`
+      : "Expected a JSON object or array",
+}).openapi({
+  description: "The evidence document (any JSON object or array), stored content-addressed",
 });
 
 const EvidenceItem = {

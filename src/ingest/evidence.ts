@@ -1,12 +1,14 @@
 /**
- * Evidence ingest: canonicalize and hash each payload, store the payloads
- * as content-addressed blobs, then commit every record in one atomic. A
- * record's id is derived from its content, so the same record sent twice,
- * or a whole request replayed, resolves to what is already stored.
+ * Evidence ingest: canonicalize and hash each payload, read it with the
+ * evaluator's probe for its type, store the payloads as content-addressed
+ * blobs, then commit every record in one atomic. A record's id is derived
+ * from its content, so the same record sent twice, or a whole request
+ * replayed, resolves to what is already stored.
  */
 import type { BlobStore } from "../blobs/mod.ts";
 import type { EvidenceItem, EvidenceRecordSummary } from "../domain/collector.ts";
 import { AppError, conflict, validationFailed } from "../domain/errors.ts";
+import { readEvidence } from "../evaluate/reading.ts";
 import { canonicalJson } from "../lib/canonical_json.ts";
 import { sha256HexSync } from "../lib/hash.ts";
 import { stableUuid } from "../lib/ids.ts";
@@ -79,6 +81,7 @@ function prepare(
         checksum: `sha256:${digest}`,
         observedAt,
         receivedAt: now.toISOString(),
+        reading: readEvidence(item.evidenceType, item.payload),
       },
     });
   }
@@ -112,7 +115,10 @@ export async function ingestEvidence(
       }
       const stored = await getEvidenceMany(kv, seen.recordIds);
       if (stored.every((r) => r !== null)) {
-        return { records: stored as EvidenceRecordSummary[], created: false };
+        return {
+          records: withReadings(stored as EvidenceRecordSummary[], prepared),
+          created: false,
+        };
       }
     }
   }
@@ -148,8 +154,21 @@ export async function ingestEvidence(
     });
     if ((await op.commit()).ok) {
       const records = prepared.map((p, i) => existing[i] ?? p.record);
-      return { records, created: fresh.size > 0 };
+      return { records: withReadings(records, prepared), created: fresh.size > 0 };
     }
   }
   throw conflict("The evidence changed concurrently while being recorded; please retry");
+}
+
+/**
+ * Records stored before readings existed have none; the same id means the same type and
+ * payload, so the reading just taken of the request's item is theirs.
+ */
+function withReadings(
+  records: EvidenceRecordSummary[],
+  prepared: readonly Prepared[],
+): EvidenceRecordSummary[] {
+  return records.map((record, i) =>
+    record.reading ? record : { ...record, reading: prepared[i].record.reading }
+  );
 }

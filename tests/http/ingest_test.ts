@@ -241,7 +241,9 @@ Deno.test("[http] ingest limits: body size and strict schemas", async (t) => {
 
   const cases: Array<[string, unknown]> = [
     ["unknown field", { projectId: ws.project.id, ...evidenceItem(ctx, {}), extra: 1 }],
-    ["payload not an object", { projectId: ws.project.id, ...evidenceItem(ctx, {}), payload: [1] }],
+    ["payload a string", { projectId: ws.project.id, ...evidenceItem(ctx, {}), payload: "{}" }],
+    ["payload a number", { projectId: ws.project.id, ...evidenceItem(ctx, {}), payload: 1 }],
+    ["payload null", { projectId: ws.project.id, ...evidenceItem(ctx, {}), payload: null }],
     ["bad timestamp", {
       projectId: ws.project.id,
       ...evidenceItem(ctx, {}),

@@ -2,10 +2,16 @@
  * Operator reads of evidence: pages of records and the stored payloads.
  */
 import { createRoute, z } from "@hono/zod-openapi";
-import { EvidencePageResponse } from "../../domain/collector.ts";
+import type { BlobStore } from "../../blobs/mod.ts";
+import {
+  EvidencePageResponse,
+  type EvidenceRecordSummary,
+  Payload,
+} from "../../domain/collector.ts";
 import { uuidParam } from "../../domain/common.ts";
 import { EvidenceType } from "../../domain/control.ts";
 import { notFound } from "../../domain/errors.ts";
+import { readEvidence } from "../../evaluate/reading.ts";
 import { encodeBase64 } from "../../lib/encoding.ts";
 import { getEvidence, listEvidenceByProject } from "../../store/evidence.ts";
 import { requireHuman, requireProjectAccess } from "../auth.ts";
@@ -45,10 +51,34 @@ evidenceRoutes.openapi(
   async (c) => {
     const project = await requireProjectAccess(c, c.req.valid("param").id);
     const query = c.req.valid("query");
-    const page = await listEvidenceByProject(c.var.services.kv, project.id, query);
-    return c.json({ records: page.values, nextCursor: page.cursor }, 200);
+    const { kv, blobs } = c.var.services;
+    const page = await listEvidenceByProject(kv, project.id, query);
+    const records = await Promise.all(page.values.map((record) => withReading(record, blobs)));
+    return c.json({ records, nextCursor: page.cursor }, 200);
   },
 );
+
+/**
+ * A record stored before readings existed gets one from its stored payload, read as ingest
+ * reads new records; new records carry theirs, so this costs nothing once they age out.
+ */
+async function withReading(
+  record: EvidenceRecordSummary,
+  blobs: BlobStore,
+): Promise<EvidenceRecordSummary> {
+  if (record.reading) return record;
+  const bytes = await blobs.get(record.payloadS3Key);
+  let payload: unknown;
+  try {
+    payload = bytes ? JSON.parse(new TextDecoder().decode(bytes)) : undefined;
+  } catch {
+    payload = undefined;
+  }
+  const reading = payload === undefined
+    ? { format: null, understood: false, summary: "The stored payload could not be read" }
+    : readEvidence(record.evidenceType, payload);
+  return { ...record, reading };
+}
 
 evidenceRoutes.openapi(
   createRoute({
@@ -66,7 +96,7 @@ evidenceRoutes.openapi(
       200: {
         content: {
           "application/json": {
-            schema: z.record(z.string(), z.unknown()).openapi({ type: "object" }),
+            schema: Payload,
           },
         },
         description: "The payload",

@@ -71,7 +71,7 @@ ingestRoutes.openapi(
     tags,
     summary: "Report one evidence record",
     description:
-      "The payload is stored content-addressed (RFC 8785 canonical JSON, SHA-256). The same record sent again, or a replay with the same Idempotency-Key, answers 200 with the stored record.",
+      "The payload is stored content-addressed (RFC 8785 canonical JSON, SHA-256). The same record sent again, or a replay with the same Idempotency-Key, answers 200 with the stored record. The payload may be a JSON object or array; `record.reading` says which format the evaluator recognized and whether it understood the payload (an unreadable payload is stored, and its control stays unknown).",
     security: COLLECTOR,
     middleware: [requireCollector("ingest:evidence")] as const,
     request: { headers: IdempotencyHeaders, body: jsonBody(IngestEvidenceRequest) },
@@ -101,6 +101,8 @@ ingestRoutes.openapi(
     operationId: "ingestEvidenceBatch",
     tags,
     summary: "Report 1 to 100 evidence records, all or nothing",
+    description:
+      "Each record's `reading` says how the evaluator read its payload, as for one record.",
     security: COLLECTOR,
     middleware: [requireCollector("ingest:evidence")] as const,
     request: { headers: IdempotencyHeaders, body: jsonBody(BatchIngestEvidenceRequest) },
