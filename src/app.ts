@@ -31,7 +31,8 @@ import { hostRouting } from "./http/host_routing.ts";
 import { publicCors } from "./http/cors.ts";
 import { signupRoutes } from "./http/routes/signup.ts";
 import { wellKnownRoutes } from "./http/routes/well_known.ts";
-import { loadStaticFiles, serveStatic } from "./http/static_files.ts";
+import { loadStaticFiles, serveStatic, staticFile } from "./http/static_files.ts";
+import { DESIGN_TOKENS_CSS } from "./lib/design_tokens.ts";
 import { createScheduler } from "./live/scheduler.ts";
 import { createPublicCache } from "./http/public_cache.ts";
 import { createFastPath } from "./http/fast_path.ts";
@@ -126,6 +127,8 @@ export async function createApp(
     );
   }
   const staticFiles = await loadStaticFiles(STATIC_DIR);
+  // The design tokens live in code, because the trust pages inline them too.
+  staticFiles.set("tokens.css", staticFile("tokens.css", DESIGN_TOKENS_CSS));
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
 
   app.use("*", async (c, next) => {

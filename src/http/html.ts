@@ -43,6 +43,7 @@ export function renderPage(
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(title)}</title>
+<link rel="stylesheet" href="/static/tokens.css">
 <link rel="stylesheet" href="/static/service.css">
 <link rel="icon" href="/static/dashboard/icon.svg" type="image/svg+xml">
 </head>

@@ -34,12 +34,17 @@ async function walk(dir: URL, prefix: string, out: Map<string, URL>) {
   }
 }
 
+/** A file served from memory: `name` gives its content type (by extension). */
+export function staticFile(name: string, content: Uint8Array<ArrayBuffer> | string): StaticFile {
+  const bytes = typeof content === "string" ? new TextEncoder().encode(content) : content;
+  const etag = `"${sha256HexSync(bytes).slice(0, 32)}"`;
+  const ext = name.slice(name.lastIndexOf("."));
+  return { bytes, etag, type: TYPES[ext] ?? "application/octet-stream" };
+}
+
 /** Loads one file with its content type (by extension) and a strong ETag. */
 export async function loadStaticFile(url: URL): Promise<StaticFile> {
-  const bytes = await Deno.readFile(url);
-  const etag = `"${sha256HexSync(bytes).slice(0, 32)}"`;
-  const ext = url.pathname.slice(url.pathname.lastIndexOf("."));
-  return { bytes, etag, type: TYPES[ext] ?? "application/octet-stream" };
+  return staticFile(url.pathname, await Deno.readFile(url));
 }
 
 /** Loads static/ once and returns a lookup by relative path. */

@@ -4,33 +4,24 @@
  * Kept ASCII-only so its hash never depends on how a proxy re-encodes the page.
  */
 import { createHash } from "node:crypto";
+import { DESIGN_TOKENS_CSS } from "../../lib/design_tokens.ts";
 
 /** The CSS inside the `<style>` element of every trust page, byte for byte. */
 export const TRUST_PAGE_STYLE = `
-:root{color-scheme:light dark;--bg:#f4f6f8;--surface:#fff;--fg:#161b22;--muted:#56606b;
---line:#d8dee4;--soft:#eef1f4;--accent:#0a58b8;
---pass:#116329;--pass-bg:#ddf4e4;--fail:#b1231b;--fail-bg:#fde8e6;
---degraded:#8a4600;--degraded-bg:#fff0d6;--stale:#7a4522;--stale-bg:#f6eae0;
---unknown:#4b5560;--unknown-bg:#eceff2}
-@media (prefers-color-scheme:dark){:root{--bg:#0d1117;--surface:#161b22;--fg:#e6edf3;
---muted:#9da7b3;--line:#30363d;--soft:#1d232b;--accent:#7ab7ff;
---pass:#6fdd8b;--pass-bg:#12301c;--fail:#ff9189;--fail-bg:#3d1714;
---degraded:#f2b65c;--degraded-bg:#35260c;--stale:#e2b08b;--stale-bg:#33241a;
---unknown:#b6c0ca;--unknown-bg:#232a32}}
-*{box-sizing:border-box}
+${DESIGN_TOKENS_CSS}*{box-sizing:border-box}
 html{-webkit-text-size-adjust:100%;text-size-adjust:100%}
 body{margin:0;background:var(--bg);color:var(--fg);overflow-wrap:anywhere;
-font:16px/1.55 system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,sans-serif}
+font:16px/1.55 var(--font)}
 a{color:var(--accent);text-underline-offset:.18em}
 a:focus-visible{outline:2px solid var(--accent);outline-offset:2px;border-radius:3px}
-code{font:.8125rem/1.4 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}
+code{font:.8125rem/1.4 var(--mono)}
 svg{flex:none}
 .wrap{max-width:72rem;margin:0 auto;padding-left:1rem;padding-right:1rem}
 .vh{position:absolute;width:1px;height:1px;overflow:hidden;clip-path:inset(50%);
 white-space:nowrap}
 .skip{position:absolute;left:-100vw}
 .skip:focus{left:1rem;top:.5rem;background:var(--surface);padding:.25rem .5rem}
-.top{background:var(--surface);border-bottom:1px solid var(--line)}
+.top{background:var(--surface);border-bottom:1px solid var(--border)}
 .top .wrap{display:flex;flex-wrap:wrap;align-items:center;justify-content:space-between;
 gap:.5rem 1.5rem;padding-top:.75rem;padding-bottom:.75rem}
 .brand{display:flex;align-items:center;gap:.5rem;font-weight:650;margin:0}
@@ -41,7 +32,7 @@ main{padding-top:1.5rem;padding-bottom:1rem}
 section{margin:0 0 2rem}
 h1,h2,h3{line-height:1.2;margin:0}
 h2{font-size:1.25rem;margin-bottom:.75rem}
-.card{background:var(--surface);border:1px solid var(--line);border-radius:14px}
+.card{background:var(--surface);border:1px solid var(--border);border-radius:14px}
 .hero{display:grid;gap:1.5rem;padding:1.5rem}
 .hero>:only-child{grid-column:1/-1}
 .eyebrow{margin:0 0 .4rem;color:var(--muted);font-size:.8125rem;font-weight:600;
@@ -66,7 +57,7 @@ background:var(--st-bg);color:var(--st)}
 .s-unknown{--st:var(--unknown);--st-bg:var(--unknown-bg)}
 .counts{display:grid;grid-template-columns:repeat(auto-fit,minmax(9rem,1fr));gap:.75rem;
 margin:0;padding:0;list-style:none}
-.counts li{background:var(--surface);border:1px solid var(--line);
+.counts li{background:var(--surface);border:1px solid var(--border);
 border-top:4px solid var(--st);border-radius:10px;padding:.75rem 1rem}
 .counts .n{display:block;font-size:1.75rem;font-weight:750;line-height:1.2}
 .counts .what{display:flex;align-items:center;gap:.35rem;color:var(--st);font-weight:600}
@@ -74,10 +65,10 @@ border-top:4px solid var(--st);border-radius:10px;padding:.75rem 1rem}
 .note{margin:-.25rem 0 .75rem;color:var(--muted);font-size:.875rem}
 .table{overflow:hidden}
 table{width:100%;border-collapse:collapse}
-thead th{background:var(--soft);color:var(--muted);font-size:.8125rem;font-weight:650;
+thead th{background:var(--neutral-soft);color:var(--muted);font-size:.8125rem;font-weight:650;
 text-align:left;padding:.6rem 1rem;overflow-wrap:break-word}
 tbody th,tbody td{text-align:left;vertical-align:top;padding:.85rem 1rem;
-border-top:1px solid var(--line)}
+border-top:1px solid var(--border)}
 tbody th{font-weight:600;min-width:10rem;overflow-wrap:break-word}
 .key{display:block;color:var(--muted);font-size:.8125rem;font-weight:400;margin-top:.2rem;
 overflow-wrap:anywhere}
@@ -92,7 +83,7 @@ time{display:block;white-space:nowrap}
 .none{color:var(--muted)}
 .links{display:grid;grid-template-columns:repeat(auto-fit,minmax(18rem,1fr));gap:.75rem;
 margin:0;padding:0;list-style:none}
-.links li{background:var(--surface);border:1px solid var(--line);border-radius:10px;
+.links li{background:var(--surface);border:1px solid var(--border);border-radius:10px;
 padding:.85rem 1rem}
 .links a{font-weight:650}
 .links p{margin:.2rem 0 0;color:var(--muted);font-size:.875rem}
@@ -111,7 +102,7 @@ padding:2rem;align-items:center}}
 table,tbody{display:block}
 thead{position:absolute;width:1px;height:1px;overflow:hidden;clip-path:inset(50%)}
 tbody tr{display:grid;grid-template-columns:repeat(auto-fit,minmax(9rem,1fr));gap:.9rem 1rem;
-background:var(--surface);border:1px solid var(--line);border-radius:10px;padding:1rem;
+background:var(--surface);border:1px solid var(--border);border-radius:10px;padding:1rem;
 margin-bottom:.75rem}
 tbody th,tbody td{display:block;border:0;padding:0;min-width:0}
 tbody th{grid-column:1/-1;font-size:1.0625rem}
