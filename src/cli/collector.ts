@@ -37,10 +37,14 @@ Options:
   --observed-at <time>   RFC 3339 time of the observation (default: now)
   --retries <n>          retries after a network error, 408, 429 or 5xx (default 3)
   --json                 print the service's JSON answer instead of a summary
+  --allow-unrecognized   exit 0 even when the service did not understand a document
+                         (for payloads only a custom rule reads)
 
+Evidence files hold a JSON object or array (conftest's --output json is an array).
 The secret comes from the environment variable TRUST_COLLECTOR_SECRET only.
 Exit status: 0 sent; 1 refused by the service; 2 usage or input error;
-3 service unreachable or failing after the retries.`;
+3 service unreachable or failing after the retries; 4 sent and stored, but the
+service did not understand at least one document (its control stays unknown).`;
 }
 
 // Copies of the service's enums, since this module imports nothing; tests/cli keeps them equal.
@@ -84,6 +88,11 @@ export class NetworkError extends Error {
   override name = "NetworkError";
 }
 
+/** Stored, but the service could not read a document as its evidence type: exit status 4. */
+export class NotUnderstoodError extends Error {
+  override name = "NotUnderstoodError";
+}
+
 export interface Options {
   command: "heartbeat" | "evidence" | "signals" | "help";
   /** Where this module was loaded from, for the usage text. */
@@ -99,6 +108,7 @@ export interface Options {
   observedAt: string;
   retries: number;
   json: boolean;
+  allowUnrecognized: boolean;
 }
 
 const FLAGS = new Set([
@@ -147,10 +157,13 @@ export function parseArgs(
   const values = new Map<string, string>();
   const positional: string[] = [];
   let json = false;
+  let allowUnrecognized = false;
   for (let i = 0; i < args.length; i++) {
     const arg = args[i];
     if (arg === "--json") {
       json = true;
+    } else if (arg === "--allow-unrecognized") {
+      allowUnrecognized = true;
     } else if (arg === "--help" || arg === "-h") {
       positional.unshift("help");
     } else if (arg.startsWith("--")) {
@@ -210,6 +223,7 @@ export function parseArgs(
     observedAt: new Date(observedAt).toISOString(),
     retries,
     json,
+    allowUnrecognized,
   };
   if (options.command === "help") return options;
 
@@ -245,22 +259,60 @@ export async function readJsonObject(
   file: string,
   read: (file: string) => Promise<string>,
 ): Promise<Record<string, unknown>> {
+  const value = await readJson(file, read);
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    throw new UsageError(`${file} must hold a JSON object`);
+  }
+  return value as Record<string, unknown>;
+}
+
+/**
+ * Reads an evidence document: a JSON object or a JSON array (conftest's `--output json`),
+ * or throws a UsageError naming the file.
+ */
+export async function readJsonDocument(
+  file: string,
+  read: (file: string) => Promise<string>,
+): Promise<Record<string, unknown> | unknown[]> {
+  const value = await readJson(file, read);
+  if (typeof value !== "object" || value === null) {
+    throw new UsageError(`${file} must hold a JSON object or array`);
+  }
+  return value as Record<string, unknown> | unknown[];
+}
+
+async function readJson(file: string, read: (file: string) => Promise<string>): Promise<unknown> {
   let text: string;
   try {
     text = await read(file);
   } catch (error) {
     throw new UsageError(`Cannot read ${file}: ${(error as Error).message}`);
   }
-  let value: unknown;
   try {
-    value = JSON.parse(text);
+    return JSON.parse(text);
   } catch (error) {
     throw new UsageError(`${file} is not JSON: ${(error as Error).message}`);
   }
-  if (typeof value !== "object" || value === null || Array.isArray(value)) {
-    throw new UsageError(`${file} must hold a JSON object`);
-  }
-  return value as Record<string, unknown>;
+}
+
+interface Reading {
+  format?: string | null;
+  understood?: boolean;
+  summary?: string;
+}
+
+/**
+ * Lines naming each sent file the service stored but did not understand, from the
+ * records' `reading` (in request order); none when every reading understood its payload
+ * or the service sends no readings.
+ */
+export function notUnderstood(files: readonly string[], records: unknown): string[] {
+  if (!Array.isArray(records)) return [];
+  return records.flatMap((record, i) => {
+    const reading = (record as { reading?: Reading } | null)?.reading;
+    if (reading?.understood !== false) return [];
+    return [`${files[i] ?? `record ${i + 1}`}: ${reading.summary ?? "not understood"}`];
+  });
 }
 
 /** How long to wait before retry number `attempt` (1-based): Retry-After, else 1 s, 2 s, 4 s… */
@@ -372,55 +424,83 @@ export async function run(options: Options, io: Io): Promise<void> {
       io.out(options.json ? JSON.stringify(json) : "signals: recorded");
       return;
     }
-    case "evidence": {
-      const records = [];
-      for (const file of options.files) {
-        records.push({
-          evidenceType: options.type,
-          sourceType: options.sourceType,
-          sourceRef: options.sourceRef,
-          observedAt: options.observedAt,
-          payload: await readJsonObject(file, io.read),
-        });
-      }
-      if (records.length === 1) {
-        const { status, json } = await send(
-          "/ingest/evidence",
-          { projectId: options.projectId, ...records[0] },
-          { "idempotency-key": crypto.randomUUID() },
-        );
-        const id = (json as { record?: { id?: string } })?.record?.id;
-        io.out(
-          options.json
-            ? JSON.stringify(json)
-            : `evidence: ${status === 201 ? "stored" : "already stored"} ${id ?? ""}`.trim(),
-        );
-        return;
-      }
-      for (let first = 0; first < records.length; first += BATCH_SIZE) {
-        const batch = records.slice(first, first + BATCH_SIZE);
-        const { status, json } = await send(
-          "/ingest/evidence/batch",
-          { projectId: options.projectId, records: batch },
-          { "idempotency-key": crypto.randomUUID() },
-        );
-        const last = first + batch.length;
-        io.out(
-          options.json
-            ? JSON.stringify(json)
-            : `evidence: records ${first + 1}-${last} of ${records.length} ${
-              status === 201 ? "stored" : "already stored"
-            }`,
-        );
-      }
-      return;
-    }
+    case "evidence":
+      return await sendEvidence(options, io, send);
   }
+}
+
+type Send = (
+  path: string,
+  body: unknown,
+  headers?: Record<string, string>,
+) => Promise<{ status: number; json: unknown }>;
+
+/**
+ * Sends the evidence files, one record alone or in batches of BATCH_SIZE, then refuses
+ * (NotUnderstoodError) when the service stored a document it did not understand.
+ */
+async function sendEvidence(options: Options, io: Io, send: Send): Promise<void> {
+  const records = [];
+  for (const file of options.files) {
+    records.push({
+      evidenceType: options.type,
+      sourceType: options.sourceType,
+      sourceRef: options.sourceRef,
+      observedAt: options.observedAt,
+      payload: await readJsonDocument(file, io.read),
+    });
+  }
+  const unread: string[] = [];
+  if (records.length === 1) {
+    const { status, json } = await send(
+      "/ingest/evidence",
+      { projectId: options.projectId, ...records[0] },
+      { "idempotency-key": crypto.randomUUID() },
+    );
+    const record = (json as { record?: { id?: string } })?.record;
+    io.out(
+      options.json
+        ? JSON.stringify(json)
+        : `evidence: ${status === 201 ? "stored" : "already stored"} ${record?.id ?? ""}`.trim(),
+    );
+    unread.push(...notUnderstood(options.files, [record]));
+    return refuseUnread(unread, options);
+  }
+  for (let first = 0; first < records.length; first += BATCH_SIZE) {
+    const batch = records.slice(first, first + BATCH_SIZE);
+    const { status, json } = await send(
+      "/ingest/evidence/batch",
+      { projectId: options.projectId, records: batch },
+      { "idempotency-key": crypto.randomUUID() },
+    );
+    const last = first + batch.length;
+    const answered = (json as { records?: unknown })?.records;
+    unread.push(...notUnderstood(options.files.slice(first, last), answered));
+    io.out(
+      options.json
+        ? JSON.stringify(json)
+        : `evidence: records ${first + 1}-${last} of ${records.length} ${
+          status === 201 ? "stored" : "already stored"
+        }`,
+    );
+  }
+  return refuseUnread(unread, options);
+}
+
+/** Throws NotUnderstoodError listing `unread`, unless there is none or it is allowed. */
+function refuseUnread(unread: string[], options: Pick<Options, "type" | "allowUnrecognized">) {
+  if (unread.length === 0 || options.allowUnrecognized) return;
+  throw new NotUnderstoodError(
+    `The service stored but did not understand ${unread.length} ${options.type} ` +
+      `document${unread.length === 1 ? "" : "s"}, so its control will stay unknown ` +
+      `(--allow-unrecognized accepts this):\n  ${unread.join("\n  ")}`,
+  );
 }
 
 /** The exit status for an error thrown by `parseArgs` or `run`. */
 export function exitStatus(error: unknown): number {
   if (error instanceof UsageError) return 2;
+  if (error instanceof NotUnderstoodError) return 4;
   if (error instanceof ServiceError && error.status < 500) return 1;
   // A 5xx after the retries, a NetworkError, or anything unexpected.
   return 3;

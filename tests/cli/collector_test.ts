@@ -5,6 +5,7 @@ import {
   EVIDENCE_TYPES,
   exitStatus,
   NetworkError,
+  NotUnderstoodError,
   parseArgs,
   post,
   readJsonObject,
@@ -177,7 +178,8 @@ Deno.test("[cli] retryDelayMs: Retry-After first, else 1 s, 2 s, 4 s, capped", (
   assert.ok(fromDate > 3000 && fromDate <= 5000, String(fromDate));
 });
 
-Deno.test("[cli] exitStatus: 1 refused, 2 usage, 3 unreachable or failing", () => {
+Deno.test("[cli] exitStatus: 1 refused, 2 usage, 3 unreachable or failing, 4 not understood", () => {
+  assert.equal(exitStatus(new NotUnderstoodError("x")), 4);
   assert.equal(exitStatus(new UsageError("x")), 2);
   assert.equal(exitStatus(new ServiceError(401, "x")), 1);
   assert.equal(exitStatus(new ServiceError(409, "x")), 1);

@@ -226,6 +226,35 @@ Deno.test("[e2e] collector CLI served at /collector.ts: heartbeat, evidence, sig
       assert.equal(latest.signals.commitSha, "0123abc");
     });
 
+    await t.step(
+      "conftest's array is evidence; a document nobody understands exits 4",
+      async () => {
+        const fixtures = new URL("../fixtures/", import.meta.url);
+        await Deno.copyFile(
+          new URL("conftest/deployment-failures.json", fixtures),
+          `${dir}/c.json`,
+        );
+        await Deno.copyFile(new URL("trivy/secrets.json", fixtures), `${dir}/trivy.json`);
+        const conftest = await cli(["evidence", "--type", "policy_result", "c.json"]);
+        assert.equal(conftest.code, 0, conftest.stderr);
+        const [policy] = await evidence("policy_result");
+        assert.equal(
+          (policy as unknown as { reading: { format: string } }).reading.format,
+          "conftest",
+        );
+
+        const scan = ["evidence", "--type", "vulnerability_scan", "trivy.json"];
+        const refused = await cli(scan);
+        assert.equal(refused.code, 4, refused.stderr);
+        assert.match(refused.stdout, /^evidence: stored [0-9a-f-]{36}$/);
+        assert.match(refused.stderr, /did not understand 1 vulnerability_scan document/);
+        assert.match(refused.stderr, /trivy\.json: .*no vulnerability scanning in this report/);
+        const allowed = await cli([...scan, "--allow-unrecognized"]);
+        assert.equal(allowed.code, 0, allowed.stderr);
+        assert.match(allowed.stdout, /^evidence: stored [0-9a-f-]{36}$/);
+      },
+    );
+
     await t.step("refusals and mistakes: exit status, one clear line, nothing stored", async () => {
       const before = (await evidence()).length;
       await Deno.writeTextFile(`${dir}/broken.json`, "{ not json");
