@@ -33,6 +33,12 @@ const V4_BASE: Record<string, string[]> = {
 };
 /** Longer than any real vector with every optional metric. */
 const MAX_VECTOR_LENGTH = 400;
+/**
+ * Scores already computed: a report repeats a few vectors many times and every recompute
+ * reads it again, while one calculation costs tens of microseconds. Cleared when full.
+ */
+const CACHE = new Map<string, number | null>();
+const CACHE_SIZE = 2048;
 
 /**
  * The score of a CVSS v3.0, v3.1 or v4.0 vector (`CVSS:3.1/AV:N/…`), or null when the
@@ -42,6 +48,15 @@ const MAX_VECTOR_LENGTH = 400;
  */
 export function cvssScore(vector: unknown): number | null {
   if (typeof vector !== "string" || vector.length > MAX_VECTOR_LENGTH) return null;
+  const known = CACHE.get(vector);
+  if (known !== undefined) return known;
+  if (CACHE.size >= CACHE_SIZE) CACHE.clear();
+  const score = compute(vector);
+  CACHE.set(vector, score);
+  return score;
+}
+
+function compute(vector: string): number | null {
   const [prefix, ...parts] = vector.trim().split("/");
   const base = prefix === "CVSS:4.0" ? V4_BASE : /^CVSS:3\.[01]$/.test(prefix) ? V3_BASE : null;
   if (base === null || !hasBaseMetrics(parts, base)) return null;
