@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import S3rver from "s3rver";
+import { S3rver } from "../deps.ts";
 import { BlobStoreError } from "../../src/blobs/mod.ts";
 import { createS3BlobStore, type S3BlobStoreOptions } from "../../src/blobs/s3.ts";
 import { randomBytes, runBlobStoreContract } from "./contract.ts";

@@ -7,7 +7,7 @@
  * accessibility, phone width and the dark theme.
  */
 import assert from "node:assert/strict";
-import type { Locator, Page } from "playwright-core";
+import type { Locator, Page } from "../deps.ts";
 import {
   assertAccessible,
   assertNoHorizontalOverflow,

@@ -5,7 +5,7 @@
  * errors, foreign requests, accessibility and a phone-width layout.
  */
 import assert from "node:assert/strict";
-import type { Page } from "playwright-core";
+import type { Page } from "../deps.ts";
 import {
   assertAccessible,
   assertNoHorizontalOverflow,

@@ -7,7 +7,7 @@
  * and vendor markup in names shown as text in every published format.
  */
 import assert from "node:assert/strict";
-import type { Browser, Page } from "playwright-core";
+import type { Browser, Page } from "../deps.ts";
 import {
   assertAccessible,
   assertNoHorizontalOverflow,

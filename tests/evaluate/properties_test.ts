@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import fc from "fast-check";
+import { fc } from "../deps.ts";
 import { ControlState, EvidenceType, RuleOp, type TrustControl } from "../../src/domain/control.ts";
 import {
   CONFIDENCE,

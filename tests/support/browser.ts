@@ -4,14 +4,14 @@
  * page errors, dialogs and every request URL, and an axe-core audit.
  */
 import assert from "node:assert/strict";
-import axeCore from "axe-core";
 import {
+  axeCore,
   type Browser,
   type BrowserContext,
   type BrowserContextOptions,
   chromium,
   type Page,
-} from "playwright-core";
+} from "../deps.ts";
 
 export const CHROMIUM_PATH = "/usr/bin/chromium";
 

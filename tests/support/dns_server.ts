@@ -3,7 +3,7 @@
  * answers TXT queries from a map the test edits while it runs. Point the service at
  * it with `DNS_NAMESERVER=127.0.0.1:<port>` or `createTxtResolver({ host, port })`.
  */
-import dns2 from "dns2";
+import { dns2 } from "../deps.ts";
 
 const { Packet } = dns2;
 

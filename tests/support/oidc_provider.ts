@@ -23,6 +23,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import * as jose from "jose";
+import { importOidcProvider } from "../deps.ts";
 
 /** The user that logs in at the provider. `email` / `name` become access-token claims. */
 export interface TestIdpUser {
@@ -164,7 +165,7 @@ async function quietly<T>(fn: () => Promise<T> | T): Promise<T> {
 
 function loadOidcProvider(): Promise<OidcProviderModule> {
   modulePromise ??= quietly(async () =>
-    (await import("oidc-provider")) as unknown as OidcProviderModule
+    (await importOidcProvider()) as unknown as OidcProviderModule
   );
   return modulePromise;
 }

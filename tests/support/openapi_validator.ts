@@ -2,9 +2,7 @@
  * Validates response bodies against the schemas /openapi.json documents,
  * with Ajv's JSON Schema 2020-12 dialect (OpenAPI 3.1's).
  */
-// @ts-types="ajv/dist/2020"
-import { Ajv2020 } from "ajv/dist/2020.js";
-import addFormats from "ajv-formats";
+import { addFormats, Ajv2020 } from "../deps.ts";
 
 type Schema = Record<string, unknown>;
 interface Operation {

@@ -1,0 +1,27 @@
+/**
+ * The npm packages only tests use, pinned here rather than in deno.json's import map:
+ * Deno installs every package the import map names before it runs anything, so a test
+ * peer listed there would be downloaded by `deno task start` on every fresh machine.
+ * Test modules import these from here; the versions match deno.lock. (Hence the inline
+ * `npm:` specifiers that `no-import-prefix` would otherwise send to deno.json.)
+ */
+// deno-lint-ignore-file no-import-prefix
+export { default as fc } from "npm:fast-check@^4.10.2";
+export {
+  type Browser,
+  type BrowserContext,
+  type BrowserContextOptions,
+  chromium,
+  type ConsoleMessage,
+  type Locator,
+  type Page,
+  type Request as BrowserRequest,
+} from "npm:playwright-core@^1.65.1";
+export { default as axeCore } from "npm:axe-core@^4.14.1";
+export { default as S3rver } from "npm:s3rver@^3.7.1";
+export { default as dns2 } from "npm:dns2@^3.1.1";
+export { Ajv2020 } from "npm:ajv@^8.20.0/dist/2020.js";
+export { default as addFormats } from "npm:ajv-formats@^3.0.1";
+
+/** Loaded on demand by the OpenID provider harness (a real provider for the oidc tests). */
+export const importOidcProvider = () => import("npm:oidc-provider@^9.13.3");
