@@ -6,6 +6,7 @@ import { prepareFirstRun } from "./src/auth/builtin/setup.ts";
 import { openBlobStore } from "./src/blobs/open.ts";
 import { ConfigError, loadConfig } from "./src/config.ts";
 import { systemClock } from "./src/lib/clock.ts";
+import { withKvRetry } from "./src/store/kv_retry.ts";
 import { consoleLogger } from "./src/lib/log.ts";
 
 const onDeploy = Deno.env.get("DENO_DEPLOYMENT_ID") !== undefined;
@@ -15,7 +16,8 @@ async function openKv(path: string | undefined): Promise<Deno.Kv> {
     const dir = path.includes("/") ? path.slice(0, path.lastIndexOf("/")) : ".";
     await Deno.mkdir(dir || "/", { recursive: true });
   }
-  return await Deno.openKv(path);
+  // Several instances may share one KV file; SQLite's "database is locked" is retried.
+  return withKvRetry(await Deno.openKv(path));
 }
 
 try {

@@ -48,11 +48,13 @@ import { publicUrls } from "./urls.ts";
 /**
  * Publishes of one project run one at a time under a lease; the pointer
  * check in the commit still guards against a lease that expired mid-way.
+ * The lease is short and renewed while the publish runs, so one left by a
+ * crashed instance frees itself within seconds.
  */
-const PUBLISH_LEASE = (projectId: string) => ({
+export const PUBLISH_LEASE = (projectId: string) => ({
   name: "publish",
   id: projectId,
-  ttlMs: 60_000,
+  ttlMs: 5_000,
   waitMs: 120_000,
 });
 const MAX_ATTEMPTS = 3;
