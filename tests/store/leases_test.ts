@@ -5,6 +5,8 @@ import { leaseKey } from "../../src/store/keys.ts";
 import { LeaseTimeout, withLease } from "../../src/store/leases.ts";
 
 const PROJECT = "00000000-0000-4000-8000-000000000001";
+/** Far from the real time, so nothing here can pass by reading the real clock. */
+const FAR_FUTURE = new Date("2040-01-01T00:00:00Z");
 
 /** A promise and the function that settles it. */
 function deferred() {
@@ -25,7 +27,7 @@ async function tryTake(kv: Deno.Kv, lease: Parameters<typeof withLease>[1]) {
 
 Deno.test("[store] withLease() takes over a publish lease left by a crashed holder within seconds", async () => {
   await using kv = await Deno.openKv(":memory:");
-  const clock = fakeClock();
+  const clock = fakeClock(FAR_FUTURE);
   const lease = { ...PUBLISH_LEASE(PROJECT), clock };
   assert.ok(lease.ttlMs <= 10_000, "a crashed holder blocks publishes for seconds at most");
   const crashed = deferred();
@@ -45,7 +47,7 @@ Deno.test("[store] withLease() takes over a publish lease left by a crashed hold
 
 Deno.test("[store] withLease() renews the lease while its holder works", async () => {
   await using kv = await Deno.openKv(":memory:");
-  const clock = fakeClock();
+  const clock = fakeClock(FAR_FUTURE);
   const lease = { name: "test", id: PROJECT, ttlMs: 1000, waitMs: 0, renewEveryMs: 5, clock };
   const working = deferred();
   const holder = withLease(kv, lease, () => working.promise);
