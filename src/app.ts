@@ -33,13 +33,13 @@ import { signupRoutes } from "./http/routes/signup.ts";
 import { wellKnownRoutes } from "./http/routes/well_known.ts";
 import { loadStaticFiles, serveStatic, staticFile } from "./http/static_files.ts";
 import { DESIGN_TOKENS_CSS } from "./lib/design_tokens.ts";
+import { autoPublishAfterRecompute } from "./live/auto_publish.ts";
 import { createScheduler } from "./live/scheduler.ts";
 import { createPublicCache } from "./http/public_cache.ts";
 import { createFastPath } from "./http/fast_path.ts";
 import type { Project } from "./domain/workspace.ts";
 import { createTxtResolver } from "./publish/dns.ts";
 import { publishProject } from "./publish/publish.ts";
-import { getLatestPublicationEntry } from "./store/publications.ts";
 import { describeApi } from "./http/api_document.ts";
 
 /** Body limit for every route that does not take evidence. */
@@ -77,11 +77,7 @@ export async function createServices(deps: AppDeps): Promise<Services> {
       publicCache.invalidate();
     }
   };
-  scheduler.onRecomputed(async (project, result) => {
-    if (!project.autoPublish || result.changed.length === 0) return;
-    if (!(await getLatestPublicationEntry(kv, project.id)).value) return;
-    await publish(project);
-  });
+  scheduler.onRecomputed(autoPublishAfterRecompute({ kv, publish }));
   return {
     ...deps,
     keys,

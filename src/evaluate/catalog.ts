@@ -7,6 +7,7 @@ import type {
   DegradationPolicy,
   EvidenceType,
   FreshnessPolicy,
+  TrustControl,
 } from "../domain/control.ts";
 import type { ProbeId } from "./probes/types.ts";
 
@@ -90,3 +91,35 @@ export const DEFAULT_CATALOG: readonly CatalogEntry[] = [
     ...ages(7 * DAY, 30 * DAY),
   },
 ];
+
+/** The default catalog as fresh control records for a new project. */
+export function catalogControls(now: Date): TrustControl[] {
+  return DEFAULT_CATALOG.map((entry) => ({
+    id: crypto.randomUUID(),
+    key: entry.key,
+    category: entry.category,
+    publicName: entry.publicName,
+    freshnessPolicyJson: entry.freshness,
+    degradationPolicyJson: entry.degradation,
+    enabled: true,
+    createdAt: now.toISOString(),
+    evidenceType: entry.evidenceType,
+    rule: null,
+  }));
+}
+
+const CATALOG_POSITION = new Map(DEFAULT_CATALOG.map((entry, i) => [entry.key, i]));
+
+/**
+ * `controls` in the order readers see them: default catalog entries first, in catalog
+ * order, then custom controls by creation time (key order among equals).
+ */
+export function inCatalogOrder<T extends Pick<TrustControl, "key" | "createdAt">>(
+  controls: T[],
+): T[] {
+  const last = CATALOG_POSITION.size;
+  return [...controls].sort((a, b) =>
+    (CATALOG_POSITION.get(a.key) ?? last) - (CATALOG_POSITION.get(b.key) ?? last) ||
+    a.createdAt.localeCompare(b.createdAt) || a.key.localeCompare(b.key)
+  );
+}

@@ -2,7 +2,7 @@
  * The evaluator's public API: the default catalog, the probes and their registry, the
  * state machine and the generated evaluation rules. Pure; no I/O anywhere below.
  */
-export { type CatalogEntry, DEFAULT_CATALOG } from "./catalog.ts";
+export { catalogControls, type CatalogEntry, DEFAULT_CATALOG, inCatalogOrder } from "./catalog.ts";
 export { renderEvaluationMarkdown } from "./docs.ts";
 export {
   CONFIDENCE,

@@ -7,7 +7,7 @@
 import type { BlobStore } from "../blobs/mod.ts";
 import type { ControlState, EvidenceType, TrustControl } from "../domain/control.ts";
 import type { ControlEvaluationSummary } from "../domain/publish.ts";
-import { evaluateControl, type Observation } from "../evaluate/mod.ts";
+import { evaluateControl, inCatalogOrder, type Observation } from "../evaluate/mod.ts";
 import { stableUuid } from "../lib/ids.ts";
 import { listCollectorsByProject } from "../store/collectors.ts";
 import { listControlsByProject } from "../store/controls.ts";
@@ -57,7 +57,8 @@ async function evaluateProject(
   at: Date,
 ): Promise<ControlEvaluationSummary[]> {
   const { kv, blobs } = deps;
-  const enabled = (await listControlsByProject(kv, projectId)).filter((c) => c.enabled);
+  const enabled = inCatalogOrder(await listControlsByProject(kv, projectId))
+    .filter((c) => c.enabled);
   const observations = new Map<string, Promise<Observation | null>>();
   const observe = (control: TrustControl) => {
     const stream = control.evidenceType ?? "collector";
@@ -143,7 +144,7 @@ export async function listEvaluations(
     listControlsByProject(kv, projectId),
     readEvaluations(kv, projectId),
   ]);
-  const order = new Map(controls.map((c, i) => [c.id, i]));
+  const order = new Map(inCatalogOrder(controls).map((c, i) => [c.id, i]));
   return stored.evaluations
     .sort((a, b) => (order.get(a.trustControlId) ?? 1e9) - (order.get(b.trustControlId) ?? 1e9));
 }

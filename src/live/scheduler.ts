@@ -9,7 +9,14 @@ import type { BlobStore } from "../blobs/mod.ts";
 import type { Project } from "../domain/workspace.ts";
 import type { Clock } from "../lib/clock.ts";
 import type { Logger } from "../lib/log.ts";
-import { pendingRecomputeKey } from "../store/keys.ts";
+import {
+  clearPendingRecompute,
+  enqueueRecompute,
+  getPendingRecompute,
+  isRecomputeMessage,
+  listenRecomputeQueue,
+  type RecomputeMessage,
+} from "../store/recompute_queue.ts";
 import { getProject } from "../store/projects.ts";
 import { recomputeProject, type RecomputeResult } from "./recompute.ts";
 
@@ -19,18 +26,6 @@ export const ACTIVITY_DEBOUNCE_MS = 2000;
 const MAX_DELAY_MS = 7 * 24 * 3600 * 1000;
 /** A pending marker this far past due is taken as lost and replaced. */
 const LOST_AFTER_MS = 5 * 60 * 1000;
-
-export interface RecomputeMessage {
-  kind: "recompute";
-  projectId: string;
-  dueAt: number;
-}
-
-function isRecomputeMessage(value: unknown): value is RecomputeMessage {
-  const m = value as RecomputeMessage;
-  return typeof m === "object" && m !== null && m.kind === "recompute" &&
-    typeof m.projectId === "string" && typeof m.dueAt === "number";
-}
 
 /** Called after every recompute, e.g. to publish a new version when states changed. */
 export type RecomputeListener = (project: Project, result: RecomputeResult) => Promise<void>;
@@ -55,20 +50,15 @@ export function createScheduler(
   let listener: RecomputeListener = () => Promise.resolve();
 
   async function schedule(projectId: string, dueAt: number): Promise<void> {
-    const key = pendingRecomputeKey(projectId);
     for (let attempt = 0; attempt < 5; attempt++) {
       const now = clock.now().getTime();
-      const pending = await kv.get<{ dueAt: number }>(key);
+      const pending = await getPendingRecompute(kv, projectId);
       if (
         pending.value && pending.value.dueAt <= dueAt && pending.value.dueAt > now - LOST_AFTER_MS
       ) return;
       const delay = Math.min(Math.max(0, dueAt - now), MAX_DELAY_MS);
       const message: RecomputeMessage = { kind: "recompute", projectId, dueAt: now + delay };
-      const res = await kv.atomic().check(pending)
-        .set(key, { dueAt: message.dueAt })
-        .enqueue(message, { delay })
-        .commit();
-      if (res.ok) return;
+      if (await enqueueRecompute(kv, pending, { message, delayMs: delay })) return;
     }
   }
 
@@ -91,11 +81,7 @@ export function createScheduler(
 
   async function handle(message: unknown): Promise<void> {
     if (!isRecomputeMessage(message)) return;
-    const key = pendingRecomputeKey(message.projectId);
-    const pending = await kv.get<{ dueAt: number }>(key);
-    if (pending.value?.dueAt === message.dueAt) {
-      await kv.atomic().check(pending).delete(key).commit();
-    }
+    await clearPendingRecompute(kv, message);
     try {
       await recompute(message.projectId);
     } catch (error) {
@@ -111,7 +97,7 @@ export function createScheduler(
     recompute,
     schedule,
     notify: (projectId) => schedule(projectId, clock.now().getTime() + ACTIVITY_DEBOUNCE_MS),
-    start: () => kv.listenQueue(handle),
+    start: () => listenRecomputeQueue(kv, handle),
     onRecomputed(next) {
       listener = next;
     },

@@ -7,24 +7,7 @@ import {
   type UpdateControlRequest,
 } from "../domain/control.ts";
 import { conflict } from "../domain/errors.ts";
-import { DEFAULT_CATALOG } from "../evaluate/catalog.ts";
 import { controlByKeyKey, controlCountKey, controlKey, controlsOfProjectPrefix } from "./keys.ts";
-
-/** The default catalog as fresh control records for a new project. */
-export function defaultControls(now: Date): TrustControl[] {
-  return DEFAULT_CATALOG.map((entry) => ({
-    id: crypto.randomUUID(),
-    key: entry.key,
-    category: entry.category,
-    publicName: entry.publicName,
-    freshnessPolicyJson: entry.freshness,
-    degradationPolicyJson: entry.degradation,
-    enabled: true,
-    createdAt: now.toISOString(),
-    evidenceType: entry.evidenceType,
-    rule: null,
-  }));
-}
 
 /** Adds the writes that seed `controls` into `projectId` to an atomic operation. */
 export function seedControls(
@@ -40,7 +23,10 @@ export function seedControls(
   return op;
 }
 
-/** The project's controls in catalog order (default entries first, then custom by creation). */
+/**
+ * The project's controls, in no particular order (readers sort them with the
+ * evaluate layer's `inCatalogOrder`).
+ */
 export async function listControlsByProject(
   kv: Deno.Kv,
   projectId: string,
@@ -49,11 +35,7 @@ export async function listControlsByProject(
   for await (const entry of kv.list<TrustControl>({ prefix: controlsOfProjectPrefix(projectId) })) {
     controls.push(entry.value);
   }
-  const order = new Map(DEFAULT_CATALOG.map((entry, i) => [entry.key, i]));
-  return controls.sort((a, b) =>
-    (order.get(a.key) ?? order.size) - (order.get(b.key) ?? order.size) ||
-    a.createdAt.localeCompare(b.createdAt) || a.key.localeCompare(b.key)
-  );
+  return controls;
 }
 
 export async function getControl(

@@ -120,7 +120,11 @@ export async function storeEvaluations(
   const snapshotId = crypto.randomUUID();
   const chunks = splitBySize(next.evaluations);
   const pendingKey = evaluationPendingKey(projectId, snapshotId);
-  const pending = await kv.set(pendingKey, { chunks: chunks.length, startedAtMs: Date.now() });
+  // Times come from the evaluation instant (the injected clock), not the wall clock.
+  const pending = await kv.set(pendingKey, {
+    chunks: chunks.length,
+    startedAtMs: next.at.getTime(),
+  });
   await Promise.all(
     chunks.map((chunk, i) => kv.set(evaluationChunkKey(projectId, snapshotId, i), chunk)),
   );
@@ -140,7 +144,7 @@ export async function storeEvaluations(
     for (const key of old ? chunkKeys(projectId, old.snapshotId, old.chunks) : []) op.delete(key);
     for (const key of current.legacyKeys) op.delete(key);
     if ((await op.commit()).ok) {
-      await sweepAbandoned(kv, projectId, Date.now());
+      await sweepAbandoned(kv, projectId, next.at.getTime());
       return { stored: true, previous: current.evaluations };
     }
     if ((await kv.get(pendingKey)).versionstamp !== pending.versionstamp) {

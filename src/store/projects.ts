@@ -6,7 +6,7 @@ import type { TrustControl } from "../domain/control.ts";
 import { conflict } from "../domain/errors.ts";
 import type { Organization, Project, UpdateProjectRequest } from "../domain/workspace.ts";
 import { firstFreeSlug, slugCandidates } from "./_slugs.ts";
-import { defaultControls, seedControls } from "./controls.ts";
+import { seedControls } from "./controls.ts";
 import {
   bootstrapByUserKey,
   projectByHostedSubdomainKey,
@@ -89,16 +89,17 @@ function addProject(op: Deno.AtomicOperation, project: Project, controls: TrustC
   return seedControls(op, project.id, controls);
 }
 
-/** Creates a project with the default control catalog. */
+/** Creates a project seeded with `controls` (the default catalog's, from the caller). */
 export async function createProject(
   kv: Deno.Kv,
   input: NewProjectInput,
-  now: Date,
+  options: { now: Date; controls: TrustControl[] },
 ): Promise<Project> {
+  const { now, controls } = options;
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
     await assertSubdomainFree(kv, input.hostedSubdomain);
     const project = newProject(input, await chooseProjectSlug(kv, input), now);
-    const op = addProject(kv.atomic(), project, defaultControls(now));
+    const op = addProject(kv.atomic(), project, controls);
     if ((await op.commit()).ok) return project;
   }
   throw conflict("The project could not be created; please retry");
@@ -119,8 +120,9 @@ export interface BootstrapInput {
 export async function bootstrapWorkspace(
   kv: Deno.Kv,
   input: BootstrapInput,
-  now: Date,
+  options: { now: Date; controls: TrustControl[] },
 ): Promise<{ organization: Organization; project: Project }> {
+  const { now, controls } = options;
   const marker = bootstrapByUserKey(input.userId);
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
     if ((await kv.get(marker)).versionstamp !== null) {
@@ -136,7 +138,7 @@ export async function bootstrapWorkspace(
       .set(marker, organization.id);
     addOrganization(op, organization);
     addMembership(op, newMembership(organization.id, input.userId, "owner", now));
-    addProject(op, project, defaultControls(now));
+    addProject(op, project, controls);
     if ((await op.commit()).ok) return { organization, project };
   }
   throw conflict("The workspace could not be created; please retry");

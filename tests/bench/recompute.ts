@@ -6,6 +6,7 @@
  */
 import { createKvBlobStore } from "../../src/blobs/kv.ts";
 import { EvidenceType } from "../../src/domain/control.ts";
+import { catalogControls } from "../../src/evaluate/catalog.ts";
 import { ingestEvidence } from "../../src/ingest/evidence.ts";
 import { recomputeProject } from "../../src/live/recompute.ts";
 import type { Collector } from "../../src/store/collectors.ts";
@@ -23,7 +24,10 @@ async function seededProject(
 ) {
   const organizationId = crypto.randomUUID();
   const now = new Date();
-  const project = await createProject(kv, { organizationId, name: `bench ${records}` }, now);
+  const project = await createProject(kv, { organizationId, name: `bench ${records}` }, {
+    now,
+    controls: catalogControls(now),
+  });
   for (let i = 0; i < 13; i++) {
     await createControl(kv, project.id, {
       id: crypto.randomUUID(),

@@ -13,6 +13,7 @@ import {
   UpdateControlRequest,
 } from "../../domain/control.ts";
 import { notFound } from "../../domain/errors.ts";
+import { inCatalogOrder } from "../../evaluate/catalog.ts";
 import {
   createControl,
   getControl,
@@ -51,7 +52,7 @@ controlRoutes.openapi(
   }),
   async (c) => {
     const project = await requireProjectAccess(c, c.req.valid("param").id);
-    const controls = await listControlsByProject(c.var.services.kv, project.id);
+    const controls = inCatalogOrder(await listControlsByProject(c.var.services.kv, project.id));
     return c.json({ controls }, 200);
   },
 );

@@ -8,6 +8,7 @@ import {
   MeResponse,
 } from "../../domain/workspace.ts";
 import { listOrganizationSummariesByUser } from "../../store/organizations.ts";
+import { catalogControls } from "../../evaluate/catalog.ts";
 import { bootstrapWorkspace } from "../../store/projects.ts";
 import { requireHuman } from "../auth.ts";
 import { createRouter } from "../env.ts";
@@ -69,7 +70,7 @@ meRoutes.openapi(
         hostedSubdomain: body.projectHostedSubdomain,
         visibility: body.projectVisibility,
       },
-    }, clock.now());
+    }, { now: clock.now(), controls: catalogControls(clock.now()) });
     return c.json(result, 201);
   },
 );

@@ -9,6 +9,7 @@ import {
   ProjectResponse,
   UpdateProjectRequest,
 } from "../../domain/workspace.ts";
+import { catalogControls } from "../../evaluate/catalog.ts";
 import { createProject, updateProject } from "../../store/projects.ts";
 import { requireHuman, requireMembership, requireProjectAccess } from "../auth.ts";
 import { createRouter } from "../env.ts";
@@ -40,7 +41,8 @@ projectRoutes.openapi(
     const body = c.req.valid("json");
     await requireMembership(c, body.organizationId);
     const { kv, clock } = c.var.services;
-    const project = await createProject(kv, body, clock.now());
+    const now = clock.now();
+    const project = await createProject(kv, body, { now, controls: catalogControls(now) });
     return c.json({ project }, 201);
   },
 );
