@@ -3,7 +3,7 @@
  * "CollectorPrincipal", "EvidenceRecordSummary", "Signal detection").
  */
 import { z } from "@hono/zod-openapi";
-import { EVIDENCE_FORMATS } from "../evaluate/probes/formats.ts";
+import { EVIDENCE_FORMATS } from "./evidence_formats.ts";
 import { DateTime, Name, Uuid } from "./common.ts";
 import { EvidenceType } from "./control.ts";
 

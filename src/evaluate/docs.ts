@@ -6,7 +6,7 @@
 import { formatSeconds } from "../lib/duration.ts";
 import { DEFAULT_CATALOG } from "./catalog.ts";
 import { CONFIDENCE, WORST_FIRST } from "./evaluate.ts";
-import { EVIDENCE_FORMATS } from "./probes/formats.ts";
+import { EVIDENCE_FORMATS } from "../domain/evidence_formats.ts";
 import { type ProbeInput, PROBES } from "./registry.ts";
 
 const INTRO = `# Evaluation rules

@@ -32,4 +32,4 @@ export {
   PROBES,
 } from "./registry.ts";
 export { type EvidenceReading, readEvidence } from "./reading.ts";
-export { EVIDENCE_FORMATS, type EvidenceFormat } from "./probes/formats.ts";
+export { EVIDENCE_FORMATS, type EvidenceFormat } from "../domain/evidence_formats.ts";

@@ -5,7 +5,7 @@
  * service cannot read what it sent, instead of from an `unknown` control later.
  */
 import type { EvidenceType } from "../domain/control.ts";
-import type { EvidenceFormat } from "./probes/formats.ts";
+import type { EvidenceFormat } from "../domain/evidence_formats.ts";
 import { defaultProbeFor } from "./registry.ts";
 
 /** What the evaluator made of a payload (SPEC's records carry it as `reading`). */

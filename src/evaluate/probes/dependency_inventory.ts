@@ -2,7 +2,7 @@
  * Probe for `evidence.dependency_inventory`: does the payload list at least one package?
  */
 import { count, isObject, notAnObject, own } from "./_read.ts";
-import type { EvidenceFormat } from "./formats.ts";
+import type { EvidenceFormat } from "../../domain/evidence_formats.ts";
 import { fail, inFormat, pass, type ProbeResult, unknown } from "./types.ts";
 
 /** Fields that hold a package list, in the order they are read. */

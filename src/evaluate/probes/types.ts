@@ -1,7 +1,7 @@
 /**
  * The shape every probe answers with (DESIGN.md §8): an outcome and a one-line reason.
  */
-import type { EvidenceFormat } from "./formats.ts";
+import type { EvidenceFormat } from "../../domain/evidence_formats.ts";
 
 /** What a probe concluded; `unknown` means it could not read the payload. */
 export type ProbeOutcome = "pass" | "fail" | "unknown";

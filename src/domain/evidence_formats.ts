@@ -1,6 +1,6 @@
 /**
  * The evidence formats the probes recognize, as the `reading.format` of ingest responses
- * and evidence listings names them. No imports, so the domain schemas can use the list.
+ * and evidence listings names them: part of the API contract, which the probes follow.
  */
 
 /** Stable format ids, one per document shape a probe reads. */
