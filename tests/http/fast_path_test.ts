@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { createFastPath } from "../../src/http/fast_path.ts";
 import { createTestApp, TEST_BASE_URL } from "../support/app.ts";
-import { workspace } from "../support/fixtures.ts";
+import { publishVersion, workspace } from "../support/fixtures.ts";
 
 const PATH = "/trust/acme/trust.json";
 
@@ -14,11 +14,7 @@ async function described(res: Response) {
 Deno.test("[http] trust.json fast path: answers from memory exactly as the router does", async (t) => {
   await using ctx = await createTestApp();
   const ws = await workspace(ctx, "alice", { projectSlug: "acme", visibility: "public" });
-  const published = await ctx.call("POST", `/projects/${ws.project.id}/publish`, {
-    token: ws.token,
-  });
-  assert.equal(published.status, 201);
-  await published.body?.cancel();
+  await publishVersion(ctx, ws);
 
   // A fast path of its own, over the test's services: nothing is in its cache yet.
   const fastPath = createFastPath(ctx.services);

@@ -1,18 +1,14 @@
 import assert from "node:assert/strict";
 import { serviceHostTest } from "../../src/http/host_routing.ts";
 import { createTestApp } from "../support/app.ts";
-import { workspace } from "../support/fixtures.ts";
+import { publishVersion, workspace } from "../support/fixtures.ts";
 
 const label63 = "a".repeat(63);
 
 Deno.test("[http] Host header: any value that is not a domain name reaches no KV key", async (t) => {
   await using ctx = await createTestApp();
   const ws = await workspace(ctx, "alice", { projectSlug: "acme", visibility: "public" });
-  const published = await ctx.call("POST", `/projects/${ws.project.id}/publish`, {
-    token: ws.token,
-  });
-  assert.equal(published.status, 201);
-  await published.body?.cancel();
+  await publishVersion(ctx, ws);
   const patched = await ctx.call("PATCH", `/projects/${ws.project.id}`, {
     token: ws.token,
     json: { hostedSubdomain: "acme" },

@@ -1,7 +1,6 @@
 import assert from "node:assert/strict";
 import { createTestApp } from "../support/app.ts";
-import { lintWithRedocly } from "../support/redocly.ts";
-import { lintOpenApi } from "../support/spectral.ts";
+import { lintOpenApi, lintWithRedocly } from "../support/openapi_linters.ts";
 
 /** Served for people, not as API: the dashboard's pages and files, and the redirect to it. */
 function isUiRoute(route: string): boolean {

@@ -31,6 +31,13 @@ export async function workspace(
   return { token, organization, project };
 }
 
+/** Publishes the workspace's project and returns the new version's number. */
+export async function publishVersion(ctx: TestApp, ws: Workspace): Promise<number> {
+  const res = await ctx.call("POST", `/projects/${ws.project.id}/publish`, { token: ws.token });
+  if (res.status !== 201) throw new Error(`publish failed: ${await res.text()}`);
+  return (await res.json()).publishedProfile.version;
+}
+
 /** Creates a collector and returns it with its one-time secret. */
 export async function collector(
   ctx: TestApp,
