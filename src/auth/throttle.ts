@@ -5,14 +5,9 @@
  * back. Counting first is what bounds the guesses that are evaluated, even
  * when many arrive at once.
  */
+import type { LoginCounter, LoginScope, LoginVerdict } from "../domain/account.ts";
 import { rateLimited } from "../domain/errors.ts";
-import {
-  type LoginCounter,
-  type LoginScope,
-  type LoginVerdict,
-  releaseLoginAttempt,
-  reserveLoginAttempt,
-} from "../store/login_attempts.ts";
+import { releaseLoginAttempt, reserveLoginAttempt } from "../store/login_attempts.ts";
 
 const WINDOW_MS = 15 * 60 * 1000;
 const BASE_LOCK_MS = 30 * 1000;

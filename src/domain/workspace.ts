@@ -133,6 +133,11 @@ export const Invitation = z.object({
 }).openapi("Invitation");
 export type Invitation = z.infer<typeof Invitation>;
 
+/** An invitation as the service holds it: used once, then `acceptedAt` is set. */
+export interface StoredInvitation extends Invitation {
+  acceptedAt: string | null;
+}
+
 export const CreateInvitationRequest = z.strictObject({
   email: z.email().max(254),
   role: Role,

@@ -2,13 +2,11 @@
  * Organization invitations. The token travels only in the accept URL shown
  * once; the store keeps its SHA-256.
  */
-import type { Invitation } from "../domain/workspace.ts";
+import type { Invitation, OrganizationMember, StoredInvitation } from "../domain/workspace.ts";
 import { invitationKey } from "./keys.ts";
+import { addMembership } from "./organizations.ts";
 
-export interface StoredInvitation extends Invitation {
-  acceptedAt: string | null;
-}
-
+/** Stores a new invitation under its token's hash; it expires with the invitation. */
 export async function createInvitation(
   kv: Deno.Kv,
   tokenHash: string,
@@ -22,22 +20,28 @@ export async function createInvitation(
   if (!res.ok) throw new Error("Invitation token collision");
 }
 
+/** The invitation stored under `tokenHash` with its version (for acceptance), or null. */
 export async function getInvitation(
   kv: Deno.Kv,
   tokenHash: string,
-): Promise<Deno.KvEntryMaybe<StoredInvitation>> {
-  return await kv.get<StoredInvitation>(invitationKey(tokenHash));
+): Promise<Deno.KvEntry<StoredInvitation> | null> {
+  const entry = await kv.get<StoredInvitation>(invitationKey(tokenHash));
+  return entry.versionstamp === null ? null : entry;
 }
 
-/** Marks an invitation used, in the same atomic as the caller's other writes. */
-export function markInvitationAccepted(
-  op: Deno.AtomicOperation,
-  tokenHash: string,
+/**
+ * Accepts an invitation: marks it used and adds `membership`, atomically.
+ * Returns false when the invitation changed since `entry` was read (accepted
+ * concurrently) or the membership already exists.
+ */
+export async function acceptInvitation(
+  kv: Deno.Kv,
   entry: Deno.KvEntry<StoredInvitation>,
-  now: Date,
-): Deno.AtomicOperation {
-  return op.check(entry).set(invitationKey(tokenHash), {
+  options: { membership: OrganizationMember; now: Date },
+): Promise<boolean> {
+  const op = kv.atomic().check(entry).set(entry.key, {
     ...entry.value,
-    acceptedAt: now.toISOString(),
+    acceptedAt: options.now.toISOString(),
   });
+  return (await addMembership(op, options.membership).commit()).ok;
 }

@@ -4,18 +4,8 @@
  * both counters, so concurrent guesses cannot all slip past a limit that each
  * of them read before any was counted.
  */
+import type { LoginCounter, LoginScope, LoginVerdict } from "../domain/account.ts";
 import { loginFailuresKey } from "./keys.ts";
-
-/** Attempts counted in the current window and the time of the last one. */
-export interface LoginCounter {
-  count: number;
-  lastAt: number;
-}
-
-export type LoginScope = "email" | "ip";
-
-/** What the caller's policy says of a counter: locked for `retryAfterMs`, or the next value. */
-export type LoginVerdict = { retryAfterMs: number } | { next: LoginCounter };
 
 const SCOPES: LoginScope[] = ["email", "ip"];
 /** Commits tried before a contended reservation gives up (and the attempt is refused). */

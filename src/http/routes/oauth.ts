@@ -1,44 +1,25 @@
 /**
  * The built-in identity provider's OAuth 2.0 endpoints: the sign-in form at
- * /oauth2/authorize (authorization code with PKCE S256 only) and
- * /oauth2/token (authorization_code, refresh_token). Token errors use the
- * RFC 6749 §5.2 shape, which OAuth clients parse, instead of the API envelope.
+ * /oauth2/authorize, /oauth2/token and /oauth2/revoke. They parse and answer;
+ * the grant logic is in src/auth/builtin. Token errors use the RFC 6749 §5.2
+ * shape, which OAuth clients parse, instead of the API envelope.
  */
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import { isAllowedRedirect } from "../../auth/builtin/clients.ts";
 import {
-  COLLECTOR_TOKEN_TTL_SECONDS,
-  collectorForSecret,
-  issueCollectorToken,
-} from "../../auth/collector.ts";
-import {
-  ACCESS_TOKEN_TTL_SECONDS,
-  AUTHORIZATION_CODE_TTL_MS,
-  REFRESH_TOKEN_TTL_MS,
-  signAccessToken,
-} from "../../auth/builtin/tokens.ts";
-import { dummyPasswordHash, verifyPassword } from "../../auth/password.ts";
-import { beginLoginAttempt, endLoginAttemptWithSuccess } from "../../auth/throttle.ts";
+  authenticateAccount,
+  type AuthorizationRequest,
+  checkAuthorizationRequest,
+  issueAuthorizationCode,
+} from "../../auth/builtin/authorize.ts";
+import { OAuthFailure } from "../../auth/builtin/failure.ts";
+import { revokeToken } from "../../auth/builtin/revoke.ts";
+import { exchangeGrant } from "../../auth/builtin/token.ts";
 import { AppError } from "../../domain/errors.ts";
-import { encodeBase64Url, randomToken } from "../../lib/encoding.ts";
-import { isCsrfTokenValid, issueCsrfToken } from "../csrf.ts";
-import { sha256Hex } from "../../lib/hash.ts";
-import {
-  type Account,
-  getAccount,
-  getAccountByEmail,
-  getAuthorizationCode,
-  getRefreshToken,
-  isRefreshFamilyLive,
-  redeemAuthorizationCode,
-  revokeRefreshFamily,
-  rotateRefreshToken,
-  saveAuthorizationCode,
-} from "../../store/accounts.ts";
-import { clientIp } from "../client_ip.ts";
-import { type AppEnv, createRouter, type Services } from "../env.ts";
 import { html } from "../../lib/html.ts";
+import { clientIp } from "../client_ip.ts";
+import { isCsrfTokenValid, issueCsrfToken } from "../csrf.ts";
+import { type AppEnv, createRouter } from "../env.ts";
 import { pageHeaders, renderPage } from "../html.ts";
 import { json } from "../openapi.ts";
 
@@ -46,7 +27,6 @@ export const oauthRoutes = createRouter();
 
 const tags = ["OAuth"];
 const CSRF_COOKIE = "tp_csrf";
-const SCOPES = ["api"];
 
 const AuthorizeParams = z.object({
   response_type: z.string().max(64),
@@ -57,7 +37,6 @@ const AuthorizeParams = z.object({
   state: z.string().max(1024).optional(),
   scope: z.string().max(1024).optional(),
 });
-type AuthorizeParams = z.infer<typeof AuthorizeParams>;
 
 const LoginForm = AuthorizeParams.extend({
   csrf: z.string().max(128),
@@ -91,13 +70,6 @@ const OAuthError = z.object({
 
 const HtmlPage = { content: { "text/html": { schema: z.string() } } };
 
-/** An RFC 6749 §5.2 error from the token endpoint. */
-class OAuthFailure extends Error {
-  constructor(readonly error: string, description: string, readonly status: 400 | 401 = 400) {
-    super(description);
-  }
-}
-
 /** Answers an OAuthFailure in the RFC 6749 §5.2 shape; anything else is rethrown. */
 function oauthError(c: Context<AppEnv>, error: unknown) {
   if (!(error instanceof OAuthFailure)) throw error;
@@ -114,7 +86,7 @@ function malformedForm(description: string) {
   };
 }
 
-function errorPage(c: Context<AppEnv>, message: string, status: 400 | 401 | 429 = 400) {
+function errorPage(c: Context<AppEnv>, message: string) {
   const body = renderPage(
     "Sign-in problem",
     html`
@@ -122,58 +94,24 @@ function errorPage(c: Context<AppEnv>, message: string, status: 400 | 401 | 429 
       <p class="error">${message}</p>
     `,
   );
-  return c.body(body, status, pageHeaders());
+  return c.body(body, 400, pageHeaders());
 }
 
-/** The PKCE S256 challenge for a verifier (RFC 7636 §4.2). */
-async function s256(verifier: string): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(verifier));
-  return encodeBase64Url(new Uint8Array(digest));
-}
-
-const PKCE_CHALLENGE = /^[A-Za-z0-9_-]{43}$/;
-const PKCE_VERIFIER = /^[A-Za-z0-9._~-]{43,128}$/;
-
-/**
- * Checks an authorization request. Problems with the client or redirect URI
- * are shown on a page (never redirected, RFC 6749 §4.1.2.1); the rest are
- * sent back to the client as `error=` on its redirect URI.
- */
-function checkAuthorize(
-  services: Services,
-  p: AuthorizeParams,
-): { page?: string; redirect?: string } {
-  if (p.client_id !== services.config.auth.clientId) return { page: "Unknown client_id" };
-  if (!isAllowedRedirect(services.config, p.client_id, p.redirect_uri)) {
-    return { page: "This redirect_uri is not registered for the client" };
-  }
-  if (p.response_type !== "code") return { redirect: "unsupported_response_type" };
-  if (
-    p.code_challenge_method !== "S256" || !p.code_challenge ||
-    !PKCE_CHALLENGE.test(p.code_challenge)
-  ) {
-    return { redirect: "invalid_request" };
-  }
-  const scopes = (p.scope ?? "api").split(" ").filter(Boolean);
-  if (scopes.some((s) => !SCOPES.includes(s))) return { redirect: "invalid_scope" };
-  return {};
-}
-
-function redirectWith(
-  services: Services,
-  p: AuthorizeParams,
-  params: Record<string, string>,
+/** The client's redirect URI with `params`, the request's `state` and our `iss` (RFC 9207). */
+function clientRedirect(
+  request: AuthorizationRequest,
+  { issuer, params }: { issuer: string; params: Record<string, string> },
 ): string {
-  const url = new URL(p.redirect_uri);
+  const url = new URL(request.redirect_uri);
   for (const [k, v] of Object.entries(params)) url.searchParams.set(k, v);
-  if (p.state) url.searchParams.set("state", p.state);
-  url.searchParams.set("iss", services.config.auth.issuer);
+  if (request.state) url.searchParams.set("state", request.state);
+  url.searchParams.set("iss", issuer);
   return url.toString();
 }
 
 function loginForm(
   c: Context<AppEnv>,
-  p: AuthorizeParams,
+  p: AuthorizationRequest,
   options: { error?: string; email?: string; status?: 200 | 401 | 429 },
 ) {
   const { config } = c.var.services;
@@ -218,10 +156,12 @@ oauthRoutes.openapi(
   }),
   (c) => {
     const p = c.req.valid("query");
-    const check = checkAuthorize(c.var.services, p);
-    if (check.page) return errorPage(c, check.page);
-    if (check.redirect) {
-      return c.redirect(redirectWith(c.var.services, p, { error: check.redirect }), 302);
+    const { config } = c.var.services;
+    const problem = checkAuthorizationRequest(config, p);
+    if (problem && "page" in problem) return errorPage(c, problem.page);
+    if (problem) {
+      const params = { error: problem.redirect };
+      return c.redirect(clientRedirect(p, { issuer: config.auth.issuer, params }), 302);
     }
     return loginForm(c, p, {});
   },
@@ -255,230 +195,35 @@ oauthRoutes.openapi(
   async (c) => {
     const { csrf, email, password, ...p } = c.req.valid("form");
     const services = c.var.services;
-    const check = checkAuthorize(services, p);
-    if (check.page) return errorPage(c, check.page);
-    if (check.redirect) {
-      return c.redirect(redirectWith(services, p, { error: check.redirect }), 303);
+    const issuer = services.config.auth.issuer;
+    const problem = checkAuthorizationRequest(services.config, p);
+    if (problem && "page" in problem) return errorPage(c, problem.page);
+    if (problem) {
+      return c.redirect(clientRedirect(p, { issuer, params: { error: problem.redirect } }), 303);
     }
     if (!isCsrfTokenValid(c, CSRF_COOKIE, csrf)) {
       return errorPage(c, "The sign-in form expired; please start again from the application");
     }
-    const { kv, clock } = services;
-    const now = clock.now();
-    const subjects = { email: email.trim().toLowerCase(), ip: clientIp(c) };
+    let account;
     try {
-      await beginLoginAttempt(kv, subjects, now);
+      account = await authenticateAccount(services, { email, password, ip: clientIp(c) });
     } catch (error) {
-      if (error instanceof AppError) {
+      if (error instanceof AppError && error.code === "rate_limited") {
         c.header("Retry-After", error.headers["Retry-After"]);
         return loginForm(c, p, { error: error.message, email, status: 429 });
       }
       throw error;
     }
-    const account = await getAccountByEmail(kv, subjects.email);
-    const valid = await verifyPassword(
-      password,
-      account?.passwordHash ?? await dummyPasswordHash(),
-    );
-    if (!account || !valid) {
+    if (!account) {
       return loginForm(c, p, { error: "Email or password is incorrect", email, status: 401 });
     }
-    await endLoginAttemptWithSuccess(kv, subjects);
-    const code = randomToken();
-    await saveAuthorizationCode(kv, await sha256Hex(code), {
-      accountId: account.id,
-      clientId: p.client_id,
-      redirectUri: p.redirect_uri,
-      codeChallenge: p.code_challenge!,
-      scope: p.scope ?? "api",
-      expiresAt: now.getTime() + AUTHORIZATION_CODE_TTL_MS,
-      familyId: null,
-    }, AUTHORIZATION_CODE_TTL_MS);
-    return c.redirect(redirectWith(services, p, { code }), 303);
+    const code = await issueAuthorizationCode(services, { account, request: p });
+    return c.redirect(clientRedirect(p, { issuer, params: { code } }), 303);
   },
   (result, c) => {
     if (!result.success) return errorPage(c, "The sign-in form is incomplete");
   },
 );
-
-async function issueTokens(
-  services: Services,
-  account: Account,
-  grant: { clientId: string; scope: string },
-  refreshToken: string,
-) {
-  const { config, keys, clock } = services;
-  const access_token = await signAccessToken(keys.tokens, {
-    issuer: config.auth.issuer,
-    audience: config.auth.audience,
-    now: clock.now(),
-    ttlSeconds: ACCESS_TOKEN_TTL_SECONDS,
-  }, {
-    sub: account.id,
-    clientId: grant.clientId,
-    scope: grant.scope,
-    extra: { email: account.email, name: account.name },
-  });
-  return {
-    access_token,
-    token_type: "Bearer" as const,
-    expires_in: ACCESS_TOKEN_TTL_SECONDS,
-    refresh_token: refreshToken,
-    scope: grant.scope,
-  };
-}
-
-async function newRefresh(
-  services: Services,
-  base: { accountId: string; clientId: string; scope: string; familyId: string },
-) {
-  const token = `tpr_${randomToken()}`;
-  const hash = await sha256Hex(token);
-  const record = {
-    ...base,
-    expiresAt: services.clock.now().getTime() + REFRESH_TOKEN_TTL_MS,
-    used: false,
-  };
-  return { token, hash, record };
-}
-
-async function authorizationCodeGrant(services: Services, form: z.infer<typeof TokenForm>) {
-  const { kv, clock } = services;
-  if (!form.code || !form.code_verifier || !form.redirect_uri || !form.client_id) {
-    throw new OAuthFailure(
-      "invalid_request",
-      "code, code_verifier, redirect_uri and client_id are required",
-    );
-  }
-  if (!PKCE_VERIFIER.test(form.code_verifier)) {
-    throw new OAuthFailure("invalid_request", "code_verifier must be 43-128 unreserved characters");
-  }
-  const entry = await getAuthorizationCode(kv, await sha256Hex(form.code));
-  const code = entry.value;
-  if (!code || code.expiresAt <= clock.now().getTime()) {
-    throw new OAuthFailure("invalid_grant", "The authorization code is invalid or expired");
-  }
-  if (code.familyId) {
-    await revokeRefreshFamily(kv, code.familyId);
-    throw new OAuthFailure("invalid_grant", "The authorization code was already used");
-  }
-  if (code.clientId !== form.client_id || code.redirectUri !== form.redirect_uri) {
-    throw new OAuthFailure(
-      "invalid_grant",
-      "The code was issued to another client or redirect_uri",
-    );
-  }
-  if (await s256(form.code_verifier) !== code.codeChallenge) {
-    throw new OAuthFailure("invalid_grant", "The code_verifier does not match the code_challenge");
-  }
-  const account = await getAccount(kv, code.accountId);
-  if (!account) throw new OAuthFailure("invalid_grant", "The account no longer exists");
-  const familyId = crypto.randomUUID();
-  const refresh = await newRefresh(services, {
-    accountId: account.id,
-    clientId: code.clientId,
-    scope: code.scope,
-    familyId,
-  });
-  const redeemed = await redeemAuthorizationCode(
-    kv,
-    entry as Deno.KvEntry<typeof code>,
-    familyId,
-    { hash: refresh.hash, token: refresh.record },
-  );
-  if (!redeemed) throw new OAuthFailure("invalid_grant", "The authorization code was already used");
-  return await issueTokens(services, account, code, refresh.token);
-}
-
-async function refreshTokenGrant(services: Services, form: z.infer<typeof TokenForm>) {
-  const { kv, clock } = services;
-  if (!form.refresh_token) throw new OAuthFailure("invalid_request", "refresh_token is required");
-  const entry = await getRefreshToken(kv, await sha256Hex(form.refresh_token));
-  const stored = entry.value;
-  if (!stored || stored.expiresAt <= clock.now().getTime()) {
-    throw new OAuthFailure("invalid_grant", "The refresh token is invalid or expired");
-  }
-  if (form.client_id && form.client_id !== stored.clientId) {
-    throw new OAuthFailure("invalid_grant", "The refresh token was issued to another client");
-  }
-  if (stored.used) {
-    await revokeRefreshFamily(kv, stored.familyId);
-    throw new OAuthFailure(
-      "invalid_grant",
-      "The refresh token was already used; the session is revoked",
-    );
-  }
-  if (!(await isRefreshFamilyLive(kv, stored.familyId))) {
-    throw new OAuthFailure("invalid_grant", "The session was revoked");
-  }
-  const account = await getAccount(kv, stored.accountId);
-  if (!account) throw new OAuthFailure("invalid_grant", "The account no longer exists");
-  const next = await newRefresh(services, stored);
-  const rotated = await rotateRefreshToken(
-    kv,
-    entry as Deno.KvEntry<typeof stored>,
-    { hash: next.hash, token: next.record },
-  );
-  if (!rotated) throw new OAuthFailure("invalid_grant", "The refresh token was already used");
-  return await issueTokens(services, account, stored, next.token);
-}
-
-/** Client id and secret from HTTP Basic (RFC 6749 §2.3.1) or the form body. */
-function clientCredentials(
-  header: string | undefined,
-  form: z.infer<typeof TokenForm>,
-): { id: string; secret: string } {
-  const basic = header?.match(/^Basic\s+([A-Za-z0-9+/=]+)\s*$/i);
-  if (basic) {
-    let decoded = "";
-    try {
-      decoded = atob(basic[1]);
-    } catch {
-      throw new OAuthFailure("invalid_client", "Malformed Basic credentials", 401);
-    }
-    const colon = decoded.indexOf(":");
-    if (colon < 0) throw new OAuthFailure("invalid_client", "Malformed Basic credentials", 401);
-    return {
-      id: decodeURIComponent(decoded.slice(0, colon)),
-      secret: decodeURIComponent(decoded.slice(colon + 1)),
-    };
-  }
-  if (form.client_id && form.client_secret) {
-    return { id: form.client_id, secret: form.client_secret };
-  }
-  throw new OAuthFailure("invalid_client", "Client authentication is required", 401);
-}
-
-/** A collector's secret for a 15-minute access token accepted wherever the secret is. */
-async function clientCredentialsGrant(
-  services: Services,
-  client: { id: string; secret: string },
-  form: z.infer<typeof TokenForm>,
-) {
-  const collector = await collectorForSecret(services.kv, client.secret);
-  if (!collector || collector.id !== client.id) {
-    throw new OAuthFailure("invalid_client", "Unknown client or wrong secret", 401);
-  }
-  const requested = (form.scope ?? "").split(" ").filter(Boolean);
-  if (requested.some((s) => !collector.allowedActions.includes(s))) {
-    throw new OAuthFailure("invalid_scope", "The scope exceeds the collector's allowed actions");
-  }
-  const granted = requested.length
-    ? collector.allowedActions.filter((action) => requested.includes(action))
-    : collector.allowedActions;
-  const { config, keys, clock } = services;
-  const access_token = await issueCollectorToken(
-    { config, tokenKey: keys.tokens, now: clock.now() },
-    { collector, scope: granted },
-  );
-  const scope = granted.join(" ");
-  return {
-    access_token,
-    token_type: "Bearer" as const,
-    expires_in: COLLECTOR_TOKEN_TTL_SECONDS,
-    scope,
-  };
-}
 
 oauthRoutes.openapi(
   createRoute({
@@ -504,22 +249,9 @@ oauthRoutes.openapi(
   async (c) => {
     c.header("Cache-Control", "no-store");
     const form = c.req.valid("form");
-    const services = c.var.services;
+    const authorization = c.req.header("authorization");
     try {
-      if (form.grant_type === "authorization_code") {
-        return c.json(await authorizationCodeGrant(services, form), 200);
-      }
-      if (form.grant_type === "refresh_token") {
-        return c.json(await refreshTokenGrant(services, form), 200);
-      }
-      if (form.grant_type === "client_credentials") {
-        const client = clientCredentials(c.req.header("authorization"), form);
-        return c.json(await clientCredentialsGrant(services, client, form), 200);
-      }
-      throw new OAuthFailure(
-        "unsupported_grant_type",
-        `Grant type "${form.grant_type}" is not supported`,
-      );
+      return c.json(await exchangeGrant(c.var.services, form, { authorization }), 200);
     } catch (error) {
       if (error instanceof OAuthFailure && error.status === 401) {
         c.header("WWW-Authenticate", 'Basic realm="oauth2/token"');
@@ -535,37 +267,6 @@ const RevocationForm = z.object({
   token_type_hint: z.string().max(64).optional(),
   client_id: z.string().max(256).optional(),
 }).openapi("RevocationRequest");
-
-/** A compact JWS: three base64url parts. Access tokens are JWTs; refresh tokens are not. */
-const COMPACT_JWS = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
-
-/**
- * RFC 7009 token revocation for the built-in provider's public clients. A refresh token ends
- * its whole session (every token rotated from the same sign-in). Access tokens are
- * self-contained JWTs that expire within 15 minutes, so revoking one is answered with
- * `unsupported_token_type`. An unknown or expired token is answered 200, as the RFC asks.
- */
-async function revokeToken(services: Services, form: z.infer<typeof RevocationForm>) {
-  if (!form.token) throw new OAuthFailure("invalid_request", "token is required");
-  if (!form.client_id) {
-    throw new OAuthFailure("invalid_client", "client_id is required", 401);
-  }
-  const entry = await getRefreshToken(services.kv, await sha256Hex(form.token));
-  const stored = entry.value;
-  if (stored) {
-    if (stored.clientId !== form.client_id) {
-      throw new OAuthFailure("invalid_client", "The token was issued to another client", 401);
-    }
-    await revokeRefreshFamily(services.kv, stored.familyId);
-    return;
-  }
-  if (COMPACT_JWS.test(form.token)) {
-    throw new OAuthFailure(
-      "unsupported_token_type",
-      "Access tokens expire within 15 minutes and cannot be revoked; revoke the refresh token to end the session",
-    );
-  }
-}
 
 oauthRoutes.openapi(
   createRoute({

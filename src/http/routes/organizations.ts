@@ -15,13 +15,8 @@ import {
 } from "../../domain/workspace.ts";
 import { randomToken } from "../../lib/encoding.ts";
 import { sha256Hex } from "../../lib/hash.ts";
+import { acceptInvitation, createInvitation, getInvitation } from "../../store/invitations.ts";
 import {
-  createInvitation,
-  getInvitation,
-  markInvitationAccepted,
-} from "../../store/invitations.ts";
-import {
-  addMembership,
   createOrganization,
   getMembership,
   getOrganization,
@@ -211,12 +206,13 @@ organizationRoutes.openapi(
     const { token } = c.req.valid("param");
     const { kv, clock } = c.var.services;
     const now = clock.now();
-    const tokenHash = await sha256Hex(token);
-    const entry = await getInvitation(kv, tokenHash);
-    const invitation = entry.value;
-    if (!invitation || invitation.acceptedAt || Date.parse(invitation.expiresAt) <= now.getTime()) {
+    const entry = await getInvitation(kv, await sha256Hex(token));
+    if (
+      !entry || entry.value.acceptedAt || Date.parse(entry.value.expiresAt) <= now.getTime()
+    ) {
       throw notFound("The invitation does not exist, has expired or was already used");
     }
+    const invitation = entry.value;
     const user = c.var.user;
     if (invitation.email !== user.email.toLowerCase()) {
       throw forbidden("The invitation was sent to a different email address");
@@ -224,14 +220,9 @@ organizationRoutes.openapi(
     const existing = await getMembership(kv, invitation.organizationId, user.id);
     if (existing) return c.json({ membership: existing }, 200);
     const membership = newMembership(invitation.organizationId, user.id, invitation.role, now);
-    const op = markInvitationAccepted(
-      kv.atomic(),
-      tokenHash,
-      entry as Deno.KvEntry<typeof invitation>,
-      now,
-    );
-    const res = await addMembership(op, membership).commit();
-    if (!res.ok) throw notFound("The invitation does not exist, has expired or was already used");
+    if (!(await acceptInvitation(kv, entry, { membership, now }))) {
+      throw notFound("The invitation does not exist, has expired or was already used");
+    }
     return c.json({ membership }, 200);
   },
 );

@@ -1,0 +1,88 @@
+/**
+ * The built-in identity provider's grants: authorization codes and refresh
+ * tokens, each stored under its SHA-256, and the refresh-token families (one
+ * per sign-in) whose deletion revokes every token rotated from that sign-in.
+ */
+import type { AuthorizationCode, RefreshToken } from "../domain/account.ts";
+import { authorizationCodeKey, refreshFamilyKey, refreshTokenKey } from "./keys.ts";
+
+/** How long a redeemed code is kept, so a second redemption is recognized as reuse. */
+const REDEEMED_CODE_TTL_MS = 10 * 60 * 1000;
+
+/** Stores a new code under `hash`; it is kept ten times `ttlMs` to recognize late reuse. */
+export async function saveAuthorizationCode(
+  kv: Deno.Kv,
+  code: AuthorizationCode,
+  options: { hash: string; ttlMs: number },
+): Promise<void> {
+  await kv.set(authorizationCodeKey(options.hash), code, { expireIn: options.ttlMs * 10 });
+}
+
+/** The code stored under `codeHash` with its version (for redemption), or null. */
+export async function getAuthorizationCode(
+  kv: Deno.Kv,
+  codeHash: string,
+): Promise<Deno.KvEntry<AuthorizationCode> | null> {
+  const entry = await kv.get<AuthorizationCode>(authorizationCodeKey(codeHash));
+  return entry.versionstamp === null ? null : entry;
+}
+
+/**
+ * Redeems a code once: marks it with its new family and starts that family
+ * with its first refresh token, atomically. Returns false when the code
+ * changed since `entry` was read (it was redeemed concurrently).
+ */
+export async function redeemAuthorizationCode(
+  kv: Deno.Kv,
+  entry: Deno.KvEntry<AuthorizationCode>,
+  options: { familyId: string; refresh: { hash: string; token: RefreshToken } },
+): Promise<boolean> {
+  const { familyId, refresh } = options;
+  const res = await kv.atomic().check(entry)
+    .set(entry.key, { ...entry.value, familyId }, { expireIn: REDEEMED_CODE_TTL_MS })
+    .set(refreshFamilyKey(familyId), { accountId: entry.value.accountId }, {
+      expireIn: refresh.token.expiresAt - Date.now(),
+    })
+    .set(refreshTokenKey(refresh.hash), refresh.token, {
+      expireIn: refresh.token.expiresAt - Date.now(),
+    })
+    .commit();
+  return res.ok;
+}
+
+/** Ends a sign-in's session: no token of the family is accepted afterwards. */
+export async function revokeRefreshFamily(kv: Deno.Kv, familyId: string): Promise<void> {
+  await kv.delete(refreshFamilyKey(familyId));
+}
+
+/** Whether the family's session is still live (neither revoked nor expired). */
+export async function isRefreshFamilyLive(kv: Deno.Kv, familyId: string): Promise<boolean> {
+  return (await kv.get(refreshFamilyKey(familyId))).versionstamp !== null;
+}
+
+/** The refresh token stored under `tokenHash` with its version (for rotation), or null. */
+export async function getRefreshToken(
+  kv: Deno.Kv,
+  tokenHash: string,
+): Promise<Deno.KvEntry<RefreshToken> | null> {
+  const entry = await kv.get<RefreshToken>(refreshTokenKey(tokenHash));
+  return entry.versionstamp === null ? null : entry;
+}
+
+/**
+ * Rotates a refresh token: the old one is marked used and the next one
+ * stored, atomically. Returns false when the old one changed since `entry`
+ * was read (it was rotated concurrently).
+ */
+export async function rotateRefreshToken(
+  kv: Deno.Kv,
+  entry: Deno.KvEntry<RefreshToken>,
+  next: { hash: string; token: RefreshToken },
+): Promise<boolean> {
+  const ttl = next.token.expiresAt - Date.now();
+  const res = await kv.atomic().check(entry)
+    .set(entry.key, { ...entry.value, used: true }, { expireIn: Math.max(ttl, 1) })
+    .set(refreshTokenKey(next.hash), next.token, { expireIn: Math.max(ttl, 1) })
+    .commit();
+  return res.ok;
+}
