@@ -52,7 +52,7 @@ export async function createServices(deps: AppDeps): Promise<Services> {
   const { config, kv, clock } = deps;
   const keys = {
     tokens: await loadSigningKey(kv, "tokens"),
-    publications: await loadSigningKey(kv, "publications", config.signingKey),
+    publications: await loadSigningKey(kv, "publications", { configured: config.signingKey }),
   };
   const verifier = config.auth.mode === "builtin"
     ? createBuiltinVerifier({

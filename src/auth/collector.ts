@@ -5,11 +5,12 @@
  */
 import { createLocalJWKSet, errors as joseErrors, jwtVerify } from "jose";
 import type { Config } from "../config.ts";
+import type { Collector } from "../domain/collector.ts";
 import { unauthorized } from "../domain/errors.ts";
 import type { Clock } from "../lib/clock.ts";
 import { randomToken } from "../lib/encoding.ts";
 import { sha256Hex } from "../lib/hash.ts";
-import { type Collector, getCollector, getCollectorBySecretHash } from "../store/collectors.ts";
+import { getCollector, getCollectorBySecretHash } from "../store/collectors.ts";
 import { signAccessToken } from "./builtin/tokens.ts";
 import { CLOCK_TOLERANCE_SECONDS } from "./human.ts";
 import type { SigningKey } from "./keys.ts";

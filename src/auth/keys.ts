@@ -4,7 +4,7 @@
  */
 import { calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK, type JWK } from "jose";
 import { ConfigError } from "../config.ts";
-import { signingKeyKey } from "../store/keys.ts";
+import { createSigningKeyOnce, getSigningKey } from "../store/signing_keys.ts";
 
 export type KeyPurpose = "tokens" | "publications";
 
@@ -51,15 +51,12 @@ function parseConfiguredKey(text: string): JWK {
 export async function loadSigningKey(
   kv: Deno.Kv,
   purpose: KeyPurpose,
-  configured?: string,
+  { configured }: { configured?: string } = {},
 ): Promise<SigningKey> {
   if (configured) return await fromPrivateJwk(parseConfiguredKey(configured));
-  const key = signingKeyKey(purpose);
-  const stored = await kv.get<JWK>(key);
-  if (stored.value) return await fromPrivateJwk(stored.value);
+  const stored = await getSigningKey(kv, purpose);
+  if (stored) return await fromPrivateJwk(stored);
   const { privateKey } = await generateKeyPair("EdDSA", { extractable: true });
   const jwk = await exportJWK(privateKey);
-  const res = await kv.atomic().check({ key, versionstamp: null }).set(key, jwk).commit();
-  if (res.ok) return await fromPrivateJwk(jwk);
-  return await fromPrivateJwk((await kv.get<JWK>(key)).value!);
+  return await fromPrivateJwk(await createSigningKeyOnce(kv, { purpose, jwk }));
 }

@@ -28,6 +28,11 @@ export const CollectorPrincipal = z.object({
 }).openapi("CollectorPrincipal");
 export type CollectorPrincipal = z.infer<typeof CollectorPrincipal>;
 
+/** A collector as the service holds it: the principal plus its secret's SHA-256. */
+export interface Collector extends CollectorPrincipal {
+  secretHash: string;
+}
+
 export const CollectorSecret = z.object({
   value: z.string().openapi({ description: "Shown once; only its SHA-256 is stored" }),
   prefix: z.string().openapi({ description: "The first 12 characters, to recognize it later" }),

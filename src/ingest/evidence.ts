@@ -6,14 +6,13 @@
  * replayed, resolves to what is already stored.
  */
 import type { BlobStore } from "../blobs/mod.ts";
-import type { EvidenceItem, EvidenceRecordSummary } from "../domain/collector.ts";
+import type { Collector, EvidenceItem, EvidenceRecordSummary } from "../domain/collector.ts";
 import { AppError, conflict, validationFailed } from "../domain/errors.ts";
 import { readEvidence } from "../evaluate/reading.ts";
 import { canonicalJson } from "../lib/canonical_json.ts";
 import { sha256HexSync } from "../lib/hash.ts";
 import { stableUuid } from "../lib/ids.ts";
-import type { Collector } from "../store/collectors.ts";
-import { addEvidence, getEvidenceMany, getIdempotencyRecord } from "../store/evidence.ts";
+import { commitEvidence, getEvidenceMany, getIdempotencyRecord } from "../store/evidence.ts";
 
 /** Observations may be this far ahead of the server's clock (collector clock skew). */
 export const MAX_FUTURE_SKEW_MS = 5 * 60 * 1000;
@@ -89,17 +88,42 @@ function prepare(
 }
 
 /**
+ * The stored result of an earlier request with the same Idempotency-Key, or
+ * null when there is none (or its records are gone); the same key with a
+ * different request is a conflict.
+ */
+async function replayed(
+  kv: Deno.Kv,
+  prepared: readonly Prepared[],
+  idempotency: { projectId: string; key: string; requestHash: string },
+): Promise<IngestResult | null> {
+  const seen = await getIdempotencyRecord(kv, idempotency.projectId, idempotency.key);
+  if (!seen) return null;
+  if (seen.requestHash !== idempotency.requestHash) {
+    throw conflict("This Idempotency-Key was already used with a different request");
+  }
+  const stored = await getEvidenceMany(kv, seen.recordIds);
+  if (!stored.every((r) => r !== null)) return null;
+  return { records: withReadings(stored as EvidenceRecordSummary[], prepared), created: false };
+}
+
+/**
  * Ingests `items` for the collector's project, all or nothing. With an
  * Idempotency-Key, a replay of the same request returns the stored records;
  * the same key with a different request is a conflict.
  */
 export async function ingestEvidence(
-  deps: { kv: Deno.Kv; blobs: BlobStore; now: Date },
   collector: Collector,
   items: readonly EvidenceItem[],
-  options: { idempotencyKey?: string; fieldPrefix?: (i: number) => string } = {},
+  options: {
+    kv: Deno.Kv;
+    blobs: BlobStore;
+    now: Date;
+    idempotencyKey?: string;
+    fieldPrefix?: (i: number) => string;
+  },
 ): Promise<IngestResult> {
-  const { kv, blobs, now } = deps;
+  const { kv, blobs, now } = options;
   const prepared = prepare(collector, items, now, options.fieldPrefix ?? (() => ""));
   const projectId = collector.projectId;
 
@@ -108,19 +132,9 @@ export async function ingestEvidence(
     requestHash = sha256HexSync(
       prepared.map((p) => `${p.record.id} ${p.record.checksum}`).join("\n"),
     );
-    const seen = await getIdempotencyRecord(kv, projectId, options.idempotencyKey);
-    if (seen) {
-      if (seen.requestHash !== requestHash) {
-        throw conflict("This Idempotency-Key was already used with a different request");
-      }
-      const stored = await getEvidenceMany(kv, seen.recordIds);
-      if (stored.every((r) => r !== null)) {
-        return {
-          records: withReadings(stored as EvidenceRecordSummary[], prepared),
-          created: false,
-        };
-      }
-    }
+    const key = options.idempotencyKey;
+    const replay = await replayed(kv, prepared, { projectId, key, requestHash });
+    if (replay) return replay;
   }
 
   const ids = prepared.map((p) => p.record.id);
@@ -133,31 +147,40 @@ export async function ingestEvidence(
     prepared.forEach((p, i) => {
       if (!existing[i]) fresh.set(p.record.id, p);
     });
-    const op = kv.atomic();
-    if (fresh.size > 0) {
-      const bytes = [...fresh.values()].map((p) => p.bytes);
-      try {
-        const staged = blobs.stageMany
-          ? await blobs.stageMany(op, "evidence", bytes, STAGE_BUDGET_BYTES)
-          : bytes.map(() => false);
-        await blobs.putMany("evidence", bytes.filter((_, i) => !staged[i]));
-      } catch (error) {
-        throw new AppError("internal", "Evidence storage failed; nothing was recorded", {}, error);
-      }
-    }
-    addEvidence(op, [...fresh.values()].map((p) => p.record), {
+    const bytes = [...fresh.values()].map((p) => p.bytes);
+    const committed = await commitEvidence(kv, [...fresh.values()].map((p) => p.record), {
       collectorId: collector.id,
       now,
       idempotency: options.idempotencyKey && requestHash
         ? { projectId, key: options.idempotencyKey, record: { requestHash, recordIds: ids } }
         : undefined,
+      stage: bytes.length > 0 ? (op) => storePayloads(op, { blobs, bytes }) : undefined,
     });
-    if ((await op.commit()).ok) {
+    if (committed) {
       const records = prepared.map((p, i) => existing[i] ?? p.record);
       return { records: withReadings(records, prepared), created: fresh.size > 0 };
     }
   }
   throw conflict("The evidence changed concurrently while being recorded; please retry");
+}
+
+/**
+ * Stores the payloads of new records: those within the budget are staged in
+ * the records' atomic when the blob store lives in the same KV, the rest are
+ * written before it commits.
+ */
+async function storePayloads(
+  op: Deno.AtomicOperation,
+  { blobs, bytes }: { blobs: BlobStore; bytes: Uint8Array[] },
+): Promise<void> {
+  try {
+    const staged = blobs.stageMany
+      ? await blobs.stageMany(op, "evidence", bytes, STAGE_BUDGET_BYTES)
+      : bytes.map(() => false);
+    await blobs.putMany("evidence", bytes.filter((_, i) => !staged[i]));
+  } catch (error) {
+    throw new AppError("internal", "Evidence storage failed; nothing was recorded", {}, error);
+  }
 }
 
 /**

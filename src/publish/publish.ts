@@ -17,18 +17,17 @@ import type {
   PublishedVersion,
   PublishJob,
 } from "../domain/publish.ts";
+import type { Artifact, Publication } from "../domain/publication.ts";
 import type { Project } from "../domain/workspace.ts";
 import type { Clock } from "../lib/clock.ts";
 import { sha256HexSync } from "../lib/hash.ts";
 import type { Logger } from "../lib/log.ts";
 import { recomputeProject } from "../live/recompute.ts";
 import {
-  type Artifact,
   commitPublication,
   getLatestPublicationEntry,
   getPublication,
   listPublications,
-  type Publication,
   saveJob,
 } from "../store/publications.ts";
 import {

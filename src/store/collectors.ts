@@ -2,7 +2,7 @@
  * Collector principals. The secret itself is never stored: only its
  * SHA-256, in a unique index used to authenticate.
  */
-import type { CollectorAction, CollectorPrincipal } from "../domain/collector.ts";
+import type { Collector, CollectorAction, CollectorPrincipal } from "../domain/collector.ts";
 import { conflict } from "../domain/errors.ts";
 import {
   collectorByProjectKey,
@@ -14,10 +14,6 @@ import {
 
 /** The stored record: the principal without lastSeenAt (kept apart), plus the secret's hash. */
 interface StoredCollector extends Omit<CollectorPrincipal, "lastSeenAt"> {
-  secretHash: string;
-}
-
-export interface Collector extends CollectorPrincipal {
   secretHash: string;
 }
 
@@ -144,4 +140,9 @@ export function revokeCollector(kv: Deno.Kv, id: string, now: Date): Promise<Col
 /** Adds the write that records activity of a collector at `now` (monotonic, no check needed). */
 export function touchCollector(op: Deno.AtomicOperation, id: string, now: Date) {
   return op.max(collectorLastSeenKey(id), BigInt(now.getTime()));
+}
+
+/** Records that the collector was active at `now` (its last-seen time never goes back). */
+export async function markCollectorSeen(kv: Deno.Kv, id: string, now: Date): Promise<void> {
+  await touchCollector(kv.atomic(), id, now).commit();
 }

@@ -48,19 +48,35 @@ export async function getIdempotencyRecord(
   return (await kv.get<IdempotencyRecord>(idempotencyKey(projectId, key))).value;
 }
 
+/** What is committed with a batch of new evidence records. */
+export interface CommitEvidenceOptions {
+  collectorId: string;
+  now: Date;
+  idempotency?: { projectId: string; key: string; record: IdempotencyRecord };
+  /** Adds the caller's writes to the same atomic first (payloads staged in this KV). */
+  stage?: (op: Deno.AtomicOperation) => Promise<void>;
+}
+
 /**
- * Adds new records with their indexes to `op`, each guarded by
- * `versionstamp: null` so a concurrent identical write cannot duplicate it;
- * the commit fails instead (the caller re-reads and retries).
+ * Commits new records with their indexes, the collector's activity and the
+ * Idempotency-Key in one atomic. Each record is guarded by `versionstamp:
+ * null` so a concurrent identical write cannot duplicate it: the commit fails
+ * instead and false is returned (the caller re-reads and retries).
  */
-export function addEvidence(
+export async function commitEvidence(
+  kv: Deno.Kv,
+  records: readonly EvidenceRecordSummary[],
+  options: CommitEvidenceOptions,
+): Promise<boolean> {
+  const op = kv.atomic();
+  await options.stage?.(op);
+  return (await addEvidence(op, records, options).commit()).ok;
+}
+
+function addEvidence(
   op: Deno.AtomicOperation,
   records: readonly EvidenceRecordSummary[],
-  options: {
-    collectorId: string;
-    now: Date;
-    idempotency?: { projectId: string; key: string; record: IdempotencyRecord };
-  },
+  options: CommitEvidenceOptions,
 ): Deno.AtomicOperation {
   for (const record of records) {
     op.check({ key: evidenceKey(record.id), versionstamp: null })

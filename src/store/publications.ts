@@ -5,7 +5,8 @@
  * beside it (written in the same atomic), so no value outgrows KV's 64 KiB.
  */
 import type { ControlState } from "../domain/control.ts";
-import type { PublishedTrustSummary, PublishedVersion, PublishJob } from "../domain/publish.ts";
+import type { Publication } from "../domain/publication.ts";
+import type { PublishedVersion, PublishJob } from "../domain/publish.ts";
 import { CHUNK_BYTES, getManyChunked, serializedSize, splitBySize } from "./_chunks.ts";
 import {
   latestPublicationKey,
@@ -15,34 +16,8 @@ import {
   publishJobKey,
 } from "./keys.ts";
 
-/** A stored artifact: its blob key and the strong validator of its bytes. */
-export interface Artifact {
-  key: string;
-  digest: string;
-}
-
-/** Everything about one published version; the artifacts are immutable blobs. */
-export interface Publication extends PublishedVersion {
-  id: string;
-  projectId: string;
-  summary: PublishedTrustSummary;
-  /**
-   * The Content-Security-Policy of this version's HTML: its inline stylesheet's hash as
-   * rendered then, so a later stylesheet change cannot unstyle an immutable page.
-   */
-  htmlCsp?: string;
-  /** State of every published control, by key, to describe the next version's changes. */
-  states: Record<string, ControlState>;
-  artifacts: {
-    trustJson: Artifact;
-    jws: Artifact;
-    html: Artifact;
-    markdown: Artifact;
-    feed: Artifact;
-    badgeSvg: Artifact;
-    badgeJson: Artifact;
-  };
-}
+/** Kept for the public-read modules that still import the record types from here. */
+export type { Artifact, Publication } from "../domain/publication.ts";
 
 export async function getLatestPublicationEntry(
   kv: Deno.Kv,

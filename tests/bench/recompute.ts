@@ -9,7 +9,7 @@ import { EvidenceType } from "../../src/domain/control.ts";
 import { catalogControls } from "../../src/evaluate/catalog.ts";
 import { ingestEvidence } from "../../src/ingest/evidence.ts";
 import { recomputeProject } from "../../src/live/recompute.ts";
-import type { Collector } from "../../src/store/collectors.ts";
+import type { Collector } from "../../src/domain/collector.ts";
 import { createControl } from "../../src/store/controls.ts";
 import { createProject } from "../../src/store/projects.ts";
 import { timed } from "./_harness.ts";
@@ -56,7 +56,7 @@ async function seededProject(
       observedAt: new Date(now.getTime() - (records - start - i) * 1000).toISOString(),
       payload: { summary: { critical: 0, high: 0, medium: 0, low: start + i }, n: start + i },
     }));
-    await ingestEvidence({ kv, blobs, now }, collector, items);
+    await ingestEvidence(collector, items, { kv, blobs, now });
   }
   return project.id;
 }

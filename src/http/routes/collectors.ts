@@ -5,6 +5,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { newCollectorSecret } from "../../auth/collector.ts";
 import {
+  type Collector,
   COLLECTOR_ACTIONS,
   CollectorListResponse,
   CollectorResponse,
@@ -14,7 +15,6 @@ import {
 import { uuidParam } from "../../domain/common.ts";
 import { notFound } from "../../domain/errors.ts";
 import {
-  type Collector,
   createCollector,
   getCollector,
   listCollectorsByProject,

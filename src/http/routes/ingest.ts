@@ -15,7 +15,7 @@ import {
 import { uuidParam } from "../../domain/common.ts";
 import { forbidden } from "../../domain/errors.ts";
 import { ingestEvidence } from "../../ingest/evidence.ts";
-import { getCollector, toPrincipal, touchCollector } from "../../store/collectors.ts";
+import { getCollector, markCollectorSeen, toPrincipal } from "../../store/collectors.ts";
 import { recordSignals } from "../../store/signals.ts";
 import { assertOwnProject, requireCollector } from "../collector_auth.ts";
 import { createRouter } from "../env.ts";
@@ -56,7 +56,7 @@ ingestRoutes.openapi(
       throw forbidden("A collector can only send its own heartbeat");
     }
     const { kv, clock, notifyActivity } = c.var.services;
-    await touchCollector(kv.atomic(), collectorId, clock.now()).commit();
+    await markCollectorSeen(kv, collectorId, clock.now());
     const collector = await getCollector(kv, collectorId);
     await notifyActivity(c.var.collector.projectId);
     return c.json({ collector: toPrincipal(collector!) }, 200);
@@ -85,7 +85,10 @@ ingestRoutes.openapi(
     const { projectId, ...item } = c.req.valid("json");
     assertOwnProject(c, projectId);
     const { kv, blobs, clock, notifyActivity } = c.var.services;
-    const result = await ingestEvidence({ kv, blobs, now: clock.now() }, c.var.collector, [item], {
+    const result = await ingestEvidence(c.var.collector, [item], {
+      kv,
+      blobs,
+      now: clock.now(),
       idempotencyKey: c.req.valid("header")["idempotency-key"],
     });
     if (result.created) await notifyActivity(projectId);
@@ -116,7 +119,10 @@ ingestRoutes.openapi(
     const { projectId, records: items } = c.req.valid("json");
     assertOwnProject(c, projectId);
     const { kv, blobs, clock, notifyActivity } = c.var.services;
-    const result = await ingestEvidence({ kv, blobs, now: clock.now() }, c.var.collector, items, {
+    const result = await ingestEvidence(c.var.collector, items, {
+      kv,
+      blobs,
+      now: clock.now(),
       idempotencyKey: c.req.valid("header")["idempotency-key"],
       fieldPrefix: (i) => `records.${i}.`,
     });
@@ -147,12 +153,10 @@ ingestRoutes.openapi(
     assertOwnProject(c, projectId);
     const { kv, clock, notifyActivity } = c.var.services;
     const normalized = { ...detection, detectedAt: new Date(detection.detectedAt).toISOString() };
-    const signals = await recordSignals(
-      kv,
+    const signals = await recordSignals(kv, normalized, {
       projectId,
-      normalized,
-      (op) => touchCollector(op, c.var.collector.id, clock.now()),
-    );
+      seenCollector: { id: c.var.collector.id, now: clock.now() },
+    });
     await notifyActivity(projectId);
     return c.json({ signals }, 201);
   },

@@ -5,8 +5,9 @@
  * It names ids only; secrets are never part of it.
  */
 import type { Config } from "../../config.ts";
+import type { Collector } from "../../domain/collector.ts";
 import type { Project } from "../../domain/workspace.ts";
-import { type Collector, listCollectorsByProject } from "../../store/collectors.ts";
+import { listCollectorsByProject } from "../../store/collectors.ts";
 
 /** The guide of `project`, naming its oldest active collector (or a placeholder). */
 export async function setupGuideOf(kv: Deno.Kv, config: Config, project: Project): Promise<string> {

@@ -1,0 +1,35 @@
+/**
+ * A published version as stored: the public version fields plus what the
+ * service needs to serve and extend it (its artifacts and control states).
+ */
+import type { ControlState } from "./control.ts";
+import type { PublishedTrustSummary, PublishedVersion } from "./publish.ts";
+
+/** A stored artifact: its blob key and the strong validator of its bytes. */
+export interface Artifact {
+  key: string;
+  digest: string;
+}
+
+/** Everything about one published version; the artifacts are immutable blobs. */
+export interface Publication extends PublishedVersion {
+  id: string;
+  projectId: string;
+  summary: PublishedTrustSummary;
+  /**
+   * The Content-Security-Policy of this version's HTML: its inline stylesheet's hash as
+   * rendered then, so a later stylesheet change cannot unstyle an immutable page.
+   */
+  htmlCsp?: string;
+  /** State of every published control, by key, to describe the next version's changes. */
+  states: Record<string, ControlState>;
+  artifacts: {
+    trustJson: Artifact;
+    jws: Artifact;
+    html: Artifact;
+    markdown: Artifact;
+    feed: Artifact;
+    badgeSvg: Artifact;
+    badgeJson: Artifact;
+  };
+}
