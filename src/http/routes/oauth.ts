@@ -87,14 +87,9 @@ function malformedForm(description: string) {
 }
 
 function errorPage(c: Context<AppEnv>, message: string) {
-  const body = renderPage(
-    "Sign-in problem",
-    html`
-      <h1>Sign-in problem</h1>
-      <p class="error">${message}</p>
-    `,
-  );
-  return c.body(body, 400, pageHeaders());
+  const body = html`<h1>Sign-in problem</h1>
+<p class="error">${message}</p>`;
+  return c.body(renderPage("Sign-in problem", body), 400, pageHeaders());
 }
 
 /** The client's redirect URI with `params`, the request's `state` and our `iss` (RFC 9207). */
@@ -159,11 +154,9 @@ oauthRoutes.openapi(
     const { config } = c.var.services;
     const problem = checkAuthorizationRequest(config, p);
     if (problem && "page" in problem) return errorPage(c, problem.page);
-    if (problem) {
-      const params = { error: problem.redirect };
-      return c.redirect(clientRedirect(p, { issuer: config.auth.issuer, params }), 302);
-    }
-    return loginForm(c, p, {});
+    if (!problem) return loginForm(c, p, {});
+    const params = { error: problem.redirect };
+    return c.redirect(clientRedirect(p, { issuer: config.auth.issuer, params }), 302);
   },
   (result, c) => {
     if (!result.success) {
