@@ -13,7 +13,7 @@ import { collectorCliRoutes } from "./http/routes/collector_cli.ts";
 import { collectorRoutes } from "./http/routes/collectors.ts";
 import { controlRoutes } from "./http/routes/controls.ts";
 import { dashboardRoutes } from "./http/routes/dashboard.ts";
-import { discoveryRoutes } from "./http/routes/discovery.ts";
+import { discoveryRoutes, guideRoutes } from "./http/routes/discovery.ts";
 import { docsRoutes } from "./http/routes/docs.ts";
 import { evaluationRoutes } from "./http/routes/evaluations.ts";
 import { evidenceRoutes } from "./http/routes/evidence.ts";
@@ -23,9 +23,10 @@ import { meRoutes } from "./http/routes/me.ts";
 import { oauthRoutes } from "./http/routes/oauth.ts";
 import { organizationRoutes } from "./http/routes/organizations.ts";
 import { projectRoutes } from "./http/routes/projects.ts";
-import { publicOrgRoutes } from "./http/routes/public_org.ts";
+import { trustCenterRoutes, trustDomainRoutes } from "./http/routes/public_org.ts";
 import { publicTrustRoutes } from "./http/routes/public_trust.ts";
 import { publishRoutes } from "./http/routes/publish.ts";
+import { trustHistoryRoutes } from "./http/routes/trust_history.ts";
 import { domainRoutes } from "./http/routes/domains.ts";
 import { hostRouting } from "./http/host_routing.ts";
 import { publicCors } from "./http/cors.ts";
@@ -35,8 +36,10 @@ import { loadStaticFiles, serveStatic, staticFile } from "./http/static_files.ts
 import { DESIGN_TOKENS_CSS } from "./lib/design_tokens.ts";
 import { autoPublishAfterRecompute } from "./live/auto_publish.ts";
 import { createScheduler } from "./live/scheduler.ts";
-import { createPublicCache } from "./http/public_cache.ts";
-import { createFastPath } from "./http/fast_path.ts";
+import { createPublicCache } from "./serve/public_cache.ts";
+import { createFastPath } from "./serve/fast_path.ts";
+import { createArtifactCache } from "./serve/artifacts.ts";
+import { createMemo } from "./http/memo.ts";
 import type { Project } from "./domain/workspace.ts";
 import { createTxtResolver } from "./publish/dns.ts";
 import { publishProject } from "./publish/publish.ts";
@@ -86,6 +89,8 @@ export async function createServices(deps: AppDeps): Promise<Services> {
     notifyActivity: scheduler.notify,
     resolver: deps.resolver ?? createTxtResolver(config.dnsNameserver),
     publicCache,
+    artifacts: createArtifactCache(),
+    memo: createMemo(),
     publish,
   };
 }
@@ -147,16 +152,19 @@ export async function createApp(
   app.route("/", organizationRoutes);
   app.route("/", projectRoutes);
   app.route("/", docsRoutes);
-  app.route("/", discoveryRoutes);
-  app.route("/", mcpRoutes);
+  app.route("/.well-known", discoveryRoutes);
+  app.route("/", guideRoutes);
+  app.route("/mcp", mcpRoutes);
   app.route("/", controlRoutes);
   app.route("/", evaluationRoutes);
   app.route("/", collectorRoutes);
   app.route("/", collectorCliRoutes);
   app.route("/", evidenceRoutes);
   app.route("/", ingestRoutes);
-  app.route("/", publicOrgRoutes);
-  app.route("/", publicTrustRoutes);
+  app.route("/trust/domains", trustDomainRoutes);
+  app.route("/public/trust", trustCenterRoutes);
+  app.route("/trust", publicTrustRoutes);
+  app.route("/trust", trustHistoryRoutes);
   app.route("/", publishRoutes);
   app.route("/", domainRoutes);
   app.route("/", dashboardRoutes);

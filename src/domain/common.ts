@@ -11,6 +11,9 @@ export const DateTime = z.iso.datetime({ offset: true }).max(64);
 /** A UUID; the bound says in the schema what the format already implies. */
 export const Uuid = z.uuid().max(36);
 
+/** Version of the API contract, in /openapi.json and the MCP server's identity. */
+export const API_VERSION = "1.0.0";
+
 /** Longest free-text name accepted anywhere (organization, project, collector names). */
 export const MAX_NAME_LENGTH = 200;
 

@@ -103,6 +103,14 @@ export const PublishedTrustProfile = z.object({
 }).openapi("PublishedTrustProfile");
 export type PublishedTrustProfile = z.infer<typeof PublishedTrustProfile>;
 
+/** The path (and MCP tool input) that names a public project. */
+export const SlugParams = z.object({
+  projectSlug: z.string().min(1).max(100).openapi({
+    param: { name: "projectSlug", in: "path" },
+    example: "acme-cloud",
+  }),
+});
+
 export const PublishedTrustProfileResponse = z.object({ profile: PublishedTrustProfile })
   .openapi("PublishedTrustProfileResponse");
 

@@ -3,10 +3,9 @@
  * schemas that validate requests, served at /openapi.json.
  */
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import { API_VERSION } from "../domain/common.ts";
 import type { AppEnv, Services } from "./env.ts";
 import { ERROR_DESCRIPTIONS, HUMAN, PUBLIC } from "./openapi.ts";
-
-export const API_VERSION = "1.0.0";
 
 const TAGS = [
   { name: "Service", description: "Liveness, keys and metadata" },

@@ -8,20 +8,12 @@
  */
 import type { MiddlewareHandler } from "hono";
 import type { Config } from "../config.ts";
+import { serviceHostTest } from "../serve/hosts.ts";
+import { PUBLIC_CORS_HEADERS } from "../serve/headers.ts";
 import type { AppEnv } from "./env.ts";
-import { serviceHostTest } from "./host_routing.ts";
 
 const PUBLIC_READ =
   /^\/(?:trust\/|public\/|\.well-known\/|docs\/|openapi\.json$|llms\.txt$|mcp$|agent-instructions(?:\.md)?$|setup(?:\.md)?$)/;
-
-/** Response headers a script on another origin may read (besides the CORS-safelisted ones). */
-export const EXPOSED_HEADERS = "ETag, Link, Location, Retry-After, Mcp-Session-Id";
-
-/** The CORS headers of every public read's response, the trust.json fast path's included. */
-export const PUBLIC_CORS_HEADERS = {
-  "access-control-allow-origin": "*",
-  "access-control-expose-headers": EXPOSED_HEADERS,
-} as const;
 
 const READ_HEADERS = "Accept, If-None-Match, If-Modified-Since";
 const MCP_HEADERS = `${READ_HEADERS}, Content-Type, Mcp-Session-Id, Mcp-Protocol-Version`;

@@ -13,11 +13,13 @@ import type { Project } from "../domain/workspace.ts";
 import type { TxtResolver } from "../publish/dns.ts";
 import type { Collector } from "../domain/collector.ts";
 import type { Publication } from "../domain/publication.ts";
-import type { PublicCache } from "./public_cache.ts";
+import type { ArtifactCache } from "../serve/artifacts.ts";
+import type { PublicCache } from "../serve/public_cache.ts";
 import type { User } from "../domain/workspace.ts";
 import type { Clock } from "../lib/clock.ts";
 import type { Logger } from "../lib/log.ts";
 import { validationHook } from "./errors.ts";
+import type { Memo } from "./memo.ts";
 
 /** Everything with I/O, passed in so tests control storage and time. */
 export interface AppDeps {
@@ -46,6 +48,10 @@ export interface Services extends AppDeps {
   resolver: TxtResolver;
   /** Slug → project and latest publication for public reads (one second, dropped on writes). */
   publicCache: PublicCache;
+  /** Published artifact bytes by key (immutable), bounded in size. */
+  artifacts: ArtifactCache;
+  /** What routes load or generate once and keep (static files, generated documents). */
+  memo: Memo;
   /** Publishes the next version of a project (DESIGN.md §9). */
   publish(project: Project): Promise<{ job: PublishJob; publication: Publication }>;
 }

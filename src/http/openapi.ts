@@ -3,6 +3,8 @@
  * description complete: JSON bodies, error responses, security.
  */
 import type { z } from "@hono/zod-openapi";
+import type { TypedResponse } from "hono";
+import type { JSONParsed } from "hono/utils/types";
 import { ApiError } from "../domain/common.ts";
 
 /** A JSON response (or request) content entry. */
@@ -45,3 +47,15 @@ export function errors<const S extends ErrorStatus>(...statuses: S[]) {
 export const HUMAN = [{ humanBearer: [] }];
 /** Security requirement for routes that take a collector secret or collector token. */
 export const COLLECTOR = [{ collectorBearer: [] }];
+
+/**
+ * Declares that `response` carries the route's documented JSON body (`schema`, status 200),
+ * for answers whose bytes were not built by `c.json`: stored documents served as published.
+ * The response is returned as it is; only its type gains what the route's handler type asks.
+ */
+export function documentedJson<T extends z.ZodType>(
+  _schema: T,
+  response: Response,
+): Response & TypedResponse<JSONParsed<z.infer<T>>, 200, "json"> {
+  return response as Response & TypedResponse<JSONParsed<z.infer<T>>, 200, "json">;
+}

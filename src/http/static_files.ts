@@ -5,7 +5,7 @@
  */
 import type { Context } from "hono";
 import { sha256HexSync } from "../lib/hash.ts";
-import { ifNoneMatchHits } from "./artifacts.ts";
+import { ifNoneMatchHits } from "../serve/artifacts.ts";
 
 const TYPES: Record<string, string> = {
   ".css": "text/css; charset=utf-8",

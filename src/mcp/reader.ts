@@ -1,17 +1,14 @@
 /**
  * What the MCP server may read: published data of public projects, through
- * the same functions the public HTTP routes use, so a tool result and the
- * route body come from the same lookups and the same stored bytes.
+ * the same public-read functions the HTTP routes use, so a tool result and
+ * the route body come from the same lookups and the same stored bytes.
  */
-import type { Context } from "hono";
 import type { TrustSignalDetection } from "../domain/collector.ts";
-import { artifactBytes } from "../http/artifacts.ts";
-import type { AppEnv } from "../http/env.ts";
-import { publicProject, publicPublication } from "../http/routes/public_trust.ts";
 import type { Logger } from "../lib/log.ts";
-import { getLatestSignals } from "../store/signals.ts";
+import { latestSignals, latestTrustJson } from "../serve/bodies.ts";
+import type { PublicReads } from "../serve/public_read.ts";
 
-/** Reads of published trust data; each throws the HTTP layer's 404 for unknown or private slugs. */
+/** Reads of published trust data; each throws the same 404 as HTTP for unknown or private slugs. */
 export interface TrustReader {
   /** The exact text of the latest trust.json of a public project. */
   trustJson(projectSlug: string): Promise<string>;
@@ -21,22 +18,13 @@ export interface TrustReader {
 }
 
 /**
- * A reader bound to one request's services. It takes the Hono context only
- * because `publicProject`/`publicPublication` do: sharing them is what keeps
- * "private" and "unknown" answered identically on both surfaces.
+ * A reader over the app's public reads. Sharing them with the HTTP routes is
+ * what keeps "private" and "unknown" answered identically on both surfaces.
  */
-export function createTrustReader(c: Context<AppEnv>): TrustReader {
-  const { blobs, kv, log } = c.var.services;
+export function createTrustReader(reads: PublicReads & { log: Logger }): TrustReader {
   return {
-    async trustJson(projectSlug) {
-      const { publication } = await publicPublication(c, projectSlug);
-      const bytes = await artifactBytes(blobs, publication.artifacts.trustJson);
-      return new TextDecoder().decode(bytes);
-    },
-    async signals(projectSlug) {
-      const project = await publicProject(c, projectSlug);
-      return await getLatestSignals(kv, project.id);
-    },
-    log,
+    trustJson: (projectSlug) => latestTrustJson(reads, projectSlug),
+    signals: (projectSlug) => latestSignals(reads, projectSlug),
+    log: reads.log,
   };
 }

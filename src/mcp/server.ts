@@ -7,9 +7,9 @@
 import { McpServer, ResourceTemplate } from "@modelcontextprotocol/sdk/server/mcp.js";
 // @ts-types="@modelcontextprotocol/sdk/types"
 import { McpError } from "@modelcontextprotocol/sdk/types.js";
+import { API_VERSION } from "../domain/common.ts";
 import { AppError } from "../domain/errors.ts";
-import { API_VERSION } from "../http/api_document.ts";
-import { SlugParams } from "../http/routes/public_trust.ts";
+import { SlugParams } from "../domain/publish.ts";
 import type { TrustReader } from "./reader.ts";
 import { SERVER_INSTRUCTIONS, TRUST_JSON_RESOURCE, TRUST_TOOLS } from "./tools.ts";
 

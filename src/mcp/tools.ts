@@ -10,6 +10,7 @@ import {
   PublishedTrustProfile,
   PublishedTrustProfileResponse,
 } from "../domain/publish.ts";
+import { controlsOf, profileEnvelope } from "../serve/bodies.ts";
 import type { TrustReader } from "./reader.ts";
 
 /** One tool: its contract, the route whose body it returns, and how to read that body. */
@@ -40,7 +41,7 @@ export const TRUST_TOOLS: readonly TrustTool[] = [
       `The latest published trust profile of a vendor's project: overall state (pass, fail, stale, degraded, unknown), counts per state, and every control with its state, confidence and freshness. Use it first to answer whether a vendor currently meets its security controls. Same body as GET /trust/{projectSlug}. ${ABOUT_SLUG} ${ABOUT_ERRORS} ${ABOUT_POLLING}`,
     outputSchema: PublishedTrustProfileResponse,
     route: "/trust/{projectSlug}",
-    read: async (reader, slug) => `{"profile":${await reader.trustJson(slug)}}`,
+    read: async (reader, slug) => profileEnvelope(await reader.trustJson(slug)),
   },
   {
     name: "get_trust_controls",
@@ -49,10 +50,7 @@ export const TRUST_TOOLS: readonly TrustTool[] = [
       `The controls of the latest published version of a project, with the evidence behind each: state, confidence, latestEvidenceAt (when the evidence was observed), freshUntil and nextCheckAt, plus the version and summary. Use it to explain why a control passes or fails, or when evidence goes stale. Same body as GET /trust/{projectSlug}/controls. ${ABOUT_SLUG} ${ABOUT_ERRORS} ${ABOUT_POLLING}`,
     outputSchema: PublishedTrustControlsResponse,
     route: "/trust/{projectSlug}/controls",
-    read: async (reader, slug) => {
-      const { schemaVersion: _version, ...controls } = JSON.parse(await reader.trustJson(slug));
-      return JSON.stringify(controls);
-    },
+    read: async (reader, slug) => JSON.stringify(controlsOf(await reader.trustJson(slug))),
   },
   {
     name: "get_trust_signals",

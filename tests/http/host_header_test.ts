@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { serviceHostTest } from "../../src/http/host_routing.ts";
+import { serviceHostTest } from "../../src/serve/hosts.ts";
 import { createTestApp } from "../support/app.ts";
 import { publishVersion, workspace } from "../support/fixtures.ts";
 

@@ -6,12 +6,13 @@
  */
 import { createRoute, z } from "@hono/zod-openapi";
 import { createRouter } from "../env.ts";
+import { memoKey } from "../memo.ts";
 import { loadStaticFile, serveFile, type StaticFile } from "../static_files.ts";
 
 export const collectorCliRoutes = createRouter();
 
 const CLI_URL = new URL("../../cli/collector.ts", import.meta.url);
-let cli: Promise<StaticFile> | undefined;
+const CLI = memoKey<Promise<StaticFile>>("collector CLI");
 
 collectorCliRoutes.openapi(
   createRoute({
@@ -33,7 +34,7 @@ collectorCliRoutes.openapi(
     },
   }),
   async (c) => {
-    cli ??= loadStaticFile(CLI_URL);
-    return serveFile(c, await cli, { "access-control-allow-origin": "*" });
+    const cli = await c.var.services.memo(CLI, () => loadStaticFile(CLI_URL));
+    return serveFile(c, cli, { "access-control-allow-origin": "*" });
   },
 );

@@ -25,7 +25,7 @@ import {
 import { requireHuman, requireProjectAccess } from "../auth.ts";
 import { createRouter } from "../env.ts";
 import { errors, HUMAN, json, jsonBody } from "../openapi.ts";
-import { setupGuideOf } from "./setup_guide.ts";
+import { setupGuideOf } from "../../serve/setup_guide.ts";
 
 export const collectorRoutes = createRouter();
 
@@ -59,8 +59,7 @@ collectorRoutes.openapi(
   }),
   async (c) => {
     const project = await requireProjectAccess(c, c.req.valid("param").id);
-    const { kv, config } = c.var.services;
-    return c.body(await setupGuideOf(kv, config, project), 200, {
+    return c.body(await setupGuideOf(c.var.services, project), 200, {
       "content-type": "text/markdown; charset=utf-8",
       "cache-control": "private, no-cache",
     });

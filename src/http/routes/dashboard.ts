@@ -8,6 +8,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { dashboardRedirectUri } from "../../auth/builtin/clients.ts";
 import type { Config } from "../../config.ts";
 import { createRouter } from "../env.ts";
+import { memoKey } from "../memo.ts";
 import { json } from "../openapi.ts";
 import { loadStaticFiles, serveStatic } from "../static_files.ts";
 
@@ -65,16 +66,16 @@ export function dashboardHeaders(config: Config): Record<string, string> {
   };
 }
 
-let pageFiles: ReturnType<typeof loadStaticFiles> | undefined;
+const PAGE_FILES = memoKey<ReturnType<typeof loadStaticFiles>>("dashboard page");
 
 dashboardRoutes.get("/dashboard", (c) => c.redirect("/dashboard/", 301));
 // The same file is under /static/*, where it would run without this policy.
 dashboardRoutes.get("/static/dashboard/index.html", (c) => c.redirect("/dashboard/", 301));
 
 dashboardRoutes.get("/dashboard/", async (c) => {
-  pageFiles ??= loadStaticFiles(DASHBOARD_DIR);
-  const headers = dashboardHeaders(c.var.services.config);
-  return serveStatic(c, await pageFiles, "index.html", headers) ?? c.notFound();
+  const { config, memo } = c.var.services;
+  const pageFiles = await memo(PAGE_FILES, () => loadStaticFiles(DASHBOARD_DIR));
+  return serveStatic(c, pageFiles, "index.html", dashboardHeaders(config)) ?? c.notFound();
 });
 
 dashboardRoutes.openapi(

@@ -23,10 +23,12 @@ import { agentInstructions, llmsTxt, setupGuide } from "../../mcp/guides.ts";
 import type { AppEnv } from "../env.ts";
 import { createRouter } from "../env.ts";
 import { json } from "../openapi.ts";
-import { sendDoc } from "./docs.ts";
+import { sendDoc } from "../negotiation.ts";
 
-/** GET routes of the discovery documents and agent guides, all public. */
+/** GET routes of the discovery documents, all public, mounted at /.well-known. */
 export const discoveryRoutes = createRouter();
+/** GET routes of /llms.txt and the agent guides, all public, mounted at the root. */
+export const guideRoutes = createRouter();
 
 const tags = ["Discovery"];
 /** Discovery documents change only with configuration or a deploy. */
@@ -40,8 +42,12 @@ function publicHeaders(type: string): Record<string, string> {
   };
 }
 
-function sendJson(c: Context<AppEnv>, body: unknown, type = "application/json; charset=utf-8") {
-  return c.body(JSON.stringify(body), 200, publicHeaders(type));
+function sendJson<T extends object>(
+  c: Context<AppEnv>,
+  body: T,
+  type = "application/json; charset=utf-8",
+) {
+  return c.json(body, 200, publicHeaders(type));
 }
 
 /** The Link header that names the API catalog (RFC 9727 §2, answered to GET and HEAD alike). */
@@ -52,7 +58,7 @@ function apiCatalogLink(config: Config): string {
 discoveryRoutes.openapi(
   createRoute({
     method: "get",
-    path: "/.well-known/api-catalog",
+    path: "/api-catalog",
     operationId: "getApiCatalog",
     tags,
     summary: "API catalog (RFC 9727): the HTTP API and the MCP server with their descriptions",
@@ -71,47 +77,47 @@ discoveryRoutes.openapi(
   (c) => {
     const { config } = c.var.services;
     c.header("Link", apiCatalogLink(config));
-    return sendJson(c, apiCatalog(config), API_CATALOG_TYPE) as never;
+    return sendJson(c, apiCatalog(config), API_CATALOG_TYPE);
   },
 );
 
 discoveryRoutes.openapi(
   createRoute({
     method: "get",
-    path: "/.well-known/mcp.json",
+    path: "/mcp.json",
     operationId: "getMcpManifest",
     tags,
     summary: "MCP server manifest: transport URL, tools and resource template",
     responses: { 200: json(McpManifest, "The manifest") },
   }),
-  (c) => sendJson(c, mcpManifest(c.var.services.config)) as never,
+  (c) => sendJson(c, mcpManifest(c.var.services.config)),
 );
 
 discoveryRoutes.openapi(
   createRoute({
     method: "get",
-    path: "/.well-known/mcp/server-cards.json",
+    path: "/mcp/server-cards.json",
     operationId: "getMcpServerCards",
     tags,
     summary: "MCP server cards (server-card proposal shape) with the streamable-http remote",
     responses: { 200: json(z.array(ServerCard), "One card per MCP server") },
   }),
-  (c) => sendJson(c, serverCards(c.var.services.config)) as never,
+  (c) => sendJson(c, serverCards(c.var.services.config)),
 );
 
 discoveryRoutes.openapi(
   createRoute({
     method: "get",
-    path: "/.well-known/ai-plugin.json",
+    path: "/ai-plugin.json",
     operationId: "getAiPluginManifest",
     tags,
     summary: "Agent plugin descriptor (ai-plugin.json v1) pointing at /openapi.json",
     responses: { 200: json(AiPlugin, "The descriptor") },
   }),
-  (c) => sendJson(c, aiPlugin(c.var.services.config)) as never,
+  (c) => sendJson(c, aiPlugin(c.var.services.config)),
 );
 
-discoveryRoutes.openapi(
+guideRoutes.openapi(
   createRoute({
     method: "get",
     path: "/llms.txt",
@@ -123,11 +129,11 @@ discoveryRoutes.openapi(
     },
   }),
   (c) =>
-    c.body(
+    c.text(
       llmsTxt(c.var.services.config),
       200,
       publicHeaders("text/plain; charset=utf-8"),
-    ) as never,
+    ),
 );
 
 const GUIDES = [
@@ -148,7 +154,7 @@ const GUIDES = [
 ] as const;
 
 for (const guide of GUIDES) {
-  discoveryRoutes.openapi(
+  guideRoutes.openapi(
     createRoute({
       method: "get",
       path: `${guide.path}.md`,
@@ -159,9 +165,12 @@ for (const guide of GUIDES) {
         200: { content: { "text/markdown": { schema: z.string() } }, description: "Markdown" },
       },
     }),
-    (c) => asPublicDoc(sendDoc(c, guide.title, guide.render(c.var.services.config), "md")) as never,
+    (c) =>
+      asPublicDoc(
+        sendDoc(c, guide.title, { markdown: guide.render(c.var.services.config), format: "md" }),
+      ),
   );
-  discoveryRoutes.openapi(
+  guideRoutes.openapi(
     createRoute({
       method: "get",
       path: guide.path,
@@ -178,7 +187,7 @@ for (const guide of GUIDES) {
         },
       },
     }),
-    (c) => asPublicDoc(sendDoc(c, guide.title, guide.render(c.var.services.config))) as never,
+    (c) => asPublicDoc(sendDoc(c, guide.title, { markdown: guide.render(c.var.services.config) })),
   );
 }
 

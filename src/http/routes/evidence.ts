@@ -16,7 +16,7 @@ import { encodeBase64 } from "../../lib/encoding.ts";
 import { getEvidence, listEvidenceByProject } from "../../store/evidence.ts";
 import { requireHuman, requireProjectAccess } from "../auth.ts";
 import { createRouter } from "../env.ts";
-import { errors, HUMAN, json } from "../openapi.ts";
+import { documentedJson, errors, HUMAN, json } from "../openapi.ts";
 
 export const evidenceRoutes = createRouter();
 
@@ -115,12 +115,13 @@ evidenceRoutes.openapi(
     const hex = record.checksum.slice("sha256:".length);
     const b64 = encodeBase64(Uint8Array.from(hex.match(/../g)!, (h) => parseInt(h, 16)));
     // The stored bytes are served as they are (not re-serialized), so the digest holds.
-    return c.body(bytes as Uint8Array<ArrayBuffer>, 200, {
+    const response = c.body(bytes as Uint8Array<ArrayBuffer>, 200, {
       "content-type": "application/json",
       etag: `"${record.checksum}"`,
       "repr-digest": `sha-256=:${b64}:`,
       digest: `sha-256=${b64}`,
       "cache-control": "private, max-age=31536000, immutable",
-    }) as never;
+    });
+    return documentedJson(Payload, response);
   },
 );

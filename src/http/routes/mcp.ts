@@ -15,7 +15,7 @@ import { createTrustMcpServer } from "../../mcp/server.ts";
 import { createRouter } from "../env.ts";
 import { errors } from "../openapi.ts";
 
-/** POST /mcp, and the 405 answers for GET and DELETE. */
+/** POST /mcp, and the 405 answers for GET and DELETE; mounted at /mcp. */
 export const mcpRoutes = createRouter();
 
 const tags = ["MCP"];
@@ -47,7 +47,7 @@ const JSON_MEDIA_TYPE = /^application\/([\w.-]+\+)?json$/i;
 mcpRoutes.openapi(
   createRoute({
     method: "post",
-    path: "/mcp",
+    path: "/",
     operationId: "postMcpMessage",
     tags,
     summary: "Send MCP JSON-RPC messages (Streamable HTTP, stateless, no credentials)",
@@ -99,12 +99,12 @@ mcpRoutes.openapi(
       allowedHosts: mcpAllowedHosts(config),
       allowedOrigins: mcpAllowedOrigins(config),
     });
-    const server = createTrustMcpServer(createTrustReader(c));
+    const server = createTrustMcpServer(createTrustReader(c.var.services));
     try {
       await server.connect(transport);
       const response = await transport.handleRequest(request, { parsedBody });
       response.headers.set("Cache-Control", "no-store");
-      return response as never;
+      return response;
     } finally {
       // JSON mode resolves only once every answer is in the body, so closing now loses nothing.
       await server.close();
@@ -115,7 +115,7 @@ mcpRoutes.openapi(
 const notAllowed = (method: "get" | "delete") =>
   createRoute({
     method,
-    path: "/mcp",
+    path: "/",
     operationId: method === "get" ? "getMcpStream" : "deleteMcpSession",
     tags,
     summary: method === "get"

@@ -1,36 +1,33 @@
 /**
- * Public reads beyond one project: a profile by verified custom domain, and
- * an organization's trust center listing its published projects.
+ * Public reads beyond one project: a profile by verified custom domain
+ * (mounted at /trust/domains), and an organization's trust center listing
+ * its published projects (mounted at /public/trust).
  */
 import { createRoute, z } from "@hono/zod-openapi";
-import { notFound } from "../../domain/errors.ts";
-import {
-  OrganizationTrustCenter,
-  type OrganizationTrustCenter as OrganizationTrustCenterType,
-  PublishedTrustProfileResponse,
-} from "../../domain/publish.ts";
-import { normalizeDomain } from "../../publish/domain_name.ts";
+import { OrganizationTrustCenter, PublishedTrustProfileResponse } from "../../domain/publish.ts";
 import {
   renderOrgTrustCenterHtml,
   renderOrgTrustCenterMarkdown,
 } from "../../publish/render/mod.ts";
-import { getDomainByName } from "../../store/domains.ts";
-import { getOrganizationBySlug } from "../../store/organizations.ts";
-import { getProject, listProjectsByOrganization } from "../../store/projects.ts";
-import { getLatestPublication } from "../../store/publications.ts";
+import { orgTrustCenter } from "../../serve/bodies.ts";
+import { trustPageHeaders } from "../../serve/headers.ts";
+import { publicationByDomain } from "../../serve/public_read.ts";
 import { createRouter } from "../env.ts";
-import { errors, json } from "../openapi.ts";
-import { wantsMarkdown } from "./docs.ts";
-import { publicHeaders, serveLatestProfile, trustPageHeaders } from "./public_trust.ts";
+import { wantsMarkdown } from "../negotiation.ts";
+import { documentedJson, errors, json } from "../openapi.ts";
+import { publicHeaders, serveLatestProfile } from "../public_responses.ts";
 
-export const publicOrgRoutes = createRouter();
+/** The profile of a verified custom domain, mounted at /trust/domains. */
+export const trustDomainRoutes = createRouter();
+/** Organization trust centers, mounted at /public/trust. */
+export const trustCenterRoutes = createRouter();
 
 const tags = ["Public trust"];
 
-publicOrgRoutes.openapi(
+trustDomainRoutes.openapi(
   createRoute({
     method: "get",
-    path: "/trust/domains/{domain}",
+    path: "/{domain}",
     operationId: "getTrustProfileByDomain",
     tags,
     summary: "The latest trust profile of the project that verified this domain",
@@ -48,30 +45,16 @@ publicOrgRoutes.openapi(
     },
   }),
   async (c) => {
-    const raw = c.req.valid("param").domain;
-    let name: string;
-    try {
-      name = normalizeDomain(raw);
-    } catch {
-      throw notFound("No verified domain by that name");
-    }
-    const { kv } = c.var.services;
-    const domain = await getDomainByName(kv, name);
-    const project = domain?.verificationStatus === "verified"
-      ? await getProject(kv, domain.projectId)
-      : null;
-    const publication = project?.visibility === "public"
-      ? await getLatestPublication(kv, project.id)
-      : null;
-    if (!publication) throw notFound("No verified domain by that name");
-    return await serveLatestProfile(c, publication, "json") as never;
+    const publication = await publicationByDomain(c.var.services.kv, c.req.valid("param").domain);
+    const response = await serveLatestProfile(c, publication, "json");
+    return documentedJson(PublishedTrustProfileResponse, response);
   },
 );
 
-publicOrgRoutes.openapi(
+trustCenterRoutes.openapi(
   createRoute({
     method: "get",
-    path: "/public/trust/{orgSlug}",
+    path: "/{orgSlug}",
     operationId: "getOrganizationTrustCenter",
     tags,
     summary: "An organization's trust center: every public, published project",
@@ -95,35 +78,17 @@ publicOrgRoutes.openapi(
   }),
   async (c) => {
     const { kv, config } = c.var.services;
-    const org = await getOrganizationBySlug(kv, c.req.valid("param").orgSlug);
-    if (!org) throw notFound("No public trust center by that name");
-    const projects = await listProjectsByOrganization(kv, org.id);
-    const center: OrganizationTrustCenterType = {
-      organization: { name: org.name, slug: org.slug },
-      projects: [],
-    };
-    for (const project of projects.filter((p) => p.visibility === "public")) {
-      const publication = await getLatestPublication(kv, project.id);
-      if (!publication) continue;
-      center.projects.push({
-        slug: project.slug,
-        name: project.name,
-        hostedSubdomain: project.hostedSubdomain,
-        version: publication.version,
-        publishedAt: publication.publishedAt,
-        summary: publication.summary,
-      });
-    }
+    const center = await orgTrustCenter(kv, c.req.valid("param").orgSlug);
     publicHeaders(c);
     c.header("Vary", "Accept");
     const link = (slug: string) => `${config.baseUrl}/trust/${encodeURIComponent(slug)}`;
     if (wantsMarkdown(c)) {
       return c.body(renderOrgTrustCenterMarkdown(center, link), 200, {
         "content-type": "text/markdown; charset=utf-8",
-      }) as never;
+      });
     }
     if (/text\/html/i.test(c.req.header("accept") ?? "")) {
-      return c.body(renderOrgTrustCenterHtml(center, link), 200, trustPageHeaders()) as never;
+      return c.body(renderOrgTrustCenterHtml(center, link), 200, trustPageHeaders());
     }
     return c.json(center, 200);
   },

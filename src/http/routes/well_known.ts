@@ -6,6 +6,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { HealthStatus } from "../../domain/common.ts";
 import type { Services } from "../env.ts";
 import { createRouter } from "../env.ts";
+import { memoKey } from "../memo.ts";
 import { json } from "../openapi.ts";
 
 export const wellKnownRoutes = createRouter();
@@ -87,7 +88,10 @@ export function builtinMetadata(services: Services) {
 }
 
 const IDP_METADATA_TTL_MS = 5 * 60 * 1000;
-let idpCache: { issuer: string; at: number; body: Record<string, unknown> } | undefined;
+/** The provider's last fetched metadata, per app. */
+const IDP_METADATA = memoKey<{
+  entry?: { issuer: string; at: number; body: Record<string, unknown> };
+}>("IdP metadata");
 
 /**
  * In oidc mode, the external provider's own RFC 8414 (or OpenID discovery)
@@ -97,10 +101,10 @@ let idpCache: { issuer: string; at: number; body: Record<string, unknown> } | un
 async function oidcMetadata(services: Services): Promise<Record<string, unknown>> {
   const { config, clock } = services;
   const now = clock.now().getTime();
-  if (
-    idpCache && idpCache.issuer === config.auth.issuer && now - idpCache.at < IDP_METADATA_TTL_MS
-  ) {
-    return idpCache.body;
+  const cached = services.memo(IDP_METADATA, () => ({}));
+  const hit = cached.entry;
+  if (hit && hit.issuer === config.auth.issuer && now - hit.at < IDP_METADATA_TTL_MS) {
+    return hit.body;
   }
   const doFetch = services.fetch ?? fetch;
   for (
@@ -111,7 +115,7 @@ async function oidcMetadata(services: Services): Promise<Record<string, unknown>
     if (res?.ok) {
       const body = await res.json().catch(() => null);
       if (body && typeof body === "object" && body.issuer === config.auth.issuer) {
-        idpCache = { issuer: config.auth.issuer, at: now, body };
+        cached.entry = { issuer: config.auth.issuer, at: now, body };
         return body;
       }
     } else await res?.body?.cancel();

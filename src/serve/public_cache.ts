@@ -9,7 +9,8 @@
  */
 import type { Project } from "../domain/workspace.ts";
 import { getProjectBySlug } from "../store/projects.ts";
-import { getLatestPublication, type Publication } from "../store/publications.ts";
+import type { Publication } from "../domain/publication.ts";
+import { getLatestPublication } from "../store/publications.ts";
 
 export interface PublicView {
   project: Project | null;

@@ -4,21 +4,24 @@
  * vendor's engineer, or an agent following it, runs to connect a collector.
  * It names ids only; secrets are never part of it.
  */
-import type { Config } from "../../config.ts";
-import type { Collector } from "../../domain/collector.ts";
-import type { Project } from "../../domain/workspace.ts";
-import { listCollectorsByProject } from "../../store/collectors.ts";
+import type { Config } from "../config.ts";
+import type { Collector } from "../domain/collector.ts";
+import type { Project } from "../domain/workspace.ts";
+import { listCollectorsByProject } from "../store/collectors.ts";
 
 /** The guide of `project`, naming its oldest active collector (or a placeholder). */
-export async function setupGuideOf(kv: Deno.Kv, config: Config, project: Project): Promise<string> {
-  const collectors = await listCollectorsByProject(kv, project.id);
-  return renderSetupGuide(config, project, collectors.find((x) => x.status === "active") ?? null);
+export async function setupGuideOf(
+  deps: { kv: Deno.Kv; config: Config },
+  project: Project,
+): Promise<string> {
+  const collectors = await listCollectorsByProject(deps.kv, project.id);
+  const collector = collectors.find((x) => x.status === "active") ?? null;
+  return renderSetupGuide(deps.config, { project, collector });
 }
 
-export function renderSetupGuide(
+function renderSetupGuide(
   config: Config,
-  project: Project,
-  collector: Collector | null,
+  { project, collector }: { project: Project; collector: Collector | null },
 ): string {
   const base = config.baseUrl;
   const collectorId = collector?.id ?? "<COLLECTOR_ID>";

@@ -7,9 +7,11 @@
  * memory (unknown or private slug, another host, a cold cache) goes to the
  * full app, which gives the same answer and warms the caches.
  */
-import { artifactHeaders, cachedArtifactBytes, ifNoneMatchHits } from "./artifacts.ts";
-import type { Services } from "./env.ts";
-import { serviceHostTest } from "./host_routing.ts";
+import type { Config } from "../config.ts";
+import { type ArtifactCache, artifactHeaders, ifNoneMatchHits } from "./artifacts.ts";
+import { TRUST_JSON_HEADERS } from "./headers.ts";
+import { serviceHostTest } from "./hosts.ts";
+import type { PublicCache } from "./public_cache.ts";
 
 const PREFIX = "/trust/";
 const SUFFIX = "/trust.json";
@@ -20,12 +22,6 @@ function slugOf(path: string): string | null {
   const slug = path.slice(PREFIX.length, path.length - SUFFIX.length);
   return slug && !slug.includes("/") && !slug.includes("%") ? slug : null;
 }
-
-/** Headers of the latest trust.json, shared with its route so both answer alike. */
-export const TRUST_JSON_HEADERS = {
-  "content-type": "application/json; charset=utf-8",
-  "cache-control": "public, s-maxage=300",
-} as const;
 
 // Bounds of the prepared answers; past either, they are dropped and rebuilt as requested.
 const MAX_ANSWERS = 1000;
@@ -49,9 +45,19 @@ function answersFor(artifact: { digest: string }, bytes: Uint8Array<ArrayBuffer>
   };
 }
 
-/** Returns a Response, or null to let the router answer. */
-export function createFastPath(services: Services) {
-  const isServiceHost = serviceHostTest(services.config);
+/** What the fast path reads: the app's configuration and its two public-read caches. */
+export interface FastPathDeps {
+  config: Config;
+  publicCache: PublicCache;
+  artifacts: ArtifactCache;
+}
+
+/**
+ * Creates the fast path of one app: a function that returns the answer to a
+ * request from memory, or null to let the router answer.
+ */
+export function createFastPath(deps: FastPathDeps): (request: Request) => Response | null {
+  const isServiceHost = serviceHostTest(deps.config);
   // Responses per artifact, built once and answered with clone(): a clone copies the
   // already validated header list, where a new Response would check every header again.
   const answersByKey = new Map<string, Answers>();
@@ -67,12 +73,12 @@ export function createFastPath(services: Services) {
     // Deno builds the URL's authority from the Host header; where the two could differ (an
     // absolute-form request target), declining here is safe: the router reads Host itself.
     if (!slug || !isServiceHost(url.slice(authority, start))) return null;
-    const view = services.publicCache.peek(slug);
+    const view = deps.publicCache.peek(slug);
     if (view?.project?.visibility !== "public" || !view.publication) return null;
     const artifact = view.publication.artifacts.trustJson;
     let answers = answersByKey.get(artifact.key);
     if (!answers) {
-      const bytes = cachedArtifactBytes(artifact);
+      const bytes = deps.artifacts.cached(artifact);
       if (!bytes) return null;
       if (answersByKey.size >= MAX_ANSWERS || answerBytes > MAX_ANSWER_BYTES) {
         answersByKey.clear();

@@ -1,0 +1,56 @@
+/**
+ * Hono-side answers of public reads: the shared headers, published artifacts
+ * through the app's artifact cache, and the latest profile in the
+ * negotiated format. What they serve is resolved in src/serve.
+ */
+import type { Context } from "hono";
+import { respondWithArtifact, type Wrap } from "../serve/artifacts.ts";
+import { PROFILE_ENVELOPE } from "../serve/bodies.ts";
+import { JSON_TYPE, MARKDOWN_TYPE, PUBLIC_CACHE, trustPageHeaders } from "../serve/headers.ts";
+import type { Artifact, Publication } from "../domain/publication.ts";
+import type { AppEnv } from "./env.ts";
+import { wantsMarkdown } from "./negotiation.ts";
+
+/** Headers of every unversioned public read: shared caching, and readable from any origin. */
+export function publicHeaders(c: Context<AppEnv>): void {
+  c.header("Cache-Control", PUBLIC_CACHE);
+  c.header("Access-Control-Allow-Origin", "*");
+}
+
+/** Responds with an artifact's stored bytes, or 304 when the client already has them. */
+export function serveArtifact(
+  c: Context<AppEnv>,
+  artifact: Artifact,
+  options: { headers: Record<string, string>; wrap?: Wrap },
+): Promise<Response> {
+  return respondWithArtifact(c.req.raw, c.var.services, { artifact, ...options });
+}
+
+/**
+ * The latest profile in the negotiated format: HTML for browsers, Markdown
+ * for agents (`Accept: text/markdown`), the JSON envelope otherwise.
+ */
+export async function serveLatestProfile(
+  c: Context<AppEnv>,
+  publication: Publication,
+  format: "json" | "html" | "md" | undefined,
+): Promise<Response> {
+  const accept = c.req.header("accept") ?? "";
+  const chosen = format ??
+    (wantsMarkdown(c) ? "md" : /text\/html/i.test(accept) ? "html" : "json");
+  const base = { "cache-control": PUBLIC_CACHE, vary: "Accept" };
+  if (chosen === "html") {
+    return await serveArtifact(c, publication.artifacts.html, {
+      headers: { ...base, ...trustPageHeaders(publication.htmlCsp) },
+    });
+  }
+  if (chosen === "md") {
+    return await serveArtifact(c, publication.artifacts.markdown, {
+      headers: { ...base, "content-type": MARKDOWN_TYPE },
+    });
+  }
+  return await serveArtifact(c, publication.artifacts.trustJson, {
+    headers: { ...base, "content-type": JSON_TYPE },
+    wrap: PROFILE_ENVELOPE,
+  });
+}

@@ -1,0 +1,198 @@
+/**
+ * Public trust reads of a project's history and its feeds: the version
+ * list, each version's stored documents (immutable), the Atom feed and the
+ * badges. Unknown and private slugs answer the same 404 as the latest
+ * profile's routes.
+ */
+import { createRoute, z } from "@hono/zod-openapi";
+import {
+  PublishedTrustProfile,
+  PublishedVersionListResponse,
+  SlugParams,
+} from "../../domain/publish.ts";
+import { versionList } from "../../serve/bodies.ts";
+import {
+  IMMUTABLE_CACHE,
+  JSON_TYPE,
+  MARKDOWN_TYPE,
+  PUBLIC_CACHE,
+  trustPageHeaders,
+} from "../../serve/headers.ts";
+import { publicPublication, publicVersion } from "../../serve/public_read.ts";
+import { createRouter } from "../env.ts";
+import { errors, json } from "../openapi.ts";
+import { publicHeaders, serveArtifact } from "../public_responses.ts";
+
+/** Versions, feed and badges, mounted at /trust after the latest profile's routes. */
+export const trustHistoryRoutes = createRouter();
+
+const tags = ["Public trust"];
+
+trustHistoryRoutes.openapi(
+  createRoute({
+    method: "get",
+    path: "/{projectSlug}/versions",
+    operationId: "listTrustVersions",
+    tags,
+    summary: "Published versions, newest first, with digests and state changes",
+    request: { params: SlugParams },
+    responses: {
+      200: json(PublishedVersionListResponse, "Up to the 100 newest versions"),
+      ...errors(404),
+    },
+  }),
+  async (c) => {
+    const { project } = await publicPublication(c.var.services, c.req.valid("param").projectSlug);
+    const body = await versionList(c.var.services.kv, project);
+    publicHeaders(c);
+    return c.json(body, 200);
+  },
+);
+
+const VERSION_DOCUMENTS = {
+  "trust.json": { artifact: "trustJson", type: JSON_TYPE },
+  "trust.json.jws": { artifact: "jws", type: "application/jose" },
+  "index.md": { artifact: "markdown", type: MARKDOWN_TYPE },
+  "index.html": { artifact: "html", type: "text/html; charset=utf-8" },
+} as const;
+
+trustHistoryRoutes.openapi(
+  createRoute({
+    method: "get",
+    path: "/{projectSlug}/versions/{version}/{document}",
+    operationId: "getTrustVersionDocument",
+    tags,
+    summary: "One published version's trust.json, signature, Markdown or HTML (immutable)",
+    request: {
+      params: SlugParams.extend({
+        version: z.coerce.number().int().min(1).max(Number.MAX_SAFE_INTEGER).openapi({
+          param: { name: "version", in: "path" },
+          example: 3,
+        }),
+        document: z.enum(["trust.json", "trust.json.jws", "index.md", "index.html"]).openapi({
+          param: { name: "document", in: "path" },
+        }),
+      }),
+    },
+    responses: {
+      200: {
+        content: {
+          "application/json": { schema: PublishedTrustProfile },
+          "application/jose": { schema: z.string() },
+          "text/markdown": { schema: z.string() },
+          "text/html": { schema: z.string() },
+        },
+        description: "The stored document; Cache-Control marks it immutable",
+      },
+      304: { description: "Not modified (If-None-Match)" },
+      ...errors(400, 404),
+    },
+  }),
+  async (c) => {
+    const { projectSlug, version, document } = c.req.valid("param");
+    const publication = await publicVersion(c.var.services, { slug: projectSlug, version });
+    const spec = VERSION_DOCUMENTS[document];
+    const headers = spec.artifact === "html"
+      ? trustPageHeaders(publication.htmlCsp)
+      : { "content-type": spec.type };
+    return await serveArtifact(c, publication.artifacts[spec.artifact], {
+      headers: {
+        ...headers,
+        "cache-control": IMMUTABLE_CACHE,
+      },
+    });
+  },
+);
+
+trustHistoryRoutes.openapi(
+  createRoute({
+    method: "get",
+    path: "/{projectSlug}/feed.xml",
+    operationId: "getTrustFeed",
+    tags,
+    summary: "Atom feed: one entry per published version, with its state changes",
+    request: { params: SlugParams },
+    responses: {
+      200: { content: { "application/atom+xml": { schema: z.string() } }, description: "Atom 1.0" },
+      304: { description: "Not modified (If-None-Match)" },
+      ...errors(404),
+    },
+  }),
+  async (c) => {
+    const { publication } = await publicPublication(
+      c.var.services,
+      c.req.valid("param").projectSlug,
+    );
+    return await serveArtifact(c, publication.artifacts.feed, {
+      headers: {
+        "content-type": "application/atom+xml; charset=utf-8",
+        "cache-control": PUBLIC_CACHE,
+      },
+    });
+  },
+);
+
+trustHistoryRoutes.openapi(
+  createRoute({
+    method: "get",
+    path: "/{projectSlug}/badge.svg",
+    operationId: "getTrustBadgeSvg",
+    tags,
+    summary: "Badge of the overall state (SVG)",
+    request: { params: SlugParams },
+    responses: {
+      200: { content: { "image/svg+xml": { schema: z.string() } }, description: "The badge" },
+      304: { description: "Not modified (If-None-Match)" },
+      ...errors(404),
+    },
+  }),
+  async (c) => {
+    const { publication } = await publicPublication(
+      c.var.services,
+      c.req.valid("param").projectSlug,
+    );
+    return await serveArtifact(c, publication.artifacts.badgeSvg, {
+      headers: {
+        "content-type": "image/svg+xml",
+        "content-security-policy": "default-src 'none'; style-src 'unsafe-inline'",
+        "cache-control": PUBLIC_CACHE,
+      },
+    });
+  },
+);
+
+trustHistoryRoutes.openapi(
+  createRoute({
+    method: "get",
+    path: "/{projectSlug}/badge.json",
+    operationId: "getTrustBadgeJson",
+    tags,
+    summary: "Badge of the overall state in the shields.io endpoint format",
+    request: { params: SlugParams },
+    responses: {
+      200: json(
+        z.object({
+          schemaVersion: z.literal(1),
+          label: z.string(),
+          message: z.string(),
+          color: z.string(),
+        }).openapi("ShieldsEndpointBadge"),
+        "For https://img.shields.io/endpoint?url=…",
+      ),
+      304: { description: "Not modified (If-None-Match)" },
+      ...errors(404),
+    },
+  }),
+  async (c) => {
+    const { publication } = await publicPublication(
+      c.var.services,
+      c.req.valid("param").projectSlug,
+    );
+    return await serveArtifact(c, publication.artifacts.badgeJson, {
+      headers: {
+        "content-type": JSON_TYPE,
+        "cache-control": PUBLIC_CACHE,
+      },
+    });
+  },
+);

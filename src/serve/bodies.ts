@@ -1,0 +1,110 @@
+/**
+ * Bodies of public reads, built here once so the HTTP routes and the MCP
+ * tools answer the same document for the same question.
+ */
+import type { TrustSignalDetection } from "../domain/collector.ts";
+import { notFound } from "../domain/errors.ts";
+import type { Publication } from "../domain/publication.ts";
+import type { z } from "@hono/zod-openapi";
+import type {
+  OrganizationTrustCenter,
+  PublishedTrustControlsResponse,
+  PublishedVersion,
+} from "../domain/publish.ts";
+import type { Project } from "../domain/workspace.ts";
+import { getOrganizationBySlug } from "../store/organizations.ts";
+import { listProjectsByOrganization } from "../store/projects.ts";
+import { getLatestPublication, listPublications } from "../store/publications.ts";
+import { getLatestSignals } from "../store/signals.ts";
+import type { Wrap } from "./artifacts.ts";
+import { publicProject, publicPublication, type PublicReads } from "./public_read.ts";
+
+/** The `{"profile":…}` envelope of /trust/{projectSlug}, around the stored trust.json bytes. */
+export const PROFILE_ENVELOPE: Wrap = { prefix: '{"profile":', suffix: "}", tag: "envelope" };
+
+/** The profile envelope around the text of a trust.json. */
+export function profileEnvelope(trustJson: string): string {
+  return `${PROFILE_ENVELOPE.prefix}${trustJson}${PROFILE_ENVELOPE.suffix}`;
+}
+
+type TrustControls = z.infer<typeof PublishedTrustControlsResponse>;
+
+/** The controls body: a trust.json (as this service published it) without its schemaVersion. */
+export function controlsOf(trustJson: string): TrustControls {
+  const { schemaVersion: _version, ...controls } = JSON.parse(trustJson);
+  return controls;
+}
+
+async function trustJsonOf(reads: PublicReads, publication: Publication): Promise<string> {
+  const bytes = await reads.artifacts.bytes(reads.blobs, publication.artifacts.trustJson);
+  return new TextDecoder().decode(bytes);
+}
+
+/** The exact text of the latest trust.json of a public project (404 otherwise). */
+export async function latestTrustJson(reads: PublicReads, slug: string): Promise<string> {
+  const { publication } = await publicPublication(reads, slug);
+  return await trustJsonOf(reads, publication);
+}
+
+/** The controls body of a public project's latest version, with the ETag that names it. */
+export async function latestControls(
+  reads: PublicReads,
+  slug: string,
+): Promise<{ controls: TrustControls; etag: string }> {
+  const { publication } = await publicPublication(reads, slug);
+  const controls = controlsOf(await trustJsonOf(reads, publication));
+  return { controls, etag: `"${publication.artifacts.trustJson.digest}.controls"` };
+}
+
+/** The latest signal detection of a public project, null when it never sent one (404 if not public). */
+export async function latestSignals(
+  reads: PublicReads,
+  slug: string,
+): Promise<TrustSignalDetection | null> {
+  const project = await publicProject(reads, slug);
+  return await getLatestSignals(reads.kv, project.id);
+}
+
+/** Up to the 100 newest versions of a project, newest first, without their documents. */
+export async function versionList(
+  kv: Deno.Kv,
+  project: Project,
+): Promise<{ versions: PublishedVersion[] }> {
+  const publications = await listPublications(kv, project.id, 100);
+  const versions = publications.map((p) => ({
+    version: p.version,
+    publishedAt: p.publishedAt,
+    digest: p.digest,
+    previousDigest: p.previousDigest,
+    overallState: p.overallState,
+    changes: p.changes,
+  }));
+  return { versions };
+}
+
+/** An organization's trust center: its public projects that have published, or 404. */
+export async function orgTrustCenter(
+  kv: Deno.Kv,
+  orgSlug: string,
+): Promise<OrganizationTrustCenter> {
+  const org = await getOrganizationBySlug(kv, orgSlug);
+  if (!org) throw notFound("No public trust center by that name");
+  const projects = await listProjectsByOrganization(kv, org.id);
+  const center: OrganizationTrustCenter = {
+    organization: { name: org.name, slug: org.slug },
+    projects: [],
+  };
+  for (const project of projects.filter((p) => p.visibility === "public")) {
+    const publication = await getLatestPublication(kv, project.id);
+    if (!publication) continue;
+    center.projects.push({
+      slug: project.slug,
+      name: project.name,
+      hostedSubdomain: project.hostedSubdomain,
+      version: publication.version,
+      publishedAt: publication.publishedAt,
+      summary: publication.summary,
+    });
+  }
+  return center;
+}

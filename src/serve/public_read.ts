@@ -1,0 +1,79 @@
+/**
+ * Resolving public reads: slug → public project and its latest (or a given)
+ * publication, verified domain → publication. Private projects and unknown
+ * slugs fail with the same 404, so a slug's existence is not revealed, on
+ * every surface that reads through here (HTTP routes and MCP tools).
+ */
+import { notFound } from "../domain/errors.ts";
+import type { Publication } from "../domain/publication.ts";
+import type { Project } from "../domain/workspace.ts";
+import { normalizeDomain } from "../publish/domain_name.ts";
+import { getDomainByName } from "../store/domains.ts";
+import { getProject } from "../store/projects.ts";
+import { getLatestPublication, getPublication } from "../store/publications.ts";
+import type { ArtifactSource } from "./artifacts.ts";
+import type { PublicCache } from "./public_cache.ts";
+
+/** What public reads use: KV, the blob store and the app's two public-read caches. */
+export interface PublicReads extends ArtifactSource {
+  kv: Deno.Kv;
+  publicCache: PublicCache;
+}
+
+function noProfile(slug: string) {
+  return notFound(`No public trust profile for "${slug.slice(0, 100)}"`);
+}
+
+/** The public project with this slug, or a 404 that does not say which part failed. */
+export async function publicProject(reads: PublicReads, slug: string): Promise<Project> {
+  const { project } = await reads.publicCache.get(reads.kv, slug);
+  if (!project || project.visibility !== "public") throw noProfile(slug);
+  return project;
+}
+
+/** The latest publication of a public project, or 404. */
+export async function publicPublication(
+  reads: PublicReads,
+  slug: string,
+): Promise<{ project: Project; publication: Publication }> {
+  const { project, publication } = await reads.publicCache.get(reads.kv, slug);
+  if (!project || project.visibility !== "public") throw noProfile(slug);
+  if (!publication) throw notFound(`"${slug.slice(0, 100)}" has not published a trust profile yet`);
+  return { project, publication };
+}
+
+/** One published version of a public project, or 404. */
+export async function publicVersion(
+  reads: PublicReads,
+  options: { slug: string; version: number },
+): Promise<Publication> {
+  const project = await publicProject(reads, options.slug);
+  const publication = await getPublication(reads.kv, project.id, options.version);
+  if (!publication) {
+    throw notFound(`Version ${options.version} of "${options.slug}" does not exist`);
+  }
+  return publication;
+}
+
+/**
+ * The latest publication of the public project that verified the domain
+ * named `raw` (any case, trailing dot allowed), or one 404 for every reason
+ * it has none.
+ */
+export async function publicationByDomain(kv: Deno.Kv, raw: string): Promise<Publication> {
+  let name: string;
+  try {
+    name = normalizeDomain(raw);
+  } catch {
+    throw notFound("No verified domain by that name");
+  }
+  const domain = await getDomainByName(kv, name);
+  const project = domain?.verificationStatus === "verified"
+    ? await getProject(kv, domain.projectId)
+    : null;
+  const publication = project?.visibility === "public"
+    ? await getLatestPublication(kv, project.id)
+    : null;
+  if (!publication) throw notFound("No verified domain by that name");
+  return publication;
+}
