@@ -17,7 +17,6 @@ import {
 } from "./keys.ts";
 
 /** Kept for the public-read modules that still import the record types from here. */
-export type { Artifact, Publication } from "../domain/publication.ts";
 
 export async function getLatestPublicationEntry(
   kv: Deno.Kv,
