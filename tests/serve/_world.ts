@@ -17,7 +17,7 @@ import { createPublicCache } from "../../src/serve/public_cache.ts";
 import type { PublicReads } from "../../src/serve/public_read.ts";
 import { createOrganization } from "../../src/store/organizations.ts";
 import { createProject } from "../../src/store/projects.ts";
-import type { Publication } from "../../src/store/publications.ts";
+import type { Publication } from "../../src/domain/publication.ts";
 
 export interface ServeWorld extends PublicReads {
   config: ReturnType<typeof loadConfig>;
