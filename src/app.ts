@@ -5,33 +5,13 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { createBuiltinVerifier, createOidcVerifier } from "./auth/human.ts";
 import { loadSigningKey } from "./auth/keys.ts";
-import { AppError } from "./domain/errors.ts";
 import { readBody } from "./http/body.ts";
 import type { AppDeps, AppEnv, Services } from "./http/env.ts";
 import { handleError, validationHook } from "./http/errors.ts";
-import { collectorCliRoutes } from "./http/routes/collector_cli.ts";
-import { collectorRoutes } from "./http/routes/collectors.ts";
-import { controlRoutes } from "./http/routes/controls.ts";
-import { dashboardRoutes } from "./http/routes/dashboard.ts";
-import { discoveryRoutes, guideRoutes } from "./http/routes/discovery.ts";
-import { docsRoutes } from "./http/routes/docs.ts";
-import { evaluationRoutes } from "./http/routes/evaluations.ts";
-import { evidenceRoutes } from "./http/routes/evidence.ts";
-import { ingestRoutes } from "./http/routes/ingest.ts";
-import { mcpRoutes } from "./http/routes/mcp.ts";
-import { meRoutes } from "./http/routes/me.ts";
-import { oauthRoutes } from "./http/routes/oauth.ts";
-import { organizationRoutes } from "./http/routes/organizations.ts";
-import { projectRoutes } from "./http/routes/projects.ts";
-import { trustCenterRoutes, trustDomainRoutes } from "./http/routes/public_org.ts";
-import { publicTrustRoutes } from "./http/routes/public_trust.ts";
-import { publishRoutes } from "./http/routes/publish.ts";
-import { trustHistoryRoutes } from "./http/routes/trust_history.ts";
-import { domainRoutes } from "./http/routes/domains.ts";
+import { mountRoutes } from "./http/mount.ts";
+import { notFoundHandler } from "./http/not_found.ts";
 import { hostRouting } from "./http/host_routing.ts";
 import { publicCors } from "./http/cors.ts";
-import { signupRoutes } from "./http/routes/signup.ts";
-import { wellKnownRoutes } from "./http/routes/well_known.ts";
 import { loadStaticFiles, serveStatic, staticFile } from "./http/static_files.ts";
 import { DESIGN_TOKENS_CSS } from "./lib/design_tokens.ts";
 import { autoPublishAfterRecompute } from "./live/auto_publish.ts";
@@ -95,23 +75,6 @@ export async function createServices(deps: AppDeps): Promise<Services> {
   };
 }
 
-/** Route patterns of `app`, as regular expressions with their methods, for 405 answers. */
-function routeTable(app: OpenAPIHono<AppEnv>) {
-  const table = new Map<string, { pattern: RegExp; methods: Set<string> }>();
-  for (const route of app.routes) {
-    if (route.method === "ALL") continue;
-    const entry = table.get(route.path) ?? {
-      pattern: new RegExp(
-        `^${route.path.replace(/[.+?^${}()|[\]\\]/g, "\\$&").replace(/\/:[^/]+/g, "/[^/]+")}$`,
-      ),
-      methods: new Set<string>(),
-    };
-    entry.methods.add(route.method);
-    table.set(route.path, entry);
-  }
-  return [...table.values()];
-}
-
 /**
  * Builds the app. With `queue`, it also consumes the KV queue (scheduled
  * recomputes) until the KV closes; tests that control time leave it off.
@@ -147,31 +110,7 @@ export async function createApp(
     ),
   );
 
-  app.route("/", wellKnownRoutes);
-  app.route("/", meRoutes);
-  app.route("/", organizationRoutes);
-  app.route("/", projectRoutes);
-  app.route("/", docsRoutes);
-  app.route("/.well-known", discoveryRoutes);
-  app.route("/", guideRoutes);
-  app.route("/mcp", mcpRoutes);
-  app.route("/", controlRoutes);
-  app.route("/", evaluationRoutes);
-  app.route("/", collectorRoutes);
-  app.route("/", collectorCliRoutes);
-  app.route("/", evidenceRoutes);
-  app.route("/", ingestRoutes);
-  app.route("/trust/domains", trustDomainRoutes);
-  app.route("/public/trust", trustCenterRoutes);
-  app.route("/trust", publicTrustRoutes);
-  app.route("/trust", trustHistoryRoutes);
-  app.route("/", publishRoutes);
-  app.route("/", domainRoutes);
-  app.route("/", dashboardRoutes);
-  if (config.auth.mode === "builtin") {
-    app.route("/", oauthRoutes);
-    app.route("/", signupRoutes);
-  }
+  mountRoutes(app, config);
   describeApi(app, services);
 
   app.get(
@@ -180,29 +119,7 @@ export async function createApp(
   );
   app.get("/", (c) => c.redirect("/dashboard/", 302));
 
-  let routes: ReturnType<typeof routeTable> | undefined;
-  app.notFound((c) => {
-    routes ??= routeTable(app);
-    const allowed = new Set<string>();
-    for (const route of routes) {
-      if (route.pattern.test(c.req.path)) route.methods.forEach((m) => allowed.add(m));
-    }
-    if (allowed.size > 0) {
-      if (allowed.has("GET")) allowed.add("HEAD");
-      const error = new AppError(
-        "method_not_allowed",
-        `Method ${c.req.method} is not allowed on ${c.req.path}`,
-        {
-          Allow: [...allowed].sort().join(", "),
-        },
-      );
-      return handleError(error, log);
-    }
-    return handleError(
-      new AppError("not_found", `No route for ${c.req.method} ${c.req.path}`),
-      log,
-    );
-  });
+  app.notFound(notFoundHandler(app, log));
   app.onError((error, c) => handleError(error, log, { path: c.req.path }));
 
   // The hot public read is answered from memory before routing; `request()` goes through

@@ -1,0 +1,59 @@
+/**
+ * Where every sub-app is mounted: the one list of the service's routes. Public reads are
+ * mounted at their resource base paths; the operator API's sub-apps span several bases
+ * (a project's controls, collectors, evidence…) and are mounted at the root.
+ */
+import type { OpenAPIHono } from "@hono/zod-openapi";
+import type { Config } from "../config.ts";
+import type { AppEnv } from "./env.ts";
+import { collectorCliRoutes } from "./routes/collector_cli.ts";
+import { collectorRoutes } from "./routes/collectors.ts";
+import { controlRoutes } from "./routes/controls.ts";
+import { dashboardRoutes } from "./routes/dashboard.ts";
+import { discoveryRoutes, guideRoutes } from "./routes/discovery.ts";
+import { docsRoutes } from "./routes/docs.ts";
+import { domainRoutes } from "./routes/domains.ts";
+import { evaluationRoutes } from "./routes/evaluations.ts";
+import { evidenceRoutes } from "./routes/evidence.ts";
+import { ingestRoutes } from "./routes/ingest.ts";
+import { mcpRoutes } from "./routes/mcp.ts";
+import { meRoutes } from "./routes/me.ts";
+import { oauthRoutes } from "./routes/oauth.ts";
+import { organizationRoutes } from "./routes/organizations.ts";
+import { projectRoutes } from "./routes/projects.ts";
+import { trustCenterRoutes, trustDomainRoutes } from "./routes/public_org.ts";
+import { publicTrustRoutes } from "./routes/public_trust.ts";
+import { publishRoutes } from "./routes/publish.ts";
+import { signupRoutes } from "./routes/signup.ts";
+import { trustHistoryRoutes } from "./routes/trust_history.ts";
+import { wellKnownRoutes } from "./routes/well_known.ts";
+
+/** Mounts every sub-app on `app`; the built-in identity provider only in builtin mode. */
+export function mountRoutes(app: OpenAPIHono<AppEnv>, config: Config): void {
+  app.route("/", wellKnownRoutes);
+  app.route("/.well-known", discoveryRoutes);
+  app.route("/", guideRoutes);
+  app.route("/", docsRoutes);
+  app.route("/mcp", mcpRoutes);
+  app.route("/trust/domains", trustDomainRoutes);
+  app.route("/public/trust", trustCenterRoutes);
+  app.route("/trust", publicTrustRoutes);
+  app.route("/trust", trustHistoryRoutes);
+  app.route("/", collectorCliRoutes);
+  app.route("/", dashboardRoutes);
+
+  app.route("/", meRoutes);
+  app.route("/", organizationRoutes);
+  app.route("/", projectRoutes);
+  app.route("/", controlRoutes);
+  app.route("/", evaluationRoutes);
+  app.route("/", collectorRoutes);
+  app.route("/", evidenceRoutes);
+  app.route("/", ingestRoutes);
+  app.route("/", publishRoutes);
+  app.route("/", domainRoutes);
+  if (config.auth.mode === "builtin") {
+    app.route("/", oauthRoutes);
+    app.route("/", signupRoutes);
+  }
+}
