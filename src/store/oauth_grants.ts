@@ -35,17 +35,15 @@ export async function getAuthorizationCode(
 export async function redeemAuthorizationCode(
   kv: Deno.Kv,
   entry: Deno.KvEntry<AuthorizationCode>,
-  options: { familyId: string; refresh: { hash: string; token: RefreshToken } },
+  options: { familyId: string; refresh: { hash: string; token: RefreshToken }; now: Date },
 ): Promise<boolean> {
   const { familyId, refresh } = options;
+  // Lifetimes come from the caller's clock, the one `expiresAt` was computed with.
+  const ttl = Math.max(refresh.token.expiresAt - options.now.getTime(), 1);
   const res = await kv.atomic().check(entry)
     .set(entry.key, { ...entry.value, familyId }, { expireIn: REDEEMED_CODE_TTL_MS })
-    .set(refreshFamilyKey(familyId), { accountId: entry.value.accountId }, {
-      expireIn: refresh.token.expiresAt - Date.now(),
-    })
-    .set(refreshTokenKey(refresh.hash), refresh.token, {
-      expireIn: refresh.token.expiresAt - Date.now(),
-    })
+    .set(refreshFamilyKey(familyId), { accountId: entry.value.accountId }, { expireIn: ttl })
+    .set(refreshTokenKey(refresh.hash), refresh.token, { expireIn: ttl })
     .commit();
   return res.ok;
 }
@@ -77,9 +75,10 @@ export async function getRefreshToken(
 export async function rotateRefreshToken(
   kv: Deno.Kv,
   entry: Deno.KvEntry<RefreshToken>,
-  next: { hash: string; token: RefreshToken },
+  options: { next: { hash: string; token: RefreshToken }; now: Date },
 ): Promise<boolean> {
-  const ttl = next.token.expiresAt - Date.now();
+  const { next } = options;
+  const ttl = next.token.expiresAt - options.now.getTime();
   const res = await kv.atomic().check(entry)
     .set(entry.key, { ...entry.value, used: true }, { expireIn: Math.max(ttl, 1) })
     .set(refreshTokenKey(next.hash), next.token, { expireIn: Math.max(ttl, 1) })

@@ -12,7 +12,8 @@ import {
 
 const ACCOUNT = "00000000-0000-4000-8000-000000000001";
 /** The store sets KV expiry from the real clock, so expiry times are in the real future. */
-const inAnHour = () => Date.now() + 3600 * 1000;
+const NOW = new Date("2026-11-01T12:00:00Z");
+const inAnHour = () => NOW.getTime() + 3600 * 1000;
 
 function code(): AuthorizationCode {
   return {
@@ -51,7 +52,7 @@ Deno.test("[store] redeemAuthorizationCode() redeems a code once", async (t) => 
   await t.step("redemption marks the code and starts a live family", async () => {
     const refresh = { hash: "refresh-hash", token: refreshToken("family-1") };
     assert.equal(
-      await redeemAuthorizationCode(kv, entry!, { familyId: "family-1", refresh }),
+      await redeemAuthorizationCode(kv, entry!, { familyId: "family-1", refresh, now: NOW }),
       true,
     );
     assert.equal((await getAuthorizationCode(kv, "code-hash"))?.value.familyId, "family-1");
@@ -62,7 +63,7 @@ Deno.test("[store] redeemAuthorizationCode() redeems a code once", async (t) => 
   await t.step("a second redemption of the same read fails and starts nothing", async () => {
     const refresh = { hash: "refresh-hash-2", token: refreshToken("family-2") };
     assert.equal(
-      await redeemAuthorizationCode(kv, entry!, { familyId: "family-2", refresh }),
+      await redeemAuthorizationCode(kv, entry!, { familyId: "family-2", refresh, now: NOW }),
       false,
     );
     assert.equal(await getRefreshToken(kv, "refresh-hash-2"), null);
@@ -75,19 +76,19 @@ Deno.test("[store] rotateRefreshToken() rotates a token once", async (t) => {
   const refresh = { hash: "first", token: refreshToken("family") };
   await saveAuthorizationCode(kv, code(), { hash: "code", ttlMs: 60_000 });
   const codeEntry = await getAuthorizationCode(kv, "code");
-  await redeemAuthorizationCode(kv, codeEntry!, { familyId: "family", refresh });
+  await redeemAuthorizationCode(kv, codeEntry!, { familyId: "family", refresh, now: NOW });
   const entry = await getRefreshToken(kv, "first");
 
   await t.step("the old token is marked used and the next one stored", async () => {
     const next = { hash: "second", token: refreshToken("family") };
-    assert.equal(await rotateRefreshToken(kv, entry!, next), true);
+    assert.equal(await rotateRefreshToken(kv, entry!, { next, now: NOW }), true);
     assert.equal((await getRefreshToken(kv, "first"))?.value.used, true);
     assert.deepEqual((await getRefreshToken(kv, "second"))?.value, next.token);
   });
 
   await t.step("rotating the same read again fails", async () => {
     const next = { hash: "third", token: refreshToken("family") };
-    assert.equal(await rotateRefreshToken(kv, entry!, next), false);
+    assert.equal(await rotateRefreshToken(kv, entry!, { next, now: NOW }), false);
     assert.equal(await getRefreshToken(kv, "third"), null);
   });
 });
@@ -97,7 +98,7 @@ Deno.test("[store] revokeRefreshFamily() ends the session", async () => {
   await saveAuthorizationCode(kv, code(), { hash: "code", ttlMs: 60_000 });
   const entry = await getAuthorizationCode(kv, "code");
   const refresh = { hash: "token", token: refreshToken("family") };
-  await redeemAuthorizationCode(kv, entry!, { familyId: "family", refresh });
+  await redeemAuthorizationCode(kv, entry!, { familyId: "family", refresh, now: NOW });
   assert.equal(await isRefreshFamilyLive(kv, "family"), true);
   await revokeRefreshFamily(kv, "family");
   assert.equal(await isRefreshFamilyLive(kv, "family"), false);

@@ -121,6 +121,7 @@ export async function authorizationCodeGrant(
   const redeemed = await redeemAuthorizationCode(kv, entry, {
     familyId,
     refresh: { hash: refresh.hash, token: refresh.record },
+    now: deps.clock.now(),
   });
   if (!redeemed) throw new OAuthFailure("invalid_grant", "The authorization code was already used");
   return await issueTokens(deps, { ...code, account, refreshToken: refresh.token });
@@ -160,7 +161,10 @@ export async function refreshTokenGrant(
   const account = await getAccount(kv, stored.accountId);
   if (!account) throw new OAuthFailure("invalid_grant", "The account no longer exists");
   const next = await newRefresh(deps, stored);
-  const rotated = await rotateRefreshToken(kv, entry, { hash: next.hash, token: next.record });
+  const rotated = await rotateRefreshToken(kv, entry, {
+    next: { hash: next.hash, token: next.record },
+    now: deps.clock.now(),
+  });
   if (!rotated) throw new OAuthFailure("invalid_grant", "The refresh token was already used");
   return await issueTokens(deps, { ...stored, account, refreshToken: next.token });
 }
