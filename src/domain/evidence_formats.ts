@@ -22,6 +22,12 @@ export const EVIDENCE_FORMATS = [
   "opa-eval",
   "opa-data-api",
   "policy-verdict",
+  "openvex",
+  "cyclonedx-vex",
+  "csaf-vex",
 ] as const;
 
 export type EvidenceFormat = typeof EVIDENCE_FORMATS[number];
+
+/** The formats of VEX documents: sent as `vulnerability_scan` evidence, applied to the scans. */
+export const VEX_FORMATS: readonly EvidenceFormat[] = ["openvex", "cyclonedx-vex", "csaf-vex"];

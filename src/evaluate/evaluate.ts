@@ -6,6 +6,7 @@ import type { ControlState, TrustControl } from "../domain/control.ts";
 import { formatAge, formatSeconds } from "../lib/duration.ts";
 import { DEFAULT_CATALOG } from "./catalog.ts";
 import type { ProbeResult } from "./probes/types.ts";
+import type { VexEvidence } from "./probes/vex_match.ts";
 import { defaultProbeFor, probeById, type ProbeDefinition } from "./registry.ts";
 
 /** The latest observation of a control's stream: evidence, or a collector's `lastSeenAt`. */
@@ -15,6 +16,11 @@ export interface Observation {
   /** The evidence payload; absent for the collector heartbeat. */
   payload?: unknown;
   evidenceRecordId: string | null;
+  /**
+   * The project's latest VEX documents, oldest observation first, for probes that apply
+   * them (vulnerability scans); absent or empty when there are none.
+   */
+  vex?: readonly VexEvidence[];
 }
 
 /** One control's state at one instant, with the timestamps that explain and schedule it. */
@@ -116,13 +122,13 @@ export function evaluateControl(
     state = s !== null || d !== null ? "degraded" : "stale";
     reason = `${old}; past its ${formatSeconds(w / 1000)} freshness window`;
   } else {
-    const result = runProbe(probeFor(control), control, observation.payload);
+    const result = runProbe(probeFor(control), control, observation);
     [state, reason] = [result.outcome, result.reason];
   }
   if (state === "degraded" || state === "stale") {
     // Failing evidence stays `fail` as it ages: `degraded` and `stale` rank better, and a
     // failure must not look better because no newer evidence arrived.
-    const result = runProbe(probeFor(control), control, observation.payload);
+    const result = runProbe(probeFor(control), control, observation);
     if (result.outcome === "fail") {
       [state, reason] = ["fail", `${result.reason} (${old.toLowerCase()})`];
     }
@@ -167,9 +173,13 @@ export function summarizeStates(states: readonly ControlState[]) {
 }
 
 /** A probe's answer; a probe that throws (a bug) must not take the recompute down with it. */
-function runProbe(probe: ProbeDefinition, control: TrustControl, payload: unknown): ProbeResult {
+function runProbe(
+  probe: ProbeDefinition,
+  control: TrustControl,
+  observation: Observation,
+): ProbeResult {
   try {
-    return probe.run(payload, control.rule);
+    return probe.run(observation.payload, control.rule, { vex: observation.vex ?? [] });
   } catch {
     return { outcome: "unknown", reason: `Probe ${probe.id} could not read the payload` };
   }

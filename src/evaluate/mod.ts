@@ -27,9 +27,12 @@ export { hasNoFindingAbove, SEVERITIES, type Severity } from "./probes/vulnerabi
 export {
   defaultProbeFor,
   probeById,
+  type ProbeContext,
   type ProbeDefinition,
   type ProbeInput,
   PROBES,
 } from "./registry.ts";
 export { type EvidenceReading, readEvidence } from "./reading.ts";
-export { EVIDENCE_FORMATS, type EvidenceFormat } from "../domain/evidence_formats.ts";
+export { applyVex, parsePurl, purlMatches, type VexEvidence } from "./probes/vex_match.ts";
+export { readVex, vexFormatOf, type VexReading, type VexStatement } from "./probes/vex.ts";
+export { EVIDENCE_FORMATS, type EvidenceFormat, VEX_FORMATS } from "../domain/evidence_formats.ts";

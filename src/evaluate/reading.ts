@@ -6,6 +6,7 @@
  */
 import type { EvidenceType } from "../domain/control.ts";
 import type { EvidenceFormat } from "../domain/evidence_formats.ts";
+import { describeVex, readVex } from "./probes/vex.ts";
 import { defaultProbeFor } from "./registry.ts";
 
 /** What the evaluator made of a payload (SPEC's records carry it as `reading`). */
@@ -22,11 +23,17 @@ export interface EvidenceReading {
  * Reads `payload` as `evidenceType` evidence with the probe the default catalog uses for
  * that type (the one that judges the type's catalog control), without a clock: age never
  * matters here. A probe that throws yields a reading that understood nothing. Controls
- * with a custom rule may still read a payload this reading did not understand.
+ * with a custom rule may still read a payload this reading did not understand. A VEX
+ * document sent as `vulnerability_scan` evidence is not judged on its own: it is understood
+ * when its statements can be read, and applied to the project's scans.
  */
 export function readEvidence(evidenceType: EvidenceType, payload: unknown): EvidenceReading {
   const probe = defaultProbeFor(evidenceType);
   try {
+    const vex = evidenceType === "vulnerability_scan" ? readVex(payload) : null;
+    if (vex !== null) {
+      return { format: vex.format, understood: !("error" in vex), summary: describeVex(vex) };
+    }
     const result = probe.run(payload, null);
     return {
       format: result.format ?? null,

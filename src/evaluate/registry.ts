@@ -14,6 +14,7 @@ import { isSbomDocument } from "./probes/sbom.ts";
 import type { ProbeId, ProbeResult } from "./probes/types.ts";
 import { unknown } from "./probes/types.ts";
 import { hasNoFindingAbove } from "./probes/vulnerability_scan.ts";
+import type { VexEvidence } from "./probes/vex_match.ts";
 
 /** The observation stream a probe reads. */
 export type ProbeInput = EvidenceType | "collector_heartbeat" | "any_evidence";
@@ -29,7 +30,12 @@ export interface ProbeDefinition {
   documentation: string;
   /** What a vendor does when the probe does not pass, one paragraph of Markdown. */
   remediation: string;
-  run(payload: unknown, rule: ControlRule | null): ProbeResult;
+  run(payload: unknown, rule: ControlRule | null, context?: ProbeContext): ProbeResult;
+}
+
+/** What a probe may read beside the payload: the project's latest VEX documents. */
+export interface ProbeContext {
+  vex: readonly VexEvidence[];
 }
 
 /** Every probe, in the order of the default catalog, custom rules last. */
@@ -86,7 +92,7 @@ export const PROBES: readonly ProbeDefinition[] = [
       "do not fail. The reason lists the counts per severity.",
     remediation: "Upgrade or patch the affected packages (the scanner names the fixed versions), " +
       "rebuild, rescan and upload the new report as `vulnerability_scan` evidence.",
-    run: (payload) => hasNoFindingAbove(payload),
+    run: (payload, _rule, context) => hasNoFindingAbove(payload, "medium", context?.vex),
   },
   {
     id: "hasSlsaProvenance",

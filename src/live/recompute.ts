@@ -2,17 +2,26 @@
  * Recompute: evaluate every enabled control of a project at one instant
  * from its latest observation, and persist the results. The cost depends
  * on the number of controls, never on how much evidence is stored: each
- * control reads one index entry and one payload.
+ * control reads one index entry and one payload (vulnerability scans also
+ * read the project's latest VEX documents, at most `MAX_VEX_DOCUMENTS`).
  */
 import type { BlobStore } from "../blobs/mod.ts";
 import type { ControlState, EvidenceType, TrustControl } from "../domain/control.ts";
 import type { ControlEvaluationSummary } from "../domain/publish.ts";
-import { evaluateControl, inCatalogOrder, type Observation } from "../evaluate/mod.ts";
+import {
+  evaluateControl,
+  inCatalogOrder,
+  type Observation,
+  type VexEvidence,
+} from "../evaluate/mod.ts";
 import { stableUuid } from "../lib/ids.ts";
 import { listCollectorsByProject } from "../store/collectors.ts";
 import { listControlsByProject } from "../store/controls.ts";
 import { readEvaluations, storeEvaluations } from "../store/evaluations.ts";
-import { getLatestEvidence } from "../store/evidence.ts";
+import { getLatestEvidence, listLatestVexEvidence } from "../store/evidence.ts";
+
+/** The newest VEX documents applied to a project's vulnerability scans. */
+export const MAX_VEX_DOCUMENTS = 10;
 
 export interface RecomputeResult {
   evaluations: ControlEvaluationSummary[];
@@ -28,18 +37,37 @@ async function evidenceObservation(
   projectId: string,
   evidenceType: EvidenceType,
 ): Promise<Observation | null> {
-  const record = await getLatestEvidence(kv, projectId, evidenceType);
+  const [record, vex] = await Promise.all([
+    getLatestEvidence(kv, projectId, evidenceType),
+    evidenceType === "vulnerability_scan" ? vexEvidence(kv, blobs, projectId) : [],
+  ]);
   if (!record) return null;
-  const bytes = await blobs.get(record.payloadS3Key);
-  let payload: unknown = undefined;
-  if (bytes) {
-    try {
-      payload = JSON.parse(new TextDecoder().decode(bytes));
-    } catch {
-      payload = undefined;
-    }
+  const payload = await readPayload(blobs, record.payloadS3Key);
+  return { at: record.observedAt, payload, evidenceRecordId: record.id, vex };
+}
+
+/** The project's latest VEX documents with their payloads, oldest first. */
+async function vexEvidence(
+  kv: Deno.Kv,
+  blobs: BlobStore,
+  projectId: string,
+): Promise<VexEvidence[]> {
+  const records = await listLatestVexEvidence(kv, projectId, MAX_VEX_DOCUMENTS);
+  return await Promise.all(records.map(async (record) => ({
+    payload: await readPayload(blobs, record.payloadS3Key),
+    observedAt: record.observedAt,
+    evidenceRecordId: record.id,
+  })));
+}
+
+async function readPayload(blobs: BlobStore, key: string): Promise<unknown> {
+  const bytes = await blobs.get(key);
+  if (!bytes) return undefined;
+  try {
+    return JSON.parse(new TextDecoder().decode(bytes));
+  } catch {
+    return undefined;
   }
-  return { at: record.observedAt, payload, evidenceRecordId: record.id };
 }
 
 async function heartbeatObservation(kv: Deno.Kv, projectId: string): Promise<Observation | null> {

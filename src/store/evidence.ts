@@ -7,12 +7,14 @@
 import type { EvidenceRecordSummary } from "../domain/collector.ts";
 import { EvidenceType } from "../domain/control.ts";
 import { badRequest } from "../domain/errors.ts";
+import { VEX_FORMATS } from "../domain/evidence_formats.ts";
 import { touchCollector } from "./collectors.ts";
 import {
   evidenceByObservationKey,
   evidenceByObservationPrefix,
   evidenceKey,
   idempotencyKey,
+  VEX_STREAM,
 } from "./keys.ts";
 
 /** How long an Idempotency-Key is remembered. */
@@ -84,7 +86,7 @@ function addEvidence(
       .set(
         evidenceByObservationKey(
           record.projectId,
-          record.evidenceType,
+          indexStream(record),
           Date.parse(record.observedAt),
           record.id,
         ),
@@ -97,6 +99,22 @@ function addEvidence(
     op.set(idempotencyKey(projectId, key), record, { expireIn: IDEMPOTENCY_TTL_MS });
   }
   return op;
+}
+
+/**
+ * The index stream of a record: its evidence type, except VEX documents sent as
+ * vulnerability_scan evidence (recognized by their reading), which have a stream of their
+ * own so that they never count as the latest scan.
+ */
+function indexStream(record: EvidenceRecordSummary): string {
+  const vex = record.evidenceType === "vulnerability_scan" && record.reading.format !== null &&
+    VEX_FORMATS.includes(record.reading.format);
+  return vex ? VEX_STREAM : record.evidenceType;
+}
+
+/** The index streams listed for an evidence type (VEX documents are vulnerability_scan). */
+function streamsOf(evidenceType: EvidenceType): string[] {
+  return evidenceType === "vulnerability_scan" ? [evidenceType, VEX_STREAM] : [evidenceType];
 }
 
 /** Where a page ends: the observation time and id of its last record. */
@@ -130,17 +148,19 @@ export async function listEvidenceByProject(
 ): Promise<{ values: EvidenceRecordSummary[]; cursor: string | null }> {
   const after = options.cursor === undefined ? undefined : parseCursor(options.cursor);
   const types = options.evidenceType ? [options.evidenceType] : EvidenceType.options;
-  const ranges = await Promise.all(types.map(async (type) => {
-    const prefix = evidenceByObservationPrefix(projectId, type);
-    const selector = after
-      ? { prefix, end: [...prefix, after.observedAtMs, after.id] }
-      : { prefix };
-    const positions: Position[] = [];
-    for await (const entry of kv.list(selector, { reverse: true, limit: options.limit + 1 })) {
-      positions.push({ observedAtMs: entry.key[3] as number, id: entry.key[4] as string });
-    }
-    return positions;
-  }));
+  const ranges = await Promise.all(
+    types.flatMap(streamsOf).map(async (type) => {
+      const prefix = evidenceByObservationPrefix(projectId, type);
+      const selector = after
+        ? { prefix, end: [...prefix, after.observedAtMs, after.id] }
+        : { prefix };
+      const positions: Position[] = [];
+      for await (const entry of kv.list(selector, { reverse: true, limit: options.limit + 1 })) {
+        positions.push({ observedAtMs: entry.key[3] as number, id: entry.key[4] as string });
+      }
+      return positions;
+    }),
+  );
   const merged = ranges.flat().sort(newestFirst);
   const page = merged.slice(0, options.limit);
   const records = await getEvidenceMany(kv, page.map((p) => p.id));
@@ -167,4 +187,24 @@ export async function getLatestEvidence(
   );
   for await (const entry of iterator) return await getEvidence(kv, entry.value);
   return null;
+}
+
+/**
+ * The project's `limit` newest VEX documents (by observation time), oldest first: the
+ * order in which later statements override earlier ones. One ranged read of at most
+ * `limit` index entries, whatever the history.
+ */
+export async function listLatestVexEvidence(
+  kv: Deno.Kv,
+  projectId: string,
+  limit: number,
+): Promise<EvidenceRecordSummary[]> {
+  const ids: string[] = [];
+  const iterator = kv.list<string>(
+    { prefix: evidenceByObservationPrefix(projectId, VEX_STREAM) },
+    { reverse: true, limit },
+  );
+  for await (const entry of iterator) ids.push(entry.value);
+  const records = await getEvidenceMany(kv, ids.reverse());
+  return records.filter((r): r is EvidenceRecordSummary => r !== null);
 }

@@ -73,8 +73,11 @@ export const collectorLastSeenKey = (id: string) => ["collector_last_seen", id] 
 export const evidenceKey = (id: string) => ["evidence", id] as const;
 /**
  * The one evidence index, ordered by observation time: the last entry under a type is the
- * latest evidence, and listings merge the types.
+ * latest evidence, and listings merge the types. VEX documents sent as vulnerability_scan
+ * evidence are indexed under the stream `VEX_STREAM` instead, so that the latest scan
+ * stays one read away and so do the latest VEX documents.
  */
+export const VEX_STREAM = "vulnerability_scan.vex";
 export const evidenceByObservationKey = (
   projectId: string,
   evidenceType: string,
