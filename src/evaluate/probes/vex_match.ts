@@ -145,6 +145,9 @@ export interface Purl {
   qualifiers: Map<string, string>;
 }
 
+/** Qualifier defaults of purl-spec's types, for specific purls that leave them out. */
+const DEFAULT_QUALIFIERS: Record<string, Record<string, string>> = { maven: { type: "jar" } };
+
 /** Types whose namespace and name are case-insensitive (purl-spec's types list). */
 const CASE_INSENSITIVE = new Set(["npm", "pypi", "github", "bitbucket", "deb", "apk", "oci"]);
 
@@ -190,14 +193,16 @@ export function parsePurl(value: string): Purl | null {
 /**
  * OpenVEX purl matching: `general` matches `specific` when type, namespace and name are
  * equal, `general` has no version or the same version, and every qualifier of `general`
- * is in `specific` with the same value (`specific` may have more).
+ * is in `specific` with the same value (`specific` may have more). A qualifier the purl
+ * specification gives a default (Maven's `type=jar`) has that value when absent.
  */
 export function purlMatches(general: Purl, specific: Purl): boolean {
   if (general.type !== specific.type || general.namespace !== specific.namespace) return false;
   if (general.name !== specific.name) return false;
   if (general.version !== "" && general.version !== specific.version) return false;
   for (const [key, value] of general.qualifiers) {
-    if (specific.qualifiers.get(key) !== value) return false;
+    const given = specific.qualifiers.get(key) ?? DEFAULT_QUALIFIERS[specific.type]?.[key];
+    if (given !== value) return false;
   }
   return true;
 }
