@@ -33,6 +33,12 @@ export {
   PROBES,
 } from "./registry.ts";
 export { type EvidenceReading, readEvidence } from "./reading.ts";
-export { applyVex, parsePurl, purlMatches, type VexEvidence } from "./probes/vex_match.ts";
+export {
+  applyVex,
+  MAX_VEX_DOCUMENTS,
+  parsePurl,
+  purlMatches,
+  type VexEvidence,
+} from "./probes/vex_match.ts";
 export { readVex, vexFormatOf, type VexReading, type VexStatement } from "./probes/vex.ts";
 export { EVIDENCE_FORMATS, type EvidenceFormat, VEX_FORMATS } from "../domain/evidence_formats.ts";

@@ -14,7 +14,7 @@ import { isSbomDocument } from "./probes/sbom.ts";
 import type { ProbeId, ProbeResult } from "./probes/types.ts";
 import { unknown } from "./probes/types.ts";
 import { hasNoFindingAbove } from "./probes/vulnerability_scan.ts";
-import type { VexEvidence } from "./probes/vex_match.ts";
+import { MAX_VEX_DOCUMENTS, type VexEvidence } from "./probes/vex_match.ts";
 
 /** The observation stream a probe reads. */
 export type ProbeInput = EvidenceType | "collector_heartbeat" | "any_evidence";
@@ -89,9 +89,26 @@ export const PROBES: readonly ProbeDefinition[] = [
       "9.0+ is critical, 7.0+ high, 4.0+ medium, lower is low (0.0 counts as low); a vector " +
       "missing a base metric, and CVSS v2, rate nothing; moderate reads as medium and " +
       "negligible as low. Findings without a usable severity are reported as unrated and " +
-      "do not fail. The reason lists the counts per severity.",
+      "do not fail. The reason lists the counts per severity. " +
+      "**VEX**: OpenVEX, CycloneDX VEX (a BOM with `vulnerabilities[].analysis.state`) and CSAF " +
+      "VEX (`document.category` `csaf_vex`) documents sent as `vulnerability_scan` evidence are " +
+      "not scans: the latest scan stays the observation, and the " +
+      `${MAX_VEX_DOCUMENTS} newest VEX documents are applied to it.` +
+      " A finding is left out of the counts when the latest statement (by its " +
+      "timestamp, else its document's, else its observation time) that names one of the " +
+      "finding's ids or aliases and covers its package is `not_affected` or `fixed` " +
+      "(CycloneDX `not_affected`/`false_positive` and `resolved`; CSAF `known_not_affected` " +
+      "and `fixed`); `affected` and `under_investigation` suppress nothing. A product covers " +
+      "a package when it names its purl (a purl without version or qualifiers matches every " +
+      "version or qualifier set, as OpenVEX specifies) or `name@version`, or names the scanned " +
+      "image (Trivy `RepoDigests`, Grype `repoDigests`, as `pkg:oci` purls) with the package " +
+      "among its `subcomponents`. The reason says how many findings each statement suppressed, " +
+      "with the document's id, author, status and timestamp. A normalized summary names no " +
+      "findings, so VEX cannot apply to it.",
     remediation: "Upgrade or patch the affected packages (the scanner names the fixed versions), " +
-      "rebuild, rescan and upload the new report as `vulnerability_scan` evidence.",
+      "rebuild, rescan and upload the new report as `vulnerability_scan` evidence. When a " +
+      "finding does not affect the product, send an OpenVEX (or CycloneDX or CSAF VEX) " +
+      "document saying so as `vulnerability_scan` evidence.",
     run: (payload, _rule, context) => hasNoFindingAbove(payload, "medium", context?.vex),
   },
   {

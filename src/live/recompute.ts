@@ -11,6 +11,7 @@ import type { ControlEvaluationSummary } from "../domain/publish.ts";
 import {
   evaluateControl,
   inCatalogOrder,
+  MAX_VEX_DOCUMENTS,
   type Observation,
   type VexEvidence,
 } from "../evaluate/mod.ts";
@@ -19,9 +20,6 @@ import { listCollectorsByProject } from "../store/collectors.ts";
 import { listControlsByProject } from "../store/controls.ts";
 import { readEvaluations, storeEvaluations } from "../store/evaluations.ts";
 import { getLatestEvidence, listLatestVexEvidence } from "../store/evidence.ts";
-
-/** The newest VEX documents applied to a project's vulnerability scans. */
-export const MAX_VEX_DOCUMENTS = 10;
 
 export interface RecomputeResult {
   evaluations: ControlEvaluationSummary[];

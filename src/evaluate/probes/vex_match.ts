@@ -7,6 +7,9 @@
  */
 import { readVex, type VexComponent, type VexProduct, type VexStatement } from "./vex.ts";
 
+/** The newest VEX documents a project's vulnerability scans are judged with. */
+export const MAX_VEX_DOCUMENTS = 10;
+
 /** A VEX document stored as evidence: its payload and when it was observed. */
 export interface VexEvidence {
   payload: unknown;
