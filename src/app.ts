@@ -24,6 +24,8 @@ import type { Project } from "./domain/workspace.ts";
 import { createTxtResolver } from "./publish/dns.ts";
 import { publishProject } from "./publish/publish.ts";
 import { describeApi } from "./http/api_document.ts";
+import { ConfigError } from "./config.ts";
+import { sigstoreVerifierFor } from "./sigstore/verify.ts";
 
 /** Body limit for every route that does not take evidence. */
 export const DEFAULT_BODY_LIMIT = 256 * 1024;
@@ -33,6 +35,11 @@ const STATIC_DIR = new URL("../static/", import.meta.url);
 /** Builds the services shared by every request (keys, token verifier). */
 export async function createServices(deps: AppDeps): Promise<Services> {
   const { config, kv, clock } = deps;
+  try {
+    sigstoreVerifierFor(config.sigstoreTrustedRoot);
+  } catch (error) {
+    throw new ConfigError("SIGSTORE_TRUSTED_ROOT", (error as Error).message);
+  }
   const keys = {
     tokens: await loadSigningKey(kv, "tokens"),
     publications: await loadSigningKey(kv, "publications", { configured: config.signingKey }),

@@ -33,6 +33,7 @@ const Env = z.object({
   DNS_NAMESERVER: HostPort.optional(),
   TRUSTED_PROXIES: z.string().optional(),
   BODY_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(3600).default(30),
+  SIGSTORE_TRUSTED_ROOT: z.string().min(1).optional(),
   MAX_EVIDENCE_BYTES: z.coerce.number().int().min(1024).max(100 * 1024 * 1024).default(
     10 * 1024 * 1024,
   ),
@@ -73,6 +74,11 @@ export interface Config {
   trustedProxies: IpRange[];
   /** Longest time a request body may take to arrive, in milliseconds. */
   bodyTimeoutMs: number;
+  /**
+   * The Sigstore trusted root document read from `SIGSTORE_TRUSTED_ROOT`, or null for the
+   * shipped public-good root. Start-up checks that it is a usable trusted root.
+   */
+  sigstoreTrustedRoot: Record<string, unknown> | null;
 }
 
 /** A configuration problem, reported as one line naming the variable. */
@@ -163,6 +169,7 @@ export function loadConfig(
   }
 
   return {
+    sigstoreTrustedRoot: e.SIGSTORE_TRUSTED_ROOT ? readTrustedRoot(e.SIGSTORE_TRUSTED_ROOT) : null,
     port: e.PORT,
     hostname: e.HOSTNAME,
     baseUrl,
@@ -177,4 +184,25 @@ export function loadConfig(
     trustedProxies,
     bodyTimeoutMs: e.BODY_TIMEOUT_SECONDS * 1000,
   };
+}
+
+/** The JSON object in the file at `path`; anything else stops start-up with one line. */
+function readTrustedRoot(path: string): Record<string, unknown> {
+  let text: string;
+  try {
+    text = Deno.readTextFileSync(path);
+  } catch (error) {
+    const why = error instanceof Deno.errors.NotFound ? "no such file" : (error as Error).message;
+    throw new ConfigError("SIGSTORE_TRUSTED_ROOT", `cannot read "${path}": ${why}`);
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    throw new ConfigError("SIGSTORE_TRUSTED_ROOT", `"${path}" is not JSON`);
+  }
+  if (typeof json !== "object" || json === null || Array.isArray(json)) {
+    throw new ConfigError("SIGSTORE_TRUSTED_ROOT", `"${path}" is not a JSON object`);
+  }
+  return json as Record<string, unknown>;
 }

@@ -8,7 +8,7 @@ const SRC = new URL("../src/", import.meta.url);
 
 /** The stages, outermost first; each may import its own folder and the ones listed. */
 const BASE = ["domain", "lib"];
-const STORAGE = ["store", "blobs", "evaluate", ...BASE];
+const STORAGE = ["store", "blobs", "evaluate", "sigstore", ...BASE];
 const FLOWS = ["serve", "ingest", "live", "publish", "auth", "config.ts", ...STORAGE];
 export const ALLOWED: Record<string, string[]> = {
   "app.ts": ["*"],
@@ -24,6 +24,7 @@ export const ALLOWED: Record<string, string[]> = {
   store: ["config.ts", ...BASE],
   blobs: ["store", "config.ts", ...BASE],
   evaluate: BASE,
+  sigstore: BASE,
   domain: ["lib"],
   lib: [],
 };

@@ -3,6 +3,7 @@
  * Pure: time is an argument and nothing here reads a clock, storage or the network.
  */
 import type { ControlState, TrustControl } from "../domain/control.ts";
+import type { SignatureCheck } from "../domain/sigstore.ts";
 import { formatAge, formatSeconds } from "../lib/duration.ts";
 import { DEFAULT_CATALOG } from "./catalog.ts";
 import type { ProbeResult } from "./probes/types.ts";
@@ -21,6 +22,11 @@ export interface Observation {
    * them (vulnerability scans); absent or empty when there are none.
    */
   vex?: readonly VexEvidence[];
+  /**
+   * The verification of the Sigstore signature the payload carries, made before
+   * evaluation (null: it claims none; absent: not checked).
+   */
+  signature?: SignatureCheck | null;
 }
 
 /** One control's state at one instant, with the timestamps that explain and schedule it. */
@@ -172,14 +178,20 @@ export function summarizeStates(states: readonly ControlState[]) {
   };
 }
 
-/** A probe's answer; a probe that throws (a bug) must not take the recompute down with it. */
+/**
+ * A probe's answer. A payload whose Sigstore signature does not verify fails whichever
+ * probe reads it: signed evidence is never read as trustworthy when its signature is not.
+ * A probe that throws (a bug) must not take the recompute down with it.
+ */
 function runProbe(
   probe: ProbeDefinition,
   control: TrustControl,
   observation: Observation,
 ): ProbeResult {
+  const { payload, signature } = observation;
+  if (signature && !signature.verified) return { outcome: "fail", reason: signature.reason };
   try {
-    return probe.run(observation.payload, control.rule, { vex: observation.vex ?? [] });
+    return probe.run(payload, control.rule, { vex: observation.vex ?? [], signature });
   } catch {
     return { outcome: "unknown", reason: `Probe ${probe.id} could not read the payload` };
   }

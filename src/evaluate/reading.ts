@@ -6,6 +6,7 @@
  */
 import type { EvidenceType } from "../domain/control.ts";
 import type { EvidenceFormat } from "../domain/evidence_formats.ts";
+import type { SignatureCheck } from "../domain/sigstore.ts";
 import { describeVex, readVex } from "./probes/vex.ts";
 import { defaultProbeFor } from "./registry.ts";
 
@@ -25,16 +26,25 @@ export interface EvidenceReading {
  * matters here. A probe that throws yields a reading that understood nothing. Controls
  * with a custom rule may still read a payload this reading did not understand. A VEX
  * document sent as `vulnerability_scan` evidence is not judged on its own: it is understood
- * when its statements can be read, and applied to the project's scans.
+ * when its statements can be read, and applied to the project's scans. `signature` is the
+ * verification of the Sigstore signature the payload carries, so a signed payload's reading
+ * says whether it verified.
  */
-export function readEvidence(evidenceType: EvidenceType, payload: unknown): EvidenceReading {
+export function readEvidence(
+  evidenceType: EvidenceType,
+  payload: unknown,
+  signature?: SignatureCheck | null,
+): EvidenceReading {
   const probe = defaultProbeFor(evidenceType);
   try {
     const vex = evidenceType === "vulnerability_scan" ? readVex(payload) : null;
     if (vex !== null) {
       return { format: vex.format, understood: !("error" in vex), summary: describeVex(vex) };
     }
-    const result = probe.run(payload, null);
+    const result = probe.run(payload, null, { vex: [], signature });
+    if (signature && !signature.verified) {
+      return { format: result.format ?? null, understood: true, summary: signature.reason };
+    }
     return {
       format: result.format ?? null,
       understood: result.outcome !== "unknown",

@@ -4,6 +4,7 @@
  * here, so what runs and what is documented cannot drift apart.
  */
 import type { ControlRule, EvidenceType } from "../domain/control.ts";
+import type { SignatureCheck } from "../domain/sigstore.ts";
 import { hasSlsaProvenance } from "./probes/build_provenance.ts";
 import { doesRuleHold } from "./probes/custom_rule.ts";
 import { listsDependencies } from "./probes/dependency_inventory.ts";
@@ -33,9 +34,14 @@ export interface ProbeDefinition {
   run(payload: unknown, rule: ControlRule | null, context?: ProbeContext): ProbeResult;
 }
 
-/** What a probe may read beside the payload: the project's latest VEX documents. */
+/**
+ * What a probe may read beside the payload: the project's latest VEX documents, and the
+ * verification of the Sigstore signature the payload carries (null when it claims none,
+ * absent when nobody checked).
+ */
 export interface ProbeContext {
   vex: readonly VexEvidence[];
+  signature?: SignatureCheck | null;
 }
 
 /** Every probe, in the order of the default catalog, custom rules last. */
@@ -115,23 +121,31 @@ export const PROBES: readonly ProbeDefinition[] = [
     id: "hasSlsaProvenance",
     name: "SLSA build provenance",
     reads: "build_provenance",
-    passesWhen: "an in-toto statement with SLSA provenance and a subject digest",
+    passesWhen:
+      "a Sigstore bundle from an expected signer whose in-toto statement is SLSA provenance",
     documentation:
       "An in-toto Statement (`_type` `https://in-toto.io/Statement/v0.1` or `/v1`) with " +
       "`predicateType` `https://slsa.dev/provenance/v0.2` or `/v1`, a builder id " +
       "(`predicate.builder.id` in v0.2, `predicate.runDetails.builder.id` in v1) and at " +
-      "least one `subject[]` whose `digest` holds a hex digest (32 to 128 hex digits). " +
-      'The statement may be wrapped in a DSSE envelope (`payloadType: "application/vnd.in-' +
-      'toto+json"`, base64 `payload`, at least one `signatures[].sig`) or in a Sigstore ' +
-      "bundle's `dsseEnvelope`. Signatures must be present but are not verified by this " +
-      'probe, and the reason says so ("with 1 signature (not verified)"): a pass never ' +
-      "means the statement is signed by anyone in particular. An envelope whose payload " +
-      "does not decode is `unknown`.",
-    remediation:
-      "Generate provenance in the build job (for example `actions/attest-build-provenance` " +
-      "or the SLSA GitHub generator) and upload the statement or its signed envelope as " +
-      "`build_provenance` evidence.",
-    run: (payload) => hasSlsaProvenance(payload),
+      "least one `subject[]` whose `digest` holds a hex digest (32 to 128 hex digits), " +
+      "carried in a Sigstore bundle's `dsseEnvelope`. The service verifies the bundle " +
+      "offline with the Sigstore libraries against its trusted root (the Sigstore " +
+      "public-good root unless `SIGSTORE_TRUSTED_ROOT` names another): the DSSE signature, " +
+      "the Fulcio certificate chain, the Rekor entry (signed entry timestamp and/or " +
+      "inclusion proof) and the signer's identity, which must match one of the project's " +
+      "expected identities (`PUT /projects/{id}/sigstore-identities`: issuer exactly, " +
+      "subject exactly or with `*` wildcards). Only then does it pass, and the reason names " +
+      "the signer's SAN, its issuer and the Rekor log index. Anything else fails with the " +
+      "reason: a bare statement (not signed), a DSSE envelope without Sigstore material " +
+      "(its key is unknown), a bundle that does not verify or whose signer is not " +
+      "expected. Any other evidence carried in a bundle or envelope whose signature does " +
+      "not verify fails the same way, whichever control reads it. An envelope whose " +
+      "payload does not decode is `unknown`.",
+    remediation: "Generate signed provenance in the build job (for example " +
+      "`actions/attest-build-provenance` or the SLSA GitHub generator), upload its Sigstore " +
+      "bundle as `build_provenance` evidence, and list the workflow identity that signs it " +
+      "(issuer and subject) in the project's Sigstore identities.",
+    run: (payload, _rule, context) => hasSlsaProvenance(payload, context?.signature),
   },
   {
     id: "listsDependencies",

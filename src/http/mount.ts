@@ -25,6 +25,7 @@ import { trustCenterRoutes, trustDomainRoutes } from "./routes/public_org.ts";
 import { publicTrustRoutes } from "./routes/public_trust.ts";
 import { publishRoutes } from "./routes/publish.ts";
 import { signupRoutes } from "./routes/signup.ts";
+import { sigstoreIdentityRoutes } from "./routes/sigstore_identities.ts";
 import { trustHistoryRoutes } from "./routes/trust_history.ts";
 import { wellKnownRoutes } from "./routes/well_known.ts";
 
@@ -45,6 +46,7 @@ export function mountRoutes(app: OpenAPIHono<AppEnv>, config: Config): void {
   app.route("/", meRoutes);
   app.route("/", organizationRoutes);
   app.route("/", projectRoutes);
+  app.route("/", sigstoreIdentityRoutes);
   app.route("/", controlRoutes);
   app.route("/", evaluationRoutes);
   app.route("/", collectorRoutes);

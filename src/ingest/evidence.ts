@@ -12,7 +12,10 @@ import { readEvidence } from "../evaluate/reading.ts";
 import { canonicalJson } from "../lib/canonical_json.ts";
 import { sha256HexSync } from "../lib/hash.ts";
 import { stableUuid } from "../lib/ids.ts";
+import type { SignatureCheck } from "../domain/sigstore.ts";
+import { claimsSignature, sigstoreVerifierFor } from "../sigstore/verify.ts";
 import { commitEvidence, getEvidenceMany, getIdempotencyRecord } from "../store/evidence.ts";
+import { getSigstoreIdentities } from "../store/sigstore_identities.ts";
 
 /** Observations may be this far ahead of the server's clock (collector clock skew). */
 export const MAX_FUTURE_SKEW_MS = 5 * 60 * 1000;
@@ -39,6 +42,7 @@ function prepare(
   items: readonly EvidenceItem[],
   now: Date,
   fieldPrefix: (i: number) => string,
+  signatures: ReadonlyArray<SignatureCheck | null>,
 ): Prepared[] {
   const prepared: Prepared[] = [];
   for (let i = 0; i < items.length; i++) {
@@ -80,11 +84,28 @@ function prepare(
         checksum: `sha256:${digest}`,
         observedAt,
         receivedAt: now.toISOString(),
-        reading: readEvidence(item.evidenceType, item.payload),
+        reading: readEvidence(item.evidenceType, item.payload, signatures[i]),
       },
     });
   }
   return prepared;
+}
+
+/**
+ * The Sigstore verification of each item's payload (null for payloads that claim no
+ * signature), against the configured trusted root and the project's expected identities,
+ * so each record's reading says whether its signature verified.
+ */
+async function checkSignatures(
+  kv: Deno.Kv,
+  projectId: string,
+  items: readonly EvidenceItem[],
+  trustedRoot: Record<string, unknown> | null,
+): Promise<Array<SignatureCheck | null>> {
+  const verifier = sigstoreVerifierFor(trustedRoot);
+  if (!items.some((item) => claimsSignature(item.payload))) return items.map(() => null);
+  const identities = await getSigstoreIdentities(kv, projectId);
+  return items.map((item) => verifier.check(item.payload, identities));
 }
 
 /**
@@ -121,11 +142,19 @@ export async function ingestEvidence(
     now: Date;
     idempotencyKey?: string;
     fieldPrefix?: (i: number) => string;
+    /** The SIGSTORE_TRUSTED_ROOT document; null or absent: the shipped public-good root. */
+    sigstoreTrustedRoot?: Record<string, unknown> | null;
   },
 ): Promise<IngestResult> {
   const { kv, blobs, now } = options;
-  const prepared = prepare(collector, items, now, options.fieldPrefix ?? (() => ""));
   const projectId = collector.projectId;
+  const signatures = await checkSignatures(
+    kv,
+    projectId,
+    items,
+    options.sigstoreTrustedRoot ?? null,
+  );
+  const prepared = prepare(collector, items, now, options.fieldPrefix ?? (() => ""), signatures);
 
   let requestHash: string | undefined;
   if (options.idempotencyKey) {

@@ -20,6 +20,16 @@ import { listCollectorsByProject } from "../store/collectors.ts";
 import { listControlsByProject } from "../store/controls.ts";
 import { readEvaluations, storeEvaluations } from "../store/evaluations.ts";
 import { getLatestEvidence, listLatestVexEvidence } from "../store/evidence.ts";
+import type { SigstoreIdentity } from "../domain/sigstore.ts";
+import { claimsSignature, sigstoreVerifierFor } from "../sigstore/verify.ts";
+import { getSigstoreIdentities } from "../store/sigstore_identities.ts";
+
+/** What recompute reads: storage, and the Sigstore trusted root (absent: the shipped one). */
+export interface RecomputeDeps {
+  kv: Deno.Kv;
+  blobs: BlobStore;
+  config?: { sigstoreTrustedRoot: Record<string, unknown> | null };
+}
 
 export interface RecomputeResult {
   evaluations: ControlEvaluationSummary[];
@@ -29,19 +39,31 @@ export interface RecomputeResult {
   nextCheckAt: string | null;
 }
 
+/**
+ * The latest observation of one evidence type. A payload that claims a signature is
+ * verified here, where crypto is allowed, and the check travels with the observation
+ * into the pure evaluator; `identities` reads the project's expected signers on demand.
+ */
 async function evidenceObservation(
-  kv: Deno.Kv,
-  blobs: BlobStore,
+  deps: RecomputeDeps,
   projectId: string,
   evidenceType: EvidenceType,
+  identities: () => Promise<SigstoreIdentity[]>,
 ): Promise<Observation | null> {
+  const { kv, blobs } = deps;
   const [record, vex] = await Promise.all([
     getLatestEvidence(kv, projectId, evidenceType),
     evidenceType === "vulnerability_scan" ? vexEvidence(kv, blobs, projectId) : [],
   ]);
   if (!record) return null;
   const payload = await readPayload(blobs, record.payloadS3Key);
-  return { at: record.observedAt, payload, evidenceRecordId: record.id, vex };
+  const signature = claimsSignature(payload)
+    ? sigstoreVerifierFor(deps.config?.sigstoreTrustedRoot ?? null).check(
+      payload,
+      await identities(),
+    )
+    : null;
+  return { at: record.observedAt, payload, evidenceRecordId: record.id, vex, signature };
 }
 
 /** The project's latest VEX documents with their payloads, oldest first. */
@@ -78,11 +100,13 @@ async function heartbeatObservation(kv: Deno.Kv, projectId: string): Promise<Obs
 
 /** Evaluates the enabled controls of `projectId` at `at`, without storing anything. */
 async function evaluateProject(
-  deps: { kv: Deno.Kv; blobs: BlobStore },
+  deps: RecomputeDeps,
   projectId: string,
   at: Date,
 ): Promise<ControlEvaluationSummary[]> {
-  const { kv, blobs } = deps;
+  const { kv } = deps;
+  let expected: Promise<SigstoreIdentity[]> | undefined;
+  const identities = () => expected ??= getSigstoreIdentities(kv, projectId);
   const enabled = inCatalogOrder(await listControlsByProject(kv, projectId))
     .filter((c) => c.enabled);
   const observations = new Map<string, Promise<Observation | null>>();
@@ -92,7 +116,7 @@ async function evaluateProject(
       observations.set(
         stream,
         control.evidenceType
-          ? evidenceObservation(kv, blobs, projectId, control.evidenceType)
+          ? evidenceObservation(deps, projectId, control.evidenceType, identities)
           : heartbeatObservation(kv, projectId),
       );
     }
@@ -140,7 +164,7 @@ function earliestCheck(evaluations: ControlEvaluationSummary[]): string | null {
  * that newer one is kept and returned, with no changes reported.
  */
 export async function recomputeProject(
-  deps: { kv: Deno.Kv; blobs: BlobStore },
+  deps: RecomputeDeps,
   projectId: string,
   at: Date,
 ): Promise<RecomputeResult> {

@@ -177,7 +177,11 @@ export async function publishProject(
       await saveJob(kv, job);
       for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
         const at = clock.now();
-        const { evaluations } = await recomputeProject({ kv, blobs }, project.id, at);
+        const { evaluations } = await recomputeProject(
+          { kv, blobs, config: deps.config },
+          project.id,
+          at,
+        );
         const controls: PublishedTrustControl[] = evaluations.map((e) => ({
           key: e.control.key,
           category: e.control.category,

@@ -32,6 +32,8 @@ export const projectByOrganizationKey = (organizationId: string, projectId: stri
   ["projects_by_organization", organizationId, projectId] as const;
 export const projectsByOrganizationPrefix = (organizationId: string) =>
   ["projects_by_organization", organizationId] as const;
+export const sigstoreIdentitiesKey = (projectId: string) =>
+  ["sigstore_identities", projectId] as const;
 
 export const controlKey = (projectId: string, controlId: string) =>
   ["controls", projectId, controlId] as const;

@@ -1,7 +1,10 @@
 /**
  * Probe for `evidence.build_provenance`: an in-toto Statement carrying SLSA provenance,
- * bare, inside a DSSE envelope, or inside a Sigstore bundle's `dsseEnvelope`.
+ * signed with Sigstore. The probe is pure: the signature is verified before it runs (at
+ * ingest and recompute, against the trusted root and the project's expected identities)
+ * and reaches it as a `SignatureCheck`.
  */
+import type { SignatureCheck } from "../../domain/sigstore.ts";
 import { count, isObject, type JsonObject, notAnObject, own, show } from "./_read.ts";
 import { fail, inFormat, pass, type ProbeResult, unknown } from "./types.ts";
 
@@ -13,29 +16,61 @@ const IN_TOTO_PAYLOAD = "application/vnd.in-toto+json";
 const HEX_DIGEST = /^[0-9a-fA-F]{32,128}$/;
 
 /**
- * Answers whether `payload` is build provenance: an in-toto Statement (`_type`
+ * Answers whether `payload` is verified build provenance: an in-toto Statement (`_type`
  * `https://in-toto.io/Statement/v0.1` or `/v1`) whose `predicateType` is SLSA provenance
  * (`https://slsa.dev/provenance/v0.2` or `/v1`) with a builder id in the predicate and at
- * least one `subject[]` whose `digest` holds a hex digest. The statement may come wrapped
- * in a DSSE envelope (`payloadType: "application/vnd.in-toto+json"`, base64 `payload`, at
- * least one `signatures[]`) or a Sigstore bundle around one. Signatures are not verified
- * here (no trust root is configured); their presence is required, and the reason says
- * they were not verified, never that the statement is signed. Undecodable envelopes and
+ * least one `subject[]` whose `digest` holds a hex digest, inside a Sigstore bundle whose
+ * `signature` check verified (signature, certificate chain, transparency-log inclusion and
+ * an expected signer identity). The pass reason names the signer's SAN and issuer and the
+ * Rekor log index. A statement that is not signed, a DSSE envelope without Sigstore
+ * material, and a signature that did not verify (or was not checked: `signature`
+ * missing) all fail with the reason, never reading as signed. Undecodable envelopes and
  * unrecognized payloads are `unknown`.
  */
-export function hasSlsaProvenance(payload: unknown): ProbeResult {
+export function hasSlsaProvenance(
+  payload: unknown,
+  signature?: SignatureCheck | null,
+): ProbeResult {
   if (!isObject(payload)) return unknown(notAnObject(payload, "an in-toto statement"));
   const bundled = own(payload, "dsseEnvelope");
   if (isObject(bundled)) {
-    return inFormat("sigstore-bundle", readEnvelope(bundled, "a Sigstore bundle's DSSE envelope"));
+    const read = readEnvelope(bundled, "a Sigstore bundle's DSSE envelope");
+    return inFormat("sigstore-bundle", signed(read, signature));
   }
   if (own(payload, "payloadType") !== undefined) {
-    return inFormat("dsse-envelope", readEnvelope(payload, "a DSSE envelope"));
+    const read = readEnvelope(payload, "a DSSE envelope");
+    return inFormat("dsse-envelope", signed(read, signature));
   }
   if (own(payload, "_type") !== undefined) {
-    return inFormat("in-toto-statement", readStatement(payload, "in-toto statement"));
+    const read = readStatement(payload, "in-toto statement");
+    if (read.outcome !== "pass") return inFormat("in-toto-statement", read);
+    return inFormat(
+      "in-toto-statement",
+      fail(
+        `${read.reason}, but not signed: provenance passes only in a Sigstore bundle that verifies`,
+      ),
+    );
   }
   return unknown("Payload is neither an in-toto statement nor a DSSE envelope");
+}
+
+/**
+ * The statement's reading combined with its signature check: an unreadable statement stays
+ * `unknown`, a signature that did not verify fails, and only a verified signature lets a
+ * passing statement pass, with the signer and log index in the reason.
+ */
+function signed(read: ProbeResult, signature: SignatureCheck | null | undefined): ProbeResult {
+  if (read.outcome === "unknown") return read;
+  if (!signature) {
+    return fail(`${read.reason}; the signature was not verified`);
+  }
+  if (!signature.verified) return fail(signature.reason);
+  if (read.outcome === "fail") return read;
+  return pass(
+    `${read.reason}; signed by ${show(signature.subject, 200)} (issuer ${
+      show(signature.issuer, 200)
+    }), Rekor log index ${signature.logIndex}`,
+  );
 }
 
 /** An envelope's statement; `where` names the wrapping for the reason. */
@@ -53,11 +88,7 @@ function readEnvelope(envelope: JsonObject, where: string): ProbeResult {
   const statement = decodeJson(own(envelope, "payload"));
   if (statement === undefined) return unknown("DSSE payload is not base64-encoded JSON");
   if (!isObject(statement)) return unknown(notAnObject(statement, "an in-toto statement"));
-  // Nothing here checks a signature against a key: the reason must not read as "signed".
-  return readStatement(
-    statement,
-    `in-toto statement in ${where} with ${count(sigs, "signature")} (not verified)`,
-  );
+  return readStatement(statement, `in-toto statement in ${where} with ${count(sigs, "signature")}`);
 }
 
 function readStatement(statement: JsonObject, label: string): ProbeResult {

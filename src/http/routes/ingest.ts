@@ -84,10 +84,11 @@ ingestRoutes.openapi(
   async (c) => {
     const { projectId, ...item } = c.req.valid("json");
     assertOwnProject(c, projectId);
-    const { kv, blobs, clock, notifyActivity } = c.var.services;
+    const { kv, blobs, clock, notifyActivity, config } = c.var.services;
     const result = await ingestEvidence(c.var.collector, [item], {
       kv,
       blobs,
+      sigstoreTrustedRoot: config.sigstoreTrustedRoot,
       now: clock.now(),
       idempotencyKey: c.req.valid("header")["idempotency-key"],
     });
@@ -118,10 +119,11 @@ ingestRoutes.openapi(
   async (c) => {
     const { projectId, records: items } = c.req.valid("json");
     assertOwnProject(c, projectId);
-    const { kv, blobs, clock, notifyActivity } = c.var.services;
+    const { kv, blobs, clock, notifyActivity, config } = c.var.services;
     const result = await ingestEvidence(c.var.collector, items, {
       kv,
       blobs,
+      sigstoreTrustedRoot: config.sigstoreTrustedRoot,
       now: clock.now(),
       idempotencyKey: c.req.valid("header")["idempotency-key"],
       fieldPrefix: (i) => `records.${i}.`,
