@@ -1,3 +1,5 @@
+import assert from "node:assert/strict";
+import type { SignatureCheck } from "../../src/domain/sigstore.ts";
 import { hasSlsaProvenance, isSbomDocument } from "../../src/evaluate/mod.ts";
 import { probeTable } from "./_table.ts";
 import {
@@ -64,44 +66,79 @@ Deno.test("[evaluate] isSbomDocument() reads CycloneDX and SPDX JSON", async (t)
   ]);
 });
 
-Deno.test("[evaluate] hasSlsaProvenance() reads in-toto, DSSE and Sigstore bundles", async (t) => {
+/** What verifying a real public-good bundle yields (see tests/sigstore/verify_test.ts). */
+const VERIFIED: SignatureCheck = {
+  verified: true,
+  issuer: "https://token.actions.githubusercontent.com",
+  subject: "https://github.com/acme/app/.github/workflows/release.yml@refs/heads/main",
+  logIndex: "174304175",
+};
+const withSignature = (payload: unknown) => hasSlsaProvenance(payload, VERIFIED);
+
+Deno.test("[evaluate] hasSlsaProvenance() passes only signed provenance whose signature verified", async (t) => {
   const v1 = SLSA_V1_STATEMENT;
   await probeTable(t, hasSlsaProvenance, [
     {
-      name: "passes an in-toto v1 statement with a SLSA v1 predicate",
+      name: "fails a bare in-toto v1 statement: it is not signed",
       input: v1,
       expected: {
-        outcome: "pass",
+        outcome: "fail",
         reason:
-          /^in-toto statement with SLSA v1 provenance from "https:\/\/github\.com\/actions\/runner\/github-hosted" for 1 subject$/,
+          /^in-toto statement with SLSA v1 provenance from "https:\/\/github\.com\/actions\/runner\/github-hosted" for 1 subject, but not signed/,
       },
     },
     {
-      name: "passes an in-toto v0.1 statement with a SLSA v0.2 predicate",
+      name: "fails a bare v0.1 statement with a SLSA v0.2 predicate: it is not signed",
       input: SLSA_V02_STATEMENT,
-      expected: { outcome: "pass", reason: /SLSA v0\.2 provenance/ },
+      expected: { outcome: "fail", reason: /SLSA v0\.2 provenance.*but not signed/ },
     },
     {
-      name: "passes a DSSE envelope around the v1 statement; its signature is not verified",
+      name: "fails a DSSE envelope whose signature nobody verified",
       input: dsseEnvelope(v1),
       expected: {
-        outcome: "pass",
+        outcome: "fail",
         reason:
-          /^in-toto statement in a DSSE envelope with 1 signature \(not verified\) with SLSA v1/,
+          /^in-toto statement in a DSSE envelope with 1 signature .*; the signature was not verified$/,
       },
     },
     {
-      name: "passes a Sigstore bundle around the envelope; its signature is not verified",
+      name: "fails a Sigstore bundle whose signature nobody verified",
       input: sigstoreBundle(v1),
-      expected: {
-        outcome: "pass",
-        reason: /^in-toto statement in a Sigstore bundle's DSSE envelope with 1 signature \(not/,
-      },
+      expected: { outcome: "fail", reason: /the signature was not verified$/ },
     },
     {
       name: "never says signed for an envelope whose signature is garbage",
       input: { ...dsseEnvelope(v1), signatures: [{ keyid: "", sig: "garbage" }] },
-      expected: { outcome: "pass", reason: /^(?!.*\bsigned\b).*\(not verified\)/ },
+      expected: { outcome: "fail", reason: /^(?!.*\bsigned by\b).*not verified/ },
+    },
+  ]);
+  await t.step("fails with the verification's reason when the signature did not verify", () => {
+    const result = hasSlsaProvenance(sigstoreBundle(v1), {
+      verified: false,
+      reason: "Sigstore bundle does not verify: the signature does not verify (x)",
+    });
+    assert.equal(result.outcome, "fail");
+    assert.equal(
+      result.reason,
+      "Sigstore bundle does not verify: the signature does not verify (x)",
+    );
+  });
+  await t.step("fails a verified signature over a bare statement (it cannot be verified)", () => {
+    assert.equal(hasSlsaProvenance(v1, VERIFIED).outcome, "fail");
+  });
+});
+
+Deno.test("[evaluate] hasSlsaProvenance() reads the statement in a verified bundle or envelope", async (t) => {
+  const v1 = SLSA_V1_STATEMENT;
+  await probeTable(t, withSignature, [
+    {
+      name: "passes a Sigstore bundle around the v1 statement, naming signer and log index",
+      input: sigstoreBundle(v1),
+      expected: {
+        outcome: "pass",
+        reason:
+          /^in-toto statement in a Sigstore bundle's DSSE envelope with 1 signature with SLSA v1 provenance from .* for 1 subject; signed by "https:\/\/github\.com\/acme\/app\/\.github\/workflows\/release\.yml@refs\/heads\/main" \(issuer "https:\/\/token\.actions\.githubusercontent\.com"\), Rekor log index 174304175$/,
+      },
     },
     {
       name: "passes a URL-safe base64 payload without padding",
