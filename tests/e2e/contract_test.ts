@@ -111,6 +111,17 @@ Deno.test("[contract] every operation answers as /openapi.json documents", async
         json: { visibility: "public", hostedSubdomain: "acme" },
         expect: 200,
       });
+      await call("setSigstoreIdentities", {
+        params: { id: fx.project },
+        json: {
+          identities: [{
+            issuer: "https://token.actions.githubusercontent.com",
+            subject: "https://github.com/acme/app/.github/workflows/release.yml@refs/tags/*",
+          }],
+        },
+        expect: 200,
+      });
+      await call("getSigstoreIdentities", { params: { id: fx.project }, expect: 200 });
       const controls = await call("listProjectControls", {
         params: { id: fx.project },
         expect: 200,
