@@ -43,6 +43,10 @@ export async function createServices(deps: AppDeps): Promise<Services> {
   const keys = {
     tokens: await loadSigningKey(kv, "tokens"),
     publications: await loadSigningKey(kv, "publications", { configured: config.signingKey }),
+    log: await loadSigningKey(kv, "log", {
+      configured: config.logSigningKey,
+      variable: "LOG_SIGNING_KEY",
+    }),
   };
   const verifier = config.auth.mode === "builtin"
     ? createBuiltinVerifier({

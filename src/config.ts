@@ -30,6 +30,7 @@ const Env = z.object({
   AUTH_CLIENT_ID: z.string().min(1).default("dashboard"),
   SIGNUP: z.enum(["first-run", "open", "invite"]).default("first-run"),
   SIGNING_KEY: z.string().min(1).optional(),
+  LOG_SIGNING_KEY: z.string().min(1).optional(),
   DNS_NAMESERVER: HostPort.optional(),
   TRUSTED_PROXIES: z.string().optional(),
   BODY_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(3600).default(30),
@@ -68,6 +69,8 @@ export interface Config {
   };
   signup: "first-run" | "open" | "invite";
   signingKey: string | undefined;
+  /** Ed25519 private JWK (JSON) that signs the publication log's checkpoints. */
+  logSigningKey: string | undefined;
   dnsNameserver: { host: string; port: number } | undefined;
   maxEvidenceBytes: number;
   /** Peers whose `Forwarded`/`X-Forwarded-For` name the client (empty: none is trusted). */
@@ -179,6 +182,7 @@ export function loadConfig(
     auth,
     signup: e.SIGNUP,
     signingKey: e.SIGNING_KEY,
+    logSigningKey: e.LOG_SIGNING_KEY,
     dnsNameserver,
     maxEvidenceBytes: e.MAX_EVIDENCE_BYTES,
     trustedProxies,

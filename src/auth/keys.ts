@@ -1,12 +1,14 @@
 /**
  * Ed25519 signing keys held in KV: one signs built-in access tokens, one
- * signs publications. Both public halves are served at /.well-known/jwks.json.
+ * signs publications, one signs the publication log's checkpoints. The first
+ * two public halves are served at /.well-known/jwks.json, the log's as a
+ * signed-note verifier key at /log.
  */
 import { calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK, type JWK } from "jose";
 import { ConfigError } from "../config.ts";
 import { createSigningKeyOnce, getSigningKey } from "../store/signing_keys.ts";
 
-export type KeyPurpose = "tokens" | "publications";
+export type KeyPurpose = "tokens" | "publications" | "log";
 
 export interface SigningKey {
   kid: string;
@@ -27,16 +29,16 @@ async function fromPrivateJwk(jwk: JWK): Promise<SigningKey> {
   };
 }
 
-function parseConfiguredKey(text: string): JWK {
+function parseConfiguredKey(text: string, variable: string): JWK {
   let jwk: JWK;
   try {
     jwk = JSON.parse(text);
   } catch {
-    throw new ConfigError("SIGNING_KEY", "must be an Ed25519 private JWK in JSON");
+    throw new ConfigError(variable, "must be an Ed25519 private JWK in JSON");
   }
   if (jwk?.kty !== "OKP" || jwk.crv !== "Ed25519" || !jwk.d || !jwk.x) {
     throw new ConfigError(
-      "SIGNING_KEY",
+      variable,
       "must be an Ed25519 private JWK (kty OKP, crv Ed25519, d, x)",
     );
   }
@@ -44,16 +46,17 @@ function parseConfiguredKey(text: string): JWK {
 }
 
 /**
- * Loads the key for `purpose`: the configured JWK when given, else the one
+ * Loads the key for `purpose`: the configured JWK when given (from the
+ * variable `variable`, SIGNING_KEY by default), else the one
  * kept in KV, generating and storing it on first use (the first writer wins
  * when several instances start at once).
  */
 export async function loadSigningKey(
   kv: Deno.Kv,
   purpose: KeyPurpose,
-  { configured }: { configured?: string } = {},
+  { configured, variable = "SIGNING_KEY" }: { configured?: string; variable?: string } = {},
 ): Promise<SigningKey> {
-  if (configured) return await fromPrivateJwk(parseConfiguredKey(configured));
+  if (configured) return await fromPrivateJwk(parseConfiguredKey(configured, variable));
   const stored = await getSigningKey(kv, purpose);
   if (stored) return await fromPrivateJwk(stored);
   const { privateKey } = await generateKeyPair("EdDSA", { extractable: true });

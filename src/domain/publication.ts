@@ -21,6 +21,8 @@ export interface Publication extends PublishedVersion {
    * rendered then, so a later stylesheet change cannot unstyle an immutable page.
    */
   htmlCsp?: string;
+  /** The version's leaf index in the publication log (absent on versions published before it). */
+  logIndex?: number;
   /** State of every published control, by key, to describe the next version's changes. */
   states: Record<string, ControlState>;
   artifacts: {

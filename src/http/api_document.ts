@@ -20,6 +20,10 @@ const TAGS = [
   { name: "Publishing", description: "Signed, immutable versions of the trust profile" },
   { name: "Custom domains", description: "Serving the trust page on the vendor's own domain" },
   { name: "Public trust", description: "Published trust data, no credentials" },
+  {
+    name: "Publication log",
+    description: "The Merkle tree log of every publication: checkpoints and proofs",
+  },
   { name: "Documentation", description: "Human- and agent-readable guides" },
   { name: "Discovery", description: "Machine-readable descriptions of the service for agents" },
   { name: "MCP", description: "Model Context Protocol server over published trust data" },
@@ -64,7 +68,7 @@ export function describeApi(app: OpenAPIHono<AppEnv>, services: Services): void 
           title: "Trust Profile Service",
           version: API_VERSION,
           description:
-            "Live, verifiable trust data about software vendors: collectors send evidence, a deterministic evaluator turns it into control states, and operators publish signed, versioned trust profiles that anyone can read. Public reads (operations with `security: []` under /trust, /public, /.well-known, /openapi.json, /llms.txt, the guides and /mcp) allow any origin (CORS, `Access-Control-Allow-Origin: *`, preflights answered); the operator API sends no CORS headers.",
+            "Live, verifiable trust data about software vendors: collectors send evidence, a deterministic evaluator turns it into control states, and operators publish signed, versioned trust profiles that anyone can read. Public reads (operations with `security: []` under /trust, /public, /log, /.well-known, /openapi.json, /llms.txt, the guides and /mcp) allow any origin (CORS, `Access-Control-Allow-Origin: *`, preflights answered); the operator API sends no CORS headers.",
           contact: { name: "Trust Profile Service", url: config.baseUrl },
         },
         servers: [{ url: config.baseUrl }],

@@ -40,7 +40,7 @@ export type ActivityListener = (projectId: string) => Promise<void>;
 /** Services derived from the deps once, when the app is created. */
 export interface Services extends AppDeps {
   verifier: AccessTokenVerifier;
-  keys: { tokens: SigningKey; publications: SigningKey };
+  keys: { tokens: SigningKey; publications: SigningKey; log: SigningKey };
   /** The evaluation layer's hook for new activity (schedules a recompute). */
   notifyActivity: ActivityListener;
   /** Live re-evaluation: recompute now, schedule, and the queue consumer. */

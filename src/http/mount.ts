@@ -16,6 +16,7 @@ import { domainRoutes } from "./routes/domains.ts";
 import { evaluationRoutes } from "./routes/evaluations.ts";
 import { evidenceRoutes } from "./routes/evidence.ts";
 import { ingestRoutes } from "./routes/ingest.ts";
+import { logRoutes } from "./routes/log.ts";
 import { mcpRoutes } from "./routes/mcp.ts";
 import { meRoutes } from "./routes/me.ts";
 import { oauthRoutes } from "./routes/oauth.ts";
@@ -40,6 +41,7 @@ export function mountRoutes(app: OpenAPIHono<AppEnv>, config: Config): void {
   app.route("/public/trust", trustCenterRoutes);
   app.route("/trust", publicTrustRoutes);
   app.route("/trust", trustHistoryRoutes);
+  app.route("/log", logRoutes);
   app.route("/", collectorCliRoutes);
   app.route("/", dashboardRoutes);
 

@@ -224,7 +224,7 @@ export async function publishProject(
           status: "completed",
           completedAt: clock.now().toISOString(),
         };
-        if (await commitPublication(kv, latest, publication, completed)) {
+        if (await commitPublication(kv, latest, publication, completed, { slug: project.slug })) {
           return { job: completed, publication };
         }
       }

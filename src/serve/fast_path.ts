@@ -9,7 +9,7 @@
  */
 import type { Config } from "../config.ts";
 import { type ArtifactCache, artifactHeaders, ifNoneMatchHits } from "./artifacts.ts";
-import { TRUST_JSON_HEADERS } from "./headers.ts";
+import { trustJsonHeaders } from "./headers.ts";
 import { serviceHostTest } from "./hosts.ts";
 import type { PublicCache } from "./public_cache.ts";
 
@@ -35,9 +35,13 @@ interface Answers {
   notModified: Response;
 }
 
-function answersFor(artifact: { digest: string }, bytes: Uint8Array<ArrayBuffer>): Answers {
+function answersFor(
+  artifact: { digest: string },
+  bytes: Uint8Array<ArrayBuffer>,
+  headers: Record<string, string>,
+): Answers {
   const etag = `"${artifact.digest}"`;
-  const { ok, notModified } = artifactHeaders(etag, TRUST_JSON_HEADERS);
+  const { ok, notModified } = artifactHeaders(etag, headers);
   return {
     etag,
     get: new Response(bytes, { headers: ok }),
@@ -84,7 +88,8 @@ export function createFastPath(deps: FastPathDeps): (request: Request) => Respon
         answersByKey.clear();
         answerBytes = 0;
       }
-      answers = answersFor(artifact, bytes);
+      const headers = trustJsonHeaders(deps.config, view.publication.logIndex);
+      answers = answersFor(artifact, bytes, headers);
       answersByKey.set(artifact.key, answers);
       answerBytes += bytes.byteLength;
     }

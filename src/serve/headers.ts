@@ -2,6 +2,7 @@
  * Response headers of public reads, shared by the routes and the trust.json
  * fast path so both answer byte for byte alike.
  */
+import type { Config } from "../config.ts";
 import { trustPageCsp } from "../publish/render/mod.ts";
 
 /** Cache policy of every latest (unversioned) public read. */
@@ -26,6 +27,27 @@ export const TRUST_JSON_HEADERS = {
   "content-type": JSON_TYPE,
   "cache-control": PUBLIC_CACHE,
 } as const;
+
+/** The Link relation (an extension relation, RFC 8288 §2.1.2) to a version's inclusion proof. */
+export function inclusionRelation(config: Config): string {
+  return `${config.baseUrl}/log#inclusion-proof`;
+}
+
+/**
+ * Headers of a trust.json answer: `base`, and a Link to the inclusion proof of its version
+ * in the publication log when the version is logged (`logIndex`).
+ */
+export function trustJsonHeaders(
+  config: Config,
+  logIndex: number | undefined,
+  base: Record<string, string> = TRUST_JSON_HEADERS,
+): Record<string, string> {
+  if (logIndex === undefined) return base;
+  const link = `<${config.baseUrl}/log/entries/${logIndex}/inclusion>; rel="${
+    inclusionRelation(config)
+  }"`;
+  return { ...base, link };
+}
 
 /**
  * Security headers of a trust page (no script, only its hashed stylesheet). A stored page

@@ -131,3 +131,13 @@ export const domainsByProjectPrefix = (projectId: string) =>
 
 /** A short lease that serializes work on one resource across requests and instances. */
 export const leaseKey = (name: string, id: string) => ["leases", name, id] as const;
+
+/** The publication log's size and frontier (the hashes of its largest complete subtrees). */
+export const logHeadKey = () => ["log_head"] as const;
+/** The hash of the log's complete subtree of 2^level leaves starting at leaf index·2^level. */
+export const logNodeKey = (level: number, index: number) => ["log_nodes", level, index] as const;
+/** The log entry at a leaf index: its canonical text and the publication it records. */
+export const logEntryKey = (index: number) => ["log_entries", index] as const;
+/** The leaf index of a publication in the log. */
+export const logEntryByPublicationKey = (projectId: string, version: number) =>
+  ["log_entries_by_publication", projectId, version] as const;

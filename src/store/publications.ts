@@ -8,6 +8,7 @@ import type { ControlState } from "../domain/control.ts";
 import type { Publication } from "../domain/publication.ts";
 import type { PublishedVersion, PublishJob } from "../domain/publish.ts";
 import { CHUNK_BYTES, getManyChunked, serializedSize, splitBySize } from "./_chunks.ts";
+import { addLogAppend } from "./log.ts";
 import {
   latestPublicationKey,
   publicationKey,
@@ -94,26 +95,41 @@ export async function saveJob(kv: Deno.Kv, job: PublishJob): Promise<void> {
   await kv.set(publishJobKey(job.projectId, job.id), job);
 }
 
+/** Appends to the log that the publication log head moved under are retried this often. */
+const LOG_ATTEMPTS = 50;
+
 /**
  * Writes version `publication.version` if the latest pointer is still what
- * was read (`latest`), moving the pointer and completing the job in the
- * same atomic. Returns false when another publish got there first.
+ * was read (`latest`), moving the pointer, completing the job and appending
+ * the version to the publication log (as published under `slug`) in the same
+ * atomic. Returns false when another publish of the project got there first.
+ * A commit that lost only the log head to another project's publish is sent
+ * again on the new head, so versions and log entries always agree.
  */
 export async function commitPublication(
   kv: Deno.Kv,
   latest: Deno.KvEntryMaybe<number>,
   publication: Publication,
   job: PublishJob,
+  { slug }: { slug: string },
 ): Promise<boolean> {
   const { projectId, version } = publication;
   const key = publicationKey(projectId, version);
-  const { record, parts } = toStored(publication);
-  const op = kv.atomic()
-    .check(latest)
-    .check({ key, versionstamp: null })
-    .set(key, record)
-    .set(latestPublicationKey(projectId), version)
-    .set(publishJobKey(job.projectId, job.id), job);
-  parts.forEach((part, i) => op.set(publicationPartKey(projectId, version, i), part));
-  return (await op.commit()).ok;
+  for (let attempt = 1; attempt <= LOG_ATTEMPTS; attempt++) {
+    const op = kv.atomic()
+      .check(latest)
+      .check({ key, versionstamp: null });
+    const logIndex = await addLogAppend(kv, op, { ...publication, slug });
+    const { record, parts } = toStored({ ...publication, logIndex });
+    op.set(key, record)
+      .set(latestPublicationKey(projectId), version)
+      .set(publishJobKey(job.projectId, job.id), job);
+    parts.forEach((part, i) => op.set(publicationPartKey(projectId, version, i), part));
+    if ((await op.commit()).ok) return true;
+    const now = await getLatestPublicationEntry(kv, projectId);
+    if (now.versionstamp !== latest.versionstamp) return false;
+    // Another project's publish moved the log head: wait a little, then append after it.
+    await new Promise((resolve) => setTimeout(resolve, Math.random() * 5 * attempt));
+  }
+  throw new Error("The publication log was too busy to append to");
 }

@@ -14,7 +14,7 @@ import {
   SlugParams,
 } from "../../domain/publish.ts";
 import { latestControls, latestSignals } from "../../serve/bodies.ts";
-import { MARKDOWN_TYPE, PUBLIC_CACHE, TRUST_JSON_HEADERS } from "../../serve/headers.ts";
+import { MARKDOWN_TYPE, PUBLIC_CACHE, trustJsonHeaders } from "../../serve/headers.ts";
 import { publicProject, publicPublication } from "../../serve/public_read.ts";
 import { setupGuideOf } from "../../serve/setup_guide.ts";
 import { createRouter } from "../env.ts";
@@ -76,7 +76,9 @@ publicTrustRoutes.openapi(
       c.var.services,
       c.req.valid("param").projectSlug,
     );
-    return await serveArtifact(c, publication.artifacts.trustJson, { headers: TRUST_JSON_HEADERS });
+    return await serveArtifact(c, publication.artifacts.trustJson, {
+      headers: trustJsonHeaders(c.var.services.config, publication.logIndex),
+    });
   },
 );
 

@@ -16,6 +16,7 @@ import {
   JSON_TYPE,
   MARKDOWN_TYPE,
   PUBLIC_CACHE,
+  trustJsonHeaders,
   trustPageHeaders,
 } from "../../serve/headers.ts";
 import { publicPublication, publicVersion } from "../../serve/public_read.ts";
@@ -94,6 +95,8 @@ trustHistoryRoutes.openapi(
     const spec = VERSION_DOCUMENTS[document];
     const headers = spec.artifact === "html"
       ? trustPageHeaders(publication.htmlCsp)
+      : spec.artifact === "trustJson"
+      ? trustJsonHeaders(c.var.services.config, publication.logIndex, { "content-type": spec.type })
       : { "content-type": spec.type };
     return await serveArtifact(c, publication.artifacts[spec.artifact], {
       headers: {

@@ -1,0 +1,92 @@
+/**
+ * The publication log's contract: the canonical bytes of a log entry, and
+ * the JSON shapes of its public API (GET /log/…).
+ *
+ * A log entry is UTF-8 text, five lines each ending in LF (0x0A):
+ *
+ * ```
+ * trust-profile-publication/v1
+ * <project slug at publication>
+ * <version, decimal>
+ * sha256:<hex digest of the version's trust.json bytes>
+ * <publishedAt, as in trust.json>
+ * ```
+ *
+ * No field can hold a newline (slugs are [a-z0-9-], the digest is hex, the
+ * timestamp ISO 8601), so the form is unambiguous, and a reader rebuilds it
+ * from a trust.json alone: every field but the digest is inside it.
+ */
+import { z } from "@hono/zod-openapi";
+
+/** The first line of every log entry: names the entry format. */
+export const LOG_ENTRY_HEADER = "trust-profile-publication/v1";
+
+/** What a log entry commits to. */
+export interface LogEntryFields {
+  slug: string;
+  version: number;
+  digest: string;
+  publishedAt: string;
+}
+
+/** The canonical text of a log entry (see the module comment). */
+export function encodeLogEntry(fields: LogEntryFields): string {
+  const { slug, version, digest, publishedAt } = fields;
+  for (const value of [slug, digest, publishedAt]) {
+    if (/[\n\r]/.test(value)) throw new Error("A log entry field cannot hold a line break");
+  }
+  if (!Number.isSafeInteger(version) || version < 1) throw new Error("Versions start at 1");
+  return `${LOG_ENTRY_HEADER}\n${slug}\n${version}\n${digest}\n${publishedAt}\n`;
+}
+
+const Base64Hash = z.string().max(44).openapi({
+  description: "A SHA-256 hash, base64 (standard alphabet, padded)",
+  example: "47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=",
+});
+
+export const LogTreeSize = z.int().min(0).max(Number.MAX_SAFE_INTEGER);
+
+export const LogInfo = z.object({
+  origin: z.string().openapi({ description: "The checkpoint origin line: names this log" }),
+  verifierKey: z.string().openapi({
+    description:
+      "C2SP signed-note verifier key (name+keyhash+base64(0x01 || Ed25519 public key)) that signs checkpoints",
+  }),
+  treeSize: LogTreeSize,
+  hashing: z.literal("RFC 6962 SHA-256"),
+  entryFormat: z.string(),
+  inclusionProofRelation: z.string().openapi({
+    description: "The Link relation with which trust.json responses point at their inclusion proof",
+  }),
+  checkpoint: z.string().openapi({ description: "URL of the latest signed checkpoint" }),
+}).openapi("LogInfo");
+
+export const LogEntryResponse = z.object({
+  index: LogTreeSize,
+  leafHash: Base64Hash,
+  entry: z.string().nullable().openapi({
+    description:
+      "The entry's canonical text; null while its project is private (the leaf hash still commits to it)",
+  }),
+}).openapi("LogEntry");
+
+export const LogInclusionProof = z.object({
+  leafIndex: LogTreeSize,
+  treeSize: LogTreeSize,
+  leafHash: Base64Hash,
+  entry: z.string().nullable(),
+  rootHash: Base64Hash,
+  proof: z.array(Base64Hash).openapi({
+    description: "RFC 9162 §2.1.3 inclusion path, closest sibling first",
+  }),
+  checkpoint: z.string().openapi({ description: "The signed checkpoint of treeSize" }),
+}).openapi("LogInclusionProof");
+
+export const LogConsistencyProof = z.object({
+  fromSize: LogTreeSize,
+  toSize: LogTreeSize,
+  fromRootHash: Base64Hash,
+  toRootHash: Base64Hash,
+  proof: z.array(Base64Hash).openapi({ description: "RFC 9162 §2.1.4 consistency proof" }),
+  checkpoint: z.string().openapi({ description: "The signed checkpoint of toSize" }),
+}).openapi("LogConsistencyProof");

@@ -1,0 +1,165 @@
+/**
+ * The publication log's public API, mounted at /log: its description and
+ * verifier key, the latest signed checkpoint (C2SP tlog-checkpoint), entries,
+ * inclusion proofs (by leaf index, or by a public project's version) and
+ * consistency proofs between two tree sizes, all with RFC 6962 hashing.
+ */
+import { createRoute, z } from "@hono/zod-openapi";
+import {
+  LogConsistencyProof,
+  LogEntryResponse,
+  LogInclusionProof,
+  LogInfo,
+} from "../../domain/log.ts";
+import { SlugParams } from "../../domain/publish.ts";
+import {
+  consistencyProof,
+  inclusionProof,
+  latestCheckpoint,
+  LOG_CACHE,
+  logEntry,
+  logInfo,
+  publicationInclusionProof,
+} from "../../serve/log.ts";
+import { createRouter } from "../env.ts";
+import { errors, json } from "../openapi.ts";
+
+export const logRoutes = createRouter();
+
+const tags = ["Publication log"];
+
+const count = (name: string, min: number, where: "path" | "query", example: number) =>
+  z.coerce.number().int().min(min).max(Number.MAX_SAFE_INTEGER).openapi({
+    param: { name, in: where },
+    example,
+  });
+
+const TreeSizeQuery = z.object({
+  treeSize: count("treeSize", 1, "query", 12).optional().openapi({
+    description: "The tree size to prove against (default: the log's current size)",
+  }),
+});
+
+logRoutes.openapi(
+  createRoute({
+    method: "get",
+    path: "/",
+    operationId: "getLogInfo",
+    tags,
+    summary: "The publication log: origin, checkpoint verifier key, size and entry format",
+    responses: { 200: json(LogInfo, "The log's description") },
+  }),
+  async (c) => {
+    const body = await logInfo(c.var.services);
+    return c.json(body, 200, { "cache-control": LOG_CACHE });
+  },
+);
+
+logRoutes.openapi(
+  createRoute({
+    method: "get",
+    path: "/checkpoint",
+    operationId: "getLogCheckpoint",
+    tags,
+    summary: "The latest checkpoint, a C2SP signed note (tlog-checkpoint)",
+    description:
+      "Origin line, tree size and base64 root hash, a blank line, then an Ed25519 note signature line verifiable with the verifierKey of GET /log.",
+    responses: {
+      200: {
+        content: { "text/plain": { schema: z.string() } },
+        description: "The signed checkpoint",
+      },
+    },
+  }),
+  async (c) => {
+    const note = await latestCheckpoint(c.var.services);
+    return c.text(note, 200, {
+      "content-type": "text/plain; charset=utf-8",
+      "cache-control": LOG_CACHE,
+    });
+  },
+);
+
+logRoutes.openapi(
+  createRoute({
+    method: "get",
+    path: "/entries/{index}",
+    operationId: "getLogEntry",
+    tags,
+    summary: "One log entry: its leaf hash and canonical text",
+    request: { params: z.object({ index: count("index", 0, "path", 0) }) },
+    responses: { 200: json(LogEntryResponse, "The entry"), ...errors(404) },
+  }),
+  async (c) => {
+    const body = await logEntry(c.var.services, c.req.valid("param").index);
+    return c.json(body, 200, { "cache-control": LOG_CACHE });
+  },
+);
+
+logRoutes.openapi(
+  createRoute({
+    method: "get",
+    path: "/entries/{index}/inclusion",
+    operationId: "getLogInclusionProofByIndex",
+    tags,
+    summary: "Inclusion proof of one entry, with the signed checkpoint it proves against",
+    request: {
+      params: z.object({ index: count("index", 0, "path", 0) }),
+      query: TreeSizeQuery,
+    },
+    responses: { 200: json(LogInclusionProof, "The proof"), ...errors(404) },
+  }),
+  async (c) => {
+    const { index } = c.req.valid("param");
+    const body = await inclusionProof(c.var.services, index, c.req.valid("query").treeSize);
+    return c.json(body, 200, { "cache-control": LOG_CACHE });
+  },
+);
+
+logRoutes.openapi(
+  createRoute({
+    method: "get",
+    path: "/publications/{projectSlug}/{version}/inclusion",
+    operationId: "getLogInclusionProofByVersion",
+    tags,
+    summary: "Inclusion proof of a public project's published version",
+    request: {
+      params: SlugParams.extend({ version: count("version", 1, "path", 3) }),
+      query: TreeSizeQuery,
+    },
+    responses: { 200: json(LogInclusionProof, "The proof"), ...errors(404) },
+  }),
+  async (c) => {
+    const { projectSlug, version } = c.req.valid("param");
+    const body = await publicationInclusionProof(c.var.services, {
+      slug: projectSlug,
+      version,
+      treeSize: c.req.valid("query").treeSize,
+    });
+    return c.json(body, 200, { "cache-control": LOG_CACHE });
+  },
+);
+
+logRoutes.openapi(
+  createRoute({
+    method: "get",
+    path: "/consistency",
+    operationId: "getLogConsistencyProof",
+    tags,
+    summary: "Consistency proof: the tree of `from` entries is a prefix of the tree of `to`",
+    request: {
+      query: z.object({
+        from: count("from", 1, "query", 5),
+        to: count("to", 1, "query", 12).optional().openapi({
+          description: "The larger tree size (default: the log's current size)",
+        }),
+      }),
+    },
+    responses: { 200: json(LogConsistencyProof, "The proof"), ...errors(404) },
+  }),
+  async (c) => {
+    const { from, to } = c.req.valid("query");
+    const body = await consistencyProof(c.var.services, from, to);
+    return c.json(body, 200, { "cache-control": LOG_CACHE });
+  },
+);

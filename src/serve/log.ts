@@ -1,0 +1,157 @@
+/**
+ * Public reads of the publication log: its description (origin and verifier
+ * key), signed checkpoints, entries, inclusion proofs (by leaf index or by a
+ * public project's version) and consistency proofs. Checkpoints are signed
+ * when read: Ed25519 is deterministic, so every instance gives the same
+ * bytes for the same tree size and key. Entries of projects that are private
+ * now show only their leaf hash, so the log never names a private project.
+ */
+import type { SigningKey } from "../auth/keys.ts";
+import type { Config } from "../config.ts";
+import { badRequest, notFound } from "../domain/errors.ts";
+import { LOG_ENTRY_HEADER } from "../domain/log.ts";
+import { decodeBase64Url, encodeBase64 } from "../lib/encoding.ts";
+import { consistencyRanges, EMPTY_ROOT, inclusionRanges, type Range } from "../lib/merkle.ts";
+import { checkpointText, type NoteSigner, noteVerifierKey, signNote } from "../lib/signed_note.ts";
+import {
+  getLogEntry,
+  getLogIndexOfPublication,
+  getLogRangeHashes,
+  getLogSize,
+} from "../store/log.ts";
+import { getProject } from "../store/projects.ts";
+import { inclusionRelation } from "./headers.ts";
+import { publicProject, type PublicReads } from "./public_read.ts";
+
+/** What the log's reads use. */
+export interface LogReads extends PublicReads {
+  config: Config;
+  keys: { log: SigningKey };
+}
+
+/** Cache policy of the latest checkpoint and of proofs against it: they move with each publish. */
+export const LOG_CACHE = "public, max-age=10";
+
+/** The checkpoint origin of this service's log: BASE_URL without its scheme, then `/log`. */
+export function logOrigin(config: Config): string {
+  const url = new URL(config.baseUrl);
+  return `${url.host}${url.pathname.replace(/\/+$/, "")}/log`;
+}
+
+function signer(reads: LogReads): NoteSigner {
+  return {
+    name: logOrigin(reads.config),
+    publicKey: decodeBase64Url(reads.keys.log.publicJwk.x),
+    privateKey: reads.keys.log.privateKey,
+  };
+}
+
+/** The log's description: origin, verifier key, size and entry format. */
+export async function logInfo(reads: LogReads) {
+  const { config } = reads;
+  const key = signer(reads);
+  return {
+    origin: key.name,
+    verifierKey: noteVerifierKey(key.name, key.publicKey),
+    treeSize: await getLogSize(reads.kv),
+    hashing: "RFC 6962 SHA-256" as const,
+    entryFormat:
+      `UTF-8 text of five LF-terminated lines: "${LOG_ENTRY_HEADER}", the project slug, the version (decimal), "sha256:" and the hex SHA-256 of the version's trust.json bytes, and its publishedAt`,
+    inclusionProofRelation: inclusionRelation(config),
+    checkpoint: `${config.baseUrl}/log/checkpoint`,
+  };
+}
+
+/** Reads the log's size and fails with 404 when `size` is beyond it. */
+async function sizeAtLeast(reads: LogReads, size: number | undefined): Promise<number> {
+  const current = await getLogSize(reads.kv);
+  if (size !== undefined && size > current) {
+    throw notFound(`The log has ${current} entries; tree size ${size} does not exist yet`);
+  }
+  return size ?? current;
+}
+
+/** The hashes of `ranges` and the root of a tree of `size`, in one batch of reads. */
+async function withRoot(reads: LogReads, size: number, ranges: Range[]) {
+  if (size === 0) return { root: EMPTY_ROOT, hashes: [] };
+  const hashes = await getLogRangeHashes(reads.kv, [...ranges, [0, size]]);
+  return { root: hashes[hashes.length - 1], hashes: hashes.slice(0, -1) };
+}
+
+async function checkpoint(reads: LogReads, size: number, root: Uint8Array): Promise<string> {
+  const key = signer(reads);
+  return await signNote(checkpointText(key.name, size, root), key);
+}
+
+/** The signed checkpoint of the log as it is now. */
+export async function latestCheckpoint(reads: LogReads): Promise<string> {
+  const size = await getLogSize(reads.kv);
+  const { root } = await withRoot(reads, size, []);
+  return await checkpoint(reads, size, root);
+}
+
+/** The entry at `index` (text withheld while its project is private), or 404. */
+export async function logEntry(reads: LogReads, index: number) {
+  const stored = await getLogEntry(reads.kv, index);
+  if (!stored) throw notFound(`The log has no entry ${index}`);
+  const project = await getProject(reads.kv, stored.projectId);
+  return {
+    index,
+    leafHash: encodeBase64(stored.leafHash),
+    entry: project?.visibility === "public" ? stored.entry : null,
+  };
+}
+
+/** The inclusion proof of leaf `index` in the tree of `treeSize` (default: the current size). */
+export async function inclusionProof(reads: LogReads, index: number, treeSize?: number) {
+  const size = await sizeAtLeast(reads, treeSize);
+  if (index >= size) {
+    throw treeSize === undefined
+      ? notFound(`The log has no entry ${index}`)
+      : badRequest(`Entry ${index} is not in a tree of ${size} entries`);
+  }
+  const [entry, { root, hashes }] = await Promise.all([
+    logEntry(reads, index),
+    withRoot(reads, size, inclusionRanges(index, size)),
+  ]);
+  return {
+    leafIndex: index,
+    treeSize: size,
+    leafHash: entry.leafHash,
+    entry: entry.entry,
+    rootHash: encodeBase64(root),
+    proof: hashes.map(encodeBase64),
+    checkpoint: await checkpoint(reads, size, root),
+  };
+}
+
+/** The inclusion proof of a public project's version, or 404 (private, unknown, not logged). */
+export async function publicationInclusionProof(
+  reads: LogReads,
+  options: { slug: string; version: number; treeSize?: number },
+) {
+  const project = await publicProject(reads, options.slug);
+  const index = await getLogIndexOfPublication(reads.kv, project.id, options.version);
+  if (index === null) {
+    throw notFound(`Version ${options.version} of "${options.slug}" is not in the log`);
+  }
+  return await inclusionProof(reads, index, options.treeSize);
+}
+
+/** The consistency proof from the tree of `from` entries to the tree of `to` (default: now). */
+export async function consistencyProof(reads: LogReads, from: number, to?: number) {
+  const size = await sizeAtLeast(reads, to);
+  if (from > size) throw badRequest(`Tree size ${from} is larger than tree size ${size}`);
+  const ranges = consistencyRanges(from, size);
+  const withFrom: Range[] = from > 0 ? [...ranges, [0, from]] : ranges;
+  const { root, hashes } = await withRoot(reads, size, withFrom);
+  const fromRoot = from > 0 ? hashes[hashes.length - 1] : EMPTY_ROOT;
+  return {
+    fromSize: from,
+    toSize: size,
+    fromRootHash: encodeBase64(fromRoot),
+    toRootHash: encodeBase64(root),
+    proof: hashes.slice(0, ranges.length).map(encodeBase64),
+    checkpoint: await checkpoint(reads, size, root),
+  };
+}

@@ -1,0 +1,120 @@
+/**
+ * The publication log in KV: one append-only RFC 6962 Merkle tree over every
+ * publication of every project. Stored as its head (size and frontier), the
+ * hash of every complete subtree (`log_nodes`, level 0 being the leaf
+ * hashes) and each entry's text. An append is a set of writes added to the
+ * publication's own atomic, checked against the head it extends, so the log
+ * and the versions can never disagree, whatever runs concurrently. Roots and
+ * proofs of any size up to the current one read O(log n) nodes.
+ */
+import { encodeLogEntry, type LogEntryFields } from "../domain/log.ts";
+import {
+  appendLeaf,
+  hashRange,
+  leafHash,
+  type NodeId,
+  nodesOfRange,
+  type Range,
+} from "../lib/merkle.ts";
+import { getManyChunked } from "./_chunks.ts";
+import { logEntryByPublicationKey, logEntryKey, logHeadKey, logNodeKey } from "./keys.ts";
+
+/** The stored head: how many entries, and the hashes of the frontier's subtrees. */
+interface LogHead {
+  size: number;
+  frontier: Uint8Array[];
+}
+
+/** A stored entry: its canonical text and the publication it records. */
+interface StoredLogEntry {
+  entry: string;
+  projectId: string;
+  version: number;
+}
+
+const EMPTY: LogHead = { size: 0, frontier: [] };
+const encoder = new TextEncoder();
+
+/** How many entries the log holds. */
+export async function getLogSize(kv: Deno.Kv): Promise<number> {
+  return (await kv.get<LogHead>(logHeadKey())).value?.size ?? 0;
+}
+
+/**
+ * Reads the head and adds to `op` the writes that append the entry for
+ * `fields` (a publication of `projectId`), checked against that head.
+ * Returns the leaf index the entry gets if `op` commits.
+ */
+export async function addLogAppend(
+  kv: Deno.Kv,
+  op: Deno.AtomicOperation,
+  publication: LogEntryFields & { projectId: string },
+): Promise<number> {
+  const headEntry = await kv.get<LogHead>(logHeadKey());
+  const head = headEntry.value ?? EMPTY;
+  const entry = encodeLogEntry(publication);
+  const appended = appendLeaf(head.size, head.frontier, leafHash(encoder.encode(entry)));
+  const index = head.size;
+  const stored: StoredLogEntry = {
+    entry,
+    projectId: publication.projectId,
+    version: publication.version,
+  };
+  op.check(headEntry)
+    .set(logHeadKey(), { size: index + 1, frontier: appended.frontier } satisfies LogHead)
+    .set(logEntryKey(index), stored)
+    .set(logEntryByPublicationKey(publication.projectId, publication.version), index);
+  for (const node of appended.nodes) op.set(logNodeKey(node.level, node.index), node.hash);
+  return index;
+}
+
+/**
+ * The RFC 6962 hashes of `ranges` of leaves, all within the log's first entries, read in
+ * batches: the nodes of every range are fetched together.
+ */
+export async function getLogRangeHashes(
+  kv: Deno.Kv,
+  ranges: readonly Range[],
+): Promise<Uint8Array[]> {
+  const wanted = new Map<string, NodeId>();
+  for (const range of ranges) {
+    for (const node of nodesOfRange(range)) wanted.set(`${node.level}/${node.index}`, node);
+  }
+  const ids = [...wanted.values()];
+  const entries = await getManyChunked<Uint8Array>(
+    kv,
+    ids.map((n) => logNodeKey(n.level, n.index)),
+  );
+  const hashes = new Map<string, Uint8Array>();
+  entries.forEach((entry, i) => {
+    if (entry.value) hashes.set(`${ids[i].level}/${ids[i].index}`, entry.value);
+  });
+  const source = (node: NodeId) => {
+    const hash = hashes.get(`${node.level}/${node.index}`);
+    if (!hash) throw new Error(`The log misses node ${node.level}/${node.index}`);
+    return hash;
+  };
+  return ranges.map((range) => hashRange(range, source));
+}
+
+/** The entry at `index` with its leaf hash, or null beyond the log's end. */
+export async function getLogEntry(
+  kv: Deno.Kv,
+  index: number,
+): Promise<(StoredLogEntry & { leafHash: Uint8Array }) | null> {
+  const [entry, leaf] = await kv.getMany<[StoredLogEntry, Uint8Array]>([
+    logEntryKey(index),
+    logNodeKey(0, index),
+  ]);
+  if (!entry.value || !leaf.value) return null;
+  return { ...entry.value, leafHash: leaf.value };
+}
+
+/** The leaf index of version `version` of a project, or null when it is not in the log. */
+export async function getLogIndexOfPublication(
+  kv: Deno.Kv,
+  projectId: string,
+  version: number,
+): Promise<number | null> {
+  return (await kv.get<number>(logEntryByPublicationKey(projectId, version))).value;
+}
