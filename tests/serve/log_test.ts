@@ -35,7 +35,7 @@ async function logWorld() {
     config: loadConfig({ BASE_URL: "http://trust.test", KV_PATH: ":memory:" }),
     keys: { log: await loadSigningKey(kv, "log") },
   };
-  return { kv, reads, [Symbol.asyncDispose]: async () => kv.close() };
+  return { kv, reads, [Symbol.asyncDispose]: () => Promise.resolve(kv.close()) };
 }
 
 function entryFor(i: number) {

@@ -35,6 +35,11 @@ export function rfcLeafHash(entry: Uint8Array | string): Promise<Uint8Array> {
   return sha256(Uint8Array.of(0), typeof entry === "string" ? encoder.encode(entry) : entry);
 }
 
+/** RFC 6962 §2.1: an interior node's hash. */
+export function rfcNode(left: Uint8Array, right: Uint8Array): Promise<Uint8Array> {
+  return sha256(Uint8Array.of(1), left, right);
+}
+
 /** RFC 6962 §2.1 MTH over leaf hashes, by the recursive definition (k = largest power of 2 < n). */
 export async function rfcRoot(leaves: Uint8Array[]): Promise<Uint8Array> {
   if (leaves.length === 0) return await sha256();

@@ -1,0 +1,268 @@
+import assert from "node:assert/strict";
+import { createServices } from "../../src/app.ts";
+import { getProject } from "../../src/store/projects.ts";
+import { listPublications } from "../../src/store/publications.ts";
+import { createTestApp, snapshotKv, type TestApp } from "../support/app.ts";
+import { publishVersion, workspace } from "../support/fixtures.ts";
+import {
+  type Checkpoint,
+  fromBase64,
+  rfcLeafHash,
+  rfcNode,
+  toBase64,
+  verifyCheckpoint,
+  verifyConsistency,
+  verifyInclusion,
+} from "../support/tlog_verifier.ts";
+
+async function getJson(ctx: TestApp, path: string) {
+  const res = await ctx.call("GET", path);
+  assert.equal(res.status, 200, `${path}: ${res.status}`);
+  assert.match(res.headers.get("content-type") ?? "", /^application\/json/);
+  return await res.json();
+}
+
+async function sha256Hex(bytes: Uint8Array<ArrayBuffer>): Promise<string> {
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
+  return [...digest].map((b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/** The entry a reader rebuilds from trust.json bytes alone (the format GET /log documents). */
+async function entryOf(trustJson: Uint8Array<ArrayBuffer>): Promise<string> {
+  const profile = JSON.parse(new TextDecoder().decode(trustJson));
+  return `trust-profile-publication/v1\n${profile.project.slug}\n${profile.version}\nsha256:${await sha256Hex(
+    trustJson,
+  )}\n${profile.publishedAt}\n`;
+}
+
+/** Follows a trust.json answer's Link to its inclusion proof and verifies it from scratch. */
+async function verifyTrustJson(ctx: TestApp, path: string, vkey: string): Promise<Checkpoint> {
+  const res = await ctx.call("GET", path);
+  assert.equal(res.status, 200);
+  const bytes = new Uint8Array(await res.arrayBuffer());
+  const link = res.headers.get("link") ?? "";
+  const match = link.match(/^<([^>]+)>; rel="([^"]+)"$/);
+  assert.ok(match, `a Link header on ${path}: ${link}`);
+  const info = await getJson(ctx, "/log");
+  assert.equal(match[2], info.inclusionProofRelation);
+  const proof = await getJson(ctx, new URL(match[1]).pathname);
+  const checkpoint = await verifyCheckpoint(proof.checkpoint, vkey);
+  assert.equal(checkpoint.size, proof.treeSize);
+  const entry = await entryOf(bytes);
+  assert.equal(proof.entry, entry);
+  const leaf = await rfcLeafHash(entry);
+  assert.ok(
+    await verifyInclusion(
+      proof.leafIndex,
+      checkpoint.size,
+      proof.proof.map(fromBase64),
+      leaf,
+      checkpoint.root,
+    ),
+    `${path} is in the log`,
+  );
+  return checkpoint;
+}
+
+Deno.test("[http] publication log: checkpoints, trust.json links, inclusion and a monitor's consistency check", async (t) => {
+  await using ctx = await createTestApp();
+  const acme = await workspace(ctx, "alice", { projectSlug: "acme", visibility: "public" });
+  const hidden = await workspace(ctx, "bob", { projectSlug: "hidden", visibility: "private" });
+  await publishVersion(ctx, acme);
+  await publishVersion(ctx, hidden);
+  await publishVersion(ctx, acme);
+
+  const info = await getJson(ctx, "/log");
+  let seen: Checkpoint;
+
+  await t.step("GET /log describes the log; its verifier key verifies the checkpoint", async () => {
+    assert.equal(info.origin, "trust.test/log");
+    assert.equal(info.treeSize, 3);
+    assert.equal(info.checkpoint, "http://trust.test/log/checkpoint");
+    assert.match(info.verifierKey, /^trust\.test\/log\+[0-9a-f]{8}\+/);
+    const res = await ctx.call("GET", "/log/checkpoint");
+    assert.equal(res.status, 200);
+    assert.equal(res.headers.get("content-type"), "text/plain; charset=utf-8");
+    assert.equal(res.headers.get("access-control-allow-origin"), "*");
+    assert.match(res.headers.get("cache-control") ?? "", /^public/);
+    const note = await res.text();
+    assert.match(
+      note,
+      /^trust\.test\/log\n3\n[A-Za-z0-9+/]{43}=\n\n\u2014 trust\.test\/log \S+\n$/,
+    );
+    seen = await verifyCheckpoint(note, info.verifierKey);
+    assert.equal(seen.size, 3);
+    await assert.rejects(() => verifyCheckpoint(note.replace("\n3\n", "\n4\n"), info.verifierKey));
+  });
+
+  await t.step(
+    "latest and versioned trust.json link to an inclusion proof that verifies",
+    async () => {
+      await verifyTrustJson(ctx, "/trust/acme/trust.json", info.verifierKey);
+      // A second read is answered by the fast path, with the same Link.
+      await verifyTrustJson(ctx, "/trust/acme/trust.json", info.verifierKey);
+      await verifyTrustJson(ctx, "/trust/acme/versions/1/trust.json", info.verifierKey);
+      await verifyTrustJson(ctx, "/trust/acme/versions/2/trust.json", info.verifierKey);
+    },
+  );
+
+  await t.step("inclusion by slug and version; private projects are not named", async () => {
+    const proof = await getJson(ctx, "/log/publications/acme/2/inclusion");
+    assert.equal(proof.leafIndex, 2);
+    assert.equal((await ctx.call("GET", "/log/publications/hidden/1/inclusion")).status, 404);
+    assert.equal((await ctx.call("GET", "/log/publications/acme/3/inclusion")).status, 404);
+    const entry = await getJson(ctx, "/log/entries/1");
+    assert.equal(entry.entry, null, "a private project's entry shows only its leaf hash");
+    assert.equal(typeof entry.leafHash, "string");
+    const byIndex = await getJson(ctx, "/log/entries/1/inclusion?treeSize=2");
+    assert.equal(byIndex.entry, null);
+    assert.equal(byIndex.treeSize, 2);
+  });
+
+  await t.step("a monitor that saw checkpoint 3 proves the log only grew", async () => {
+    await publishVersion(ctx, hidden);
+    await publishVersion(ctx, acme);
+    await publishVersion(ctx, acme);
+    const latest = await verifyCheckpoint(
+      await (await ctx.call("GET", "/log/checkpoint")).text(),
+      info.verifierKey,
+    );
+    assert.equal(latest.size, 6);
+    const proof = await getJson(ctx, `/log/consistency?from=${seen.size}&to=${latest.size}`);
+    assert.equal(proof.fromRootHash, toBase64(seen.root));
+    await verifyCheckpoint(proof.checkpoint, info.verifierKey);
+    assert.ok(
+      await verifyConsistency(
+        seen.size,
+        latest.size,
+        proof.proof.map(fromBase64),
+        seen.root,
+        latest.root,
+      ),
+    );
+  });
+
+  await t.step(
+    "a rewritten history no longer proves consistent with what the monitor saw",
+    async () => {
+      // The operator replaces entry 0 and recomputes every stored subtree above it, so the log
+      // it serves is a well-formed tree again, just not the one the monitor saw.
+      const node = async (level: number, index: number) =>
+        (await ctx.kv.get<Uint8Array>(["log_nodes", level, index])).value!;
+      const forgedLeaf = await rfcLeafHash("a different history\n");
+      const level1 = await rfcNode(forgedLeaf, await node(0, 1));
+      const level2 = await rfcNode(level1, await node(1, 1));
+      await ctx.kv.set(["log_nodes", 0, 0], forgedLeaf);
+      await ctx.kv.set(["log_nodes", 1, 0], level1);
+      await ctx.kv.set(["log_nodes", 2, 0], level2);
+      const latest = await verifyCheckpoint(
+        await (await ctx.call("GET", "/log/checkpoint")).text(),
+        info.verifierKey,
+      );
+      const proof = await getJson(ctx, `/log/consistency?from=${seen.size}`);
+      assert.equal(
+        await verifyConsistency(
+          seen.size,
+          latest.size,
+          proof.proof.map(fromBase64),
+          seen.root,
+          latest.root,
+        ),
+        false,
+      );
+      // A proof of the rewritten tree against its own old root verifies: only the pinned
+      // root catches the rewrite.
+      assert.ok(
+        await verifyConsistency(
+          seen.size,
+          latest.size,
+          proof.proof.map(fromBase64),
+          fromBase64(proof.fromRootHash),
+          latest.root,
+        ),
+      );
+      assert.notEqual(proof.fromRootHash, toBase64(seen.root));
+    },
+  );
+
+  await t.step("bad sizes and indexes are 4xx in the envelope and change nothing", async () => {
+    const before = await snapshotKv(ctx.kv);
+    for (
+      const [path, status] of [
+        ["/log/entries/-1", 400],
+        ["/log/entries/abc", 400],
+        ["/log/entries/99", 404],
+        ["/log/entries/99/inclusion", 404],
+        ["/log/entries/2/inclusion?treeSize=2", 400],
+        ["/log/entries/0/inclusion?treeSize=0", 400],
+        ["/log/entries/0/inclusion?treeSize=7", 404],
+        ["/log/consistency", 400],
+        ["/log/consistency?from=0", 400],
+        ["/log/consistency?from=9", 400],
+        ["/log/consistency?from=2&to=1", 400],
+        ["/log/consistency?from=2&to=99", 404],
+        ["/log/publications/acme/0/inclusion", 400],
+        ["/log/publications/nobody/1/inclusion", 404],
+      ] as const
+    ) {
+      const res = await ctx.call("GET", path);
+      assert.equal(res.status, status, path);
+      const body = await res.json();
+      assert.equal(typeof body.error?.code, "string", path);
+    }
+    assert.equal(await snapshotKv(ctx.kv), before);
+  });
+
+  await t.step("preflights of /log are answered for any origin", async () => {
+    const res = await ctx.call("OPTIONS", "/log/checkpoint", {
+      headers: { origin: "https://monitor.example", "access-control-request-method": "GET" },
+    });
+    assert.equal(res.status, 204);
+    assert.equal(res.headers.get("access-control-allow-origin"), "*");
+  });
+});
+
+Deno.test("[http] publication log: concurrent publishes of several projects on two instances match the versions exactly", async () => {
+  await using ctx = await createTestApp();
+  const other = await createServices({
+    config: ctx.config,
+    kv: ctx.kv,
+    blobs: ctx.services.blobs,
+    clock: ctx.clock,
+    log: ctx.log,
+  });
+  const projects = [];
+  for (const name of ["a", "b", "c", "d"]) {
+    const { project } = await workspace(ctx, name, { projectSlug: `p-${name}` });
+    projects.push((await getProject(ctx.kv, project.id))!);
+  }
+  const PER_PROJECT = 3;
+  await Promise.all(
+    projects.flatMap((project) =>
+      Array.from(
+        { length: PER_PROJECT },
+        (_, i) => (i % 2 === 0 ? ctx.services : other).publish(project),
+      )
+    ),
+  );
+  const size = projects.length * PER_PROJECT;
+  const entries: string[] = [];
+  for await (const entry of ctx.kv.list<{ entry: string }>({ prefix: ["log_entries"] })) {
+    entries.push(entry.value.entry);
+  }
+  assert.equal(entries.length, size);
+  assert.equal((await getJson(ctx, "/log")).treeSize, size);
+  // Each project's versions 1..3 appear once each, in version order, with their digests.
+  for (const project of projects) {
+    const publications = (await listPublications(ctx.kv, project.id)).reverse();
+    assert.deepEqual(publications.map((p) => p.version), [1, 2, 3]);
+    const logged = entries
+      .map((text, index) => ({ lines: text.split("\n"), index }))
+      .filter(({ lines }) => lines[1] === project.slug);
+    assert.deepEqual(
+      logged.map(({ lines }) => [lines[2], lines[3], lines[4]]),
+      publications.map((p) => [String(p.version), p.digest, p.publishedAt]),
+    );
+    assert.deepEqual(logged.map(({ index }) => index), publications.map((p) => p.logIndex));
+  }
+});
