@@ -28,6 +28,7 @@ import { publishRoutes } from "./routes/publish.ts";
 import { signupRoutes } from "./routes/signup.ts";
 import { sigstoreIdentityRoutes } from "./routes/sigstore_identities.ts";
 import { trustHistoryRoutes } from "./routes/trust_history.ts";
+import { verifyCliRoutes } from "./routes/verify_cli.ts";
 import { wellKnownRoutes } from "./routes/well_known.ts";
 
 /** Mounts every sub-app on `app`; the built-in identity provider only in builtin mode. */
@@ -43,6 +44,7 @@ export function mountRoutes(app: OpenAPIHono<AppEnv>, config: Config): void {
   app.route("/trust", trustHistoryRoutes);
   app.route("/log", logRoutes);
   app.route("/", collectorCliRoutes);
+  app.route("/", verifyCliRoutes);
   app.route("/", dashboardRoutes);
 
   app.route("/", meRoutes);

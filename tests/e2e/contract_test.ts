@@ -82,6 +82,7 @@ Deno.test("[contract] every operation answers as /openapi.json documents", async
       await call("getEvaluationRulesMarkdown", { expect: 200 });
       await call("getEvaluationRules", { expect: 200 });
       await call("getCollectorCli", { expect: 200 });
+      await call("getVerifierKit", { expect: 200 });
       await call("getMe", { expect: 200 });
       const boot = await call("bootstrapWorkspace", {
         json: { workspaceName: "Acme", projectName: "Acme Cloud", projectSlug: "acme" },
@@ -227,6 +228,24 @@ Deno.test("[contract] every operation answers as /openapi.json documents", async
       await call("getTrustFeed", { params: slug, expect: 200 });
       await call("getTrustBadgeSvg", { params: slug, expect: 200 });
       await call("getTrustBadgeJson", { params: slug, expect: 200 });
+      await call("getLogInfo", { expect: 200 });
+      await call("getLogCheckpoint", { expect: 200 });
+      await call("getLogEntry", { params: { index: 0 }, expect: 200 });
+      await call("getLogEntry", { params: { index: 99 }, expect: 404 });
+      await call("getLogInclusionProofByIndex", { params: { index: 1 }, expect: 200 });
+      await call("getLogInclusionProofByIndex", {
+        params: { index: 0 },
+        query: { treeSize: "9" },
+        expect: 404,
+      });
+      await call("getLogInclusionProofByVersion", {
+        params: { ...slug, version: 2 },
+        query: { treeSize: "2" },
+        expect: 200,
+      });
+      await call("getLogInclusionProofByVersion", { params: { ...slug, version: 0 }, expect: 400 });
+      await call("getLogConsistencyProof", { query: { from: "1", to: "2" }, expect: 200 });
+      await call("getLogConsistencyProof", { query: { from: "2", to: "1" }, expect: 400 });
       await call("getOrganizationTrustCenter", { params: { orgSlug: fx.orgSlug }, expect: 200 });
       const domain = await call("addProjectDomain", {
         params: { id: fx.project },

@@ -30,7 +30,8 @@ const tags = ["Publication log"];
 
 const count = (name: string, min: number, where: "path" | "query", example: number) =>
   z.coerce.number().int().min(min).max(Number.MAX_SAFE_INTEGER).openapi({
-    param: { name, in: where },
+    // Path parameters say `required` themselves: zod-openapi leaves it out for some of them.
+    param: where === "path" ? { name, in: where, required: true } : { name, in: where },
     example,
   });
 
