@@ -27,6 +27,7 @@ import { publishRoutes } from "./routes/publish.ts";
 import { signupRoutes } from "./routes/signup.ts";
 import { sigstoreIdentityRoutes } from "./routes/sigstore_identities.ts";
 import { trustHistoryRoutes } from "./routes/trust_history.ts";
+import { trustVersionRoutes } from "./routes/trust_versions.ts";
 import { wellKnownRoutes } from "./routes/well_known.ts";
 
 /** Mounts every sub-app on `app`; the built-in identity provider only in builtin mode. */
@@ -39,6 +40,7 @@ export function mountRoutes(app: OpenAPIHono<AppEnv>, config: Config): void {
   app.route("/trust/domains", trustDomainRoutes);
   app.route("/public/trust", trustCenterRoutes);
   app.route("/trust", publicTrustRoutes);
+  app.route("/trust", trustVersionRoutes);
   app.route("/trust", trustHistoryRoutes);
   app.route("/", collectorCliRoutes);
   app.route("/", dashboardRoutes);
