@@ -157,7 +157,7 @@ export type PublishedVersionListResponse = z.infer<typeof PublishedVersionListRe
 
 /** Query of /trust/{slug}/versions (and get_trust_history): a page of versions, newest first. */
 export const VersionPageQuery = z.object({
-  cursor: z.string().regex(/^[1-9][0-9]{0,14}$/).optional().openapi({
+  cursor: z.string().max(15).regex(/^[1-9][0-9]{0,14}$/).optional().openapi({
     description: "nextCursor of the previous page: lists the versions older than it",
     example: "42",
   }),

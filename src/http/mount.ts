@@ -22,6 +22,7 @@ import { oauthRoutes } from "./routes/oauth.ts";
 import { organizationRoutes } from "./routes/organizations.ts";
 import { projectRoutes } from "./routes/projects.ts";
 import { trustCenterRoutes, trustDomainRoutes } from "./routes/public_org.ts";
+import { publicSearchRoutes } from "./routes/public_search.ts";
 import { publicTrustRoutes } from "./routes/public_trust.ts";
 import { publishRoutes } from "./routes/publish.ts";
 import { signupRoutes } from "./routes/signup.ts";
@@ -39,6 +40,7 @@ export function mountRoutes(app: OpenAPIHono<AppEnv>, config: Config): void {
   app.route("/mcp", mcpRoutes);
   app.route("/trust/domains", trustDomainRoutes);
   app.route("/public/trust", trustCenterRoutes);
+  app.route("/public/trust-profiles", publicSearchRoutes);
   app.route("/trust", publicTrustRoutes);
   app.route("/trust", trustVersionRoutes);
   app.route("/trust", trustHistoryRoutes);
