@@ -16,7 +16,7 @@ import {
 import { publicPublication, publicVersion } from "../../serve/public_read.ts";
 import { createRouter } from "../env.ts";
 import { errors, json } from "../openapi.ts";
-import { publicHeaders, serveArtifact } from "../public_responses.ts";
+import { serveArtifact } from "../public_responses.ts";
 
 /** Version documents, feed and badges, mounted at /trust after the latest profile's routes. */
 export const trustHistoryRoutes = createRouter();
