@@ -122,6 +122,19 @@ export const PublishedTrustControlsResponse = z.object({
   controls: z.array(PublishedTrustControl),
 }).openapi("PublishedTrustControlsResponse");
 
+/** A control whose state differs from the previous version's (from null: new in this version). */
+export const PublishedVersionChange = z.object({
+  key: z.string(),
+  name: z.string(),
+  from: ControlState.nullable(),
+  to: ControlState,
+  reason: z.string().nullable().optional().openapi({
+    description:
+      "Why the control is in its new state (the evaluation's one-line reason); null for versions published before reasons were recorded",
+  }),
+}).openapi("PublishedVersionChange");
+export type PublishedVersionChange = z.infer<typeof PublishedVersionChange>;
+
 /** One entry of /trust/{slug}/versions: what changed, and the hash chain. */
 export const PublishedVersion = z.object({
   version: z.int().min(1),
@@ -129,17 +142,54 @@ export const PublishedVersion = z.object({
   digest: z.string().openapi({ description: "sha256:<hex> of this version's trust.json bytes" }),
   previousDigest: z.string().nullable(),
   overallState: ControlState,
-  changes: z.array(z.object({
-    key: z.string(),
-    name: z.string(),
-    from: ControlState.nullable(),
-    to: ControlState,
-  })),
+  changes: z.array(PublishedVersionChange),
 }).openapi("PublishedVersion");
 export type PublishedVersion = z.infer<typeof PublishedVersion>;
 
-export const PublishedVersionListResponse = z.object({ versions: z.array(PublishedVersion) })
-  .openapi("PublishedVersionListResponse");
+export const PublishedVersionListResponse = z.object({
+  versions: z.array(PublishedVersion),
+  nextCursor: z.string().nullable().optional().openapi({
+    description:
+      "Pass as `cursor` to read the versions older than this page; null on the page with version 1",
+  }),
+}).openapi("PublishedVersionListResponse");
+export type PublishedVersionListResponse = z.infer<typeof PublishedVersionListResponse>;
+
+/** Query of /trust/{slug}/versions (and get_trust_history): a page of versions, newest first. */
+export const VersionPageQuery = z.object({
+  cursor: z.string().max(15).regex(/^[1-9][0-9]{0,14}$/).optional().openapi({
+    description: "nextCursor of the previous page: lists the versions older than it",
+    example: "42",
+  }),
+  limit: z.coerce.number().int().min(1).max(100).optional().openapi({
+    description: "Versions per page, 1 to 100 (default 100 in JSON, 20 in HTML and Markdown)",
+    example: 20,
+  }),
+});
+export type VersionPageQuery = z.infer<typeof VersionPageQuery>;
+
+/** One public trust profile found by search_trust_profiles (and GET /public/trust-profiles). */
+export const TrustProfileMatch = z.object({
+  slug: z.string(),
+  name: z.string(),
+  overallState: ControlState,
+  version: z.int().min(1),
+  publishedAt: DateTime,
+}).openapi("TrustProfileMatch");
+export type TrustProfileMatch = z.infer<typeof TrustProfileMatch>;
+
+export const TrustProfileSearchQuery = z.object({
+  query: z.string().trim().min(1).max(100).openapi({
+    description: "Part of a project's name or slug, case-insensitive",
+    example: "acme",
+  }),
+});
+
+export const TrustProfileSearchResponse = z.object({
+  query: z.string(),
+  profiles: z.array(TrustProfileMatch),
+}).openapi("TrustProfileSearchResponse");
+export type TrustProfileSearchResponse = z.infer<typeof TrustProfileSearchResponse>;
 
 export const ProjectDomain = z.object({
   id: Uuid,

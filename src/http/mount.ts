@@ -23,11 +23,13 @@ import { oauthRoutes } from "./routes/oauth.ts";
 import { organizationRoutes } from "./routes/organizations.ts";
 import { projectRoutes } from "./routes/projects.ts";
 import { trustCenterRoutes, trustDomainRoutes } from "./routes/public_org.ts";
+import { publicSearchRoutes } from "./routes/public_search.ts";
 import { publicTrustRoutes } from "./routes/public_trust.ts";
 import { publishRoutes } from "./routes/publish.ts";
 import { signupRoutes } from "./routes/signup.ts";
 import { sigstoreIdentityRoutes } from "./routes/sigstore_identities.ts";
 import { trustHistoryRoutes } from "./routes/trust_history.ts";
+import { trustVersionRoutes } from "./routes/trust_versions.ts";
 import { verifyCliRoutes } from "./routes/verify_cli.ts";
 import { wellKnownRoutes } from "./routes/well_known.ts";
 
@@ -40,7 +42,9 @@ export function mountRoutes(app: OpenAPIHono<AppEnv>, config: Config): void {
   app.route("/mcp", mcpRoutes);
   app.route("/trust/domains", trustDomainRoutes);
   app.route("/public/trust", trustCenterRoutes);
+  app.route("/public/trust-profiles", publicSearchRoutes);
   app.route("/trust", publicTrustRoutes);
+  app.route("/trust", trustVersionRoutes);
   app.route("/trust", trustHistoryRoutes);
   app.route("/log", logRoutes);
   app.route("/", collectorCliRoutes);

@@ -6,7 +6,7 @@
  */
 import type { Config } from "../config.ts";
 import { SERVICE_SUMMARY, serviceUrls } from "./discovery.ts";
-import { TRUST_JSON_RESOURCE, TRUST_TOOLS } from "./tools.ts";
+import { TRUST_JSON_RESOURCE, TRUST_TOOLS, type TrustTool } from "./tools.ts";
 
 /** /llms.txt: an H1, a one-line summary, and sections of links that all resolve here. */
 export function llmsTxt(config: Config): string {
@@ -17,8 +17,12 @@ export function llmsTxt(config: Config): string {
 
 Public reads need no credentials: \`GET ${u.base}/trust/{projectSlug}\` (JSON, or Markdown with
 \`Accept: text/markdown\`), \`/trust/{projectSlug}/trust.json\` and its signature
-\`/trust/{projectSlug}/trust.json.jws\`. The MCP server is at \`${u.mcp}\` (Streamable HTTP,
-POST only). Poll at most once per minute per project.
+\`/trust/{projectSlug}/trust.json.jws\`, the version history with each version's state changes
+and reasons \`/trust/{projectSlug}/versions\` (JSON, Markdown or HTML), and a search over public
+profiles by name \`/public/trust-profiles?query=…\`. The MCP server is at \`${u.mcp}\`
+(Streamable HTTP, POST only); its tools are ${
+    TRUST_TOOLS.map((t) => `\`${t.name}\``).join(", ")
+  }. Poll at most once per minute per project.
 
 ## Guides
 
@@ -46,12 +50,22 @@ POST only). Poll at most once per minute per project.
 `;
 }
 
+/** A tool's arguments as `{ projectSlug, cursor?, limit? }`, from its input schema. */
+export function toolInput(tool: TrustTool): string {
+  const fields = Object.entries(tool.inputSchema.shape).map(([name, schema]) =>
+    (schema as { safeParse(v: unknown): { success: boolean } }).safeParse(undefined).success
+      ? `${name}?`
+      : name
+  );
+  return `{ ${fields.join(", ")} }`;
+}
+
 /** /agent-instructions.md: when to use the service, and how to read and verify its data. */
 export function agentInstructions(config: Config): string {
   const u = serviceUrls(config);
-  const tools = TRUST_TOOLS.map((t) => `| \`${t.name}\` | \`GET ${t.route}\` | ${t.title} |`).join(
-    "\n",
-  );
+  const tools = TRUST_TOOLS.map((t) =>
+    `| \`${t.name}\` | \`${toolInput(t)}\` | \`GET ${t.route}\` | ${t.title} |`
+  ).join("\n");
   return `# Agent instructions
 
 ${SERVICE_SUMMARY}
@@ -77,7 +91,8 @@ its trust page URL.
 | \`/trust/{projectSlug}/controls\` | controls with state, confidence and freshness |
 | \`/trust/{projectSlug}/signals\` | latest repository signals, or \`{ "signals": null }\` |
 | \`/trust/{projectSlug}/trust.json\` | the signed document, exactly as published |
-| \`/trust/{projectSlug}/versions\` | every version with its digest and state changes |
+| \`/trust/{projectSlug}/versions\` | versions, newest first, with digests and state changes (before → after, reason); \`?cursor=&limit=\` pages; HTML and Markdown too |
+| \`/public/trust-profiles?query=…\` | public profiles whose project name or slug contains the query |
 
 Unknown and private projects both answer 404 with \`{ "error": { "code", "message" } }\`. The
 full contract is [the OpenAPI description](${u.openapi}).
@@ -85,11 +100,11 @@ full contract is [the OpenAPI description](${u.openapi}).
 ## Read over MCP
 
 Connect to \`${u.mcp}\` with the Streamable HTTP transport (POST, no session, no credentials).
-Each tool takes \`{ "projectSlug": "…" }\` and returns the same body as its route, as text and
+Each tool takes the arguments below and returns the same body as its route, as text and
 as \`structuredContent\`:
 
-| tool | same body as | what |
-|---|---|---|
+| tool | arguments | same body as | what |
+|---|---|---|---|
 ${tools}
 
 The resource template \`${TRUST_JSON_RESOURCE.uriTemplate}\` reads the exact trust.json text. An

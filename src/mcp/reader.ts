@@ -5,7 +5,13 @@
  */
 import type { TrustSignalDetection } from "../domain/collector.ts";
 import type { Logger } from "../lib/log.ts";
+import type {
+  PublishedVersionListResponse,
+  TrustProfileSearchResponse,
+  VersionPageQuery,
+} from "../domain/publish.ts";
 import { latestSignals, latestTrustJson } from "../serve/bodies.ts";
+import { searchTrustProfiles, versionPage } from "../serve/history.ts";
 import type { PublicReads } from "../serve/public_read.ts";
 
 /** Reads of published trust data; each throws the same 404 as HTTP for unknown or private slugs. */
@@ -14,6 +20,10 @@ export interface TrustReader {
   trustJson(projectSlug: string): Promise<string>;
   /** The latest signal detection of a public project, or null when there is none. */
   signals(projectSlug: string): Promise<TrustSignalDetection | null>;
+  /** A page of a public project's versions with their changes (the JSON of /versions). */
+  history(projectSlug: string, query: VersionPageQuery): Promise<PublishedVersionListResponse>;
+  /** Public, published projects whose name or slug contains `query`. */
+  search(query: string): Promise<TrustProfileSearchResponse>;
   log: Logger;
 }
 
@@ -25,6 +35,8 @@ export function createTrustReader(reads: PublicReads & { log: Logger }): TrustRe
   return {
     trustJson: (projectSlug) => latestTrustJson(reads, projectSlug),
     signals: (projectSlug) => latestSignals(reads, projectSlug),
+    history: async (projectSlug, query) => (await versionPage(reads, projectSlug, query)).body,
+    search: (query) => searchTrustProfiles(reads, query),
     log: reads.log,
   };
 }

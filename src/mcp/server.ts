@@ -35,14 +35,14 @@ function failureMessage(reader: TrustReader, error: unknown): string {
   return "Internal error while reading published trust data";
 }
 
-/** Builds the server with the four tools and the trust.json resource template. */
+/** Builds the server with the trust tools and the trust.json resource template. */
 export function createTrustMcpServer(reader: TrustReader): McpServer {
   const server = new McpServer(MCP_SERVER_INFO, { instructions: SERVER_INSTRUCTIONS });
   for (const tool of TRUST_TOOLS) {
     server.registerTool(tool.name, {
       title: tool.title,
       description: tool.description,
-      inputSchema: SlugParams,
+      inputSchema: tool.inputSchema,
       outputSchema: tool.outputSchema,
       annotations: {
         readOnlyHint: true,
@@ -50,9 +50,9 @@ export function createTrustMcpServer(reader: TrustReader): McpServer {
         idempotentHint: true,
         openWorldHint: false,
       },
-    }, async ({ projectSlug }) => {
+    }, async (input: Record<string, unknown>) => {
       try {
-        const text = await tool.read(reader, projectSlug);
+        const text = await tool.read(reader, input);
         return { content: [{ type: "text", text }], structuredContent: JSON.parse(text) };
       } catch (error) {
         // A missing profile is an answer the agent acts on, not a protocol failure.

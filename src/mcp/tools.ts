@@ -3,12 +3,17 @@
  * them and the discovery documents list them, so the two cannot disagree.
  * Every tool answers exactly the body of one public HTTP route.
  */
-import type { z } from "@hono/zod-openapi";
+import { z } from "@hono/zod-openapi";
 import { TrustSignalsResponse } from "../domain/collector.ts";
 import {
   PublishedTrustControlsResponse,
   PublishedTrustProfile,
   PublishedTrustProfileResponse,
+  PublishedVersionListResponse,
+  SlugParams,
+  TrustProfileSearchQuery,
+  TrustProfileSearchResponse,
+  VersionPageQuery,
 } from "../domain/publish.ts";
 import { controlsOf, profileEnvelope } from "../serve/bodies.ts";
 import type { TrustReader } from "./reader.ts";
@@ -18,12 +23,45 @@ export interface TrustTool {
   name: string;
   title: string;
   description: string;
+  inputSchema: z.ZodObject;
   outputSchema: z.ZodObject;
   /** The public route with the same body, `{projectSlug}` left as a template. */
   route: string;
-  /** The JSON text of the result; its parse is the structured content. */
-  read(reader: TrustReader, projectSlug: string): Promise<string>;
+  /** The JSON text of the result (input as validated by inputSchema); its parse is the structured content. */
+  read(reader: TrustReader, input: Record<string, unknown>): Promise<string>;
 }
+
+/** A tool whose `read` receives its own validated input type. */
+function tool<S extends z.ZodObject>(
+  definition: Omit<TrustTool, "inputSchema" | "read"> & {
+    inputSchema: S;
+    read(reader: TrustReader, input: z.infer<S>): Promise<string>;
+  },
+): TrustTool {
+  return definition as unknown as TrustTool;
+}
+
+/** A tool over one project's latest data, taking `{ projectSlug }`. */
+function slugTool(
+  definition: Omit<TrustTool, "inputSchema" | "read"> & {
+    read(reader: TrustReader, projectSlug: string): Promise<string>;
+  },
+): TrustTool {
+  const { read, ...rest } = definition;
+  return tool({
+    ...rest,
+    inputSchema: SlugParams,
+    read: (reader, input) => read(reader, input.projectSlug),
+  });
+}
+
+/** Input of get_trust_history: the project and, optionally, a page of its versions. */
+export const TrustHistoryInput = SlugParams.extend({
+  cursor: VersionPageQuery.shape.cursor,
+  limit: z.number().int().min(1).max(100).optional().openapi({
+    description: "Versions per page, 1 to 100 (default 100)",
+  }),
+});
 
 const ABOUT_SLUG =
   "projectSlug is the vendor project's public slug, as in /trust/{projectSlug} (for example from a trust page link).";
@@ -32,9 +70,12 @@ const ABOUT_ERRORS =
 const ABOUT_POLLING =
   "Data changes only when the vendor publishes: call at most once per minute per project.";
 
-/** The four tools SPEC.md names, in the order agents should consider them. */
+/**
+ * The four tools SPEC.md names, then the history and the search, in the order agents
+ * should consider them.
+ */
 export const TRUST_TOOLS: readonly TrustTool[] = [
-  {
+  slugTool({
     name: "get_trust_profile",
     title: "Published trust profile",
     description:
@@ -42,8 +83,8 @@ export const TRUST_TOOLS: readonly TrustTool[] = [
     outputSchema: PublishedTrustProfileResponse,
     route: "/trust/{projectSlug}",
     read: async (reader, slug) => profileEnvelope(await reader.trustJson(slug)),
-  },
-  {
+  }),
+  slugTool({
     name: "get_trust_controls",
     title: "Controls and evidence freshness",
     description:
@@ -51,8 +92,8 @@ export const TRUST_TOOLS: readonly TrustTool[] = [
     outputSchema: PublishedTrustControlsResponse,
     route: "/trust/{projectSlug}/controls",
     read: async (reader, slug) => JSON.stringify(controlsOf(await reader.trustJson(slug))),
-  },
-  {
+  }),
+  slugTool({
     name: "get_trust_signals",
     title: "Repository signals",
     description:
@@ -60,8 +101,8 @@ export const TRUST_TOOLS: readonly TrustTool[] = [
     outputSchema: TrustSignalsResponse,
     route: "/trust/{projectSlug}/signals",
     read: async (reader, slug) => JSON.stringify({ signals: await reader.signals(slug) }),
-  },
-  {
+  }),
+  slugTool({
     name: "get_trust_json",
     title: "Machine-readable trust state (trust.json)",
     description:
@@ -69,7 +110,28 @@ export const TRUST_TOOLS: readonly TrustTool[] = [
     outputSchema: PublishedTrustProfile,
     route: "/trust/{projectSlug}/trust.json",
     read: (reader, slug) => reader.trustJson(slug),
-  },
+  }),
+  tool({
+    name: "get_trust_history",
+    title: "Version history with state changes",
+    description:
+      `The published versions of a project, newest first: each version's number, publication time, overall state, digest (the hash chain) and the controls whose state changed since the version before it, with before → after and the reason of the new state (reason is null for versions published before reasons were recorded). Use it to tell when and why a control started failing or recovered. Paginated: pass nextCursor as cursor for older versions; limit is 1 to 100 (default 100). Same body as GET /trust/{projectSlug}/versions (with the same cursor and limit). ${ABOUT_SLUG} ${ABOUT_ERRORS} ${ABOUT_POLLING}`,
+    inputSchema: TrustHistoryInput,
+    outputSchema: PublishedVersionListResponse,
+    route: "/trust/{projectSlug}/versions",
+    read: async (reader, { projectSlug, cursor, limit }) =>
+      JSON.stringify(await reader.history(projectSlug, { cursor, limit })),
+  }),
+  tool({
+    name: "search_trust_profiles",
+    title: "Find a vendor's trust profile",
+    description:
+      "Public trust profiles whose project name or slug contains the query (case-insensitive; exact and prefix matches first, at most 20), each with its slug, name, overall state, latest version and publication time. Use it when you know a vendor's or product's name but not its project slug, then call get_trust_profile with the slug. Private projects and projects that never published never appear; an empty profiles list means no match. Same body as GET /public/trust-profiles?query={query}.",
+    inputSchema: TrustProfileSearchQuery,
+    outputSchema: TrustProfileSearchResponse,
+    route: "/public/trust-profiles?query={query}",
+    read: async (reader, { query }) => JSON.stringify(await reader.search(query)),
+  }),
 ];
 
 /** The published trust.json of every public project, as an MCP resource template. */
@@ -84,4 +146,4 @@ export const TRUST_JSON_RESOURCE = {
 
 /** Guidance the server returns at initialization, for agents that read it. */
 export const SERVER_INSTRUCTIONS =
-  "Read-only access to published vendor trust profiles; no credentials. Start with get_trust_profile for a project slug, then get_trust_controls for details or get_trust_signals for repository signals. get_trust_json (or the trust://{projectSlug}/trust.json resource) gives the signed document. Call each tool at most once per minute per project.";
+  "Read-only access to published vendor trust profiles; no credentials. Find a project slug with search_trust_profiles when you only know a name. Start with get_trust_profile for a project slug, then get_trust_controls for details, get_trust_history for when and why states changed, or get_trust_signals for repository signals. get_trust_json (or the trust://{projectSlug}/trust.json resource) gives the signed document. Call each tool at most once per minute per project.";

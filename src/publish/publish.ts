@@ -71,13 +71,21 @@ export interface PublishDeps {
 
 const encoder = new TextEncoder();
 
+/** The controls whose state differs from `previous`, each with the reason of its new state. */
 function changesBetween(
   previous: Record<string, ControlState> | null,
   controls: PublishedTrustControl[],
+  reasons: ReadonlyMap<string, string>,
 ): PublishedVersion["changes"] {
   return controls
     .filter((c) => previous?.[c.key] !== c.state)
-    .map((c) => ({ key: c.key, name: c.name, from: previous?.[c.key] ?? null, to: c.state }));
+    .map((c) => ({
+      key: c.key,
+      name: c.name,
+      from: previous?.[c.key] ?? null,
+      to: c.state,
+      reason: reasons.get(c.key) ?? null,
+    }));
 }
 
 /** The operator-facing metadata of a publication (SPEC.md PublishedProfile). */
@@ -91,14 +99,18 @@ export function toPublishedProfile(publication: Publication): PublishedProfile {
   };
 }
 
-async function render(
-  deps: PublishDeps,
-  project: Project,
-  controls: PublishedTrustControl[],
-  version: number,
-  publishedAt: string,
-  previous: Publication | null,
-) {
+interface RenderInput {
+  project: Project;
+  controls: PublishedTrustControl[];
+  /** The evaluation reason of each control, by key. */
+  reasons: ReadonlyMap<string, string>;
+  version: number;
+  publishedAt: string;
+  previous: Publication | null;
+}
+
+async function render(deps: PublishDeps, input: RenderInput) {
+  const { project, controls, reasons, version, publishedAt, previous } = input;
   const urls = publicUrls(deps.config, project.slug);
   const profile = buildTrustProfile({
     project: { slug: project.slug, name: project.name, hostedSubdomain: project.hostedSubdomain },
@@ -116,7 +128,7 @@ async function render(
     digest,
     previousDigest,
     overallState: profile.summary.overallState,
-    changes: changesBetween(previous?.states ?? null, profile.controls),
+    changes: changesBetween(previous?.states ?? null, profile.controls, reasons),
   };
   const history = [entry, ...(await listPublications(deps.kv, project.id, FEED_ENTRIES))];
   if (version > 1 && history[history.length - 1].version !== 1) {
@@ -134,8 +146,13 @@ async function render(
   const documents = {
     trustJson,
     jws: encoder.encode(jws),
-    html: encoder.encode(renderTrustPageHtml(profile, links)),
-    markdown: encoder.encode(renderTrustPageMarkdown(profile, links)),
+    html: encoder.encode(renderTrustPageHtml(profile, { ...links, versions: urls.versionsHtml }, {
+      changes: { previousVersion: previous?.version ?? null, items: entry.changes },
+    })),
+    markdown: encoder.encode(renderTrustPageMarkdown(profile, {
+      ...links,
+      versions: urls.versionsMarkdown,
+    }, { changes: { previousVersion: previous?.version ?? null, items: entry.changes } })),
     feed: encoder.encode(renderAtomFeed({
       project: { slug: project.slug, name: project.name },
       feedUrl: urls.feed,
@@ -196,14 +213,15 @@ export async function publishProject(
         const previous = latest.value ? await getPublication(kv, project.id, latest.value) : null;
         const version = (latest.value ?? 0) + 1;
         const publishedAt = at.toISOString();
-        const { profile, entry, documents } = await render(
-          deps,
+        const reasons = new Map(evaluations.map((e) => [e.control.key, e.reason]));
+        const { profile, entry, documents } = await render(deps, {
           project,
           controls,
+          reasons,
           version,
           publishedAt,
           previous,
-        );
+        });
         const names = Object.keys(documents) as Array<keyof typeof documents>;
         const keys = await blobs.putMany("artifact", names.map((n) => documents[n]));
         const artifacts = Object.fromEntries(names.map((n, i) => [n, {

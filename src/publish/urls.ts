@@ -12,8 +12,12 @@ export function publicUrls(config: Config, slug: string) {
     jws: `${page}/trust.json.jws`,
     feed: `${page}/feed.xml`,
     versions: `${page}/versions`,
+    versionsHtml: `${page}/versions.html`,
+    versionsMarkdown: `${page}/versions.md`,
     badgeSvg: `${page}/badge.svg`,
     evaluationRules: `${config.baseUrl}/docs/evaluation`,
     versionTrustJson: (version: number) => `${page}/versions/${version}/trust.json`,
+    versionPage: (version: number) => `${page}/versions/${version}/index.html`,
+    versionMarkdown: (version: number) => `${page}/versions/${version}/index.md`,
   };
 }

@@ -6,15 +6,10 @@ import type { TrustSignalDetection } from "../domain/collector.ts";
 import { notFound } from "../domain/errors.ts";
 import type { Publication } from "../domain/publication.ts";
 import type { z } from "@hono/zod-openapi";
-import type {
-  OrganizationTrustCenter,
-  PublishedTrustControlsResponse,
-  PublishedVersion,
-} from "../domain/publish.ts";
-import type { Project } from "../domain/workspace.ts";
+import type { OrganizationTrustCenter, PublishedTrustControlsResponse } from "../domain/publish.ts";
 import { getOrganizationBySlug } from "../store/organizations.ts";
 import { listProjectsByOrganization } from "../store/projects.ts";
-import { getLatestPublication, listPublications } from "../store/publications.ts";
+import { getLatestPublication } from "../store/publications.ts";
 import { getLatestSignals } from "../store/signals.ts";
 import type { Wrap } from "./artifacts.ts";
 import { publicProject, publicPublication, type PublicReads } from "./public_read.ts";
@@ -63,23 +58,6 @@ export async function latestSignals(
 ): Promise<TrustSignalDetection | null> {
   const project = await publicProject(reads, slug);
   return await getLatestSignals(reads.kv, project.id);
-}
-
-/** Up to the 100 newest versions of a project, newest first, without their documents. */
-export async function versionList(
-  kv: Deno.Kv,
-  project: Project,
-): Promise<{ versions: PublishedVersion[] }> {
-  const publications = await listPublications(kv, project.id, 100);
-  const versions = publications.map((p) => ({
-    version: p.version,
-    publishedAt: p.publishedAt,
-    digest: p.digest,
-    previousDigest: p.previousDigest,
-    overallState: p.overallState,
-    changes: p.changes,
-  }));
-  return { versions };
 }
 
 /** An organization's trust center: its public projects that have published, or 404. */

@@ -25,6 +25,7 @@ export const bootstrapByUserKey = (userId: string) => ["bootstraps_by_user", use
 export const invitationKey = (tokenHash: string) => ["invitations", tokenHash] as const;
 
 export const projectKey = (id: string) => ["projects", id] as const;
+export const projectsPrefix = () => ["projects"] as const;
 export const projectBySlugKey = (slug: string) => ["projects_by_slug", slug] as const;
 export const projectByHostedSubdomainKey = (subdomain: string) =>
   ["projects_by_hosted_subdomain", subdomain] as const;

@@ -14,6 +14,7 @@ import {
   projectBySlugKey,
   projectKey,
   projectsByOrganizationPrefix,
+  projectsPrefix,
 } from "./keys.ts";
 import {
   addMembership,
@@ -172,6 +173,13 @@ export async function listProjectsByOrganization(
   const projects = await Promise.all(ids.map((id) => getProject(kv, id)));
   return projects.filter((p): p is Project => p !== null)
     .sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.slug.localeCompare(b.slug));
+}
+
+/** Every project, in id order, streamed from KV in batches (search reads names this way). */
+export async function* scanProjects(kv: Deno.Kv): AsyncGenerator<Project> {
+  for await (const entry of kv.list<Project>({ prefix: projectsPrefix() }, { batchSize: 500 })) {
+    yield entry.value;
+  }
 }
 
 /** Applies a metadata change; the hosted subdomain index moves with it. */

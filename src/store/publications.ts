@@ -91,6 +91,31 @@ export async function listPublications(
   return await Promise.all(out.map((record) => fromStored(kv, record)));
 }
 
+/**
+ * A page of versions, newest first: at most `limit` versions older than `before` (all when
+ * it is absent), and whether older ones remain. Reads `limit + 1` index entries, whatever
+ * the length of the history.
+ */
+export async function listPublicationsPage(
+  kv: Deno.Kv,
+  projectId: string,
+  options: { before?: number; limit: number },
+): Promise<{ publications: Publication[]; more: boolean }> {
+  const prefix = publicationsOfProjectPrefix(projectId);
+  const selector = options.before === undefined
+    ? { prefix }
+    : { prefix, end: publicationKey(projectId, options.before) };
+  const out: StoredPublication[] = [];
+  const iterator = kv.list<StoredPublication>(selector, {
+    reverse: true,
+    limit: options.limit + 1,
+  });
+  for await (const entry of iterator) out.push(entry.value);
+  const more = out.length > options.limit;
+  const page = out.slice(0, options.limit);
+  return { publications: await Promise.all(page.map((r) => fromStored(kv, r))), more };
+}
+
 export async function saveJob(kv: Deno.Kv, job: PublishJob): Promise<void> {
   await kv.set(publishJobKey(job.projectId, job.id), job);
 }

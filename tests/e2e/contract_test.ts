@@ -221,6 +221,10 @@ Deno.test("[contract] every operation answers as /openapi.json documents", async
       await call("getTrustSignals", { params: slug, expect: 200 });
       await call("getProjectSetupGuide", { params: slug, expect: 200 });
       await call("listTrustVersions", { params: slug, expect: 200 });
+      await call("listTrustVersions", { params: slug, query: { limit: "1" }, expect: 200 });
+      await call("getTrustVersionsPage", { params: slug, expect: 200 });
+      await call("getTrustVersionsMarkdown", { params: slug, query: { cursor: "2" }, expect: 200 });
+      await call("searchTrustProfiles", { query: { query: "acme" }, expect: 200 });
       await call("getTrustVersionDocument", {
         params: { ...slug, version: 1, document: "trust.json" },
         expect: 200,

@@ -90,7 +90,7 @@ Deno.test("[discovery] JSON documents follow their formats and agree", async (t)
   });
 
   let mcpUrl = "";
-  await t.step("mcp.json names the transport URL and the four tools", async () => {
+  await t.step("mcp.json names the transport URL and the six tools", async () => {
     const { res, body } = await getJson(server, "/.well-known/mcp.json");
     assert.equal(res.headers.get("access-control-allow-origin"), "*");
     assert.equal(body.name, "trust-profile-service");
@@ -103,6 +103,8 @@ Deno.test("[discovery] JSON documents follow their formats and agree", async (t)
       "get_trust_controls",
       "get_trust_signals",
       "get_trust_json",
+      "get_trust_history",
+      "search_trust_profiles",
     ]);
     for (const tool of body.tools) assert.ok(tool.description.length > 40, tool.name);
     assert.equal(body.resourceTemplates[0].uriTemplate, "trust://{projectSlug}/trust.json");
@@ -190,6 +192,9 @@ Deno.test("[discovery] llms.txt and the guides are Markdown whose links resolve"
     assert.ok(links.includes(`${base}/agent-instructions.md`));
     assert.ok(links.includes(`${base}/setup.md`));
     for (const link of links) await assertResolves(link);
+    for (const tool of ["get_trust_history", "search_trust_profiles", "/versions"]) {
+      assert.ok(text.includes(tool), `llms.txt names ${tool}`);
+    }
   });
 
   for (const page of ["/agent-instructions", "/setup"]) {
@@ -226,6 +231,8 @@ Deno.test("[discovery] llms.txt and the guides are Markdown whose links resolve"
         "/trust/{projectSlug}",
         `${base}/mcp`,
         "get_trust_profile",
+        "| `get_trust_history` | `{ projectSlug, cursor?, limit? }` | `GET /trust/{projectSlug}/versions` |",
+        "| `search_trust_profiles` | `{ query }` | `GET /public/trust-profiles?query={query}` |",
         "once per minute",
         `${base}/.well-known/jwks.json`,
         "trust.json.jws",

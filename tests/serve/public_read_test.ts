@@ -6,8 +6,8 @@ import {
   latestTrustJson,
   orgTrustCenter,
   profileEnvelope,
-  versionList,
 } from "../../src/serve/bodies.ts";
+import { searchTrustProfiles, versionPage } from "../../src/serve/history.ts";
 import {
   publicationByDomain,
   publicProject,
@@ -114,8 +114,19 @@ Deno.test("[serve] bodies: trust.json, envelope, controls, signals, versions, tr
   });
 
   await t.step("the version list names each version's digest", async () => {
-    const { versions } = await versionList(world.kv, world.acme);
-    assert.deepEqual(versions.map((v) => [v.version, v.digest]), [[1, world.published.digest]]);
+    const { body } = await versionPage(world, "acme", {});
+    assert.deepEqual(body.versions.map((v) => [v.version, v.digest]), [
+      [1, world.published.digest],
+    ]);
+    assert.equal(body.nextCursor, null);
+    await notFoundMessage(versionPage(world, "hidden", {}));
+  });
+
+  await t.step("search finds public published projects only", async () => {
+    const found = await searchTrustProfiles(world, "  ACM ");
+    assert.equal(found.query, "ACM");
+    assert.deepEqual(found.profiles.map((p) => [p.slug, p.version]), [["acme", 1]]);
+    assert.deepEqual((await searchTrustProfiles(world, "hidden")).profiles, []);
   });
 
   await t.step("the trust center lists public, published projects only", async () => {

@@ -9,9 +9,11 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { ApiError } from "../../domain/common.ts";
 import { AppError } from "../../domain/errors.ts";
+import { toolInput } from "../../mcp/guides.ts";
 import { mcpAllowedHosts, mcpAllowedOrigins } from "../../mcp/hosts.ts";
 import { createTrustReader } from "../../mcp/reader.ts";
 import { createTrustMcpServer } from "../../mcp/server.ts";
+import { TRUST_TOOLS } from "../../mcp/tools.ts";
 import { createRouter } from "../env.ts";
 import { errors } from "../openapi.ts";
 
@@ -42,6 +44,9 @@ const rpcError = (description: string) => ({
 /** Messages per JSON-RPC batch: each is a tool call over published data, so bound the work. */
 const MAX_BATCH = 100;
 
+/** Every tool with its arguments, e.g. `get_trust_history { projectSlug, cursor?, limit? }`. */
+const TOOL_LIST = TRUST_TOOLS.map((t) => `${t.name} ${toolInput(t)}`).join(", ");
+
 const JSON_MEDIA_TYPE = /^application\/([\w.-]+\+)?json$/i;
 
 mcpRoutes.openapi(
@@ -52,7 +57,7 @@ mcpRoutes.openapi(
     tags,
     summary: "Send MCP JSON-RPC messages (Streamable HTTP, stateless, no credentials)",
     description:
-      "Tools: get_trust_profile, get_trust_controls, get_trust_signals, get_trust_json, each taking { projectSlug }; resource template trust://{projectSlug}/trust.json. Requires Accept: application/json, text/event-stream. The Host (and any Origin) must be this service's own; see /.well-known/mcp.json.",
+      `Tools: ${TOOL_LIST}; resource template trust://{projectSlug}/trust.json. Requires Accept: application/json, text/event-stream. The Host (and any Origin) must be this service's own; see /.well-known/mcp.json.`,
     request: {
       body: {
         required: true,

@@ -1,16 +1,11 @@
 /**
- * Public trust reads of a project's history and its feeds: the version
- * list, each version's stored documents (immutable), the Atom feed and the
- * badges. Unknown and private slugs answer the same 404 as the latest
+ * Public trust reads of a project's history and its feeds: each version's
+ * stored documents (immutable), the Atom feed and the badges (the version
+ * list is in trust_versions.ts). Unknown and private slugs answer the same 404 as the latest
  * profile's routes.
  */
 import { createRoute, z } from "@hono/zod-openapi";
-import {
-  PublishedTrustProfile,
-  PublishedVersionListResponse,
-  SlugParams,
-} from "../../domain/publish.ts";
-import { versionList } from "../../serve/bodies.ts";
+import { PublishedTrustProfile, SlugParams } from "../../domain/publish.ts";
 import {
   IMMUTABLE_CACHE,
   JSON_TYPE,
@@ -22,33 +17,12 @@ import {
 import { publicPublication, publicVersion } from "../../serve/public_read.ts";
 import { createRouter } from "../env.ts";
 import { errors, json } from "../openapi.ts";
-import { publicHeaders, serveArtifact } from "../public_responses.ts";
+import { serveArtifact } from "../public_responses.ts";
 
-/** Versions, feed and badges, mounted at /trust after the latest profile's routes. */
+/** Version documents, feed and badges, mounted at /trust after the latest profile's routes. */
 export const trustHistoryRoutes = createRouter();
 
 const tags = ["Public trust"];
-
-trustHistoryRoutes.openapi(
-  createRoute({
-    method: "get",
-    path: "/{projectSlug}/versions",
-    operationId: "listTrustVersions",
-    tags,
-    summary: "Published versions, newest first, with digests and state changes",
-    request: { params: SlugParams },
-    responses: {
-      200: json(PublishedVersionListResponse, "Up to the 100 newest versions"),
-      ...errors(404),
-    },
-  }),
-  async (c) => {
-    const { project } = await publicPublication(c.var.services, c.req.valid("param").projectSlug);
-    const body = await versionList(c.var.services.kv, project);
-    publicHeaders(c);
-    return c.json(body, 200);
-  },
-);
 
 const VERSION_DOCUMENTS = {
   "trust.json": { artifact: "trustJson", type: JSON_TYPE },

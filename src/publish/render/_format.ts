@@ -5,7 +5,7 @@
  */
 import { formatAge } from "../../lib/duration.ts";
 import type { ControlState } from "../../domain/control.ts";
-import type { PublishedTrustSummary } from "../../domain/publish.ts";
+import type { PublishedTrustSummary, PublishedVersionChange } from "../../domain/publish.ts";
 
 /** What each state means to a reader of the page (the rules are in /docs/evaluation.md). */
 export const STATE_MEANING: Readonly<Record<ControlState, string>> = {
@@ -98,4 +98,19 @@ const XML_INVALID = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/g;
 /** Replaces characters that XML cannot carry (lone surrogates included) with U+FFFD. */
 export function xmlSafe(text: string): string {
   return text.toWellFormed().replace(XML_INVALID, "\uFFFD");
+}
+
+/** What changed in one version: the version it is compared with, and each control that moved. */
+export interface ChangeList {
+  /** null for version 1, which has nothing to be compared with. */
+  previousVersion: number | null;
+  items: readonly PublishedVersionChange[];
+}
+
+/** Said of a change whose version was published before reasons were recorded. */
+export const NO_REASON = "No reason recorded: this version was published before reasons were kept.";
+
+/** What version 1's change list says instead of listing every control as new. */
+export function firstVersion(count: number): string {
+  return `First published version, with ${count} ${count === 1 ? "control" : "controls"}.`;
 }

@@ -93,6 +93,25 @@ gap:.5rem 1.5rem;padding:1rem 1.25rem}
 .projects h3{font-size:1.125rem}
 .projects p{margin:.2rem 0 0;color:var(--muted);font-size:.875rem}
 .projects time{display:inline}
+.changes,.versions{display:grid;gap:.75rem;margin:0;padding:0;list-style:none}
+.changes li{background:var(--surface);border:1px solid var(--border);border-radius:10px;
+padding:.75rem 1rem}
+.changes p{margin:0}
+.cname{font-weight:600}
+.move{display:flex;flex-wrap:wrap;align-items:center;gap:.35rem .5rem;padding:.4rem 0}
+.reason{font-size:.875rem}
+.reason.none{color:var(--muted)}
+.version{padding:1rem 1.25rem}
+.vhead{display:flex;flex-wrap:wrap;align-items:center;justify-content:space-between;
+gap:.5rem 1rem}
+.version h2{font-size:1.125rem;margin:0}
+.version h3{font-size:1rem;margin:.9rem 0 .5rem}
+.version .note{margin:0}
+.meta{display:flex;flex-wrap:wrap;align-items:baseline;gap:.25rem .75rem;margin:.35rem 0 0;
+color:var(--muted);font-size:.875rem}
+.meta time{display:inline}
+.pager{display:flex;flex-wrap:wrap;gap:.5rem 1.5rem;margin:1.5rem 0 0;padding:0;list-style:none;
+font-weight:650}
 footer{color:var(--muted);font-size:.875rem;padding-bottom:2rem}
 footer p{margin:0 0 .4rem;max-width:48rem}
 @media (min-width:52rem){.wrap{padding-left:2rem;padding-right:2rem}

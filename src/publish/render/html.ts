@@ -20,6 +20,7 @@ import {
   summaryLine,
 } from "./_format.ts";
 import { icon, moment, page, pill, time, topBar } from "./_page.ts";
+import { type ChangeList, changesSectionHtml } from "./history.ts";
 
 export { styleHash, TRUST_PAGE_STYLE, trustPageCsp } from "./_style.ts";
 
@@ -40,6 +41,8 @@ export interface TrustPageOptions {
    * time ("3 days after publication"), which keeps stored pages a function of the data.
    */
   now?: string;
+  /** The controls that changed since the previous version, shown in their own section. */
+  changes?: ChangeList;
 }
 
 function controlRow(control: PublishedTrustControl, evidence: Anchor, schedule: Anchor): Html {
@@ -221,6 +224,7 @@ export function renderTrustPageHtml(
         <h2 id="summary-title">Summary</h2>
         ${counts(profile)}
       </section>
+      ${options.changes ? changesSectionHtml(options.changes) : ""}
       <section aria-labelledby="controls-title">
         <h2 id="controls-title">Controls</h2>
         <p class="note">${measured}; the overall state is the worst state of any control.</p>

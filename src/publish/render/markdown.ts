@@ -7,10 +7,14 @@ import type {
   OrganizationTrustCenter,
   PublishedTrustControl,
   PublishedTrustProfile,
+  PublishedVersionChange,
 } from "../../domain/publish.ts";
 import {
   type Anchor,
+  type ChangeList,
   countsLine,
+  firstVersion,
+  NO_REASON,
   percent,
   publicationAnchor,
   relative,
@@ -46,9 +50,34 @@ function key(text: string): string {
 }
 
 /** A link destination in the `<…>` form, which tolerates parentheses in the URL. */
-function link(label: string, url: string): string {
+export function link(label: string, url: string): string {
   const destination = url.replace(/[\s<>\\]/g, (c) => encodeURIComponent(c));
   return `[${escapeMarkdown(label)}](<${destination}>)`;
+}
+
+function changeLine(change: PublishedVersionChange): string {
+  const from = change.from === null ? "new" : change.from;
+  const reason = change.reason ? escapeMarkdown(change.reason) : NO_REASON;
+  return `- **${escapeMarkdown(change.name)}** (${
+    key(change.key)
+  }): ${from} → ${change.to}. ${reason}`;
+}
+
+/** The change list of one version as Markdown lines (before → after and the reason). */
+export function changeListMarkdown(changes: ChangeList): string[] {
+  if (changes.previousVersion === null) return [firstVersion(changes.items.length)];
+  if (changes.items.length === 0) {
+    return [`No control changed state since version ${changes.previousVersion}.`];
+  }
+  return changes.items.map(changeLine);
+}
+
+function changesSection(changes: ChangeList | undefined): string[] {
+  if (!changes) return [];
+  const title = changes.previousVersion === null
+    ? "Changes since the previous version"
+    : `Changes since version ${changes.previousVersion}`;
+  return [`## ${title}`, "", ...changeListMarkdown(changes), ""];
 }
 
 function when(value: string | null, anchor: Anchor, missing: string): string {
@@ -81,11 +110,13 @@ function controlRow(control: PublishedTrustControl, anchor: Anchor): string {
  * overall state and summary counts, version and publication time, a table of every
  * control (key, category, state, confidence, latest evidence, freshness and next check,
  * each time in UTC with its offset from the publication) and links to trust.json, its
- * signature, the versions, the Atom feed, the evaluation rules and the badge. Pure.
+ * signature, the versions, the Atom feed, the evaluation rules and the badge; with
+ * `options.changes`, the controls that changed since the previous version. Pure.
  */
 export function renderTrustPageMarkdown(
   profile: PublishedTrustProfile,
   links: TrustPageLinks,
+  options: { changes?: ChangeList } = {},
 ): string {
   const { summary } = profile;
   const anchor = publicationAnchor(profile.publishedAt);
@@ -131,6 +162,7 @@ export function renderTrustPageMarkdown(
     "|---|---:|---|",
     ...states.map(([state, n]) => row([state, String(n), STATE_MEANING[state]])),
     "",
+    ...changesSection(options.changes),
     "## Controls",
     "",
     ...controls,

@@ -1,0 +1,36 @@
+/**
+ * Search over public trust profiles by project name or slug (mounted at
+ * /public/trust-profiles); the same body as the MCP tool search_trust_profiles.
+ * Private projects and projects that never published never appear.
+ */
+import { createRoute } from "@hono/zod-openapi";
+import { TrustProfileSearchQuery, TrustProfileSearchResponse } from "../../domain/publish.ts";
+import { searchTrustProfiles } from "../../serve/history.ts";
+import { createRouter } from "../env.ts";
+import { errors, json } from "../openapi.ts";
+import { publicHeaders } from "../public_responses.ts";
+
+/** The profile search, mounted at /public/trust-profiles. */
+export const publicSearchRoutes = createRouter();
+
+publicSearchRoutes.openapi(
+  createRoute({
+    method: "get",
+    path: "/",
+    operationId: "searchTrustProfiles",
+    tags: ["Public trust"],
+    summary: "Public trust profiles whose project name or slug contains the query",
+    description:
+      "Case-insensitive; exact and prefix matches first, at most 20 profiles, each with its overall state, latest version and publication time.",
+    request: { query: TrustProfileSearchQuery },
+    responses: {
+      200: json(TrustProfileSearchResponse, "The matching public profiles"),
+      ...errors(400),
+    },
+  }),
+  async (c) => {
+    const body = await searchTrustProfiles(c.var.services, c.req.valid("query").query);
+    publicHeaders(c);
+    return c.json(body, 200);
+  },
+);
