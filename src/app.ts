@@ -16,6 +16,7 @@ import { loadStaticFiles, serveStatic, staticFile } from "./http/static_files.ts
 import { DESIGN_TOKENS_CSS } from "./lib/design_tokens.ts";
 import { autoPublishAfterRecompute } from "./live/auto_publish.ts";
 import { createScheduler } from "./live/scheduler.ts";
+import { rememberPublicKey } from "./store/signing_keys.ts";
 import { createPublicCache } from "./serve/public_cache.ts";
 import { createFastPath } from "./serve/fast_path.ts";
 import { createArtifactCache } from "./serve/artifacts.ts";
@@ -48,6 +49,11 @@ export async function createServices(deps: AppDeps): Promise<Services> {
       variable: "LOG_SIGNING_KEY",
     }),
   };
+  // A rotated publication key stays in the JWKS, so versions it signed keep verifying.
+  await rememberPublicKey(kv, "publications", {
+    jwk: keys.publications.publicJwk,
+    now: clock.now(),
+  });
   const verifier = config.auth.mode === "builtin"
     ? createBuiltinVerifier({
       issuer: config.auth.issuer,

@@ -56,6 +56,11 @@ export const loginFailuresKey = (scope: "email" | "ip", value: string) =>
   ["login_failures", scope, value] as const;
 
 export const signingKeyKey = (purpose: string) => ["signing_keys", purpose] as const;
+/** A public key that has signed for `purpose`, kept after rotation so old signatures verify. */
+export const signingPublicKeyKey = (purpose: string, kid: string) =>
+  ["signing_public_keys", purpose, kid] as const;
+export const signingPublicKeysPrefix = (purpose: string) =>
+  ["signing_public_keys", purpose] as const;
 
 /** A blob's metadata record; its presence is what makes the blob visible. */
 export const blobMetaKey = (blobKey: string) => ["blobs", blobKey] as const;

@@ -3,7 +3,9 @@
  * server metadata (RFC 8414).
  */
 import { createRoute, z } from "@hono/zod-openapi";
+import type { SigningKey } from "../../auth/keys.ts";
 import { HealthStatus } from "../../domain/common.ts";
+import { listPublicKeys } from "../../store/signing_keys.ts";
 import type { Services } from "../env.ts";
 import { createRouter } from "../env.ts";
 import { memoKey } from "../memo.ts";
@@ -53,12 +55,16 @@ wellKnownRoutes.openapi(
     path: "/.well-known/jwks.json",
     operationId: "getJwks",
     tags: ["Service"],
-    summary: "Public keys for publication signatures and built-in access tokens",
+    summary:
+      "Public keys for publication signatures (current and earlier) and built-in access tokens",
     responses: { 200: json(Jwks, "A JSON Web Key Set (Ed25519)") },
   }),
-  (c) => {
-    const { keys, config } = c.var.services;
-    const published = [keys.publications.publicJwk];
+  async (c) => {
+    const { keys, config, kv } = c.var.services;
+    // The key in use first, then every earlier publication key (old versions name them by kid).
+    const earlier = (await listPublicKeys<SigningKey["publicJwk"]>(kv, "publications"))
+      .map((known) => known.jwk).filter((jwk) => jwk.kid !== keys.publications.kid);
+    const published = [keys.publications.publicJwk, ...earlier.reverse()];
     if (config.auth.mode === "builtin") published.push(keys.tokens.publicJwk);
     c.header("Cache-Control", "public, max-age=300");
     return c.json({ keys: published }, 200);
