@@ -93,6 +93,18 @@ gap:.5rem 1.5rem;padding:1rem 1.25rem}
 .projects h3{font-size:1.125rem}
 .projects p{margin:.2rem 0 0;color:var(--muted);font-size:.875rem}
 .projects time{display:inline}
+.group{margin:0 0 1.5rem}
+.group h3{font-size:1.0625rem;margin:0 0 .35rem}
+.checks{display:block;color:var(--muted);font-size:.875rem;font-weight:400;margin-top:.2rem}
+.reason{min-width:12rem;overflow-wrap:anywhere}
+.digest{margin-top:.35rem;font-size:.8125rem}
+.digest summary{cursor:pointer;color:var(--muted)}
+.digest>code{display:block;margin-top:.25rem;overflow-wrap:anywhere}
+.signals{display:grid;grid-template-columns:repeat(auto-fit,minmax(13rem,1fr));gap:.75rem 1.5rem;
+margin:0;padding:1rem 1.25rem}
+.signals dt{color:var(--muted);font-size:.8125rem;font-weight:600}
+.signals dd{margin:0;font-weight:550}
+.note time{display:inline}
 footer{color:var(--muted);font-size:.875rem;padding-bottom:2rem}
 footer p{margin:0 0 .4rem;max-width:48rem}
 @media (min-width:52rem){.wrap{padding-left:2rem;padding-right:2rem}
