@@ -13,12 +13,10 @@ import { moment, pill } from "./_page.ts";
 function digestOf(control: PublishedTrustControl): Html {
   const digest = control.evidence?.digest;
   if (!digest) return html``;
+  const short = html`<span class="vh">Evidence digest </span><code>${shortDigest(digest)}</code>`;
   return html`
     <details class="digest">
-      <summary
-        title="${digest}"><span class="vh">Evidence digest </span><code>${shortDigest(
-          digest,
-        )}</code></summary>
+      <summary title="${digest}">${short}</summary>
       <code>${digest}</code>
     </details>
   `;

@@ -61,7 +61,9 @@ function signalsSection(signals: TrustSignalDetection): Html {
   const items = signalLines(signals).map((line) => {
     const value = line.email
       ? html`<a href="mailto:${line.email}">${line.email}</a>`
-      : html`<span class="${line.detected ? "" : "none"}">${line.found}</span>`;
+      : line.detected
+      ? html`${line.found}`
+      : html`<span class="none">${line.found}</span>`;
     return html`
       <div>
         <dt>${line.label}</dt>
