@@ -96,7 +96,8 @@ gap:.5rem 1.5rem;padding:1rem 1.25rem}
 .group{margin:0 0 1.5rem}
 .group h3{font-size:1.0625rem;margin:0 0 .35rem}
 .checks{display:block;color:var(--muted);font-size:.875rem;font-weight:400;margin-top:.2rem}
-.reason{min-width:12rem;overflow-wrap:anywhere}
+.reason{overflow-wrap:anywhere}
+@media (min-width:64rem){.reason{min-width:12rem}}
 .digest{margin-top:.35rem;font-size:.8125rem}
 .digest summary{cursor:pointer;color:var(--muted)}
 .digest>code{display:block;margin-top:.25rem;overflow-wrap:anywhere}
