@@ -119,6 +119,7 @@ background:var(--surface);border:1px solid var(--border);border-radius:10px;padd
 margin-bottom:.75rem}
 tbody th,tbody td{display:block;border:0;padding:0;min-width:0}
 tbody th{grid-column:1/-1;font-size:1.0625rem}
+tbody td.reason{grid-column:1/-1}
 tbody td::before{content:attr(data-label);display:block;margin-bottom:.2rem;color:var(--muted);
 font-size:.75rem;font-weight:650;letter-spacing:.04em;text-transform:uppercase}}
 @media (max-width:40rem){.counts{grid-template-columns:1fr;gap:.5rem}
