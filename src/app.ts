@@ -136,8 +136,10 @@ export async function createApp(
   );
   app.get("/", (c) => c.redirect("/dashboard/", 302));
 
-  app.notFound(notFoundHandler(app, log));
-  app.onError((error, c) => handleError(error, log, { path: c.req.path }));
+  app.notFound(notFoundHandler(app, { log, baseUrl: config.baseUrl }));
+  app.onError((error, c) =>
+    handleError(error, log, { path: c.req.path, request: c.req.raw, baseUrl: config.baseUrl })
+  );
 
   // The hot public read is answered from memory before routing; `request()` goes through
   // `fetch` too, so tests see exactly what a client sees. HEAD is answered as GET: the HTTP

@@ -77,6 +77,24 @@ export const PublishedTrustSummary = z.object({
 }).openapi("PublishedTrustSummary");
 export type PublishedTrustSummary = z.infer<typeof PublishedTrustSummary>;
 
+/** The buyer category a published control is shown under (src/evaluate/groups.ts). */
+export const BuyerGroupId = z.enum([
+  "supply_chain",
+  "vulnerability_management",
+  "runtime",
+  "policy",
+  "liveness",
+]).openapi("BuyerGroupId");
+
+/** The evidence a published state was decided from. */
+export const PublishedEvidence = z.object({
+  digest: z.string().nullable().openapi({
+    description: "sha256:<hex> checksum of the evidence payload; null for the collector " +
+      "heartbeat (no payload) and when no evidence was observed",
+  }),
+  observedAt: DateTime.nullable().openapi({ description: "When that evidence was observed" }),
+}).openapi("PublishedEvidence");
+
 export const PublishedTrustControl = z.object({
   key: z.string(),
   category: ControlCategory,
@@ -86,6 +104,17 @@ export const PublishedTrustControl = z.object({
   latestEvidenceAt: DateTime.nullable(),
   freshUntil: DateTime.nullable(),
   nextCheckAt: DateTime.nullable(),
+  // Additions to SPEC.md's fields, after them; absent in versions published before them.
+  reason: z.string().optional().openapi({
+    description: "The evaluator's one-line explanation of the state (absent in older versions)",
+  }),
+  evidence: PublishedEvidence.optional(),
+  group: BuyerGroupId.optional().openapi({
+    description: "Buyer category the control is shown under (absent in older versions)",
+  }),
+  description: z.string().optional().openapi({
+    description: "What this control checks, in one plain-language line (absent in older versions)",
+  }),
 }).openapi("PublishedTrustControl");
 export type PublishedTrustControl = z.infer<typeof PublishedTrustControl>;
 

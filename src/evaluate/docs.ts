@@ -7,6 +7,7 @@ import { formatSeconds } from "../lib/duration.ts";
 import { DEFAULT_CATALOG } from "./catalog.ts";
 import { CONFIDENCE, WORST_FIRST } from "./evaluate.ts";
 import { EVIDENCE_FORMATS } from "../domain/evidence_formats.ts";
+import { BUYER_GROUPS } from "./groups.ts";
 import { type ProbeInput, PROBES } from "./registry.ts";
 
 const INTRO = `# Evaluation rules
@@ -141,6 +142,20 @@ function catalogSection(): string {
   ].join("\n");
 }
 
+function groupsSection(): string {
+  return [
+    "## Groups on trust pages",
+    "",
+    "Trust pages group controls by what a buyer asks about. A control is in the group of the",
+    "probe registered for its evidence type (the table below), custom controls included, and",
+    'its line "what this checks" is that probe\'s, or its rule for a custom rule.',
+    "",
+    row(["Group", "Heading", "Covers"]),
+    "|---|---|---|",
+    ...BUYER_GROUPS.map((g) => row([`\`${g.id}\``, g.label, g.about])),
+  ].join("\n");
+}
+
 function probesSection(): string {
   const table = [
     "## Probes",
@@ -148,9 +163,17 @@ function probesSection(): string {
     "Each probe is a pure function named as a yes/no question. It answers `pass`, `fail` or",
     "`unknown` with a one-line reason; only the outcome counts towards the state.",
     "",
-    row(["Probe", "Reads", "Passes when"]),
-    "|---|---|---|",
-    ...PROBES.map((p) => row([`\`${p.id}\``, reads(p.reads), p.passesWhen])),
+    row(["Probe", "Reads", "Passes when", "Trust page group", "What this checks"]),
+    "|---|---|---|---|---|",
+    ...PROBES.map((p) =>
+      row([
+        `\`${p.id}\``,
+        reads(p.reads),
+        p.passesWhen,
+        p.group === null ? "the group of its evidence type" : `\`${p.group}\``,
+        p.checks,
+      ])
+    ),
   ];
   const details = PROBES.map((p) =>
     [
@@ -181,6 +204,7 @@ export function renderEvaluationMarkdown(): string {
     confidenceSection(),
     SELECTION,
     catalogSection(),
+    groupsSection(),
     probesSection(),
     readingSection(),
   ].join("\n\n") + "\n";

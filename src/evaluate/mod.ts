@@ -15,6 +15,15 @@ export {
   summarizeStates,
   WORST_FIRST,
 } from "./evaluate.ts";
+export {
+  BUYER_GROUPS,
+  type BuyerGroup,
+  buyerGroup,
+  type BuyerGroupId,
+  describeControl,
+  type DescribedControl,
+  groupOf,
+} from "./groups.ts";
 export { hasSlsaProvenance } from "./probes/build_provenance.ts";
 export { doesRuleHold } from "./probes/custom_rule.ts";
 export { listsDependencies } from "./probes/dependency_inventory.ts";

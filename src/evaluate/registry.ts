@@ -12,7 +12,7 @@ import { isDeploymentHealthy } from "./probes/deployment_snapshot.ts";
 import { hasActiveCollector } from "./probes/heartbeat.ts";
 import { didPoliciesPass } from "./probes/policy_result.ts";
 import { isSbomDocument } from "./probes/sbom.ts";
-import type { ProbeId, ProbeResult } from "./probes/types.ts";
+import type { BuyerGroupId, ProbeId, ProbeResult } from "./probes/types.ts";
 import { unknown } from "./probes/types.ts";
 import { hasNoFindingAbove } from "./probes/vulnerability_scan.ts";
 import { MAX_VEX_DOCUMENTS, type VexEvidence } from "./probes/vex_match.ts";
@@ -25,6 +25,10 @@ export interface ProbeDefinition {
   id: ProbeId;
   name: string;
   reads: ProbeInput;
+  /** The buyer category of controls it reads for; null for custom rules (their evidence's). */
+  group: BuyerGroupId | null;
+  /** "What this checks": one plain-language line for a buyer reading a trust page. */
+  checks: string;
   /** One line for tables: when the probe passes. */
   passesWhen: string;
   /** Accepted formats and edge cases, one paragraph of Markdown. */
@@ -50,6 +54,8 @@ export const PROBES: readonly ProbeDefinition[] = [
     id: "hasActiveCollector",
     name: "Active collector seen",
     reads: "collector_heartbeat",
+    group: "liveness",
+    checks: "The vendor's evidence collector has reported in recently",
     passesWhen: "an active collector has been seen",
     documentation:
       "The observation is the newest `lastSeenAt` of the project's active collectors; there " +
@@ -64,6 +70,8 @@ export const PROBES: readonly ProbeDefinition[] = [
     id: "isSbomDocument",
     name: "SBOM document",
     reads: "sbom",
+    group: "supply_chain",
+    checks: "A machine-readable list of the software's components (SBOM) is published",
     passesWhen: "the payload is a CycloneDX or SPDX JSON document",
     documentation:
       'CycloneDX JSON: `bomFormat: "CycloneDX"`, a `specVersion` of the form `1.x` and a ' +
@@ -80,6 +88,8 @@ export const PROBES: readonly ProbeDefinition[] = [
     id: "hasNoFindingAbove",
     name: "No finding above medium",
     reads: "vulnerability_scan",
+    group: "vulnerability_management",
+    checks: "The latest vulnerability scan found no high or critical vulnerability",
     passesWhen: "the scan reports no finding above `medium` (no high or critical finding)",
     documentation:
       "Accepted: a normalized `{ summary: { critical, high, medium, low } }` (a missing count " +
@@ -121,6 +131,8 @@ export const PROBES: readonly ProbeDefinition[] = [
     id: "hasSlsaProvenance",
     name: "SLSA build provenance",
     reads: "build_provenance",
+    group: "supply_chain",
+    checks: "Builds carry signed SLSA provenance saying where and how each artifact was built",
     passesWhen:
       "a Sigstore bundle from an expected signer whose in-toto statement is SLSA provenance",
     documentation:
@@ -151,6 +163,8 @@ export const PROBES: readonly ProbeDefinition[] = [
     id: "listsDependencies",
     name: "Non-empty dependency inventory",
     reads: "dependency_inventory",
+    group: "supply_chain",
+    checks: "The software's dependencies are inventoried",
     passesWhen: "the inventory lists at least one package",
     documentation:
       "An object whose `packages`, `components` or `dependencies` field is a non-empty array " +
@@ -167,6 +181,8 @@ export const PROBES: readonly ProbeDefinition[] = [
     id: "isDeploymentHealthy",
     name: "Healthy deployment",
     reads: "deployment_snapshot",
+    group: "runtime",
+    checks: "The deployed services and workloads report themselves healthy",
     passesWhen: "the snapshot does not report itself unhealthy",
     documentation:
       "Fails when `healthy` is false, when `status` is unhealthy, failed, degraded or down " +
@@ -186,6 +202,8 @@ export const PROBES: readonly ProbeDefinition[] = [
     id: "didPoliciesPass",
     name: "Policy checks passed",
     reads: "policy_result",
+    group: "policy",
+    checks: "Automated policy checks (such as OPA or conftest) pass",
     passesWhen: "`passed: true`, `result`/`status` pass, or conftest/OPA output without failures",
     documentation:
       "Accepted: `passed: true|false`; `result` or `status` equal to pass, passed or success " +
@@ -204,6 +222,8 @@ export const PROBES: readonly ProbeDefinition[] = [
     id: "doesRuleHold",
     name: "Custom rule",
     reads: "any_evidence",
+    group: null,
+    checks: "A rule the vendor defined holds on its latest evidence",
     passesWhen: "the control's `rule: { path, op, value }` holds on the latest payload",
     documentation:
       "`path` is dot-separated; whole-number segments index arrays (`results.0.status`). " +

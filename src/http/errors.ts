@@ -8,6 +8,7 @@ import { AppError, type ErrorCode } from "../domain/errors.ts";
 import { html } from "../lib/html.ts";
 import type { Logger } from "../lib/log.ts";
 import { pageHeaders, renderPage } from "./html.ts";
+import { htmlNotFoundResponse, wantsHtmlPage } from "./html_not_found.ts";
 
 const CODE_BY_STATUS: Record<number, ErrorCode> = {
   400: "bad_request",
@@ -126,12 +127,26 @@ function toAppError(error: unknown, log: Logger): AppError {
   return new AppError("internal", "Internal server error");
 }
 
+/** Where an error happened: the endpoint's path, and the request when a page may answer. */
+export interface ErrorContext {
+  path?: string;
+  /** With `baseUrl`: a 404 to a browser is a page (see html_not_found.ts). */
+  request?: Request;
+  baseUrl?: string;
+}
+
 /**
  * Maps anything thrown to the envelope, or to the shape of the endpoint at `path` where its
- * clients expect another one (ERROR_SHAPES).
+ * clients expect another one (ERROR_SHAPES); a 404 a browser asked for is an HTML page.
  */
-export function handleError(error: unknown, log: Logger, options: { path?: string } = {}) {
+export function handleError(error: unknown, log: Logger, options: ErrorContext = {}) {
   const appError = toAppError(error, log);
   const shape = options.path === undefined ? undefined : ERROR_SHAPES[options.path];
+  if (
+    shape === undefined && appError.status === 404 && options.request &&
+    options.baseUrl !== undefined && wantsHtmlPage(options.request)
+  ) {
+    return htmlNotFoundResponse(appError, options.baseUrl);
+  }
   return (shape ?? errorResponse)(appError);
 }

@@ -1,6 +1,7 @@
 /**
  * The answer for a request no route took: 405 with `Allow` when the path exists for
- * other methods (HEAD wherever GET is), else 404, both in the error envelope.
+ * other methods (HEAD wherever GET is), else 404, both in the error envelope (a 404 a
+ * browser asked for is a page).
  */
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { NotFoundHandler } from "hono";
@@ -27,7 +28,11 @@ function routeTable(app: OpenAPIHono<AppEnv>) {
 }
 
 /** The not-found handler of `app`; its route table is built on first use, once all are mounted. */
-export function notFoundHandler(app: OpenAPIHono<AppEnv>, log: Logger): NotFoundHandler<AppEnv> {
+export function notFoundHandler(
+  app: OpenAPIHono<AppEnv>,
+  options: { log: Logger; baseUrl: string },
+): NotFoundHandler<AppEnv> {
+  const { log, baseUrl } = options;
   let routes: ReturnType<typeof routeTable> | undefined;
   return (c) => {
     routes ??= routeTable(app);
@@ -39,6 +44,7 @@ export function notFoundHandler(app: OpenAPIHono<AppEnv>, log: Logger): NotFound
       return handleError(
         new AppError("not_found", `No route for ${c.req.method} ${c.req.path}`),
         log,
+        { request: c.req.raw, baseUrl },
       );
     }
     if (allowed.has("GET")) allowed.add("HEAD");

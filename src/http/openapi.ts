@@ -2,7 +2,7 @@
  * Small helpers that keep route definitions short and their OpenAPI
  * description complete: JSON bodies, error responses, security.
  */
-import type { z } from "@hono/zod-openapi";
+import { z } from "@hono/zod-openapi";
 import type { TypedResponse } from "hono";
 import type { JSONParsed } from "hono/utils/types";
 import { ApiError } from "../domain/common.ts";
@@ -36,10 +36,21 @@ export const PUBLIC: Array<Record<string, string[]>> = [];
 
 type ErrorStatus = keyof typeof ERROR_DESCRIPTIONS;
 
-/** Error responses in the API's envelope for the given statuses. */
+/**
+ * Error responses in the API's envelope for the given statuses. A 404 is also documented
+ * as an HTML page: what a browser (Accept preferring text/html, or a `.html` path) gets.
+ */
 export function errors<const S extends ErrorStatus>(...statuses: S[]) {
   return Object.fromEntries(
-    statuses.map((status) => [status, json(ApiError, ERROR_DESCRIPTIONS[status])]),
+    statuses.map((status) => {
+      const response = json(ApiError, ERROR_DESCRIPTIONS[status]);
+      if (status !== 404) return [status, response];
+      const page = { schema: z.string().openapi({ description: "A page saying what is missing" }) };
+      return [status, {
+        description: `${response.description}; browsers get the same 404 as an HTML page`,
+        content: { ...response.content, "text/html": page },
+      }];
+    }),
   ) as { [K in S]: ReturnType<typeof json<typeof ApiError>> };
 }
 

@@ -41,6 +41,8 @@ import {
   trustPageCsp,
 } from "./render/mod.ts";
 import { withLease } from "../store/leases.ts";
+import { getLatestSignals } from "../store/signals.ts";
+import { publishedControls } from "./controls.ts";
 import { signTrustJson } from "./sign.ts";
 import { publicUrls } from "./urls.ts";
 
@@ -143,16 +145,19 @@ async function render(deps: PublishDeps, input: RenderInput) {
     versions: urls.versions,
     badge: urls.badgeSvg,
   };
+  // The page shows the signals known at publication, dated: it never changes afterwards.
+  const signals = await getLatestSignals(deps.kv, project.id);
   const documents = {
     trustJson,
     jws: encoder.encode(jws),
     html: encoder.encode(renderTrustPageHtml(profile, { ...links, versions: urls.versionsHtml }, {
       changes: { previousVersion: previous?.version ?? null, items: entry.changes },
+      signals,
     })),
     markdown: encoder.encode(renderTrustPageMarkdown(profile, {
       ...links,
       versions: urls.versionsMarkdown,
-    }, { changes: { previousVersion: previous?.version ?? null, items: entry.changes } })),
+    }, { changes: { previousVersion: previous?.version ?? null, items: entry.changes }, signals })),
     feed: encoder.encode(renderAtomFeed({
       project: { slug: project.slug, name: project.name },
       feedUrl: urls.feed,
@@ -199,16 +204,7 @@ export async function publishProject(
           project.id,
           at,
         );
-        const controls: PublishedTrustControl[] = evaluations.map((e) => ({
-          key: e.control.key,
-          category: e.control.category,
-          name: e.control.publicName,
-          state: e.state,
-          confidence: e.confidence,
-          latestEvidenceAt: e.latestEvidenceAt,
-          freshUntil: e.freshUntil,
-          nextCheckAt: e.nextCheckAt,
-        }));
+        const controls = await publishedControls(kv, project.id, evaluations);
         const latest = await getLatestPublicationEntry(kv, project.id);
         const previous = latest.value ? await getPublication(kv, project.id, latest.value) : null;
         const version = (latest.value ?? 0) + 1;

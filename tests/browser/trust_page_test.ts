@@ -175,8 +175,11 @@ function stateLabel(state: string) {
 async function assertControlsVisible(page: Page, profile: TrustJson, view: string) {
   const rows = page.locator("main table tbody tr");
   assert.equal(await rows.count(), profile.controls.length, `${view}: one row per control`);
-  for (const [i, control] of profile.controls.entries()) {
-    const row = rows.nth(i);
+  // Rows are grouped by buyer category, so each control's row is found by its key.
+  for (const control of profile.controls) {
+    const key = new RegExp(`^${control.key.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}$`);
+    const row = rows.filter({ has: page.locator("th .key code", { hasText: key }) });
+    assert.equal(await row.count(), 1, `${view}: one row for ${control.key}`);
     const name = row.locator("th");
     assert.ok(await name.isVisible(), `${view}: ${control.key} row is visible`);
     assert.ok(

@@ -65,6 +65,13 @@ Deno.test("[mcp] tools over Streamable HTTP answer the public routes' bodies", a
       assert.notEqual(result.isError, true, textOf(result));
       assert.deepEqual(result.structuredContent, body);
       assert.deepEqual(JSON.parse(textOf(result)), body, "the text is the same JSON");
+      if (name === "get_trust_controls") {
+        // deno-lint-ignore no-explicit-any
+        const sbom = body.controls.find((c: any) => c.key === "evidence.sbom");
+        assert.equal(typeof sbom.reason, "string", "controls explain why");
+        assert.match(sbom.evidence.digest, /^sha256:[0-9a-f]{64}$/);
+        assert.equal(sbom.group, "supply_chain");
+      }
       if (name !== "get_trust_signals") {
         const version = (body.profile ?? body).version;
         assert.equal(version, 1, "the published version");

@@ -18,6 +18,14 @@ export interface ProbeResult {
 }
 
 /** Stable probe ids: the names of the probe functions, questions answered yes or no. */
+/** The buyer category a probe's controls are shown under (see ../groups.ts). */
+export type BuyerGroupId =
+  | "supply_chain"
+  | "vulnerability_management"
+  | "runtime"
+  | "policy"
+  | "liveness";
+
 export type ProbeId =
   | "hasActiveCollector"
   | "isSbomDocument"

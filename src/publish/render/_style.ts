@@ -112,6 +112,19 @@ color:var(--muted);font-size:.875rem}
 .meta time{display:inline}
 .pager{display:flex;flex-wrap:wrap;gap:.5rem 1.5rem;margin:1.5rem 0 0;padding:0;list-style:none;
 font-weight:650}
+.group{margin:0 0 1.5rem}
+.group h3{font-size:1.0625rem;margin:0 0 .35rem}
+.checks{display:block;color:var(--muted);font-size:.875rem;font-weight:400;margin-top:.2rem}
+.reason{overflow-wrap:anywhere}
+@media (min-width:64rem){.reason{min-width:12rem}}
+.digest{margin-top:.35rem;font-size:.8125rem}
+.digest summary{cursor:pointer;color:var(--muted)}
+.digest>code{display:block;margin-top:.25rem;overflow-wrap:anywhere}
+.signals{display:grid;grid-template-columns:repeat(auto-fit,minmax(13rem,1fr));gap:.75rem 1.5rem;
+margin:0;padding:1rem 1.25rem}
+.signals dt{color:var(--muted);font-size:.8125rem;font-weight:600}
+.signals dd{margin:0;font-weight:550}
+.note time{display:inline}
 footer{color:var(--muted);font-size:.875rem;padding-bottom:2rem}
 footer p{margin:0 0 .4rem;max-width:48rem}
 @media (min-width:52rem){.wrap{padding-left:2rem;padding-right:2rem}
@@ -125,6 +138,7 @@ background:var(--surface);border:1px solid var(--border);border-radius:10px;padd
 margin-bottom:.75rem}
 tbody th,tbody td{display:block;border:0;padding:0;min-width:0}
 tbody th{grid-column:1/-1;font-size:1.0625rem}
+tbody td.reason{grid-column:1/-1}
 tbody td::before{content:attr(data-label);display:block;margin-bottom:.2rem;color:var(--muted);
 font-size:.75rem;font-weight:650;letter-spacing:.04em;text-transform:uppercase}}
 @media (max-width:40rem){.counts{grid-template-columns:1fr;gap:.5rem}

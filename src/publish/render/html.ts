@@ -4,22 +4,14 @@
  * allows by hash. Every vendor string goes through the escaping `html` template.
  */
 import type { ControlState } from "../../domain/control.ts";
-import type {
-  OrganizationTrustCenter,
-  PublishedTrustControl,
-  PublishedTrustProfile,
-} from "../../domain/publish.ts";
+import type { OrganizationTrustCenter, PublishedTrustProfile } from "../../domain/publish.ts";
+import type { TrustSignalDetection } from "../../domain/collector.ts";
 import { type Html, html } from "../../lib/html.ts";
-import {
-  type Anchor,
-  nowAnchor,
-  percent,
-  publicationAnchor,
-  STATE_MEANING,
-  stateLabel,
-  summaryLine,
-} from "./_format.ts";
-import { icon, moment, page, pill, time, topBar } from "./_page.ts";
+import { STATE_MEANING, stateLabel, summaryLine } from "./_format.ts";
+import { controlGroupsHtml } from "./_controls.ts";
+import { companion, verifyLinks } from "./_links.ts";
+import { icon, page, pill, time, topBar } from "./_page.ts";
+import { shortCommit, signalLines } from "./_signals.ts";
 import { type ChangeList, changesSectionHtml } from "./history.ts";
 
 export { styleHash, TRUST_PAGE_STYLE, trustPageCsp } from "./_style.ts";
@@ -43,60 +35,8 @@ export interface TrustPageOptions {
   now?: string;
   /** The controls that changed since the previous version, shown in their own section. */
   changes?: ChangeList;
-}
-
-function controlRow(control: PublishedTrustControl, evidence: Anchor, schedule: Anchor): Html {
-  // Long keys may wrap after a dot rather than anywhere inside a word.
-  const code = control.key.split(".").map((part, i) =>
-    i === 0 ? html`${part}` : html`.<wbr>${part}`
-  );
-  const key = html`<span class="key"><code>${code}</code> · ${control.category}</span>`;
-  const observed = control.latestEvidenceAt !== null;
-  const latest = moment(control.latestEvidenceAt, evidence, "No evidence yet");
-  const fresh = moment(
-    control.freshUntil,
-    schedule,
-    observed ? "No freshness window" : "Awaiting evidence",
-  );
-  const next = moment(control.nextCheckAt, schedule, "When new evidence arrives");
-  return html`
-    <tr>
-      <th scope="row">${control.name}${key}</th>
-      <td data-label="State">${pill(control.state)}</td>
-      <td data-label="Confidence">${percent(control.confidence)}</td>
-      <td data-label="Latest evidence">${latest}</td>
-      <td data-label="Fresh until">${fresh}</td>
-      <td data-label="Next check">${next}</td>
-    </tr>
-  `;
-}
-
-function controlsTable(profile: PublishedTrustProfile, options: TrustPageOptions): Html {
-  if (profile.controls.length === 0) {
-    const why = "No control is enabled for this project yet, so its overall state is unknown.";
-    return html`<p class="card hero">${why}</p>`;
-  }
-  const evidence = publicationAnchor(profile.publishedAt);
-  const schedule = options.now === undefined ? evidence : nowAnchor(options.now);
-  const caption = `Every control of version ${profile.version}, with its state and evidence times`;
-  return html`
-    <div class="card table">
-      <table>
-        <caption class="vh">${caption}</caption>
-        <thead>
-          <tr>
-            <th scope="col">Control</th>
-            <th scope="col">State</th>
-            <th scope="col">Confidence</th>
-            <th scope="col">Latest evidence</th>
-            <th scope="col">Fresh until</th>
-            <th scope="col">Next check</th>
-          </tr>
-        </thead>
-        <tbody>${profile.controls.map((c) => controlRow(c, evidence, schedule))}</tbody>
-      </table>
-    </div>
-  `;
+  /** The project's latest repository signal detection at publication, if it sent one. */
+  signals?: TrustSignalDetection | null;
 }
 
 const COUNTED: readonly [ControlState, keyof PublishedTrustProfile["summary"]][] = [
@@ -120,27 +60,31 @@ function counts(profile: PublishedTrustProfile): Html {
   return html`<ul class="counts">${items}</ul>`;
 }
 
-function verifyLinks(links: TrustPageLinks): Html {
-  const items: [string, string, string][] = [
-    [
-      links.trustJson,
-      "trust.json",
-      "The machine-readable profile: the exact bytes that are signed",
-    ],
-    [
-      links.signature,
-      "Signature (JWS)",
-      "Compact JWS (EdDSA) over trust.json, chained to the previous version",
-    ],
-    [links.versions, "Version history", "Every version, its digest and the controls that changed"],
-    [links.feed, "Atom feed", "Subscribe to new versions and state changes"],
-    [links.evaluationRules, "Evaluation rules", "How every state and confidence is computed"],
-    [links.badge, "Status badge", "An SVG badge of the overall state for READMEs and websites"],
-  ];
-  const list = items.map(([href, label, about]) =>
-    html`<li><a href="${href}">${label}</a><p>${about}</p></li>`
-  );
-  return html`<ul class="links">${list}</ul>`;
+function signalsSection(signals: TrustSignalDetection): Html {
+  const items = signalLines(signals).map((line) => {
+    const value = line.email
+      ? html`<a href="mailto:${line.email}">${line.email}</a>`
+      : line.detected
+      ? html`${line.found}`
+      : html`<span class="none">${line.found}</span>`;
+    return html`
+      <div>
+        <dt>${line.label}</dt>
+        <dd>${value}</dd>
+      </div>
+    `;
+  });
+  const commit = html`<code>${shortCommit(signals.commitSha)}</code>`;
+  return html`
+    <section aria-labelledby="signals-title">
+      <h2 id="signals-title">Signals</h2>
+      <p class="note">
+        As detected on ${time(signals.detectedAt)} from commit ${commit} of the
+        vendor's repository, and reported by its collector; not verified by this service.
+      </p>
+      <dl class="card signals">${items}</dl>
+    </section>
+  `;
 }
 
 function hero(profile: PublishedTrustProfile): Html {
@@ -207,14 +151,22 @@ export function renderTrustPageHtml(
     <nav aria-label="Page">
       <ul>
         <li><a href="#controls-title">Controls</a></li>
+        ${options.signals ? html`<li><a href="#signals-title">Signals</a></li>` : html``}
         <li><a href="#verify-title">Verify</a></li>
-        <li><a href="${links.trustJson}">trust.json</a></li>
+        <li>${companion({
+          href: links.trustJson,
+          label: "trust.json",
+          about: "",
+          download: `${profile.project.slug}-trust.json`,
+          type: "application/json",
+        })}</li>
       </ul>
     </nav>
   `;
   const measured = options.now === undefined
     ? "Evidence ages, freshness and next checks are measured from the publication time"
     : "Evidence ages are measured from the publication time";
+  const signals = options.signals ? signalsSection(options.signals) : html``;
   const rules = html`<a href="${links.evaluationRules}">evaluation rules</a>`;
   const body = html`
     ${topBar("Trust profile", nav)}
@@ -227,12 +179,16 @@ export function renderTrustPageHtml(
       ${options.changes ? changesSectionHtml(options.changes) : ""}
       <section aria-labelledby="controls-title">
         <h2 id="controls-title">Controls</h2>
-        <p class="note">${measured}; the overall state is the worst state of any control.</p>
-        ${controlsTable(profile, options)}
+        <p class="note">
+          Grouped by what they cover. ${measured}; the overall state is the worst state of any
+          control.
+        </p>
+        ${controlGroupsHtml(profile, options.now)}
       </section>
+      ${signals}
       <section aria-labelledby="verify-title">
         <h2 id="verify-title">Verify this profile</h2>
-        ${verifyLinks(links)}
+        ${verifyLinks(links, profile.project.slug)}
       </section>
     </main>
     <footer class="wrap">

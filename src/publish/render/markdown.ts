@@ -22,7 +22,10 @@ import {
   summaryLine,
   utc,
 } from "./_format.ts";
-import type { TrustPageLinks } from "./html.ts";
+import type { TrustSignalDetection } from "../../domain/collector.ts";
+import { groupControls } from "./_groups.ts";
+import { shortCommit, signalLines } from "./_signals.ts";
+import type { TrustPageLinks, TrustPageOptions } from "./html.ts";
 
 const MARKDOWN_SIGNIFICANT = /[\\`*_{}[\]()#+!|~]/g;
 const HTML_SIGNIFICANT: Readonly<Record<string, string>> = {
@@ -88,14 +91,22 @@ function row(cells: string[]): string {
   return `| ${cells.join(" | ")} |`;
 }
 
+function evidenceCell(control: PublishedTrustControl, anchor: Anchor): string {
+  const observedAt = control.evidence?.observedAt ?? control.latestEvidenceAt;
+  const at = when(observedAt, anchor, "no evidence yet");
+  const digest = control.evidence?.digest;
+  return digest ? `${at}, \`${digest}\`` : at;
+}
+
 function controlRow(control: PublishedTrustControl, anchor: Anchor): string {
   return row([
     escapeMarkdown(control.name),
     key(control.key),
-    control.category,
+    escapeMarkdown(control.description ?? ""),
     control.state,
     percent(control.confidence),
-    when(control.latestEvidenceAt, anchor, "no evidence yet"),
+    escapeMarkdown(control.reason ?? "not recorded in this version"),
+    evidenceCell(control, anchor),
     when(
       control.freshUntil,
       anchor,
@@ -105,21 +116,73 @@ function controlRow(control: PublishedTrustControl, anchor: Anchor): string {
   ]);
 }
 
+const CONTROL_HEADER = [
+  row([
+    "Control",
+    "Key",
+    "What this checks",
+    "State",
+    "Confidence",
+    "Why",
+    "Evidence",
+    "Fresh until",
+    "Next check",
+  ]),
+  "|---|---|---|---|---:|---|---|---|---|",
+];
+
+function controlsSection(profile: PublishedTrustProfile): string[] {
+  if (profile.controls.length === 0) {
+    return ["No control is enabled for this project yet, so its overall state is unknown."];
+  }
+  const anchor = publicationAnchor(profile.publishedAt);
+  const groups = groupControls(profile.controls).flatMap((group) => [
+    "",
+    `### ${group.label}`,
+    "",
+    `${group.about}.`,
+    "",
+    ...CONTROL_HEADER,
+    ...group.controls.map((c) => controlRow(c, anchor)),
+  ]);
+  return [
+    "Grouped by what they cover. Times are UTC; offsets are measured from the publication " +
+    "time. Evidence is the observation time and the sha256 digest of the payload the state " +
+    "was decided from.",
+    ...groups,
+  ];
+}
+
+function signalsSection(signals: TrustSignalDetection | null | undefined): string[] {
+  if (!signals) return [];
+  return [
+    "## Signals",
+    "",
+    `As detected on ${utc(signals.detectedAt)} from commit \`${
+      shortCommit(signals.commitSha).replace(/`/g, "")
+    }\` of the vendor's repository, and reported by its collector; not verified by this service.`,
+    "",
+    ...signalLines(signals).map((line) => `- ${line.label}: ${escapeMarkdown(line.found)}`),
+    "",
+  ];
+}
+
 /**
  * Renders a published trust profile as Markdown: a title with the project name, the
- * overall state and summary counts, version and publication time, a table of every
- * control (key, category, state, confidence, latest evidence, freshness and next check,
- * each time in UTC with its offset from the publication) and links to trust.json, its
- * signature, the versions, the Atom feed, the evaluation rules and the badge; with
- * `options.changes`, the controls that changed since the previous version. Pure.
+ * overall state and summary counts, version and publication time, with `options.changes`
+ * the controls that changed since the previous version, the controls under their buyer
+ * categories (name, key, what it checks, state, confidence, the evaluator's reason, the
+ * evidence's observation time and digest, freshness and next check, each time in UTC with
+ * its offset from the publication), the repository signals at publication when given, and
+ * links to trust.json, its signature, the versions, the Atom feed, the evaluation rules and
+ * the badge. Pure.
  */
 export function renderTrustPageMarkdown(
   profile: PublishedTrustProfile,
   links: TrustPageLinks,
-  options: { changes?: ChangeList } = {},
+  options: Pick<TrustPageOptions, "signals" | "changes"> = {},
 ): string {
   const { summary } = profile;
-  const anchor = publicationAnchor(profile.publishedAt);
   const states = [
     ["pass", summary.passCount],
     ["fail", summary.failCount],
@@ -127,24 +190,6 @@ export function renderTrustPageMarkdown(
     ["stale", summary.staleCount],
     ["unknown", summary.unknownCount],
   ] as const;
-  const controls = profile.controls.length === 0
-    ? ["No control is enabled for this project yet, so its overall state is unknown."]
-    : [
-      "Times are UTC; offsets are measured from the publication time.",
-      "",
-      row([
-        "Control",
-        "Key",
-        "Category",
-        "State",
-        "Confidence",
-        "Latest evidence",
-        "Fresh until",
-        "Next check",
-      ]),
-      "|---|---|---|---|---:|---|---|---|",
-      ...profile.controls.map((c) => controlRow(c, anchor)),
-    ];
   return [
     `# ${escapeMarkdown(profile.project.name)}: trust profile`,
     "",
@@ -165,8 +210,9 @@ export function renderTrustPageMarkdown(
     ...changesSection(options.changes),
     "## Controls",
     "",
-    ...controls,
+    ...controlsSection(profile),
     "",
+    ...signalsSection(options.signals),
     "## Verify this profile",
     "",
     `- ${

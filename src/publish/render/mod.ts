@@ -19,4 +19,5 @@ export {
   renderOrgTrustCenterMarkdown,
   renderTrustPageMarkdown,
 } from "./markdown.ts";
+export { type NotFoundPage, renderNotFoundHtml } from "./not_found.ts";
 export { buildTrustProfile, serializeTrustJson, type TrustProfileInput } from "./trust_json.ts";

@@ -77,8 +77,13 @@ function pickSummary(summary: PublishedTrustSummary): PublishedTrustSummary {
   };
 }
 
+/**
+ * SPEC.md's control fields in their order, then this service's additions in a fixed order
+ * (reason, evidence, group, description); an addition the input lacks is left out, so a
+ * profile built before the additions serializes to the same bytes as then.
+ */
 function pickControl(control: PublishedTrustControl): PublishedTrustControl {
-  return {
+  const picked: PublishedTrustControl = {
     key: control.key,
     category: control.category,
     name: control.name,
@@ -88,4 +93,11 @@ function pickControl(control: PublishedTrustControl): PublishedTrustControl {
     freshUntil: control.freshUntil,
     nextCheckAt: control.nextCheckAt,
   };
+  if (control.reason !== undefined) picked.reason = control.reason;
+  if (control.evidence !== undefined) {
+    picked.evidence = { digest: control.evidence.digest, observedAt: control.evidence.observedAt };
+  }
+  if (control.group !== undefined) picked.group = control.group;
+  if (control.description !== undefined) picked.description = control.description;
+  return picked;
 }

@@ -127,7 +127,7 @@ Deno.test("[publish] serializeTrustJson() is deterministic whatever order the ob
       ...profile,
       project: reversed(profile.project),
       summary: reversed(profile.summary),
-      controls: profile.controls.map((c) => reversed({ ...c, reason: "internal" })),
+      controls: profile.controls.map((c) => reversed({ ...c, internalNote: "internal" })),
     }),
     internalNote: "never published",
   } as unknown as PublishedTrustProfile;
@@ -135,7 +135,7 @@ Deno.test("[publish] serializeTrustJson() is deterministic whatever order the ob
 });
 
 Deno.test("[publish] buildTrustProfile() keeps input order and only the contract's fields", () => {
-  const extra = SEVEN_CONTROLS.map((c) => ({ ...c, reason: "why", evidenceRecordId: "x" }));
+  const extra = SEVEN_CONTROLS.map((c) => ({ ...c, evidenceRecordId: "x" }));
   const profile = buildTrustProfile({
     project: { slug: "acme", name: "Acme Cloud", hostedSubdomain: "acme", id: "hidden" } as never,
     version: 7,

@@ -1,0 +1,37 @@
+/**
+ * Controls as a reader meets them: in buyer categories (supply chain, vulnerability
+ * management, runtime, policy, liveness) from the probe registry, in that order, each
+ * keeping the published order of its controls. Shared by the HTML and Markdown pages.
+ */
+import type { PublishedTrustControl } from "../../domain/publish.ts";
+import { BUYER_GROUPS } from "../../evaluate/mod.ts";
+
+/** One heading of the controls section and the controls under it. */
+export interface ControlGroup {
+  id: string;
+  label: string;
+  about: string;
+  controls: PublishedTrustControl[];
+}
+
+/** Versions published before controls carried a group keep them under one heading. */
+const UNGROUPED = { id: "other", label: "Other controls", about: "Controls without a category" };
+
+/** The non-empty groups of `controls`, in the registry's order, ungrouped ones last. */
+export function groupControls(controls: readonly PublishedTrustControl[]): ControlGroup[] {
+  const groups: ControlGroup[] = [...BUYER_GROUPS, UNGROUPED].map((g) => ({
+    id: g.id,
+    label: g.label,
+    about: g.about,
+    controls: [],
+  }));
+  const byId = new Map(groups.map((g) => [g.id, g]));
+  for (const control of controls) byId.get(control.group ?? UNGROUPED.id)!.controls.push(control);
+  return groups.filter((g) => g.controls.length > 0);
+}
+
+/** The first characters of a digest ("sha256:9f86d081884c"), enough to compare by eye. */
+export function shortDigest(digest: string): string {
+  const colon = digest.indexOf(":");
+  return digest.length > colon + 13 ? `${digest.slice(0, colon + 13)}…` : digest;
+}
