@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { createTestApp, type TestApp } from "../support/app.ts";
-import { collector, evidenceItem, workspace } from "../support/fixtures.ts";
+import { collector, evidenceItem, publishVersion, workspace } from "../support/fixtures.ts";
 
 const FIXTURES = new URL("../fixtures/sigstore/", import.meta.url);
 const ROOT_PATH = new URL("trusted_root.public-good.json", FIXTURES).pathname;
@@ -126,6 +126,27 @@ Deno.test("[http] sigstore: a real bundle passes only for the project's expected
       assert.match(result.reason, /SLSA v1 provenance/);
     },
   );
+
+  await t.step("a publication shows the verified signer and log index to buyers", async () => {
+    const made = await ctx.call("PATCH", `/projects/${ws.project.id}`, {
+      token: ws.token,
+      json: { visibility: "public" },
+    });
+    assert.equal(made.status, 200);
+    await made.body?.cancel();
+    await publishVersion(ctx, ws);
+    const profile = await (await ctx.call("GET", `/trust/${ws.project.slug}/trust.json`)).json();
+    const control = profile.controls.find((c: { key: string }) =>
+      c.key === "evidence.build_provenance"
+    );
+    assert.equal(control.state, "pass");
+    assert.ok(control.reason.includes(`signed by "${SIGNER}"`), control.reason);
+    assert.match(control.reason, /Rekor log index 174304175$/);
+    const page = await (await ctx.call("GET", `/trust/${ws.project.slug}`, {
+      headers: { accept: "text/html" },
+    })).text();
+    assert.ok(page.includes("Rekor log index 174304175"), "the HTML page shows the log index");
+  });
 
   await t.step("a copy with one byte of the payload altered fails at once", async () => {
     const tampered = structuredClone(BUNDLE);
