@@ -67,7 +67,8 @@ export const Project = z.object({
   hostedSubdomain: z.string().nullable(),
   visibility: Visibility,
   autoPublish: z.boolean().openapi({
-    description: "Publish a new version by itself when a recompute changes any control state",
+    description:
+      "Publish a new version by itself when a recompute changes any control state (after the first publication). Off for new projects unless asked for.",
   }),
   createdAt: DateTime,
   updatedAt: DateTime,
@@ -107,7 +108,9 @@ export const CreateProjectRequest = z.strictObject({
   slug: Slug.optional(),
   hostedSubdomain: HostedSubdomain.nullable().optional(),
   visibility: Visibility.optional(),
-  autoPublish: z.boolean().optional(),
+  autoPublish: z.boolean().optional().openapi({
+    description: "Publish by itself on state changes; false when omitted",
+  }),
 }).openapi("CreateProjectRequest");
 
 export const UpdateProjectRequest = z.strictObject({

@@ -220,16 +220,20 @@ passes.
 ## 5. Publish
 
 \`\`\`sh
+# What would change (per control, before -> after), without publishing:
+curl -fsS ${base}/projects/$PROJECT_ID/publish/preview -H "Authorization: Bearer $TOKEN"
 curl -fsS -X POST ${base}/projects/$PROJECT_ID/publish -H "Authorization: Bearer $TOKEN"
 \`\`\`
 
-Each publish signs a new immutable version. Later evidence re-publishes by itself when a state
-changes.
+Each publish signs a new immutable version. New projects publish only when asked; with
+\`PATCH /projects/$PROJECT_ID\` \`{"autoPublish":true}\`, later evidence re-publishes by itself
+when a state changes.
 
 ## 6. Check the result
 
 - \`${base}/trust/acme-api\`: the published profile (and \`/trust.json\`, \`/trust.json.jws\`)
-- \`${base}/trust/acme-api/setup.md\`: the collector steps with the project's own ids filled in
+- \`${base}/projects/$PROJECT_ID/setup.md\` (with your token): the collector steps with the
+  project's own ids filled in
 - [Agent instructions](${base}/agent-instructions.md): how others will read it
 `;
 }

@@ -1,8 +1,8 @@
 /**
- * The per-project setup guide (public at GET /trust/{projectSlug}/setup.md, and for
- * operators at GET /projects/{id}/setup.md, private projects included): what a
- * vendor's engineer, or an agent following it, runs to connect a collector.
- * It names ids only; secrets are never part of it.
+ * The per-project setup guide, for members only (GET /projects/{id}/setup.md and
+ * the dashboard): what a vendor's engineer, or an agent following it, runs to
+ * connect a collector. It names the project and collector ids (never a secret),
+ * so it has no public copy: the generic /setup.md serves everyone else.
  */
 import type { Config } from "../config.ts";
 import type { Collector } from "../domain/collector.ts";

@@ -47,7 +47,7 @@ function newProject(input: NewProjectInput, slug: string, now: Date): Project {
     slug,
     hostedSubdomain: input.hostedSubdomain ?? null,
     visibility: input.visibility ?? "private",
-    autoPublish: input.autoPublish ?? true,
+    autoPublish: input.autoPublish ?? false,
     createdAt: at,
     updatedAt: at,
   };

@@ -316,7 +316,12 @@ Deno.test("[browser] dashboard project: collectors, evidence, status, publishing
 
     await t.step("rotates the secret: the old one gets 401, the new one works", async () => {
       await openSection(page, "Collectors");
-      await page.getByRole("link", { name: "setup.md" }).waitFor();
+      await page.getByRole("button", { name: "Show the setup guide" }).waitFor();
+      assert.equal(
+        await page.getByRole("link", { name: "setup.md" }).count(),
+        0,
+        "no public copy of the setup guide, even for a public project",
+      );
       await page.getByRole("button", { name: "Rotate secret of GitHub Actions" }).click();
       await page.getByText("Rotate? The current secret stops working at once.").waitFor();
       await page.getByRole("button", { name: "Rotate", exact: true }).click();

@@ -306,7 +306,9 @@ Deno.test("[e2e] collector CLI served at /collector.ts: heartbeat, evidence, sig
     });
 
     await t.step("the project's setup guide: its CLI commands work as written", async () => {
-      const guide = await (await fetch(`${server.baseUrl}/trust/acme/setup.md`)).text();
+      const guide = await (await fetch(`${server.baseUrl}/projects/${projectId}/setup.md`, {
+        headers: { authorization: `Bearer ${token}` },
+      })).text();
       assert.ok(guide.includes(`TRUST_PROJECT_ID=${projectId}`));
       assert.ok(guide.includes(`TRUST_COLLECTOR_ID=${collectorId}`));
       assert.ok(!guide.includes(secret), "the guide never holds the secret");

@@ -254,6 +254,13 @@ Deno.test("[http] publish: a failing blob store leaves a failed job, a 500 and t
 Deno.test("[http] autoPublish: a state change publishes by itself; no change, no version", async () => {
   await using ctx = await createTestApp();
   const ws = await workspace(ctx, "alice", { projectSlug: "acme", visibility: "public" });
+  const created = await ctx.call("GET", `/projects/${ws.project.id}`, { token: ws.token });
+  assert.equal((await created.json()).project.autoPublish, false, "off for a new project");
+  const on = await ctx.call("PATCH", `/projects/${ws.project.id}`, {
+    token: ws.token,
+    json: { autoPublish: true },
+  });
+  assert.equal((await on.json()).project.autoPublish, true);
   const c = await collector(ctx, ws);
   const recompute = () =>
     ctx.call("POST", `/projects/${ws.project.id}/evaluations/recompute`, { token: ws.token });

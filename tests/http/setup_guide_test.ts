@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { createTestApp } from "../support/app.ts";
 import { collector, workspace } from "../support/fixtures.ts";
 
-Deno.test("[http] setup guide: operators read it for private projects; the public copy matches", async () => {
+Deno.test("[http] setup guide: members read it (private projects too); there is no public copy", async () => {
   await using ctx = await createTestApp();
   const ws = await workspace(ctx, "alice", { projectSlug: "acme" });
   const path = `/projects/${ws.project.id}/setup.md`;
@@ -40,15 +40,21 @@ Deno.test("[http] setup guide: operators read it for private projects; the publi
   assert.ok(!after.text.includes(first.id), "never the revoked one");
   for (const secret of [first.secret, second.secret]) assert.ok(!after.text.includes(secret));
 
-  const publicCopy = await ctx.call("GET", "/trust/acme/setup.md");
-  assert.equal(publicCopy.status, 404, "the public copy waits for the project to be public");
-  await publicCopy.body?.cancel();
   const made = await ctx.call("PATCH", `/projects/${ws.project.id}`, {
     token: ws.token,
     json: { visibility: "public" },
   });
   await made.body?.cancel();
-  assert.equal(await (await ctx.call("GET", "/trust/acme/setup.md")).text(), after.text);
+  (await ctx.call("POST", `/projects/${ws.project.id}/publish`, { token: ws.token })).body
+    ?.cancel();
+  const page = await ctx.call("GET", "/trust/acme");
+  assert.equal(page.status, 200, "the project is public and published");
+  await page.body?.cancel();
+  const publicCopy = await ctx.call("GET", "/trust/acme/setup.md");
+  assert.equal(publicCopy.status, 404, "no public copy, even of a public project's guide");
+  const body = await publicCopy.text();
+  assert.ok(!body.includes(ws.project.id) && !body.includes(second.id), "no id leaks");
+  assert.equal((await guide()).text, after.text, "members still read it");
 
   const stranger = await ctx.tokenFor("mallory");
   assert.equal((await guide(stranger)).status, 403);

@@ -46,9 +46,9 @@ collectorRoutes.openapi(
     path: "/projects/{id}/setup.md",
     operationId: "getCollectorSetupGuide",
     tags,
-    summary: "The project's collector setup guide, private projects included",
+    summary: "The project's collector setup guide, with its ids filled in",
     description:
-      "The same Markdown as the public /trust/{projectSlug}/setup.md, which answers 404 while the project is private. It names ids only, never a secret.",
+      "For members only: it names the project id and the active collector's id (never a secret), which are of no use to a reader of the trust page, so there is no public copy.",
     security: HUMAN,
     middleware: [requireHuman] as const,
     request: { params: ProjectParams },

@@ -1,7 +1,8 @@
 /**
  * Public trust reads of the latest profile (no credentials): the profile in
- * each format, trust.json and its signature, controls, signals and the
- * setup guide. Private projects and unknown slugs answer the same 404, so a
+ * each format, trust.json and its signature, controls and signals. (The
+ * collector setup guide is for operators only: GET /projects/{id}/setup.md.)
+ * Private projects and unknown slugs answer the same 404, so a
  * slug's existence is not revealed. Published documents are served as
  * stored, with their digest as a strong ETag.
  */
@@ -14,9 +15,8 @@ import {
   SlugParams,
 } from "../../domain/publish.ts";
 import { latestControls, latestSignals } from "../../serve/bodies.ts";
-import { MARKDOWN_TYPE, PUBLIC_CACHE, trustJsonHeaders } from "../../serve/headers.ts";
-import { publicProject, publicPublication } from "../../serve/public_read.ts";
-import { setupGuideOf } from "../../serve/setup_guide.ts";
+import { PUBLIC_CACHE, trustJsonHeaders } from "../../serve/headers.ts";
+import { publicPublication } from "../../serve/public_read.ts";
 import { createRouter } from "../env.ts";
 import { errors, json } from "../openapi.ts";
 import { publicHeaders, serveArtifact, serveLatestProfile } from "../public_responses.ts";
@@ -153,29 +153,5 @@ publicTrustRoutes.openapi(
     const signals = await latestSignals(c.var.services, c.req.valid("param").projectSlug);
     publicHeaders(c);
     return c.json({ signals }, 200);
-  },
-);
-
-publicTrustRoutes.openapi(
-  createRoute({
-    method: "get",
-    path: "/{projectSlug}/setup.md",
-    operationId: "getProjectSetupGuide",
-    tags,
-    summary: "Setup guide for this project's collector, with its ids filled in",
-    request: { params: SlugParams },
-    responses: {
-      200: { content: { "text/markdown": { schema: z.string() } }, description: "The guide" },
-      ...errors(404),
-    },
-  }),
-  async (c) => {
-    const project = await publicProject(c.var.services, c.req.valid("param").projectSlug);
-    const markdown = await setupGuideOf(c.var.services, project);
-    return c.body(markdown, 200, {
-      "content-type": MARKDOWN_TYPE,
-      "cache-control": PUBLIC_CACHE,
-      "access-control-allow-origin": "*",
-    });
   },
 );

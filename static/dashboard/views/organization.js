@@ -61,6 +61,25 @@ function createProjectForm(app, organization) {
       "Fixed at creation and part of every public URL. Chosen from the name when left empty.",
     ),
     visibilityChoice("visibility"),
+    h(
+      "div",
+      { class: "field" },
+      h(
+        "div",
+        { class: "choice" },
+        h("input", { type: "checkbox", id: "new-project-auto-publish", name: "autoPublish" }),
+        h(
+          "label",
+          { for: "new-project-auto-publish" },
+          h("span", { class: "choice-label" }, "Auto-publish"),
+          h(
+            "span",
+            { class: "choice-description" },
+            "Off by default: you review each publication's changes before it goes out. Turn on to publish by itself whenever a control's state changes.",
+          ),
+        ),
+      ),
+    ),
     errorSlot,
     h(
       "div",
@@ -75,6 +94,7 @@ function createProjectForm(app, organization) {
       name: String(data.get("name")).trim(),
       slug: slug || undefined,
       visibility: data.get("visibility") ?? "private",
+      autoPublish: data.get("autoPublish") === "on",
     });
     app.flash(`Project “${project.name}” created`);
     app.navigate(href.project(project.id));
@@ -100,7 +120,7 @@ export async function organizationView(app, organizationId) {
           "Each project publishes one trust profile from its own collectors and evidence.",
       }),
       card("New project", createProjectForm(app, organization), {
-        description: "New projects start private with the seven default controls.",
+        description: "New projects start private, with the seven default controls and auto-publish off.",
       }),
     ),
   );

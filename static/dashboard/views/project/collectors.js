@@ -16,7 +16,7 @@ import {
 import { formatDate } from "../../format.js";
 import { confirmAction, copyField } from "../../widgets.js";
 import { card, dataTable, emptyState, nameWithKey, timeAgo } from "../layout.js";
-import { projectPath, publicUrls } from "./common.js";
+import { projectPath } from "./common.js";
 
 const ACTIONS = [
   ["heartbeat", "Heartbeat", "Prove the collector is alive."],
@@ -58,12 +58,6 @@ function secretPanel(project, { collector, secret }, { rotated, dismiss }) {
           { type: "button", class: "btn btn-primary", on: { click: dismiss } },
           "I have stored the secret",
         ),
-        project.visibility === "public" &&
-          h(
-            "a",
-            { href: publicUrls(project).setupGuide, class: "btn btn-secondary" },
-            "Open the setup guide",
-          ),
       ),
     ],
     { className: "secret-card" },
@@ -161,12 +155,10 @@ function guideCard(app, project) {
       ),
       h("p", {}, button),
       slot,
-      project.visibility === "public" &&
       h(
         "p",
         { class: "hint" },
-        "Public copy: ",
-        h("a", { href: publicUrls(project).setupGuide }, "setup.md"),
+        "Only members of this organization can read it: it names the project and collector ids, which a reader of the trust page has no use for.",
       ),
     ],
   );

@@ -23,7 +23,6 @@ export function publicUrls(project) {
     signature: `${base}/trust.json.jws`,
     feed: `${base}/feed.xml`,
     badge: `${base}/badge.svg`,
-    setupGuide: `${base}/setup.md`,
     version: (n, document) => `${base}/versions/${n}/${document}`,
   };
 }
