@@ -278,3 +278,23 @@ export const OrganizationTrustCenter = z.object({
   })),
 }).openapi("OrganizationTrustCenter");
 export type OrganizationTrustCenter = z.infer<typeof OrganizationTrustCenter>;
+
+/** GET /projects/{id}/publish/preview: what publishing now would change, nothing published. */
+export const PublishPreview = z.object({
+  version: z.int().min(1).openapi({ description: "The version a publish now would create" }),
+  previousVersion: z.int().min(1).nullable(),
+  evaluatedAt: DateTime,
+  overallState: z.object({ from: ControlState.nullable(), to: ControlState }),
+  controls: z.array(z.object({
+    key: z.string(),
+    name: z.string(),
+    from: ControlState.nullable().openapi({ description: "null: not in the latest version" }),
+    to: ControlState.nullable().openapi({ description: "null: no longer published (disabled)" }),
+    reason: z.string().nullable().openapi({ description: "Why the control is in its new state" }),
+  })).openapi({ description: "Only the controls whose state would change, in catalog order" }),
+  unchangedCount: z.int().min(0),
+}).openapi("PublishPreview");
+export type PublishPreview = z.infer<typeof PublishPreview>;
+
+export const PublishPreviewResponse = z.object({ preview: PublishPreview })
+  .openapi("PublishPreviewResponse");

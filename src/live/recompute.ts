@@ -99,7 +99,7 @@ async function heartbeatObservation(kv: Deno.Kv, projectId: string): Promise<Obs
 }
 
 /** Evaluates the enabled controls of `projectId` at `at`, without storing anything. */
-async function evaluateProject(
+export async function evaluateProject(
   deps: RecomputeDeps,
   projectId: string,
   at: Date,

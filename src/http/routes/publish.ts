@@ -1,6 +1,6 @@
 /**
- * Operator publishing: publish the next version, read the latest and all
- * publications (private projects included, as a preview).
+ * Operator publishing: preview what a publish would change, publish the next
+ * version, read the latest and all publications (private projects included).
  */
 import { createRoute, z } from "@hono/zod-openapi";
 import { uuidParam } from "../../domain/common.ts";
@@ -8,8 +8,10 @@ import { notFound } from "../../domain/errors.ts";
 import {
   PublishedProfileListResponse,
   PublishedProfileResponse,
+  PublishPreviewResponse,
   PublishProjectResponse,
 } from "../../domain/publish.ts";
+import { previewPublication } from "../../publish/preview.ts";
 import { toPublishedProfile } from "../../publish/publish.ts";
 import { getLatestPublication, listPublications } from "../../store/publications.ts";
 import { requireHuman, requireProjectAccess } from "../auth.ts";
@@ -20,6 +22,32 @@ export const publishRoutes = createRouter();
 
 const tags = ["Publishing"];
 const ProjectParams = z.object({ id: uuidParam("id") });
+
+publishRoutes.openapi(
+  createRoute({
+    method: "get",
+    path: "/projects/{id}/publish/preview",
+    operationId: "previewPublish",
+    tags,
+    summary: "What publishing now would change, without publishing",
+    description:
+      "Evaluates every enabled control now, as a publish would, and lists the controls whose state differs from the latest version (from is null before the first version; to is null for a control no longer published), with the reason for the new state. Nothing is stored.",
+    security: HUMAN,
+    middleware: [requireHuman] as const,
+    request: { params: ProjectParams },
+    responses: {
+      200: json(PublishPreviewResponse, "The next version and its changes"),
+      ...errors(400, 401, 403),
+    },
+  }),
+  async (c) => {
+    const project = await requireProjectAccess(c, c.req.valid("param").id);
+    const { kv, blobs, clock, config } = c.var.services;
+    const preview = await previewPublication({ kv, blobs, config }, project.id, clock.now());
+    c.header("Cache-Control", "no-store");
+    return c.json({ preview }, 200);
+  },
+);
 
 publishRoutes.openapi(
   createRoute({

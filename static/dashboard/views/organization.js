@@ -120,7 +120,8 @@ export async function organizationView(app, organizationId) {
           "Each project publishes one trust profile from its own collectors and evidence.",
       }),
       card("New project", createProjectForm(app, organization), {
-        description: "New projects start private, with the seven default controls and auto-publish off.",
+        description:
+          "New projects start private, with the seven default controls and auto-publish off.",
       }),
     ),
   );
