@@ -56,6 +56,8 @@ export interface Config {
   hostname: string;
   baseUrl: string;
   trustPageBase: string;
+  /** Running on Deno Deploy, which then provides TLS for custom domains. */
+  onDeploy: boolean;
   /** File path, `:memory:`, a KV Connect URL, or undefined for Deno Deploy's default database. */
   kvPath: string | undefined;
   blobStore: { kind: "kv" } | ({ kind: "s3" } & S3Config);
@@ -177,6 +179,7 @@ export function loadConfig(
     hostname: e.HOSTNAME,
     baseUrl,
     trustPageBase: e.TRUST_PAGE_BASE ?? baseUrl,
+    onDeploy: options.onDeploy ?? false,
     kvPath: e.KV_PATH ?? (options.onDeploy ? undefined : "./data/kv.sqlite3"),
     blobStore,
     auth,

@@ -23,6 +23,8 @@ const MARKUP = "<img src=x onerror=alert(1)>";
 const SHOTS = "/tmp/dashboard-project";
 const OWNER = { name: "Priya Platform", email: "priya@example.com" };
 const DOMAIN = "trust.acme.example";
+/** The trust-page host a custom domain's CNAME points at (TRUST_PAGE_BASE). */
+const TRUST_HOST = "pages.trust-service.example";
 
 const heading = (page: Page, name: string | RegExp) =>
   page.getByRole("heading", { level: 1, name });
@@ -52,7 +54,11 @@ async function shot(page: Page, name: string) {
 Deno.test("[browser] dashboard project: collectors, evidence, status, publishing, domains, controls", async (t) => {
   const dns = await startDnsServer();
   await using server = await startTestServer({
-    env: { SIGNUP: "open", DNS_NAMESERVER: `${dns.host}:${dns.port}` },
+    env: {
+      SIGNUP: "open",
+      DNS_NAMESERVER: `${dns.host}:${dns.port}`,
+      TRUST_PAGE_BASE: `https://${TRUST_HOST}`,
+    },
   });
   const base = server.baseUrl;
   const browser = await launchBrowser();
@@ -270,7 +276,39 @@ Deno.test("[browser] dashboard project: collectors, evidence, status, publishing
       );
       await notice.getByRole("link", { name: "Settings" }).waitFor();
       await button.click();
+      const review = page.getByRole("region", { name: "Review version 1" });
+      await review.waitFor();
+      assert.equal(
+        await page.evaluate("document.activeElement.textContent") as string,
+        "Review version 1",
+        "the review takes focus",
+      );
+      await review.getByText("Version 1 publishes 7 controls for the first time.").waitFor();
+      const changes = review.getByRole("table", { name: "Changes in version 1" });
+      const sbomChange = rowOf(changes, "evidence.sbom");
+      assert.match(
+        await sbomChange.locator("td[data-label=State]").textContent() ?? "",
+        /^Not published→ becomes Pass$/,
+      );
+      assert.match(await sbomChange.locator("td[data-label=Reason]").innerText(), /CycloneDX/);
+      await rowOf(changes, "evidence.vulnerability_scan").getByText("Unknown").waitFor();
+      assert.equal(await changes.locator("tbody tr").count(), 7);
+      await assertAccessible(page, "the review before the first publication");
+      await shot(page, "publish-review");
+      await review.getByRole("button", { name: "Cancel" }).click();
+      assert.equal(await review.count(), 0, "cancel closes the review");
+      assert.equal(
+        await page.evaluate("document.activeElement.textContent") as string,
+        "Publish now",
+      );
+      const nothing = await fetch(`${base}/projects/${projectId}/published-profiles`, {
+        headers: { authorization: `Bearer ${await accessToken(page)}` },
+      });
+      assert.deepEqual((await nothing.json()).publishedProfiles, [], "nothing was published");
+      await button.click();
+      await review.getByRole("button", { name: "Publish version 1" }).click();
       await page.getByText("Published version 1").waitFor();
+      assert.equal(await review.count(), 0, "the review closes once published");
       await page.locator(".latest-version", { hasText: "Version 1" }).waitFor();
       const versions = page.getByRole("table", { name: "Published versions" });
       assert.equal(await versions.locator("tbody tr").count(), 1);
@@ -363,6 +401,21 @@ Deno.test("[browser] dashboard project: collectors, evidence, status, publishing
       assert.match(value, /^trust-verification=\S+$/);
       await page.getByRole("button", { name: "Copy record value" }).waitFor();
       await page.locator(".domain .badge", { hasText: "Pending" }).waitFor();
+      assert.equal(await page.getByLabel("CNAME name", { exact: true }).inputValue(), DOMAIN);
+      assert.equal(
+        await page.getByLabel("CNAME target", { exact: true }).inputValue(),
+        TRUST_HOST,
+        "the CNAME points at the trust-page host from the configuration",
+      );
+      await page.getByRole("heading", {
+        level: 4,
+        name: "Point the domain and serve it over HTTPS",
+      }).waitFor();
+      assert.match(
+        await page.locator(".domain .tls-note").innerText(),
+        new RegExp(`reverse proxy .* certificate for ${DOMAIN.replace(/\./g, "\\.")}`),
+        "off Deno Deploy, the reverse proxy provides HTTPS",
+      );
       await assertAccessible(page, "the domains with a pending domain");
       await page.getByRole("button", { name: `Verify ${DOMAIN}` }).click();
       const failed = page.getByRole("alert").filter({ hasText: "Not verified yet." });
@@ -374,6 +427,11 @@ Deno.test("[browser] dashboard project: collectors, evidence, status, publishing
       await page.getByRole("button", { name: `Verify ${DOMAIN}` }).click();
       await page.getByText(`${DOMAIN} is verified`).waitFor();
       await page.locator(".domain .badge", { hasText: "Verified" }).waitFor();
+      assert.equal(
+        await page.getByLabel("CNAME target", { exact: true }).inputValue(),
+        TRUST_HOST,
+        "still told where to point it once verified",
+      );
       await assertAccessible(page, "the domains with a verified domain");
       await shot(page, "domains-verified");
     });

@@ -209,6 +209,7 @@ Deno.test("[contract] every operation answers as /openapi.json documents", async
       });
       await call("recomputeEvaluations", { params: { id: fx.project }, expect: 200 });
       await call("listEvaluations", { params: { id: fx.project }, expect: 200 });
+      await call("previewPublish", { params: { id: fx.project }, expect: 200 });
       await call("publishProject", { params: { id: fx.project }, expect: 201 });
       await call("publishProject", { params: { id: fx.project }, expect: 201 });
       await call("getPublishedProfile", { params: { id: fx.project }, expect: 200 });
@@ -219,7 +220,6 @@ Deno.test("[contract] every operation answers as /openapi.json documents", async
       await call("getTrustJsonSignature", { params: slug, expect: 200 });
       await call("getTrustControls", { params: slug, expect: 200 });
       await call("getTrustSignals", { params: slug, expect: 200 });
-      await call("getProjectSetupGuide", { params: slug, expect: 200 });
       await call("listTrustVersions", { params: slug, expect: 200 });
       await call("listTrustVersions", { params: slug, query: { limit: "1" }, expect: 200 });
       await call("getTrustVersionsPage", { params: slug, expect: 200 });

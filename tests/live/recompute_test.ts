@@ -36,6 +36,12 @@ Deno.test("[live] recomputeProject() never replaces evaluations with older ones"
 Deno.test("[live] a recompute handled twice at once publishes one version", async () => {
   await using ctx = await createTestApp();
   const ws = await workspace(ctx, "alice", { visibility: "public" });
+  const on = await ctx.call("PATCH", `/projects/${ws.project.id}`, {
+    token: ws.token,
+    json: { autoPublish: true },
+  });
+  assert.equal(on.status, 200);
+  await on.body?.cancel();
   const c = await collector(ctx, ws);
   const first = await ctx.call("POST", `/projects/${ws.project.id}/publish`, { token: ws.token });
   assert.equal(first.status, 201);

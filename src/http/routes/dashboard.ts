@@ -29,7 +29,28 @@ const DashboardConfig = z.object({
   trustPageBase: z.string().openapi({
     description: "Public trust-page host; hosted subdomains are `<hostedSubdomain>.<its host>`",
   }),
+  customDomains: z.object({
+    cnameTarget: z.string().nullable().openapi({
+      description:
+        "The host a custom domain's CNAME record points at (TRUST_PAGE_BASE's host); null when that host is an IP address or localhost, which a CNAME cannot name",
+    }),
+    tls: z.enum(["deno-deploy", "reverse-proxy"]).openapi({
+      description:
+        "Who provides HTTPS for a custom domain: Deno Deploy's custom domains, or the reverse proxy in front of the service",
+    }),
+  }),
 }).openapi("DashboardConfig");
+
+/** Where a custom domain points, and who terminates its TLS. */
+export function customDomainSetup(config: Config) {
+  const host = new URL(config.trustPageBase).hostname;
+  const unnamed = host === "localhost" || host.endsWith(".localhost") ||
+    /^[\d.]+$/.test(host) || host.startsWith("[");
+  return {
+    cnameTarget: unnamed ? null : host,
+    tls: config.onDeploy ? "deno-deploy" as const : "reverse-proxy" as const,
+  };
+}
 
 /**
  * Response headers of the dashboard page. The page runs only its own modules
@@ -100,6 +121,7 @@ dashboardRoutes.openapi(
       signup: builtin ? config.signup : null,
       scope: builtin ? "api" : "openid email profile",
       trustPageBase: config.trustPageBase,
+      customDomains: customDomainSetup(config),
     }, 200);
   },
 );

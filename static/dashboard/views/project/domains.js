@@ -1,6 +1,7 @@
 /**
  * Custom domains of a project: add one, publish the TXT record it needs,
- * verify it (showing what DNS answered when it fails), and remove it.
+ * verify it (showing what DNS answered when it fails), point it at the
+ * trust pages with a CNAME, learn who provides HTTPS, and remove it.
  */
 import { badge, field, h, handleSubmit, replace, successAlert } from "../../dom.js";
 import { formatDate } from "../../format.js";
@@ -21,6 +22,49 @@ function txtRecord(instructions) {
     copyField("Record name", instructions.recordName, { what: "Name" }),
     copyField("Record type", instructions.recordType, { what: "Type" }),
     copyField("Record value", instructions.recordValue, { what: "Value" }),
+  );
+}
+
+/**
+ * Where the domain points (a CNAME to the trust-page host from the dashboard
+ * configuration) and how HTTPS is provided, in plain words.
+ */
+function pointingInstructions(app, domain) {
+  const setup = app.config.customDomains ?? { cnameTarget: null, tls: "reverse-proxy" };
+  const target = setup.cnameTarget;
+  const cname = target
+    ? [
+      h(
+        "p",
+        {},
+        `Point ${domain.domain} at the trust pages with a CNAME record at your DNS provider:`,
+      ),
+      h(
+        "div",
+        { class: "txt-record cname-record" },
+        copyField("CNAME name", domain.domain, { what: "Name" }),
+        copyField("CNAME target", target, { what: "Target" }),
+      ),
+      h(
+        "p",
+        { class: "hint" },
+        "A CNAME cannot sit at the root of a zone (example.com): use a subdomain such as trust.example.com, or your provider's ALIAS or ANAME record with the same target.",
+      ),
+    ]
+    : h(
+      "p",
+      { class: "alert alert-info" },
+      `This service's trust-page address (TRUST_PAGE_BASE) is not a public host name, so there is nothing to point a CNAME at yet. Ask whoever runs the service to set TRUST_PAGE_BASE, then point ${domain.domain} at that host.`,
+    );
+  const tls = setup.tls === "deno-deploy"
+    ? `HTTPS: this service runs on Deno Deploy. Add ${domain.domain} to the Deno Deploy application under its custom domains too, and publish the _acme-challenge record Deno Deploy shows: it then obtains and renews the certificate.`
+    : `HTTPS: this service does not obtain certificates itself. The reverse proxy or load balancer in front of it must hold a certificate for ${domain.domain} (for example Caddy or an ACME client) and forward requests with the original Host header.`;
+  return h(
+    "div",
+    { class: "domain-pointing" },
+    h("h4", {}, "Point the domain and serve it over HTTPS"),
+    cname,
+    h("p", { class: "tls-note" }, tls),
   );
 }
 
@@ -123,7 +167,12 @@ function domainItem(app, project, summary, hooks) {
         ),
         h("details", { class: "disclosure" }, h("summary", {}, "Verification record"), record),
       ]
-      : [h("p", {}, "Publish this TXT record at your DNS provider, then verify:"), record],
+      : [
+        h("h4", {}, "Prove you own it"),
+        h("p", {}, "Publish this TXT record at your DNS provider, then verify:"),
+        record,
+      ],
+    pointingInstructions(app, domain),
     messages,
   );
 }

@@ -1,6 +1,6 @@
 /**
- * Publishing: publish the next signed version, see the latest one with its
- * public addresses, and every earlier version. A private project's public
+ * Publishing: review what the next version would change, publish it, see the
+ * latest one with its public addresses, and every earlier version. A private project's public
  * addresses answer 404, and the notice beside the button says so.
  */
 import { badge, h, icon, replace, successAlert } from "../../dom.js";
@@ -8,6 +8,7 @@ import { href } from "../../routes.js";
 import { runButton } from "../../widgets.js";
 import { card, dataTable, dateTime, emptyState, facts, timeAgo } from "../layout.js";
 import { projectPath, publicUrls } from "./common.js";
+import { previewPanel } from "./publish_preview.js";
 
 /** DESIGN.md §7: the dashboard says a private project's pages answer 404, next to the button. */
 function privateBeside(project) {
@@ -105,6 +106,7 @@ function versionsTable(project, versions) {
 export async function publishSection(app, project) {
   const latestSlot = h("div", {});
   const versionsSlot = h("div", {});
+  const previewSlot = h("div", { class: "preview-slot" });
   const messages = h("div", { class: "form-errors" });
   const show = (versions) => {
     replace(latestSlot, latestVersion(project, versions[0]));
@@ -118,15 +120,41 @@ export async function publishSection(app, project) {
     type: "button",
     class: "btn btn-primary",
     "aria-describedby": isPrivate ? "publish-private-notice" : null,
-    on: {
-      click: () =>
-        runButton(button, messages, async () => {
-          const { publishedProfile } = await app.api.post(projectPath(project.id, "/publish"));
-          await load();
-          replace(messages, successAlert(`Published version ${publishedProfile.version}`));
-        }),
-    },
+    "aria-controls": "publish-review",
+    on: { click: () => runButton(button, messages, review) },
   }, "Publish now");
+  previewSlot.id = "publish-review";
+
+  /** Shows what the next version would change, with the button that publishes it. */
+  async function review() {
+    const { preview } = await app.api.get(projectPath(project.id, "/publish/preview"));
+    const confirm = h("button", {
+      type: "button",
+      class: "btn btn-primary",
+      on: { click: () => runButton(confirm, messages, publish) },
+    }, `Publish version ${preview.version}`);
+    const cancel = h("button", {
+      type: "button",
+      class: "btn btn-secondary",
+      on: {
+        click: () => {
+          replace(previewSlot);
+          button.focus();
+        },
+      },
+    }, "Cancel");
+    replace(previewSlot, previewPanel(preview, { confirm, cancel }));
+    replace(messages);
+    previewSlot.querySelector("h3").focus();
+  }
+
+  async function publish() {
+    const { publishedProfile } = await app.api.post(projectPath(project.id, "/publish"));
+    replace(previewSlot);
+    await load();
+    replace(messages, successAlert(`Published version ${publishedProfile.version}`));
+    button.focus();
+  }
 
   await load();
   return [
@@ -134,6 +162,7 @@ export async function publishSection(app, project) {
       "Publish",
       [
         h("div", { class: "publish-bar" }, button, isPrivate && privateBeside(project)),
+        previewSlot,
         messages,
         project.autoPublish &&
         h(
@@ -144,7 +173,7 @@ export async function publishSection(app, project) {
       ],
       {
         description:
-          "Publishing evaluates every enabled control now, signs trust.json and adds an immutable version. Earlier versions stay readable.",
+          "Publishing evaluates every enabled control now, signs trust.json and adds an immutable version. You review what changes before it goes out; earlier versions stay readable.",
       },
     ),
     card("Latest version", latestSlot),
