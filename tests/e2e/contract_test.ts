@@ -330,6 +330,7 @@ Deno.test("[contract] every operation answers as /openapi.json documents", async
           "getMcpServerCards",
           "getAiPluginManifest",
           "getLlmsTxt",
+          "getRobotsTxt",
           "getAgentInstructionsMarkdown",
           "getAgentInstructions",
           "getSetupGuideMarkdown",

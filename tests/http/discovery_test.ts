@@ -155,6 +155,7 @@ Deno.test("[discovery] JSON documents follow their formats and agree", async (t)
         "/.well-known/ai-plugin.json",
         "/.well-known/oauth-authorization-server",
         "/llms.txt",
+        "/robots.txt",
         "/agent-instructions.md",
         "/agent-instructions",
         "/setup.md",
@@ -255,4 +256,19 @@ Deno.test("[discovery] llms.txt and the guides are Markdown whose links resolve"
     assert.ok(order.every((i) => i > 0), String(order));
     assert.deepEqual(order, [...order].sort((a, b) => a - b), "in the order to follow");
   });
+});
+
+Deno.test("[discovery] robots.txt lets crawlers read public pages, not the operator side", async () => {
+  await using server = await startTestServer({ queue: false });
+  const res = await fetch(`${server.baseUrl}/robots.txt`);
+  assert.equal(res.status, 200);
+  assert.equal(res.headers.get("content-type"), "text/plain; charset=utf-8");
+  const lines = (await res.text()).split("\n").filter((l) => l && !l.startsWith("#"));
+  assert.equal(lines[0], "User-agent: *");
+  for (const rule of lines.slice(1)) assert.match(rule, /^(Allow|Disallow): \/\S*$/, rule);
+  assert.ok(lines.includes("Allow: /"));
+  for (const path of ["/dashboard/", "/oauth2/", "/projects/", "/mcp"]) {
+    assert.ok(lines.includes(`Disallow: ${path}`), path);
+  }
+  assert.ok(!lines.some((l) => /Disallow: \/(trust|public)/.test(l)), "trust pages are findable");
 });

@@ -136,6 +136,37 @@ guideRoutes.openapi(
     ),
 );
 
+/**
+ * What crawlers may index: the public trust pages, their documents and the
+ * guides; never the dashboard, sign-in or the operator API.
+ */
+const ROBOTS_TXT = `# Public trust pages, their signed documents and the guides may be indexed.
+User-agent: *
+Allow: /
+Disallow: /dashboard/
+Disallow: /oauth2/
+Disallow: /signup
+Disallow: /onboarding/
+Disallow: /organizations/
+Disallow: /projects/
+Disallow: /invitations/
+Disallow: /mcp
+`;
+
+guideRoutes.openapi(
+  createRoute({
+    method: "get",
+    path: "/robots.txt",
+    operationId: "getRobotsTxt",
+    tags,
+    summary: "Crawler rules (RFC 9309): public pages yes, dashboard and operator API no",
+    responses: {
+      200: { content: { "text/plain": { schema: z.string() } }, description: "robots.txt" },
+    },
+  }),
+  (c) => c.text(ROBOTS_TXT, 200, publicHeaders("text/plain; charset=utf-8")),
+);
+
 const GUIDES = [
   {
     path: "/agent-instructions",

@@ -253,5 +253,6 @@ export function renderOrgTrustCenterHtml(
       </section>
     </main>
   `;
-  return page(`${name}: trust center`, html``, body);
+  const description = html`<meta name="description" content="${`${name} trust center. ${lede}`}">`;
+  return page(`${name}: trust center`, description, body);
 }

@@ -216,6 +216,10 @@ Deno.test("[publish] renderOrgTrustCenterHtml() lists every project with its sta
     /3 of 7 controls pass · Version 7 · Published <time datetime="2026-03-14T09:30:00Z">/,
   );
   assert.match(page, /2 projects publish live/);
+  assert.match(
+    page,
+    /<meta name="description" content="Acme, Inc\. trust center\. 2 projects publish live, signed trust profiles\./,
+  );
 });
 
 Deno.test("[publish] renderOrgTrustCenterHtml() escapes vendor text", () => {
