@@ -148,6 +148,12 @@ export async function storeEvaluations(
       return { stored: true, previous: current.evaluations };
     }
     if ((await kv.get(pendingKey)).versionstamp !== pending.versionstamp) {
+      // Only a writer that stored a snapshot evaluated over an hour later sweeps a pending
+      // one away: this write lost to newer evaluations, which is not an error.
+      const latest = await readEvaluations(kv, projectId);
+      if (latest.at !== null && Date.parse(latest.at) > next.at.getTime()) {
+        return { stored: false, current: latest };
+      }
       throw new Error(`Evaluation snapshot "${snapshotId}" was removed before it was stored`);
     }
     // Another snapshot landed in between; back off a little so writers spread out.
