@@ -1,10 +1,10 @@
 /** What a blob holds; the first segment of its key. */
-export type BlobKind = "evidence" | "artifact";
+export type BlobKind = "evidence" | "artifact" | "logo";
 
 /** Every {@linkcode BlobKind}, in a stable order. */
-export const BLOB_KINDS: readonly BlobKind[] = ["evidence", "artifact"];
+export const BLOB_KINDS: readonly BlobKind[] = ["evidence", "artifact", "logo"];
 
-/** Content-addressed byte storage for evidence payloads and published artifacts. */
+/** Content-addressed byte storage for evidence payloads, published artifacts and logos. */
 export interface BlobStore {
   /** Stores bytes content-addressed under `<kind>/<sha256 hex of bytes>`; idempotent (identical bytes stored once); returns that key. */
   put(kind: BlobKind, bytes: Uint8Array): Promise<string>;

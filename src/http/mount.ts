@@ -20,10 +20,12 @@ import { logRoutes } from "./routes/log.ts";
 import { mcpRoutes } from "./routes/mcp.ts";
 import { meRoutes } from "./routes/me.ts";
 import { oauthRoutes } from "./routes/oauth.ts";
+import { organizationProfileRoutes } from "./routes/org_profile.ts";
 import { organizationRoutes } from "./routes/organizations.ts";
 import { projectRoutes } from "./routes/projects.ts";
 import { trustCenterRoutes, trustDomainRoutes } from "./routes/public_org.ts";
 import { publicSearchRoutes } from "./routes/public_search.ts";
+import { publicLogoRoutes } from "./routes/public_logos.ts";
 import { publicTrustRoutes } from "./routes/public_trust.ts";
 import { publishRoutes } from "./routes/publish.ts";
 import { signupRoutes } from "./routes/signup.ts";
@@ -43,6 +45,7 @@ export function mountRoutes(app: OpenAPIHono<AppEnv>, config: Config): void {
   app.route("/trust/domains", trustDomainRoutes);
   app.route("/public/trust", trustCenterRoutes);
   app.route("/public/trust-profiles", publicSearchRoutes);
+  app.route("/public/logos", publicLogoRoutes);
   app.route("/trust", publicTrustRoutes);
   app.route("/trust", trustVersionRoutes);
   app.route("/trust", trustHistoryRoutes);
@@ -53,6 +56,7 @@ export function mountRoutes(app: OpenAPIHono<AppEnv>, config: Config): void {
 
   app.route("/", meRoutes);
   app.route("/", organizationRoutes);
+  app.route("/", organizationProfileRoutes);
   app.route("/", projectRoutes);
   app.route("/", sigstoreIdentityRoutes);
   app.route("/", controlRoutes);

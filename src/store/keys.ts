@@ -11,6 +11,12 @@ export const userByIdpSubKey = (sub: string) => ["users_by_idp_sub", sub] as con
 export const organizationKey = (id: string) => ["organizations", id] as const;
 export const organizationBySlugKey = (slug: string) => ["organizations_by_slug", slug] as const;
 
+/** An organization's public profile (display name, logo, security contact…). */
+export const organizationProfileKey = (organizationId: string) =>
+  ["organization_profiles", organizationId] as const;
+/** A logo that was uploaded: its type and size by SHA-256; what makes its public URL answer. */
+export const logoKey = (sha256: string) => ["logos", sha256] as const;
+
 export const membershipKey = (organizationId: string, userId: string) =>
   ["memberships", organizationId, userId] as const;
 export const membershipsOfOrganizationPrefix = (organizationId: string) =>

@@ -1,0 +1,52 @@
+/**
+ * Organization logos: accepting uploaded bytes (sniffed, size-limited, stored
+ * content-addressed) and reading them back for their public URL. Only bytes accepted as a
+ * logo are ever served from that URL, with the type they were accepted as.
+ */
+import type { BlobStore } from "../blobs/mod.ts";
+import { AppError, badRequest, notFound } from "../domain/errors.ts";
+import { MAX_LOGO_BYTES, type StoredLogo } from "../domain/vendor.ts";
+import { IMAGE_TYPES, looksLikeMarkup, sniffImageType } from "../lib/image_type.ts";
+import { sha256HexSync } from "../lib/hash.ts";
+import { getLogo } from "../store/org_profiles.ts";
+
+const ACCEPTED = "PNG, JPEG or WebP";
+const FILE_NAME = /^([0-9a-f]{64})\.(png|jpg|webp)$/;
+
+/**
+ * Checks uploaded logo bytes and stores them under their digest. The type is read from the
+ * bytes (the declared Content-Type is not trusted): SVG and other markup are 415 with a
+ * message that says why, anything else that is not a whole PNG, JPEG or WebP file is 415,
+ * an empty body 400 and more than 256 KiB 413. Nothing is stored when refused.
+ */
+export async function storeLogo(blobs: BlobStore, bytes: Uint8Array): Promise<StoredLogo> {
+  if (bytes.byteLength === 0) throw badRequest(`The request body must be a ${ACCEPTED} image`);
+  if (bytes.byteLength > MAX_LOGO_BYTES) {
+    throw new AppError("payload_too_large", `A logo may be at most ${MAX_LOGO_BYTES} bytes`);
+  }
+  const contentType = sniffImageType(bytes);
+  if (contentType === null) {
+    const why = looksLikeMarkup(bytes)
+      ? "SVG and other markup can carry scripts, so logos must be raster images"
+      : "the bytes are not a whole image of an accepted type";
+    throw new AppError("unsupported_media_type", `Logo refused: ${why} (${ACCEPTED}).`);
+  }
+  const sha256 = sha256HexSync(bytes);
+  await blobs.put("logo", bytes);
+  return { sha256, contentType, size: bytes.byteLength };
+}
+
+/** A public logo by its file name (`<sha256>.<ext>`): its bytes and type, or 404. */
+export async function readLogo(
+  source: { kv: Deno.Kv; blobs: BlobStore },
+  fileName: string,
+): Promise<{ bytes: Uint8Array; contentType: StoredLogo["contentType"]; sha256: string }> {
+  const match = fileName.match(FILE_NAME);
+  const record = match ? await getLogo(source.kv, match[1]) : null;
+  if (!match || !record || IMAGE_TYPES[record.contentType] !== match[2]) {
+    throw notFound("No logo by that name");
+  }
+  const bytes = await source.blobs.get(`logo/${match[1]}`);
+  if (!bytes) throw notFound("No logo by that name");
+  return { bytes, contentType: record.contentType, sha256: match[1] };
+}
