@@ -18,10 +18,15 @@ export const BRAND_TEXT_COLOR = "#ffffff";
 const HttpsUrl = z.url({ protocol: /^https$/, hostname: z.regexes.domain }).max(2048)
   .openapi({ description: "An https URL", example: "https://acme.example" });
 
+/** C0 controls other than tab, line feed and carriage return, and DEL. */
+function isControl(code: number): boolean {
+  return (code < 0x20 && code !== 0x09 && code !== 0x0a && code !== 0x0d) || code === 0x7f;
+}
+
 /** Plain text without control characters other than line breaks and tabs. */
 function plainText(max: number) {
   return z.string().trim().max(max).refine(
-    (text) => !/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/.test(text),
+    (text) => ![...text].some((ch) => isControl(ch.charCodeAt(0))),
     "Must be plain text without control characters",
   );
 }
