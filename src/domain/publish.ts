@@ -6,6 +6,7 @@
 import { z } from "@hono/zod-openapi";
 import { DateTime, Uuid } from "./common.ts";
 import { ControlCategory, ControlState } from "./control.ts";
+import { Vendor } from "./vendor.ts";
 import { Project } from "./workspace.ts";
 
 const Confidence = z.number().min(0).max(1);
@@ -129,6 +130,10 @@ export const PublishedTrustProfile = z.object({
   publishedAt: DateTime,
   summary: PublishedTrustSummary,
   controls: z.array(PublishedTrustControl),
+  vendor: Vendor.nullable().optional().openapi({
+    description:
+      "Addition to SPEC.md, after its fields: the organization's profile when this version was published; null when it had none (absent in versions published before it existed)",
+  }),
 }).openapi("PublishedTrustProfile");
 export type PublishedTrustProfile = z.infer<typeof PublishedTrustProfile>;
 
@@ -149,6 +154,7 @@ export const PublishedTrustControlsResponse = z.object({
   publishedAt: DateTime,
   summary: PublishedTrustSummary,
   controls: z.array(PublishedTrustControl),
+  vendor: Vendor.nullable().optional(),
 }).openapi("PublishedTrustControlsResponse");
 
 /** A control whose state differs from the previous version's (from null: new in this version). */
@@ -275,7 +281,12 @@ export const OrganizationTrustCenter = z.object({
     version: z.int().min(1),
     publishedAt: DateTime,
     summary: PublishedTrustSummary,
+    url: z.url().openapi({ description: "The project's trust page" }),
   })),
+  vendor: Vendor.nullable().openapi({
+    description: "The organization's profile as it is now; null when it has none",
+  }),
+  url: z.url().openapi({ description: "This trust center" }),
 }).openapi("OrganizationTrustCenter");
 export type OrganizationTrustCenter = z.infer<typeof OrganizationTrustCenter>;
 

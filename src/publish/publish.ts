@@ -39,12 +39,15 @@ import {
   renderTrustPageMarkdown,
   serializeTrustJson,
   trustPageCsp,
+  vendorCsp,
 } from "./render/mod.ts";
 import { withLease } from "../store/leases.ts";
 import { getLatestSignals } from "../store/signals.ts";
 import { publishedControls } from "./controls.ts";
+import { getOrganization } from "../store/organizations.ts";
+import { getVendor } from "../store/org_profiles.ts";
 import { signTrustJson } from "./sign.ts";
-import { publicUrls } from "./urls.ts";
+import { publicUrls, trustCenterUrl } from "./urls.ts";
 
 /**
  * Publishes of one project run one at a time under a lease; the pointer
@@ -114,11 +117,16 @@ interface RenderInput {
 async function render(deps: PublishDeps, input: RenderInput) {
   const { project, controls, reasons, version, publishedAt, previous } = input;
   const urls = publicUrls(deps.config, project.slug);
+  const [organization, vendor] = await Promise.all([
+    getOrganization(deps.kv, project.organizationId),
+    getVendor(deps.kv, project.organizationId, { baseUrl: deps.config.baseUrl }),
+  ]);
   const profile = buildTrustProfile({
     project: { slug: project.slug, name: project.name, hostedSubdomain: project.hostedSubdomain },
     version,
     publishedAt,
     controls,
+    vendor,
   });
   const trustJson = serializeTrustJson(profile);
   const digest = `sha256:${sha256HexSync(trustJson)}`;
@@ -144,6 +152,7 @@ async function render(deps: PublishDeps, input: RenderInput) {
     evaluationRules: urls.evaluationRules,
     versions: urls.versions,
     badge: urls.badgeSvg,
+    trustCenter: organization ? trustCenterUrl(deps.config, organization.slug) : undefined,
   };
   // The page shows the signals known at publication, dated: it never changes afterwards.
   const signals = await getLatestSignals(deps.kv, project.id);
@@ -229,7 +238,7 @@ export async function publishProject(
           id: crypto.randomUUID(),
           projectId: project.id,
           summary: profile.summary,
-          htmlCsp: trustPageCsp(),
+          htmlCsp: trustPageCsp(vendorCsp(profile.vendor)),
           states: Object.fromEntries(profile.controls.map((c) => [c.key, c.state])),
           artifacts,
         };

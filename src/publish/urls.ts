@@ -21,3 +21,8 @@ export function publicUrls(config: Config, slug: string) {
     versionMarkdown: (version: number) => `${page}/versions/${version}/index.md`,
   };
 }
+
+/** The public trust center of an organization. */
+export function trustCenterUrl(config: Config, orgSlug: string): string {
+  return `${config.baseUrl}/public/trust/${encodeURIComponent(orgSlug)}`;
+}

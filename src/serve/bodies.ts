@@ -3,13 +3,9 @@
  * tools answer the same document for the same question.
  */
 import type { TrustSignalDetection } from "../domain/collector.ts";
-import { notFound } from "../domain/errors.ts";
 import type { Publication } from "../domain/publication.ts";
 import type { z } from "@hono/zod-openapi";
-import type { OrganizationTrustCenter, PublishedTrustControlsResponse } from "../domain/publish.ts";
-import { getOrganizationBySlug } from "../store/organizations.ts";
-import { listProjectsByOrganization } from "../store/projects.ts";
-import { getLatestPublication } from "../store/publications.ts";
+import type { PublishedTrustControlsResponse } from "../domain/publish.ts";
 import { getLatestSignals } from "../store/signals.ts";
 import type { Wrap } from "./artifacts.ts";
 import { publicProject, publicPublication, type PublicReads } from "./public_read.ts";
@@ -58,31 +54,4 @@ export async function latestSignals(
 ): Promise<TrustSignalDetection | null> {
   const project = await publicProject(reads, slug);
   return await getLatestSignals(reads.kv, project.id);
-}
-
-/** An organization's trust center: its public projects that have published, or 404. */
-export async function orgTrustCenter(
-  kv: Deno.Kv,
-  orgSlug: string,
-): Promise<OrganizationTrustCenter> {
-  const org = await getOrganizationBySlug(kv, orgSlug);
-  if (!org) throw notFound("No public trust center by that name");
-  const projects = await listProjectsByOrganization(kv, org.id);
-  const center: OrganizationTrustCenter = {
-    organization: { name: org.name, slug: org.slug },
-    projects: [],
-  };
-  for (const project of projects.filter((p) => p.visibility === "public")) {
-    const publication = await getLatestPublication(kv, project.id);
-    if (!publication) continue;
-    center.projects.push({
-      slug: project.slug,
-      name: project.name,
-      hostedSubdomain: project.hostedSubdomain,
-      version: publication.version,
-      publishedAt: publication.publishedAt,
-      summary: publication.summary,
-    });
-  }
-  return center;
 }

@@ -6,12 +6,16 @@
  */
 import {
   emptyProfile,
+  presentProfile,
   type StoredLogo,
   type StoredOrganizationProfile,
   type UpdateOrganizationProfileRequest,
+  type Vendor,
+  vendorOf,
 } from "../domain/vendor.ts";
 import { conflict } from "../domain/errors.ts";
 import { logoKey, organizationProfileKey } from "./keys.ts";
+import { getOrganization } from "./organizations.ts";
 
 const MAX_ATTEMPTS = 10;
 
@@ -96,4 +100,21 @@ export function setOrganizationLogo(
 /** The record of an uploaded logo by its SHA-256, or null. */
 export async function getLogo(kv: Deno.Kv, sha256: string): Promise<LogoRecord | null> {
   return (await kv.get<LogoRecord>(logoKey(sha256))).value;
+}
+
+/**
+ * The organization as a vendor (its profile with the logo's URL under `baseUrl`), or null
+ * when the organization is unknown or set no profile.
+ */
+export async function getVendor(
+  kv: Deno.Kv,
+  organizationId: string,
+  options: { baseUrl: string },
+): Promise<Vendor | null> {
+  const [organization, stored] = await Promise.all([
+    getOrganization(kv, organizationId),
+    getOrganizationProfile(kv, organizationId),
+  ]);
+  if (!organization) return null;
+  return vendorOf(presentProfile(stored, options.baseUrl), organization.name);
 }

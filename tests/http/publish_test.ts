@@ -68,7 +68,9 @@ Deno.test("[http] publish: versions, public reads, headers, visibility", async (
         "publishedAt",
         "summary",
         "controls",
+        "vendor",
       ]);
+      assert.equal(profile.vendor, null, "the organization has no profile");
       assert.equal(profile.schemaVersion, 1);
       assert.equal(profile.summary.totalControls, 7);
       const envelope = await ctx.call("GET", "/trust/acme");
@@ -83,6 +85,7 @@ Deno.test("[http] publish: versions, public reads, headers, visibility", async (
         publishedAt: profile.publishedAt,
         summary: profile.summary,
         controls: profile.controls,
+        vendor: null,
       });
     },
   );

@@ -4,10 +4,10 @@ import {
   latestControls,
   latestSignals,
   latestTrustJson,
-  orgTrustCenter,
   profileEnvelope,
 } from "../../src/serve/bodies.ts";
 import { searchTrustProfiles, versionPage } from "../../src/serve/history.ts";
+import { orgTrustCenter } from "../../src/serve/org_center.ts";
 import {
   publicationByDomain,
   publicProject,
@@ -130,10 +130,10 @@ Deno.test("[serve] bodies: trust.json, envelope, controls, signals, versions, tr
   });
 
   await t.step("the trust center lists public, published projects only", async () => {
-    const center = await orgTrustCenter(world.kv, world.orgSlug);
+    const center = await orgTrustCenter(world.kv, world.orgSlug, { config: world.config });
     assert.deepEqual(center.projects.map((p) => p.slug), ["acme"]);
     assert.equal(center.projects[0].hostedSubdomain, "acme");
-    await notFoundMessage(orgTrustCenter(world.kv, "no-such-org"));
+    await notFoundMessage(orgTrustCenter(world.kv, "no-such-org", { config: world.config }));
   });
 
   await t.step("the setup guide names the project and a collector placeholder", async () => {

@@ -6,10 +6,11 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { OrganizationTrustCenter, PublishedTrustProfileResponse } from "../../domain/publish.ts";
 import {
+  orgTrustCenterCsp,
   renderOrgTrustCenterHtml,
   renderOrgTrustCenterMarkdown,
 } from "../../publish/render/mod.ts";
-import { orgTrustCenter } from "../../serve/bodies.ts";
+import { orgTrustCenter } from "../../serve/org_center.ts";
 import { trustPageHeaders } from "../../serve/headers.ts";
 import { publicationByDomain } from "../../serve/public_read.ts";
 import { createRouter } from "../env.ts";
@@ -57,8 +58,10 @@ trustCenterRoutes.openapi(
     path: "/{orgSlug}",
     operationId: "getOrganizationTrustCenter",
     tags,
-    summary: "An organization's trust center: every public, published project",
-    description: "JSON by default; HTML for Accept: text/html; Markdown for Accept: text/markdown.",
+    summary:
+      "An organization's trust center: who the vendor is and every public, published project",
+    description:
+      "JSON by default; HTML for Accept: text/html; Markdown for Accept: text/markdown; `/public/trust/{orgSlug}.md` and `.html` choose explicitly.",
     request: {
       params: z.object({
         orgSlug: z.string().min(1).max(100).openapi({ param: { name: "orgSlug", in: "path" } }),
@@ -78,17 +81,22 @@ trustCenterRoutes.openapi(
   }),
   async (c) => {
     const { kv, config } = c.var.services;
-    const center = await orgTrustCenter(kv, c.req.valid("param").orgSlug);
+    const raw = c.req.valid("param").orgSlug;
+    const suffix = raw.match(/\.(md|html)$/)?.[1];
+    const slug = suffix ? raw.slice(0, -suffix.length - 1) : raw;
+    const center = await orgTrustCenter(kv, slug, { config });
     publicHeaders(c);
     c.header("Vary", "Accept");
     const link = (slug: string) => `${config.baseUrl}/trust/${encodeURIComponent(slug)}`;
-    if (wantsMarkdown(c)) {
+    const html = suffix === "html" || (!suffix && /text\/html/i.test(c.req.header("accept") ?? ""));
+    if (suffix === "md" || (!suffix && wantsMarkdown(c))) {
       return c.body(renderOrgTrustCenterMarkdown(center, link), 200, {
         "content-type": "text/markdown; charset=utf-8",
       });
     }
-    if (/text\/html/i.test(c.req.header("accept") ?? "")) {
-      return c.body(renderOrgTrustCenterHtml(center, link), 200, trustPageHeaders());
+    if (html) {
+      const headers = trustPageHeaders(orgTrustCenterCsp(center));
+      return c.body(renderOrgTrustCenterHtml(center, link), 200, headers);
     }
     return c.json(center, 200);
   },

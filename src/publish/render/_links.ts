@@ -58,6 +58,13 @@ export function verifyLinks(links: TrustPageLinks, slug: string): Html {
       about: "An SVG badge of the overall state for READMEs and websites",
     },
   ];
+  if (links.trustCenter) {
+    items.push({
+      href: links.trustCenter,
+      label: "Trust center",
+      about: "Every published project of this vendor",
+    });
+  }
   const list = items.map((item) => html`<li>${companion(item)}<p>${item.about}</p></li>`);
   return html`<ul class="links">${list}</ul>`;
 }

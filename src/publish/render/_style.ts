@@ -125,6 +125,16 @@ margin:0;padding:1rem 1.25rem}
 .signals dt{color:var(--muted);font-size:.8125rem;font-weight:600}
 .signals dd{margin:0;font-weight:550}
 .note time{display:inline}
+.vendor{display:flex;flex-wrap:wrap;align-items:center;gap:.75rem 1.25rem;padding:1rem 1.25rem;
+margin:0 0 1rem;border-left:6px solid var(--brand,var(--border))}
+.vendor img{width:3.5rem;height:3.5rem;object-fit:contain;border-radius:8px;flex:none}
+.vendor div{flex:1 1 16rem;min-width:0}
+.vendor p{margin:.15rem 0 0;color:var(--muted);font-size:.875rem}
+.vendor .who{margin:0;color:var(--fg);font-size:1.0625rem;font-weight:650}
+.vendor ul{display:flex;flex-wrap:wrap;gap:.25rem 1.25rem;margin:.35rem 0 0;padding:0;
+list-style:none;font-size:.875rem}
+.tag{display:inline-block;margin-left:.5rem;padding:.05rem .55rem;border-radius:999px;
+background:var(--brand);color:#fff;font-size:.75rem;font-weight:650;vertical-align:.1em}
 footer{color:var(--muted);font-size:.875rem;padding-bottom:2rem}
 footer p{margin:0 0 .4rem;max-width:48rem}
 @media (min-width:52rem){.wrap{padding-left:2rem;padding-right:2rem}
@@ -157,18 +167,34 @@ let cachedHash: string | null = null;
  * `style-src` set to this value.
  */
 export function styleHash(): string {
-  cachedHash ??= `'sha256-${createHash("sha256").update(TRUST_PAGE_STYLE).digest("base64")}'`;
+  cachedHash ??= cssHash(TRUST_PAGE_STYLE);
   return cachedHash;
+}
+
+/** The CSP source expression `'sha256-<base64>'` of one `<style>` element's exact text. */
+export function cssHash(css: string): string {
+  return `'sha256-${createHash("sha256").update(css).digest("base64")}'`;
+}
+
+/** What a page shows beyond the shared stylesheet. */
+export interface CspOptions {
+  /** Further `<style>` texts on the page (the vendor's brand colour), allowed by hash. */
+  styles?: readonly string[];
+  /** The page shows images served by the service itself (the vendor's logo). */
+  images?: boolean;
 }
 
 /**
  * The complete Content-Security-Policy value for a trust page: nothing may load, run,
- * submit, frame or rebase; only the inline stylesheet applies.
+ * submit, frame or rebase; only the inline stylesheets apply, and, on pages that show a
+ * logo, images from the service itself (`img-src 'self'`).
  */
-export function trustPageCsp(): string {
+export function trustPageCsp(options: CspOptions = {}): string {
+  const styles = [styleHash(), ...(options.styles ?? []).map(cssHash)];
   return [
     "default-src 'none'",
-    `style-src ${styleHash()}`,
+    `style-src ${styles.join(" ")}`,
+    ...(options.images ? ["img-src 'self'"] : []),
     "base-uri 'none'",
     "form-action 'none'",
     "frame-ancestors 'none'",

@@ -4,7 +4,7 @@
  * allows by hash. Every vendor string goes through the escaping `html` template.
  */
 import type { ControlState } from "../../domain/control.ts";
-import type { OrganizationTrustCenter, PublishedTrustProfile } from "../../domain/publish.ts";
+import type { PublishedTrustProfile } from "../../domain/publish.ts";
 import type { TrustSignalDetection } from "../../domain/collector.ts";
 import { type Html, html } from "../../lib/html.ts";
 import { STATE_MEANING, stateLabel, summaryLine } from "./_format.ts";
@@ -13,6 +13,7 @@ import { companion, verifyLinks } from "./_links.ts";
 import { icon, page, pill, time, topBar } from "./_page.ts";
 import { shortCommit, signalLines } from "./_signals.ts";
 import { type ChangeList, changesSectionHtml } from "./history.ts";
+import { vendorCard, vendorHead } from "./vendor.ts";
 
 export { styleHash, TRUST_PAGE_STYLE, trustPageCsp } from "./_style.ts";
 
@@ -24,6 +25,8 @@ export interface TrustPageLinks {
   evaluationRules: string;
   versions: string;
   badge: string;
+  /** The organization's trust center, when the project is linked to one. */
+  trustCenter?: string;
 }
 
 /** Rendering options of a trust page. */
@@ -146,6 +149,7 @@ export function renderTrustPageHtml(
     <meta name="description" content="${description}">
     <link rel="alternate" type="application/json" href="${links.trustJson}" title="trust.json">
     <link rel="alternate" type="application/atom+xml" href="${links.feed}" title="Versions">
+    ${vendorHead(profile.vendor)}
   `;
   const nav = html`
     <nav aria-label="Page">
@@ -160,6 +164,7 @@ export function renderTrustPageHtml(
           download: `${profile.project.slug}-trust.json`,
           type: "application/json",
         })}</li>
+        ${links.trustCenter ? html`<li><a href="${links.trustCenter}">Trust center</a></li>` : ""}
       </ul>
     </nav>
   `;
@@ -171,6 +176,7 @@ export function renderTrustPageHtml(
   const body = html`
     ${topBar("Trust profile", nav)}
     <main id="main" class="wrap">
+      ${vendorCard(profile.vendor)}
       ${hero(profile)}
       <section aria-labelledby="summary-title">
         <h2 id="summary-title">Summary</h2>
@@ -199,60 +205,4 @@ export function renderTrustPageHtml(
     </footer>
   `;
   return page(`${name}: trust profile`, head, body);
-}
-
-function projectItem(
-  project: OrganizationTrustCenter["projects"][number],
-  href: string,
-): Html {
-  return html`
-    <li class="card">
-      <div>
-        <h3><a href="${href}">${project.name}</a></h3>
-        <p>
-          ${summaryLine(project.summary)} · Version ${project.version} · Published ${time(
-            project.publishedAt,
-          )}
-        </p>
-      </div>
-      ${pill(project.summary.overallState)}
-    </li>
-  `;
-}
-
-/**
- * Renders an organization's trust center as a complete HTML document: the organization
- * name and one entry per published project with its overall state (word and icon), how
- * many controls pass, its version and publication time, linking to `links(slug)`. Same
- * stylesheet and CSP as the trust page.
- */
-export function renderOrgTrustCenterHtml(
-  center: OrganizationTrustCenter,
-  links: (slug: string) => string,
-): string {
-  const { name } = center.organization;
-  const count = center.projects.length;
-  const list = count === 0
-    ? html`<p class="card hero">No project of ${name} has published a trust profile yet.</p>`
-    : html`<ul class="projects">${center.projects.map((p) => projectItem(p, links(p.slug)))}</ul>`;
-  const lede = `${count} ${count === 1 ? "project publishes" : "projects publish"} live, ` +
-    "signed trust profiles. Each links to its controls, evidence times and trust.json.";
-  const body = html`
-    ${topBar("Trust center")}
-    <main id="main" class="wrap">
-      <section class="card hero" aria-labelledby="title">
-        <div>
-          <p class="eyebrow">Trust center</p>
-          <h1 id="title">${name}</h1>
-          <p class="lede">${lede}</p>
-        </div>
-      </section>
-      <section aria-labelledby="projects-title">
-        <h2 id="projects-title">Projects</h2>
-        ${list}
-      </section>
-    </main>
-  `;
-  const description = html`<meta name="description" content="${`${name} trust center. ${lede}`}">`;
-  return page(`${name}: trust center`, description, body);
 }

@@ -4,7 +4,6 @@
  * and can neither inject Markdown structure nor raw HTML.
  */
 import type {
-  OrganizationTrustCenter,
   PublishedTrustControl,
   PublishedTrustProfile,
   PublishedVersionChange,
@@ -26,6 +25,7 @@ import type { TrustSignalDetection } from "../../domain/collector.ts";
 import { groupControls } from "./_groups.ts";
 import { shortCommit, signalLines } from "./_signals.ts";
 import type { TrustPageLinks, TrustPageOptions } from "./html.ts";
+import { vendorMarkdown } from "./vendor.ts";
 
 const MARKDOWN_SIGNIFICANT = /[\\`*_{}[\]()#+!|~]/g;
 const HTML_SIGNIFICANT: Readonly<Record<string, string>> = {
@@ -87,7 +87,7 @@ function when(value: string | null, anchor: Anchor, missing: string): string {
   return value === null ? missing : `${utc(value)} (${relative(value, anchor)})`;
 }
 
-function row(cells: string[]): string {
+export function row(cells: string[]): string {
   return `| ${cells.join(" | ")} |`;
 }
 
@@ -199,6 +199,7 @@ export function renderTrustPageMarkdown(
     `- Published: ${utc(profile.publishedAt)}`,
     `- Controls: ${summary.totalControls} (${countsLine(summary)})`,
     "",
+    ...vendorMarkdown(profile.vendor, { escape: escapeMarkdown, link }),
     "## Summary",
     "",
     "The overall state is the worst state of any control.",
@@ -229,51 +230,11 @@ export function renderTrustPageMarkdown(
       link("Evaluation rules", links.evaluationRules)
     }: how every state and confidence is computed`,
     `- ${link("Status badge", links.badge)}: an SVG badge of the overall state`,
+    ...(links.trustCenter
+      ? [`- ${link("Trust center", links.trustCenter)}: every published project of this vendor`]
+      : []),
     "",
     `Version ${profile.version} is immutable: its trust.json, signature and this page never change once published.`,
-    "",
-  ].join("\n");
-}
-
-/**
- * Renders an organization's trust center as Markdown: the organization name and a table
- * with one row per published project (linked to `links(slug)`), its overall state, how
- * many controls pass, its version and publication time. Pure.
- */
-export function renderOrgTrustCenterMarkdown(
-  center: OrganizationTrustCenter,
-  links: (slug: string) => string,
-): string {
-  const count = center.projects.length;
-  const projects = count === 0
-    ? [
-      `No project of ${
-        escapeMarkdown(center.organization.name)
-      } has published a trust profile yet.`,
-    ]
-    : [
-      "| Project | Overall state | Controls | Version | Published |",
-      "|---|---|---|---:|---|",
-      ...center.projects.map((p) =>
-        row([
-          link(p.name, links(p.slug)),
-          p.summary.overallState,
-          summaryLine(p.summary),
-          String(p.version),
-          utc(p.publishedAt),
-        ])
-      ),
-    ];
-  return [
-    `# ${escapeMarkdown(center.organization.name)}: trust center`,
-    "",
-    `${count} ${
-      count === 1 ? "project publishes" : "projects publish"
-    } a live, signed trust profile.`,
-    "",
-    "## Projects",
-    "",
-    ...projects,
     "",
   ].join("\n");
 }

@@ -6,7 +6,6 @@
 export { type BadgeJson, badgeJson, badgeTextWidth, renderBadgeSvg } from "./badge.ts";
 export { type AtomFeedInput, renderAtomFeed } from "./feed.ts";
 export {
-  renderOrgTrustCenterHtml,
   renderTrustPageHtml,
   styleHash,
   TRUST_PAGE_STYLE,
@@ -14,10 +13,13 @@ export {
   type TrustPageLinks,
   type TrustPageOptions,
 } from "./html.ts";
+export { escapeMarkdown, renderTrustPageMarkdown } from "./markdown.ts";
 export {
-  escapeMarkdown,
+  orgTrustCenterCsp,
+  renderOrgTrustCenterHtml,
   renderOrgTrustCenterMarkdown,
-  renderTrustPageMarkdown,
-} from "./markdown.ts";
+} from "./org_center.ts";
+export { type CspOptions } from "./_style.ts";
+export { vendorCsp } from "./vendor.ts";
 export { type NotFoundPage, renderNotFoundHtml } from "./not_found.ts";
 export { buildTrustProfile, serializeTrustJson, type TrustProfileInput } from "./trust_json.ts";

@@ -8,6 +8,7 @@ import type {
   PublishedTrustProfile,
   PublishedTrustSummary,
 } from "../../domain/publish.ts";
+import type { Vendor } from "../../domain/vendor.ts";
 import { summarizeStates } from "../../evaluate/mod.ts";
 
 /** What a publication is built from; every value is already validated. */
@@ -16,6 +17,8 @@ export interface TrustProfileInput {
   version: number;
   publishedAt: string;
   controls: readonly PublishedTrustControl[];
+  /** The organization's profile at publication; null (or absent) when it has none. */
+  vendor?: Vendor | null;
 }
 
 /**
@@ -38,6 +41,7 @@ export function buildTrustProfile(input: TrustProfileInput): PublishedTrustProfi
     publishedAt: input.publishedAt,
     summary: pickSummary(summarizeStates(controls.map((c) => c.state))),
     controls,
+    vendor: pickVendor(input.vendor ?? null),
   };
 }
 
@@ -61,6 +65,8 @@ export function serializeTrustJson(profile: PublishedTrustProfile): Uint8Array {
     publishedAt: profile.publishedAt,
     summary: pickSummary(profile.summary),
     controls: profile.controls.map(pickControl),
+    // Additions after SPEC.md's fields, in a fixed order.
+    vendor: pickVendor(profile.vendor ?? null),
   };
   return new TextEncoder().encode(JSON.stringify(ordered, null, 2) + "\n");
 }
@@ -100,4 +106,16 @@ function pickControl(control: PublishedTrustControl): PublishedTrustControl {
   if (control.group !== undefined) picked.group = control.group;
   if (control.description !== undefined) picked.description = control.description;
   return picked;
+}
+
+function pickVendor(vendor: Vendor | null): Vendor | null {
+  if (vendor === null) return null;
+  return {
+    name: vendor.name,
+    description: vendor.description,
+    website: vendor.website,
+    logoUrl: vendor.logoUrl,
+    securityContact: { email: vendor.securityContact.email, url: vendor.securityContact.url },
+    brandColor: vendor.brandColor,
+  };
 }

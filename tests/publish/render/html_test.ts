@@ -41,6 +41,7 @@ function center(name: string, projectName: string): OrganizationTrustCenter {
         version: 7,
         publishedAt: PUBLISHED_AT,
         summary: p.summary,
+        url: "https://trust.example.com/trust/acme",
       },
       {
         slug: "acme-api",
@@ -57,8 +58,11 @@ function center(name: string, projectName: string): OrganizationTrustCenter {
           degradedCount: 0,
           unknownCount: 0,
         },
+        url: "https://trust.example.com/trust/acme-api",
       },
     ],
+    vendor: null,
+    url: "https://trust.example.com/public/trust/acme-inc",
   };
 }
 
@@ -236,7 +240,12 @@ Deno.test("[publish] renderOrgTrustCenterHtml() escapes vendor text", () => {
 
 Deno.test("[publish] renderOrgTrustCenterHtml() says when nothing is published", () => {
   const page = renderOrgTrustCenterHtml(
-    { organization: { name: "Acme", slug: "acme" }, projects: [] },
+    {
+      organization: { name: "Acme", slug: "acme" },
+      projects: [],
+      vendor: null,
+      url: "https://t/o",
+    },
     (s) => s,
   );
   assert.match(page, /No project of Acme has published a trust profile yet/);

@@ -122,8 +122,11 @@ Deno.test("[publish] renderOrgTrustCenterMarkdown() lists projects and escapes n
         version: 7,
         publishedAt: PUBLISHED_AT,
         summary,
+        url: "https://trust.example.com/trust/acme",
       },
     ],
+    vendor: null,
+    url: "https://trust.example.com/public/trust/acme",
   }, (slug) => `https://trust.example.com/trust/${slug}`);
   assert.ok(!md.includes("<img"));
   assert.equal(md.split("\n")[0], `# ${escapeMarkdown(HOSTILE_NAME)}: trust center`);
@@ -137,6 +140,8 @@ Deno.test("[publish] renderOrgTrustCenterMarkdown() lists projects and escapes n
   const empty = renderOrgTrustCenterMarkdown({
     organization: { name: "Acme", slug: "a" },
     projects: [],
+    vendor: null,
+    url: "https://trust.example.com/public/trust/a",
   }, (s) => s);
   assert.ok(empty.includes("No project of Acme has published a trust profile yet."));
 });

@@ -8,7 +8,16 @@ import {
 import { buildTrustProfile, serializeTrustJson } from "../../../src/publish/render/mod.ts";
 import { acmeProfile, PUBLISHED_AT, SEVEN_CONTROLS } from "./_fixtures.ts";
 
-const PROFILE_KEYS = ["schemaVersion", "project", "version", "publishedAt", "summary", "controls"];
+// SPEC.md's fields in its order, then the additions (documented in the OpenAPI schema).
+const PROFILE_KEYS = [
+  "schemaVersion",
+  "project",
+  "version",
+  "publishedAt",
+  "summary",
+  "controls",
+  "vendor",
+];
 const PROJECT_KEYS = ["slug", "name", "hostedSubdomain"];
 const SUMMARY_KEYS = [
   "overallState",
@@ -109,7 +118,8 @@ Deno.test("[publish] serializeTrustJson() writes exactly the documented bytes", 
       "freshUntil": null,
       "nextCheckAt": null
     }
-  ]
+  ],
+  "vendor": null
 }
 `;
   assert.equal(decode(serializeTrustJson(profile)), expected);
@@ -233,4 +243,35 @@ Deno.test("[publish] serializeTrustJson() output validates against PublishedTrus
       assert.deepEqual(result.data, profile);
     });
   }
+});
+
+Deno.test("[publish] serializeTrustJson() writes the vendor after the controls, in a fixed order", () => {
+  const vendor = {
+    brandColor: "#1d4ed8",
+    securityContact: { url: "https://acme.example/security", email: "security@acme.example" },
+    logoUrl: null,
+    website: "https://acme.example",
+    description: "Clouds",
+    name: "Acme, Inc.",
+  };
+  const profile = buildTrustProfile({
+    project: { slug: "acme", name: "Acme", hostedSubdomain: null },
+    version: 1,
+    publishedAt: PUBLISHED_AT,
+    controls: [],
+    vendor: { ...vendor, extra: "dropped" } as typeof vendor,
+  });
+  const parsed = JSON.parse(decode(serializeTrustJson(profile)));
+  assert.deepEqual(Object.keys(parsed).slice(-2), ["controls", "vendor"]);
+  assert.deepEqual(Object.keys(parsed.vendor), [
+    "name",
+    "description",
+    "website",
+    "logoUrl",
+    "securityContact",
+    "brandColor",
+  ]);
+  assert.deepEqual(Object.keys(parsed.vendor.securityContact), ["email", "url"]);
+  assert.equal(parsed.vendor.extra, undefined);
+  assert.equal(PublishedTrustProfile.safeParse(parsed).success, true);
 });

@@ -1,0 +1,121 @@
+/**
+ * The organization trust center as HTML and Markdown: who the vendor is, then one entry per
+ * published project with its overall state, counts, version and publication time. Rendered
+ * per request from stored data; the HTML takes the same stylesheet as the trust page, plus
+ * the vendor's brand colour and logo, which `orgTrustCenterCsp` allows and nothing more.
+ */
+import type { OrganizationTrustCenter } from "../../domain/publish.ts";
+import { type Html, html } from "../../lib/html.ts";
+import { summaryLine, utc } from "./_format.ts";
+import { page, pill, time, topBar } from "./_page.ts";
+import { trustPageCsp } from "./_style.ts";
+import { escapeMarkdown, link, row } from "./markdown.ts";
+import { vendorCard, vendorCsp, vendorHead, vendorMarkdown } from "./vendor.ts";
+
+type CenterProject = OrganizationTrustCenter["projects"][number];
+
+function projectItem(project: CenterProject, href: string): Html {
+  return html`
+    <li class="card">
+      <div>
+        <h3><a href="${href}">${project.name}</a></h3>
+        <p>
+          ${summaryLine(project.summary)} · Version ${project.version} · Published ${time(
+            project.publishedAt,
+          )}
+        </p>
+      </div>
+      ${pill(project.summary.overallState)}
+    </li>
+  `;
+}
+
+function displayName(center: OrganizationTrustCenter): string {
+  return center.vendor?.name ?? center.organization.name;
+}
+
+/** The Content-Security-Policy of a trust center page (its vendor's colour and logo). */
+export function orgTrustCenterCsp(center: OrganizationTrustCenter): string {
+  return trustPageCsp(vendorCsp(center.vendor));
+}
+
+/**
+ * Renders an organization's trust center as a complete HTML document: the vendor's name,
+ * its card (logo, description, website, security contact) and one entry per published
+ * project with its overall state (word and icon), how many controls pass, its version and
+ * publication time, linking to `links(slug)`. Serve it with `orgTrustCenterCsp(center)`.
+ */
+export function renderOrgTrustCenterHtml(
+  center: OrganizationTrustCenter,
+  links: (slug: string) => string,
+): string {
+  const name = displayName(center);
+  const count = center.projects.length;
+  const list = count === 0
+    ? html`<p class="card hero">No project of ${name} has published a trust profile yet.</p>`
+    : html`<ul class="projects">${center.projects.map((p) => projectItem(p, links(p.slug)))}</ul>`;
+  const lede = `${count} ${count === 1 ? "project publishes" : "projects publish"} live, ` +
+    "signed trust profiles. Each links to its controls, evidence times and trust.json.";
+  const description = `${name} trust center. ${lede}`;
+  const head = html`
+    <meta name="description" content="${description}">
+    ${vendorHead(center.vendor)}
+  `;
+  const body = html`
+    ${topBar("Trust center")}
+    <main id="main" class="wrap">
+      <section class="card hero" aria-labelledby="title">
+        <div>
+          <p class="eyebrow">Trust center</p>
+          <h1 id="title">${name}</h1>
+          <p class="lede">${lede}</p>
+        </div>
+      </section>
+      ${vendorCard(center.vendor, "About")}
+      <section aria-labelledby="projects-title">
+        <h2 id="projects-title">Projects</h2>
+        ${list}
+      </section>
+    </main>
+  `;
+  return page(`${name}: trust center`, head, body);
+}
+
+/**
+ * Renders an organization's trust center as Markdown: the vendor's name and section, and
+ * a table with one row per published project (linked to `links(slug)`), its overall state,
+ * how many controls pass, its version and publication time. Pure.
+ */
+export function renderOrgTrustCenterMarkdown(
+  center: OrganizationTrustCenter,
+  links: (slug: string) => string,
+): string {
+  const name = escapeMarkdown(displayName(center));
+  const count = center.projects.length;
+  const projects = count === 0 ? [`No project of ${name} has published a trust profile yet.`] : [
+    "| Project | Overall state | Controls | Version | Published |",
+    "|---|---|---|---:|---|",
+    ...center.projects.map((p) =>
+      row([
+        link(p.name, links(p.slug)),
+        p.summary.overallState,
+        summaryLine(p.summary),
+        String(p.version),
+        utc(p.publishedAt),
+      ])
+    ),
+  ];
+  return [
+    `# ${name}: trust center`,
+    "",
+    `${count} ${
+      count === 1 ? "project publishes" : "projects publish"
+    } a live, signed trust profile.`,
+    "",
+    ...vendorMarkdown(center.vendor, { escape: escapeMarkdown, link }),
+    "## Projects",
+    "",
+    ...projects,
+    "",
+  ].join("\n");
+}

@@ -1,0 +1,45 @@
+/**
+ * An organization's trust center (GET /public/trust/{orgSlug}): who the vendor is, and
+ * every public project that has published, with its overall state, counts and last
+ * publication. Read per request from stored data, so it always shows the latest versions.
+ */
+import type { Config } from "../config.ts";
+import { notFound } from "../domain/errors.ts";
+import type { OrganizationTrustCenter } from "../domain/publish.ts";
+import { publicUrls, trustCenterUrl } from "../publish/urls.ts";
+import { getOrganizationBySlug } from "../store/organizations.ts";
+import { getVendor } from "../store/org_profiles.ts";
+import { listProjectsByOrganization } from "../store/projects.ts";
+import { getLatestPublication } from "../store/publications.ts";
+
+/** An organization's trust center: its public projects that have published, or 404. */
+export async function orgTrustCenter(
+  kv: Deno.Kv,
+  orgSlug: string,
+  options: { config: Config },
+): Promise<OrganizationTrustCenter> {
+  const { config } = options;
+  const org = await getOrganizationBySlug(kv, orgSlug);
+  if (!org) throw notFound("No public trust center by that name");
+  const projects = await listProjectsByOrganization(kv, org.id);
+  const center: OrganizationTrustCenter = {
+    organization: { name: org.name, slug: org.slug },
+    projects: [],
+    vendor: await getVendor(kv, org.id, { baseUrl: config.baseUrl }),
+    url: trustCenterUrl(config, org.slug),
+  };
+  for (const project of projects.filter((p) => p.visibility === "public")) {
+    const publication = await getLatestPublication(kv, project.id);
+    if (!publication) continue;
+    center.projects.push({
+      slug: project.slug,
+      name: project.name,
+      hostedSubdomain: project.hostedSubdomain,
+      version: publication.version,
+      publishedAt: publication.publishedAt,
+      summary: publication.summary,
+      url: publicUrls(config, project.slug).page,
+    });
+  }
+  return center;
+}
