@@ -72,7 +72,10 @@ export const OrganizationProfileResponse = z.object({ profile: OrganizationProfi
   .openapi("OrganizationProfileResponse");
 
 export const UpdateOrganizationProfileRequest = z.strictObject({
-  displayName: plainText(200).pipe(z.string().min(1)).nullable().optional(),
+  displayName: plainText(200).pipe(z.string().min(1)).refine(
+    (name) => !/[\r\n]/.test(name),
+    "Must be one line",
+  ).nullable().optional(),
   description: plainText(MAX_DESCRIPTION_LENGTH).nullable().optional(),
   website: HttpsUrl.nullable().optional(),
   securityContact: z.strictObject({

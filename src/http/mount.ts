@@ -28,6 +28,7 @@ import { publicSearchRoutes } from "./routes/public_search.ts";
 import { publicLogoRoutes } from "./routes/public_logos.ts";
 import { publicTrustRoutes } from "./routes/public_trust.ts";
 import { publishRoutes } from "./routes/publish.ts";
+import { securityTxtRoutes } from "./routes/security_txt.ts";
 import { signupRoutes } from "./routes/signup.ts";
 import { sigstoreIdentityRoutes } from "./routes/sigstore_identities.ts";
 import { trustHistoryRoutes } from "./routes/trust_history.ts";
@@ -50,6 +51,7 @@ export function mountRoutes(app: OpenAPIHono<AppEnv>, config: Config): void {
   app.route("/trust", trustVersionRoutes);
   app.route("/trust", trustHistoryRoutes);
   app.route("/log", logRoutes);
+  app.route("/trust", securityTxtRoutes);
   app.route("/", collectorCliRoutes);
   app.route("/", verifyCliRoutes);
   app.route("/", dashboardRoutes);
