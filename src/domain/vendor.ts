@@ -31,7 +31,7 @@ function plainText(max: number) {
   );
 }
 
-export const BrandColor = z.string().regex(HEX_COLOR, "Must be #rrggbb").refine(
+export const BrandColor = z.string().max(7).regex(HEX_COLOR, "Must be #rrggbb").refine(
   (color) => !HEX_COLOR.test(color) || contrastRatio(color, BRAND_TEXT_COLOR) >= MIN_TEXT_CONTRAST,
   {
     message: `White text on this colour does not reach the ${MIN_TEXT_CONTRAST}:1 contrast ` +

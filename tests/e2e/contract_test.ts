@@ -18,6 +18,8 @@ interface Call {
   query?: Record<string, string>;
   json?: unknown;
   form?: Record<string, string>;
+  /** A raw body, sent with its own Content-Type from `headers`. */
+  body?: BodyInit;
   auth?: "human" | "collector" | "none";
   headers?: Record<string, string>;
   expect: number;
@@ -52,7 +54,7 @@ Deno.test("[contract] every operation answers as /openapi.json documents", async
       const auth = spec.auth ?? (op.operation.security?.length ? "human" : "none");
       if (auth === "human") headers.set("authorization", `Bearer ${fx.human}`);
       if (auth === "collector") headers.set("authorization", `Bearer ${fx.secret}`);
-      let body: BodyInit | undefined;
+      let body: BodyInit | undefined = spec.body;
       if (spec.json !== undefined) {
         headers.set("content-type", "application/json");
         body = JSON.stringify(spec.json);
@@ -95,6 +97,23 @@ Deno.test("[contract] every operation answers as /openapi.json documents", async
       await call("getOrganization", { params: { organizationId: fx.org }, expect: 200 });
       await call("listOrganizationProjects", { params: { organizationId: fx.org }, expect: 200 });
       await call("listOrganizationMembers", { params: { organizationId: fx.org }, expect: 200 });
+      await call("getOrganizationProfile", { params: { organizationId: fx.org }, expect: 200 });
+      await call("updateOrganizationProfile", {
+        params: { organizationId: fx.org },
+        json: {
+          displayName: "Acme, Inc.",
+          securityContact: { email: "security@acme.test" },
+          brandColor: "#1d4ed8",
+        },
+        expect: 200,
+      });
+      const withLogo = await call("putOrganizationLogo", {
+        params: { organizationId: fx.org },
+        body: await Deno.readFile(new URL("../fixtures/logos/logo.webp", import.meta.url)),
+        headers: { "content-type": "image/webp" },
+        expect: 200,
+      });
+      fx.logo = new URL(withLogo.profile.logo.url).pathname.split("/").pop()!;
       const invitation = await call("inviteMember", {
         params: { organizationId: fx.org },
         json: { email: "invitee@example.com", role: "member" },
@@ -251,6 +270,9 @@ Deno.test("[contract] every operation answers as /openapi.json documents", async
       await call("getLogConsistencyProof", { query: { from: "1", to: "2" }, expect: 200 });
       await call("getLogConsistencyProof", { query: { from: "2", to: "1" }, expect: 400 });
       await call("getOrganizationTrustCenter", { params: { orgSlug: fx.orgSlug }, expect: 200 });
+      await call("getTrustSecurityTxt", { params: slug, expect: 200 });
+      await call("getOrganizationLogo", { params: { fileName: fx.logo }, expect: 200 });
+      await call("deleteOrganizationLogo", { params: { organizationId: fx.org }, expect: 200 });
       const domain = await call("addProjectDomain", {
         params: { id: fx.project },
         json: { domain: "trust.acme.example" },

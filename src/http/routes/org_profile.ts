@@ -27,7 +27,7 @@ export const organizationProfileRoutes = createRouter();
 
 const OrgParams = z.object({ organizationId: uuidParam("organizationId") });
 const tags = ["Organizations"];
-const Image = z.string().openapi({ format: "binary" });
+const Image = z.string().max(MAX_LOGO_BYTES).openapi({ format: "binary" });
 
 organizationProfileRoutes.openapi(
   createRoute({
