@@ -41,6 +41,8 @@ export function serviceUrls(config: Config) {
     setup: `${base}/setup`,
     evaluation: `${base}/docs/evaluation`,
     logo: `${base}/static/dashboard/icon.svg`,
+    /** Base of the organization trust centers, `/public/trust/{orgSlug}`. */
+    trustCenters: `${base}/public/trust/`,
   };
 }
 
@@ -92,6 +94,22 @@ export function apiCatalog(config: Config): z.infer<typeof ApiCatalog> {
           { href: u.serverCards, type: "application/json", title: "MCP server cards" },
         ],
         "service-doc": docs,
+        status: [{ href: u.health, type: "application/json" }],
+      },
+      {
+        // Organization trust centers: GET /public/trust/{orgSlug} (JSON, HTML or Markdown).
+        anchor: u.trustCenters,
+        "service-desc": [{
+          href: u.openapi,
+          type: "application/vnd.oai.openapi+json;version=3.1",
+          title:
+            "Organization trust centers: GET /public/trust/{orgSlug} (getOrganizationTrustCenter)",
+        }],
+        "service-doc": [{
+          href: `${u.agentInstructions}.md`,
+          type: "text/markdown",
+          title: "Agent instructions: trust centers",
+        }],
         status: [{ href: u.health, type: "application/json" }],
       },
     ],

@@ -19,7 +19,9 @@ Public reads need no credentials: \`GET ${u.base}/trust/{projectSlug}\` (JSON, o
 \`Accept: text/markdown\`), \`/trust/{projectSlug}/trust.json\` and its signature
 \`/trust/{projectSlug}/trust.json.jws\`, the version history with each version's state changes
 and reasons \`/trust/{projectSlug}/versions\` (JSON, Markdown or HTML), and a search over public
-profiles by name \`/public/trust-profiles?query=…\`. The MCP server is at \`${u.mcp}\`
+profiles by name \`/public/trust-profiles?query=…\`. An organization's trust center, every
+public project it publishes with its overall state, is \`GET ${u.trustCenters}{orgSlug}\` (JSON,
+Markdown with \`Accept: text/markdown\` or \`.md\`, HTML for browsers). The MCP server is at \`${u.mcp}\`
 (Streamable HTTP, POST only); its tools are ${
     TRUST_TOOLS.map((t) => `\`${t.name}\``).join(", ")
   }. Poll at most once per minute per project.
@@ -93,6 +95,8 @@ its trust page URL.
 | \`/trust/{projectSlug}/trust.json\` | the signed document, exactly as published |
 | \`/trust/{projectSlug}/versions\` | versions, newest first, with digests and state changes (before → after, reason); \`?cursor=&limit=\` pages; HTML and Markdown too |
 | \`/public/trust-profiles?query=…\` | public profiles whose project name or slug contains the query |
+| \`/trust/{projectSlug}/.well-known/security.txt\` | RFC 9116 security contact, 404 when none is known |
+| \`/public/trust/{orgSlug}\` | the organization's trust center: the vendor and every public project's state |
 
 Unknown and private projects both answer 404 with \`{ "error": { "code", "message" } }\`. The
 full contract is [the OpenAPI description](${u.openapi}).

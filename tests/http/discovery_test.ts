@@ -62,6 +62,10 @@ Deno.test("[discovery] JSON documents follow their formats and agree", async (t)
     assert.equal(api["service-desc"][0].href, `${base}/openapi.json`);
     assert.equal(api.status[0].href, `${base}/health`);
     assert.ok(linkset.some((l: { anchor: string }) => l.anchor === `${base}/mcp`));
+    const centers = linkset.find((l: { anchor: string }) => l.anchor === `${base}/public/trust/`);
+    assert.ok(centers, "the organization trust centers have their own link context");
+    assert.match(centers["service-desc"][0].title, /\/public\/trust\/\{orgSlug\}/);
+    assert.ok(openapi.paths["/public/trust/{orgSlug}"]?.get, "and OpenAPI describes them");
   });
 
   await t.step("GET and HEAD of the api-catalog carry the api-catalog Link", async () => {
@@ -192,6 +196,7 @@ Deno.test("[discovery] llms.txt and the guides are Markdown whose links resolve"
     const links = markdownLinks(text);
     assert.ok(links.includes(`${base}/agent-instructions.md`));
     assert.ok(links.includes(`${base}/setup.md`));
+    assert.ok(text.includes(`${base}/public/trust/{orgSlug}`), "names the trust centers");
     for (const link of links) await assertResolves(link);
     for (const tool of ["get_trust_history", "search_trust_profiles", "/versions"]) {
       assert.ok(text.includes(tool), `llms.txt names ${tool}`);
@@ -230,6 +235,8 @@ Deno.test("[discovery] llms.txt and the guides are Markdown whose links resolve"
     for (
       const needle of [
         "/trust/{projectSlug}",
+        "/public/trust/{orgSlug}",
+        "/trust/{projectSlug}/.well-known/security.txt",
         `${base}/mcp`,
         "get_trust_profile",
         "| `get_trust_history` | `{ projectSlug, cursor?, limit? }` | `GET /trust/{projectSlug}/versions` |",
