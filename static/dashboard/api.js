@@ -1,5 +1,5 @@
 /**
- * The API client: JSON in and out (text on request), the bearer token attached, one renewal
+ * The API client: JSON in and out (text on request, files as raw bodies), the bearer token attached, one renewal
  * and retry on 401, and errors in the API's `{ error: { code, message } }`
  * envelope turned into ApiError.
  */
@@ -18,12 +18,14 @@ export function createApi(auth) {
   async function send(method, path, body, token, accept = "application/json") {
     const headers = { accept };
     if (token) headers.authorization = `Bearer ${token}`;
-    if (body !== undefined) headers["content-type"] = "application/json";
+    const raw = body instanceof Blob;
+    if (raw) headers["content-type"] = body.type || "application/octet-stream";
+    else if (body !== undefined) headers["content-type"] = "application/json";
     try {
       return await fetch(path, {
         method,
         headers,
-        body: body === undefined ? undefined : JSON.stringify(body),
+        body: body === undefined || raw ? body : JSON.stringify(body),
       });
     } catch {
       throw new ApiError(0, "network", "The service cannot be reached; check your connection");
@@ -61,6 +63,8 @@ export function createApi(auth) {
     getText: (path, type) => request("GET", path, undefined, type),
     post: (path, body) => request("POST", path, body),
     patch: (path, body) => request("PATCH", path, body),
+    /** Sends a file (a Blob) as the raw body, with its own type. */
+    putFile: (path, file) => request("PUT", path, file),
     delete: (path) => request("DELETE", path),
   };
 }

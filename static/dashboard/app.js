@@ -10,6 +10,7 @@ import { invitationView } from "./views/invitation.js";
 import { membersView } from "./views/members.js";
 import { onboardingView } from "./views/onboarding.js";
 import { organizationView } from "./views/organization.js";
+import { organizationProfileView } from "./views/org_profile.js";
 import { projectView } from "./views/project.js";
 import { renderTopbar, selectOrganization } from "./views/shell.js";
 import { signInView } from "./views/signin.js";
@@ -21,6 +22,7 @@ const topbar = document.getElementById("topbar-tools");
 const VIEWS = {
   organization: organizationView,
   members: membersView,
+  profile: organizationProfileView,
   project: projectView,
 };
 

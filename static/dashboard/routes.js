@@ -1,7 +1,7 @@
 /**
  * Hash routes of the dashboard. Every location is a fragment, so the server
  * serves one page and a reload keeps the view: `#/orgs/<id>`,
- * `#/orgs/<id>/members`, `#/projects/<id>[/<section>]`, and the accept link
+ * `#/orgs/<id>/members`, `#/orgs/<id>/profile`, `#/projects/<id>[/<section>]`, and the accept link
  * of an invitation, `#invitation=<token>`.
  */
 
@@ -12,6 +12,7 @@ export const href = {
   home: () => "#/",
   organization: (id) => `#/orgs/${seg(id)}`,
   members: (id) => `#/orgs/${seg(id)}/members`,
+  profile: (id) => `#/orgs/${seg(id)}/profile`,
   project: (id, section) => `#/projects/${seg(id)}${section ? `/${seg(section)}` : ""}`,
 };
 
@@ -19,6 +20,7 @@ const ROUTES = [
   { name: "home", pattern: /^\/$/ },
   { name: "organization", pattern: /^\/orgs\/([^/]+)$/ },
   { name: "members", pattern: /^\/orgs\/([^/]+)\/members$/ },
+  { name: "profile", pattern: /^\/orgs\/([^/]+)\/profile$/ },
   { name: "project", pattern: /^\/projects\/([^/]+)(?:\/([a-z-]+))?$/ },
 ];
 

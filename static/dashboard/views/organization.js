@@ -9,7 +9,13 @@ import { card, dataTable, emptyState, pageHeader, tabs, visibilityBadge } from "
 export const ORGANIZATION_SECTIONS = [
   { id: "projects", label: "Projects", href: href.organization },
   { id: "members", label: "Members", href: href.members },
+  { id: "profile", label: "Vendor profile", href: href.profile },
 ];
+
+/** The organization's public trust center (every public, published project). */
+export function trustCenterUrl(organization) {
+  return `/public/trust/${encodeURIComponent(organization.slug)}`;
+}
 
 /** The header and section tabs every organization view starts with. */
 export function organizationHeader(organization, current) {
@@ -17,7 +23,10 @@ export function organizationHeader(organization, current) {
     pageHeader({
       title: organization.name,
       badges: [badge(capitalize(organization.role), "info")],
-      meta: [h("span", {}, "Slug ", h("code", {}, organization.slug))],
+      meta: [
+        h("span", {}, "Slug ", h("code", {}, organization.slug)),
+        h("a", { href: trustCenterUrl(organization) }, "Public trust center"),
+      ],
     }),
     tabs(
       "Organization",
