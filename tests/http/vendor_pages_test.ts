@@ -75,7 +75,7 @@ Deno.test("[http] vendor: trust.json, the page and Markdown show the profile at 
       const body = await page.text();
       assert.ok(body.includes("Published by Acme &lt;Inc&gt;"), "name escaped");
       assert.ok(body.includes(`<img src="${new URL(logoUrl).pathname}" alt=""`));
-      assert.ok(body.includes("<style>:root{--brand:#1d4ed8}</style>"));
+      assert.ok(body.includes("<style>html:root{--brand:#1d4ed8}</style>"));
       assert.ok(body.includes('href="mailto:security@acme.example"'));
       const md = await (await ctx.call("GET", "/trust/acme.md")).text();
       assert.ok(md.includes("## Vendor"));

@@ -125,8 +125,9 @@ margin:0;padding:1rem 1.25rem}
 .signals dt{color:var(--muted);font-size:.8125rem;font-weight:600}
 .signals dd{margin:0;font-weight:550}
 .note time{display:inline}
+:root{--brand:var(--accent)}
 .vendor{display:flex;flex-wrap:wrap;align-items:center;gap:.75rem 1.25rem;padding:1rem 1.25rem;
-margin:0 0 1rem;border-left:6px solid var(--brand,var(--border))}
+margin:0 0 1rem;border-left:6px solid var(--brand)}
 .vendor img{width:3.5rem;height:3.5rem;object-fit:contain;border-radius:8px;flex:none}
 .vendor div{flex:1 1 16rem;min-width:0}
 .vendor p{margin:.15rem 0 0;color:var(--muted);font-size:.875rem}

@@ -30,10 +30,13 @@ export function logoSrc(vendor: Vendor | null | undefined): string | null {
   }
 }
 
-/** The `<style>` text that sets the brand colour, or null without one. */
+/**
+ * The `<style>` text that sets the brand colour, or null without one. It comes before the
+ * shared stylesheet, whose `:root` default it outranks by specificity (`html:root`).
+ */
 export function brandCss(vendor: Vendor | null | undefined): string | null {
   const color = vendor?.brandColor;
-  return color && HEX_COLOR.test(color) ? `:root{--brand:${color.toLowerCase()}}` : null;
+  return color && HEX_COLOR.test(color) ? `html:root{--brand:${color.toLowerCase()}}` : null;
 }
 
 /** What the CSP of a page showing `vendor` allows beyond the shared stylesheet. */
