@@ -10,7 +10,7 @@ import { type Html, html } from "../../lib/html.ts";
 import { STATE_MEANING, stateLabel, summaryLine } from "./_format.ts";
 import { controlGroupsHtml } from "./_controls.ts";
 import { companion, verifyLinks } from "./_links.ts";
-import { icon, page, pill, time, topBar } from "./_page.ts";
+import { icon, page, time, topBar } from "./_page.ts";
 import { shortCommit, signalLines } from "./_signals.ts";
 import { type ChangeList, changesSectionHtml } from "./history.ts";
 import { vendorCard, vendorHead } from "./vendor.ts";
