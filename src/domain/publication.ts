@@ -33,5 +33,11 @@ export interface Publication extends PublishedVersion {
     feed: Artifact;
     badgeSvg: Artifact;
     badgeJson: Artifact;
+    /** The standard exports (src/publish/exports.ts); absent on versions published before them. */
+    oscal?: Artifact;
+    oscalJws?: Artifact;
+    attestation?: Artifact;
+    securityInsights?: Artifact;
+    securityInsightsJws?: Artifact;
   };
 }

@@ -31,6 +31,7 @@ import { publishRoutes } from "./routes/publish.ts";
 import { securityTxtRoutes } from "./routes/security_txt.ts";
 import { signupRoutes } from "./routes/signup.ts";
 import { sigstoreIdentityRoutes } from "./routes/sigstore_identities.ts";
+import { trustExportRoutes } from "./routes/trust_exports.ts";
 import { trustHistoryRoutes } from "./routes/trust_history.ts";
 import { trustVersionRoutes } from "./routes/trust_versions.ts";
 import { verifyCliRoutes } from "./routes/verify_cli.ts";
@@ -50,6 +51,7 @@ export function mountRoutes(app: OpenAPIHono<AppEnv>, config: Config): void {
   app.route("/trust", publicTrustRoutes);
   app.route("/trust", trustVersionRoutes);
   app.route("/trust", trustHistoryRoutes);
+  app.route("/trust", trustExportRoutes);
   app.route("/log", logRoutes);
   app.route("/trust", securityTxtRoutes);
   app.route("/", collectorCliRoutes);

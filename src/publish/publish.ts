@@ -46,6 +46,7 @@ import { getLatestSignals } from "../store/signals.ts";
 import { publishedControls } from "./controls.ts";
 import { getOrganization } from "../store/organizations.ts";
 import { getVendor } from "../store/org_profiles.ts";
+import { renderExports } from "./exports.ts";
 import { signTrustJson } from "./sign.ts";
 import { publicUrls, trustCenterUrl } from "./urls.ts";
 
@@ -177,6 +178,12 @@ async function render(deps: PublishDeps, input: RenderInput) {
     })),
     badgeSvg: encoder.encode(renderBadgeSvg(profile.summary.overallState)),
     badgeJson: encoder.encode(JSON.stringify(badgeJson(profile.summary.overallState))),
+    ...await renderExports(deps.signingKey, {
+      profile,
+      trustJsonDigest: digest,
+      signals,
+      config: deps.config,
+    }),
   };
   return { profile, entry, documents };
 }

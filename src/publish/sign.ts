@@ -30,3 +30,23 @@ export async function signTrustJson(
     })
     .sign(key.privateKey);
 }
+
+/**
+ * Signs an export of a version (OSCAL, Security Insights) the way trust.json is signed: a
+ * compact JWS over its exact bytes, with the key id, the media type (`cty`) and the version.
+ */
+export async function signDocument(
+  key: SigningKey,
+  bytes: Uint8Array,
+  options: { version: number; cty: string },
+): Promise<string> {
+  return await new CompactSign(bytes)
+    .setProtectedHeader({
+      alg: "EdDSA",
+      kid: key.kid,
+      typ: "JOSE",
+      cty: options.cty,
+      ver: options.version,
+    })
+    .sign(key.privateKey);
+}

@@ -4,7 +4,7 @@
  */
 import type { Config } from "../config.ts";
 
-export function publicUrls(config: Config, slug: string) {
+export function publicUrls(config: Pick<Config, "baseUrl">, slug: string) {
   const page = `${config.baseUrl}/trust/${encodeURIComponent(slug)}`;
   return {
     page,
@@ -19,6 +19,12 @@ export function publicUrls(config: Config, slug: string) {
     versionTrustJson: (version: number) => `${page}/versions/${version}/trust.json`,
     versionPage: (version: number) => `${page}/versions/${version}/index.html`,
     versionMarkdown: (version: number) => `${page}/versions/${version}/index.md`,
+    /** A document of the latest version, or of `version` (immutable), by file name. */
+    document: (file: string) => `${page}/${file}`,
+    versionDocument: (version: number, file: string) => `${page}/versions/${version}/${file}`,
+    verifyKit: `${config.baseUrl}/verify.ts`,
+    log: `${config.baseUrl}/log`,
+    logCheckpoint: `${config.baseUrl}/log/checkpoint`,
   };
 }
 

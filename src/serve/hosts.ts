@@ -7,6 +7,7 @@
 import type { Config } from "../config.ts";
 import type { Project } from "../domain/workspace.ts";
 import { isCanonicalDomainName } from "../publish/domain_name.ts";
+import { EXPORT_FILES } from "../publish/exports.ts";
 import { getDomainByName } from "../store/domains.ts";
 import { getProject, getProjectByHostedSubdomain } from "../store/projects.ts";
 
@@ -20,6 +21,7 @@ const PATHS: Record<string, string> = {
   "/feed.xml": "/feed.xml",
   "/badge.svg": "/badge.svg",
   "/badge.json": "/badge.json",
+  ...Object.fromEntries(Object.values(EXPORT_FILES).map((file) => [`/${file}`, `/${file}`])),
 };
 
 const IP_LITERAL = /^(\d{1,3}(\.\d{1,3}){3}|\[.*\])$/;

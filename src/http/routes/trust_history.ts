@@ -15,9 +15,17 @@ import {
   trustPageHeaders,
 } from "../../serve/headers.ts";
 import { publicPublication, publicVersion } from "../../serve/public_read.ts";
+import { EXPORT_FILES, type ExportName } from "../../publish/exports.ts";
 import { createRouter } from "../env.ts";
 import { errors, json } from "../openapi.ts";
 import { serveArtifact } from "../public_responses.ts";
+import {
+  DsseEnvelope,
+  EXPORT_CONTENT,
+  exportArtifact,
+  OscalAssessmentResults,
+  SecurityInsights,
+} from "./trust_exports.ts";
 
 /** Version documents, feed and badges, mounted at /trust after the latest profile's routes. */
 export const trustHistoryRoutes = createRouter();
@@ -31,20 +39,32 @@ const VERSION_DOCUMENTS = {
   "index.html": { artifact: "html", type: "text/html; charset=utf-8" },
 } as const;
 
+/** The standard exports of a version, by file name. */
+const EXPORT_DOCUMENTS = Object.fromEntries(
+  Object.entries(EXPORT_FILES).map(([name, file]) => [file, name as ExportName]),
+);
+
 trustHistoryRoutes.openapi(
   createRoute({
     method: "get",
     path: "/{projectSlug}/versions/{version}/{document}",
     operationId: "getTrustVersionDocument",
     tags,
-    summary: "One published version's trust.json, signature, Markdown or HTML (immutable)",
+    summary:
+      "One published version's trust.json, signature, Markdown, HTML or standard exports (immutable)",
     request: {
       params: SlugParams.extend({
         version: z.coerce.number().int().min(1).max(Number.MAX_SAFE_INTEGER).openapi({
           param: { name: "version", in: "path" },
           example: 3,
         }),
-        document: z.enum(["trust.json", "trust.json.jws", "index.md", "index.html"]).openapi({
+        document: z.enum([
+          "trust.json",
+          "trust.json.jws",
+          "index.md",
+          "index.html",
+          ...Object.values(EXPORT_FILES),
+        ]).openapi({
           param: { name: "document", in: "path" },
         }),
       }),
@@ -52,7 +72,14 @@ trustHistoryRoutes.openapi(
     responses: {
       200: {
         content: {
-          "application/json": { schema: PublishedTrustProfile },
+          "application/json": {
+            schema: z.union([
+              PublishedTrustProfile,
+              OscalAssessmentResults,
+              DsseEnvelope,
+              SecurityInsights,
+            ]),
+          },
           "application/jose": { schema: z.string() },
           "text/markdown": { schema: z.string() },
           "text/html": { schema: z.string() },
@@ -66,7 +93,16 @@ trustHistoryRoutes.openapi(
   async (c) => {
     const { projectSlug, version, document } = c.req.valid("param");
     const publication = await publicVersion(c.var.services, { slug: projectSlug, version });
-    const spec = VERSION_DOCUMENTS[document];
+    const exported = EXPORT_DOCUMENTS[document];
+    if (exported) {
+      return await serveArtifact(c, exportArtifact(publication, exported), {
+        headers: {
+          "content-type": EXPORT_CONTENT[exported].type,
+          "cache-control": IMMUTABLE_CACHE,
+        },
+      });
+    }
+    const spec = VERSION_DOCUMENTS[document as keyof typeof VERSION_DOCUMENTS];
     const headers = spec.artifact === "html"
       ? trustPageHeaders(publication.htmlCsp)
       : spec.artifact === "trustJson"
