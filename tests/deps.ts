@@ -20,6 +20,7 @@ export {
 export { default as axeCore } from "npm:axe-core@^4.14.1";
 export { default as S3rver } from "npm:s3rver@^3.7.1";
 export { default as dns2 } from "npm:dns2@^3.1.1";
+export { Ajv } from "npm:ajv@^8.20.0";
 export { Ajv2020 } from "npm:ajv@^8.20.0/dist/2020.js";
 export { default as addFormats } from "npm:ajv-formats@^3.0.1";
 
