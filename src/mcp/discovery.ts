@@ -40,6 +40,9 @@ export function serviceUrls(config: Config) {
     agentInstructions: `${base}/agent-instructions`,
     setup: `${base}/setup`,
     evaluation: `${base}/docs/evaluation`,
+    verifyKit: `${base}/verify.ts`,
+    log: `${base}/log`,
+    logCheckpoint: `${base}/log/checkpoint`,
     logo: `${base}/static/dashboard/icon.svg`,
     /** Base of the organization trust centers, `/public/trust/{orgSlug}`. */
     trustCenters: `${base}/public/trust/`,
@@ -84,6 +87,17 @@ export function apiCatalog(config: Config): z.infer<typeof ApiCatalog> {
           { href: u.oauthMetadata, type: "application/json", title: "OAuth 2.0 metadata" },
           { href: u.jwks, type: "application/jwk-set+json", title: "Signing keys" },
           { href: u.llms, type: "text/plain", title: "llms.txt" },
+          {
+            href: u.log,
+            type: "application/json",
+            title: "Publication log (RFC 6962 Merkle tree)",
+          },
+          { href: u.logCheckpoint, type: "text/plain", title: "Publication log checkpoint" },
+          {
+            href: u.verifyKit,
+            type: "application/typescript",
+            title: "Verifier kit: deno run --allow-net <this URL> <slug>",
+          },
         ],
         status: [{ href: u.health, type: "application/json" }],
       },

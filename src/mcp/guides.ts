@@ -18,7 +18,9 @@ export function llmsTxt(config: Config): string {
 Public reads need no credentials: \`GET ${u.base}/trust/{projectSlug}\` (JSON, or Markdown with
 \`Accept: text/markdown\`), \`/trust/{projectSlug}/trust.json\` and its signature
 \`/trust/{projectSlug}/trust.json.jws\`, the version history with each version's state changes
-and reasons \`/trust/{projectSlug}/versions\` (JSON, Markdown or HTML), and a search over public
+and reasons \`/trust/{projectSlug}/versions\` (JSON, Markdown or HTML), the standard exports
+(\`/trust/{projectSlug}/oscal-assessment-results.json\`, \`/vsa.intoto.json\`,
+\`/security-insights.json\`, each also under \`/versions/{n}/\`), and a search over public
 profiles by name \`/public/trust-profiles?query=…\`. An organization's trust center, every
 public project it publishes with its overall state, is \`GET ${u.trustCenters}{orgSlug}\` (JSON,
 Markdown with \`Accept: text/markdown\` or \`.md\`, HTML for browsers). The MCP server is at \`${u.mcp}\`
@@ -43,6 +45,9 @@ Markdown with \`Accept: text/markdown\` or \`.md\`, HTML for browsers). The MCP 
 ## Keys and status
 
 - [Signing keys](${u.jwks}): JWKS for trust.json.jws signatures (EdDSA)
+- [Verifier kit](${u.verifyKit}): \`deno run --allow-net ${u.verifyKit} <slug>\` checks every version's signature, the hash chain and the log inclusion proofs
+- [Publication log](${u.log}): every publication in an RFC 6962 Merkle tree; inclusion and consistency proofs
+- [Log checkpoint](${u.logCheckpoint}): the latest signed checkpoint (C2SP signed note), to pin
 - [OAuth 2.0 metadata](${u.oauthMetadata}): for operators who sign in to manage projects
 - [Health](${u.health}): liveness probe
 
@@ -93,6 +98,9 @@ its trust page URL.
 | \`/trust/{projectSlug}/controls\` | controls with state, confidence and freshness |
 | \`/trust/{projectSlug}/signals\` | latest repository signals, or \`{ "signals": null }\` |
 | \`/trust/{projectSlug}/trust.json\` | the signed document, exactly as published |
+| \`/trust/{projectSlug}/oscal-assessment-results.json\` | NIST OSCAL 1.0.6 Assessment Results: each control an observation and a finding (JWS at \`.jws\`) |
+| \`/trust/{projectSlug}/vsa.intoto.json\` | DSSE envelope of an in-toto Statement (SLSA Verification Summary v1) about trust.json's digest |
+| \`/trust/{projectSlug}/security-insights.json\` | OpenSSF Security Insights v2, JSON form, only fields the signals support (JWS at \`.jws\`) |
 | \`/trust/{projectSlug}/versions\` | versions, newest first, with digests and state changes (before → after, reason); \`?cursor=&limit=\` pages; HTML and Markdown too |
 | \`/public/trust-profiles?query=…\` | public profiles whose project name or slug contains the query |
 | \`/trust/{projectSlug}/.well-known/security.txt\` | RFC 9116 security contact, 404 when none is known |
@@ -129,6 +137,24 @@ carry a strong \`ETag\`: send it back in \`If-None-Match\` and accept \`304 Not 
    [the signing keys](${u.jwks}); its payload must equal the trust.json bytes.
 3. The protected header's \`ver\` is the version and \`prev\` the sha256 digest of the previous
    version's trust.json, so \`/trust/{projectSlug}/versions\` forms a hash chain you can check.
+4. Every publication is appended to [the publication log](${u.log}), a Merkle tree (RFC 6962
+   hashing) whose [checkpoint](${u.logCheckpoint}) is a signed note; a trust.json response's
+   \`Link\` header points at its inclusion proof.
+
+Or let the [verifier kit](${u.verifyKit}) do all of it ("Verify this page"):
+
+\`\`\`sh
+deno run --allow-net ${u.verifyKit} {projectSlug}
+\`\`\`
+
+It fetches the keys, checks every version's JWS, walks the hash chain and checks each version's
+inclusion proof against the log's signed checkpoint; it exits non-zero on any failure. Save the
+checkpoint with \`--save-checkpoint <file>\` (and \`--allow-write\`) and pass it back with
+\`--checkpoint <file>\` (\`--allow-read\`) to prove the log only grew since.
+
+The exports are signed with the same publication key: the OSCAL and Security Insights documents
+by a compact JWS at \`<document>.jws\` (payload = the exact bytes), the Verification Summary by
+its DSSE envelope (Ed25519 over the DSSE PAE; \`keyid\` is the key's \`kid\`).
 
 [How states are decided](${u.base}/docs/evaluation.md) is public too.
 

@@ -18,6 +18,7 @@ import type { SigningKey } from "../auth/keys.ts";
 import type { TrustSignalDetection } from "../domain/collector.ts";
 import type { PublishedTrustControl, PublishedTrustProfile } from "../domain/publish.ts";
 import type { Config } from "../config.ts";
+import type { VerifyLinks } from "./render/_links.ts";
 import { signDocument } from "./sign.ts";
 import { publicUrls } from "./urls.ts";
 
@@ -317,6 +318,20 @@ export function renderSecurityInsights(given: ExportInput): Record<string, unkno
       comment: notes.join(" "),
     },
     project,
+  };
+}
+
+/** The trust page's links to the exports (latest), the verifier kit and the log. */
+export function verifyLinksOf(urls: ReturnType<typeof publicUrls>): VerifyLinks {
+  return {
+    verifyKit: urls.verifyKit,
+    log: urls.log,
+    logCheckpoint: urls.logCheckpoint,
+    oscal: urls.document(EXPORT_FILES.oscal),
+    oscalSignature: urls.document(EXPORT_FILES.oscalJws),
+    attestation: urls.document(EXPORT_FILES.attestation),
+    securityInsights: urls.document(EXPORT_FILES.securityInsights),
+    securityInsightsSignature: urls.document(EXPORT_FILES.securityInsightsJws),
   };
 }
 

@@ -46,7 +46,7 @@ import { getLatestSignals } from "../store/signals.ts";
 import { publishedControls } from "./controls.ts";
 import { getOrganization } from "../store/organizations.ts";
 import { getVendor } from "../store/org_profiles.ts";
-import { renderExports } from "./exports.ts";
+import { renderExports, verifyLinksOf } from "./exports.ts";
 import { signTrustJson } from "./sign.ts";
 import { publicUrls, trustCenterUrl } from "./urls.ts";
 
@@ -154,6 +154,7 @@ async function render(deps: PublishDeps, input: RenderInput) {
     versions: urls.versions,
     badge: urls.badgeSvg,
     trustCenter: organization ? trustCenterUrl(deps.config, organization.slug) : undefined,
+    verify: verifyLinksOf(urls),
   };
   // The page shows the signals known at publication, dated: it never changes afterwards.
   const signals = await getLatestSignals(deps.kv, project.id);

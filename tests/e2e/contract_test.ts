@@ -248,6 +248,25 @@ Deno.test("[contract] every operation answers as /openapi.json documents", async
         params: { ...slug, version: 1, document: "trust.json" },
         expect: 200,
       });
+      for (
+        const document of [
+          "oscal-assessment-results.json",
+          "oscal-assessment-results.json.jws",
+          "vsa.intoto.json",
+          "security-insights.json",
+          "security-insights.json.jws",
+        ]
+      ) {
+        await call("getTrustVersionDocument", {
+          params: { ...slug, version: 2, document },
+          expect: 200,
+        });
+      }
+      await call("getTrustOscal", { params: slug, expect: 200 });
+      await call("getTrustOscalSignature", { params: slug, expect: 200 });
+      await call("getTrustAttestation", { params: slug, expect: 200 });
+      await call("getTrustSecurityInsights", { params: slug, expect: 200 });
+      await call("getTrustSecurityInsightsSignature", { params: slug, expect: 200 });
       await call("getTrustFeed", { params: slug, expect: 200 });
       await call("getTrustBadgeSvg", { params: slug, expect: 200 });
       await call("getTrustBadgeJson", { params: slug, expect: 200 });

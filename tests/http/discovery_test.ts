@@ -66,6 +66,10 @@ Deno.test("[discovery] JSON documents follow their formats and agree", async (t)
     assert.ok(centers, "the organization trust centers have their own link context");
     assert.match(centers["service-desc"][0].title, /\/public\/trust\/\{orgSlug\}/);
     assert.ok(openapi.paths["/public/trust/{orgSlug}"]?.get, "and OpenAPI describes them");
+    const meta = api["service-meta"].map((l: { href: string }) => l.href);
+    for (const path of ["/log", "/log/checkpoint", "/verify.ts"]) {
+      assert.ok(meta.includes(`${base}${path}`), `the api-catalog lists ${path}`);
+    }
   });
 
   await t.step("GET and HEAD of the api-catalog carry the api-catalog Link", async () => {
@@ -201,6 +205,14 @@ Deno.test("[discovery] llms.txt and the guides are Markdown whose links resolve"
     for (const tool of ["get_trust_history", "search_trust_profiles", "/versions"]) {
       assert.ok(text.includes(tool), `llms.txt names ${tool}`);
     }
+    for (const path of ["/log", "/log/checkpoint", "/verify.ts"]) {
+      assert.ok(links.includes(`${base}${path}`), `llms.txt links ${path}`);
+    }
+    for (
+      const name of ["oscal-assessment-results.json", "vsa.intoto.json", "security-insights.json"]
+    ) {
+      assert.ok(text.includes(name), `llms.txt names the export ${name}`);
+    }
   });
 
   for (const page of ["/agent-instructions", "/setup"]) {
@@ -244,6 +256,11 @@ Deno.test("[discovery] llms.txt and the guides are Markdown whose links resolve"
         "once per minute",
         `${base}/.well-known/jwks.json`,
         "trust.json.jws",
+        `deno run --allow-net ${base}/verify.ts {projectSlug}`,
+        `${base}/log/checkpoint`,
+        "/trust/{projectSlug}/vsa.intoto.json",
+        "/trust/{projectSlug}/oscal-assessment-results.json",
+        "/trust/{projectSlug}/security-insights.json",
         "## Terms of use",
       ]
     ) {

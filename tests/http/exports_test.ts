@@ -167,26 +167,30 @@ Deno.test("[http] OSCAL Assessment Results validate against NIST's schema, one f
   assert.equal(result.findings.length, profile.controls.length);
   assert.equal(result.observations.length, profile.controls.length);
   for (const control of profile.controls) {
-    const observation = result.observations.find((o: { props: { name: string; value: string }[] }) =>
-      o.props.some((p) => p.name === "control-key" && p.value === control.key)
-    );
+    const observation = result.observations.find((
+      o: { props: { name: string; value: string }[] },
+    ) => o.props.some((p) => p.name === "control-key" && p.value === control.key));
     assert.ok(observation, control.key);
     assert.equal(observation.description, control.reason);
-    const finding = result.findings.find((f: { "related-observations": { "observation-uuid": string }[] }) =>
-      f["related-observations"][0]["observation-uuid"] === observation.uuid
-    );
+    const finding = result.findings.find((
+      f: { "related-observations": { "observation-uuid": string }[] },
+    ) => f["related-observations"][0]["observation-uuid"] === observation.uuid);
     assert.equal(
       finding.target.status.state,
       control.state === "pass" ? "satisfied" : "not-satisfied",
       control.key,
     );
-    assert.ok(finding.props.some((p: { name: string; value: string }) =>
-      p.name === "state" && p.value === control.state
-    ));
+    assert.ok(
+      finding.props.some((p: { name: string; value: string }) =>
+        p.name === "state" && p.value === control.state
+      ),
+    );
     const digest = observation.props.find((p: { name: string }) => p.name === "evidence-digest");
     assert.equal(digest?.value, control.evidence?.digest ?? undefined, control.key);
   }
-  const scan = profile.controls.find((c: { key: string }) => c.key === "evidence.vulnerability_scan");
+  const scan = profile.controls.find((c: { key: string }) =>
+    c.key === "evidence.vulnerability_scan"
+  );
   assert.equal(scan.state, "fail");
 
   // The validator is not vacuous: a finding state outside OSCAL's vocabulary is rejected.
@@ -237,7 +241,10 @@ Deno.test("[http] the SLSA Verification Summary verifies with an independent DSS
   assert.equal(predicate.inputAttestations.length, evidenced.length);
 
   // Tampering is caught: one changed byte of the payload, or a signature from another key.
-  const tampered = { ...envelope, payload: btoa(atob(envelope.payload).replace("FAILED", "PASSED")) };
+  const tampered = {
+    ...envelope,
+    payload: btoa(atob(envelope.payload).replace("FAILED", "PASSED")),
+  };
   assert.equal(await verifyDsse(tampered, keys), null);
   const otherType = { ...envelope, payloadType: "application/json" };
   assert.equal(await verifyDsse(otherType, keys), null);
@@ -295,5 +302,40 @@ Deno.test("[http] exports of unknown projects, versions and documents are 404s i
     const body = await res.json();
     assert.ok(res.status === 404 || res.status === 400, `${path}: ${res.status}`);
     assert.ok(body.error?.code, path);
+  }
+});
+
+Deno.test("[http] the trust page links the exports, the log and the verifier kit's command", async () => {
+  await using ctx = await createTestApp();
+  await published(ctx);
+  const base = ctx.config.baseUrl;
+  const command = `deno run --allow-net ${base}/verify.ts acme`;
+  const html = await (await get(ctx, "/trust/acme.html")).text();
+  const markdown = await (await get(ctx, "/trust/acme.md")).text();
+  for (const page of [html, markdown]) {
+    assert.ok(page.includes(command), "the command to verify the page");
+    for (
+      const path of [
+        "/verify.ts",
+        "/log",
+        "/log/checkpoint",
+        "/trust/acme/oscal-assessment-results.json",
+        "/trust/acme/vsa.intoto.json",
+        "/trust/acme/security-insights.json",
+      ]
+    ) {
+      assert.ok(
+        page.includes(`(<${base}${path}>)`) || page.includes(`href="${base}${path}"`),
+        path,
+      );
+    }
+  }
+  // Every link the page gives resolves.
+  for (const match of markdown.matchAll(/\]\(<(http[^>\s]+)>\)/g)) {
+    const path = match[1].slice(base.length);
+    if (!match[1].startsWith(base) || path.startsWith("/docs")) continue;
+    const res = await ctx.call("GET", path);
+    assert.equal(res.status, 200, path);
+    await res.body?.cancel();
   }
 });

@@ -25,6 +25,60 @@ export function companion(link: CompanionLink): Html {
   `;
 }
 
+/** Where the exports of a version, the verifier kit and the publication log are. */
+export interface VerifyLinks {
+  verifyKit: string;
+  log: string;
+  logCheckpoint: string;
+  oscal: string;
+  oscalSignature: string;
+  attestation: string;
+  securityInsights: string;
+  securityInsightsSignature: string;
+}
+
+/** The command that verifies a project's every version with the kit at `verifyKit`. */
+export function verifyCommand(verifyKit: string, slug: string): string {
+  return `deno run --allow-net ${verifyKit} ${slug}`;
+}
+
+/** The exports and the log, after the page's own companions. */
+export function exportItems(verify: VerifyLinks, slug: string): CompanionLink[] {
+  return [
+    {
+      href: verify.oscal,
+      label: "OSCAL Assessment Results",
+      about: "NIST OSCAL 1.0.6 JSON: each control an observation and a finding, signed (JWS)",
+      download: `${slug}-oscal-assessment-results.json`,
+      type: "application/json",
+    },
+    {
+      href: verify.attestation,
+      label: "SLSA Verification Summary (in-toto, DSSE)",
+      about: "An in-toto Statement about trust.json's digest, DSSE-signed with the publication key",
+      download: `${slug}-vsa.intoto.json`,
+      type: "application/json",
+    },
+    {
+      href: verify.securityInsights,
+      label: "OpenSSF Security Insights",
+      about: "Security Insights v2 (JSON form) with what the signals show, signed (JWS)",
+      download: `${slug}-security-insights.json`,
+      type: "application/json",
+    },
+    {
+      href: verify.log,
+      label: "Publication log",
+      about: "Every publication in an append-only Merkle tree (RFC 6962) with signed checkpoints",
+    },
+    {
+      href: verify.logCheckpoint,
+      label: "Latest log checkpoint",
+      about: "A signed note to pin: the verifier kit proves the log only grew since",
+    },
+  ];
+}
+
 export function verifyLinks(links: TrustPageLinks, slug: string): Html {
   const items: CompanionLink[] = [
     {
@@ -65,6 +119,20 @@ export function verifyLinks(links: TrustPageLinks, slug: string): Html {
       about: "Every published project of this vendor",
     });
   }
+  if (links.verify) items.push(...exportItems(links.verify, slug));
   const list = items.map((item) => html`<li>${companion(item)}<p>${item.about}</p></li>`);
-  return html`<ul class="links">${list}</ul>`;
+  if (!links.verify) return html`<ul class="links">${list}</ul>`;
+  return html`
+    <p>
+      Check every version yourself, without trusting this site: with
+      <a href="https://deno.com">Deno</a> installed, run
+    </p>
+    <pre><code>${verifyCommand(links.verify.verifyKit, slug)}</code></pre>
+    <p>
+      The <a href="${links.verify.verifyKit}">verifier kit</a> checks each version's signature
+      against the published keys, the hash chain between versions and each version's inclusion
+      in the publication log, and exits non-zero on any failure.
+    </p>
+    <ul class="links">${list}</ul>
+  `;
 }

@@ -9,7 +9,7 @@ import type { TrustSignalDetection } from "../../domain/collector.ts";
 import { type Html, html } from "../../lib/html.ts";
 import { STATE_MEANING, stateLabel, summaryLine } from "./_format.ts";
 import { controlGroupsHtml } from "./_controls.ts";
-import { companion, verifyLinks } from "./_links.ts";
+import { companion, type VerifyLinks, verifyLinks } from "./_links.ts";
 import { icon, page, time, topBar } from "./_page.ts";
 import { shortCommit, signalLines } from "./_signals.ts";
 import { type ChangeList, changesSectionHtml } from "./history.ts";
@@ -27,6 +27,8 @@ export interface TrustPageLinks {
   badge: string;
   /** The organization's trust center, when the project is linked to one. */
   trustCenter?: string;
+  /** The standard exports, the verifier kit and the publication log (absent: not shown). */
+  verify?: VerifyLinks;
 }
 
 /** Rendering options of a trust page. */

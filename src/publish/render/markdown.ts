@@ -26,6 +26,7 @@ import { groupControls } from "./_groups.ts";
 import { shortCommit, signalLines } from "./_signals.ts";
 import type { TrustPageLinks, TrustPageOptions } from "./html.ts";
 import { vendorMarkdown } from "./vendor.ts";
+import { exportItems, verifyCommand } from "./_links.ts";
 
 const MARKDOWN_SIGNIFICANT = /[\\`*_{}[\]()#+!|~]/g;
 const HTML_SIGNIFICANT: Readonly<Record<string, string>> = {
@@ -233,8 +234,27 @@ export function renderTrustPageMarkdown(
     ...(links.trustCenter
       ? [`- ${link("Trust center", links.trustCenter)}: every published project of this vendor`]
       : []),
+    ...verifyMarkdown(links, profile.project.slug),
     "",
     `Version ${profile.version} is immutable: its trust.json, signature and this page never change once published.`,
     "",
   ].join("\n");
+}
+
+/** The exports, the log and the verifier kit's command, when the page links them. */
+function verifyMarkdown(links: TrustPageLinks, slug: string): string[] {
+  if (!links.verify) return [];
+  return [
+    ...exportItems(links.verify, slug).map((item) =>
+      `- ${link(item.label, item.href)}: ${item.about}`
+    ),
+    "",
+    `Check every version yourself, without trusting this site, with the ${
+      link("verifier kit", links.verify.verifyKit)
+    } (Deno): it checks each signature, the hash chain and each version's inclusion in the publication log, and exits non-zero on any failure.`,
+    "",
+    "```sh",
+    verifyCommand(links.verify.verifyKit, slug),
+    "```",
+  ];
 }
