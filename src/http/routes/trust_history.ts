@@ -25,7 +25,7 @@ import {
   exportArtifact,
   OscalAssessmentResults,
   SecurityInsights,
-} from "./trust_exports.ts";
+} from "../../serve/exports.ts";
 
 /** Version documents, feed and badges, mounted at /trust after the latest profile's routes. */
 export const trustHistoryRoutes = createRouter();

@@ -127,7 +127,7 @@ export function verifyLinks(links: TrustPageLinks, slug: string): Html {
       Check every version yourself, without trusting this site: with
       <a href="https://deno.com">Deno</a> installed, run
     </p>
-    <pre><code>${verifyCommand(links.verify.verifyKit, slug)}</code></pre>
+    <p><code>${verifyCommand(links.verify.verifyKit, slug)}</code></p>
     <p>
       The <a href="${links.verify.verifyKit}">verifier kit</a> checks each version's signature
       against the published keys, the hash chain between versions and each version's inclusion
