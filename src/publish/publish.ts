@@ -198,14 +198,13 @@ export async function publishProject(
   deps: PublishDeps,
   project: Project,
 ): Promise<{ job: PublishJob; publication: Publication }> {
-  const { kv, blobs, clock } = deps;
-  const requestedAt = clock.now().toISOString();
+  const { kv, clock } = deps;
   let job: PublishJob = {
     id: crypto.randomUUID(),
     projectId: project.id,
     status: "requested",
     reason: null,
-    requestedAt,
+    requestedAt: clock.now().toISOString(),
     startedAt: null,
     completedAt: null,
   };
@@ -215,49 +214,8 @@ export async function publishProject(
       job = { ...job, status: "running", startedAt: clock.now().toISOString() };
       await saveJob(kv, job);
       for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-        const at = clock.now();
-        const { evaluations } = await recomputeProject(
-          { kv, blobs, config: deps.config },
-          project.id,
-          at,
-        );
-        const controls = await publishedControls(kv, project.id, evaluations);
-        const latest = await getLatestPublicationEntry(kv, project.id);
-        const previous = latest.value ? await getPublication(kv, project.id, latest.value) : null;
-        const version = (latest.value ?? 0) + 1;
-        const publishedAt = at.toISOString();
-        const reasons = new Map(evaluations.map((e) => [e.control.key, e.reason]));
-        const { profile, entry, documents } = await render(deps, {
-          project,
-          controls,
-          reasons,
-          version,
-          publishedAt,
-          previous,
-        });
-        const names = Object.keys(documents) as Array<keyof typeof documents>;
-        const keys = await blobs.putMany("artifact", names.map((n) => documents[n]));
-        const artifacts = Object.fromEntries(names.map((n, i) => [n, {
-          key: keys[i],
-          digest: `sha256:${keys[i].slice(keys[i].indexOf("/") + 1)}`,
-        }])) as Record<keyof typeof documents, Artifact>;
-        const publication: Publication = {
-          ...entry,
-          id: crypto.randomUUID(),
-          projectId: project.id,
-          summary: profile.summary,
-          htmlCsp: trustPageCsp(vendorCsp(profile.vendor)),
-          states: Object.fromEntries(profile.controls.map((c) => [c.key, c.state])),
-          artifacts,
-        };
-        const completed: PublishJob = {
-          ...job,
-          status: "completed",
-          completedAt: clock.now().toISOString(),
-        };
-        if (await commitPublication(kv, latest, publication, completed, { slug: project.slug })) {
-          return { job: completed, publication };
-        }
+        const done = await attemptPublication(deps, { project, job });
+        if (done) return done;
       }
       throw new Error("The latest version kept changing while publishing");
     });
@@ -277,4 +235,65 @@ export async function publishProject(
       error,
     );
   }
+}
+
+/** Writes the rendered documents as content-addressed artifacts, all before any commit. */
+async function storeArtifacts<N extends string>(
+  blobs: BlobStore,
+  documents: Record<N, Uint8Array>,
+): Promise<Record<N, Artifact>> {
+  const names = Object.keys(documents) as N[];
+  const keys = await blobs.putMany("artifact", names.map((n) => documents[n]));
+  return Object.fromEntries(names.map((n, i) => [n, {
+    key: keys[i],
+    digest: `sha256:${keys[i].slice(keys[i].indexOf("/") + 1)}`,
+  }])) as Record<N, Artifact>;
+}
+
+/**
+ * One try at the next version: recompute at this instant, render, store the artifacts and
+ * commit against the latest-version pointer read here. Null when another version landed
+ * first (the caller tries again with fresh data).
+ */
+async function attemptPublication(
+  deps: PublishDeps,
+  context: { project: Project; job: PublishJob },
+): Promise<{ job: PublishJob; publication: Publication } | null> {
+  const { kv, blobs, clock } = deps;
+  const { project, job } = context;
+  const at = clock.now();
+  const { evaluations } = await recomputeProject(
+    { kv, blobs, config: deps.config },
+    project.id,
+    at,
+  );
+  const controls = await publishedControls(kv, project.id, evaluations);
+  const latest = await getLatestPublicationEntry(kv, project.id);
+  const previous = latest.value ? await getPublication(kv, project.id, latest.value) : null;
+  const { profile, entry, documents } = await render(deps, {
+    project,
+    controls,
+    reasons: new Map(evaluations.map((e) => [e.control.key, e.reason])),
+    version: (latest.value ?? 0) + 1,
+    publishedAt: at.toISOString(),
+    previous,
+  });
+  const publication: Publication = {
+    ...entry,
+    id: crypto.randomUUID(),
+    projectId: project.id,
+    summary: profile.summary,
+    htmlCsp: trustPageCsp(vendorCsp(profile.vendor)),
+    states: Object.fromEntries(profile.controls.map((c) => [c.key, c.state])),
+    artifacts: await storeArtifacts(blobs, documents),
+  };
+  const completed: PublishJob = {
+    ...job,
+    status: "completed",
+    completedAt: clock.now().toISOString(),
+  };
+  const committed = await commitPublication(kv, latest, publication, completed, {
+    slug: project.slug,
+  });
+  return committed ? { job: completed, publication } : null;
 }
