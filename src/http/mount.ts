@@ -6,7 +6,7 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { Config } from "../config.ts";
 import type { AppEnv } from "./env.ts";
-import { collectorCliRoutes } from "./routes/collector_cli.ts";
+import { cliModuleRoutes } from "./routes/cli_modules.ts";
 import { collectorRoutes } from "./routes/collectors.ts";
 import { controlRoutes } from "./routes/controls.ts";
 import { dashboardRoutes } from "./routes/dashboard.ts";
@@ -34,7 +34,6 @@ import { sigstoreIdentityRoutes } from "./routes/sigstore_identities.ts";
 import { trustExportRoutes } from "./routes/trust_exports.ts";
 import { trustHistoryRoutes } from "./routes/trust_history.ts";
 import { trustVersionRoutes } from "./routes/trust_versions.ts";
-import { verifyCliRoutes } from "./routes/verify_cli.ts";
 import { wellKnownRoutes } from "./routes/well_known.ts";
 
 /** Mounts every sub-app on `app`; the built-in identity provider only in builtin mode. */
@@ -54,8 +53,7 @@ export function mountRoutes(app: OpenAPIHono<AppEnv>, config: Config): void {
   app.route("/trust", trustExportRoutes);
   app.route("/log", logRoutes);
   app.route("/trust", securityTxtRoutes);
-  app.route("/", collectorCliRoutes);
-  app.route("/", verifyCliRoutes);
+  app.route("/", cliModuleRoutes);
   app.route("/", dashboardRoutes);
 
   app.route("/", meRoutes);

@@ -1,0 +1,68 @@
+/**
+ * The runnable modules the service hands out, each one file with no imports, so anyone
+ * with Deno runs them straight from the service:
+ * - GET /collector.ts, the collector CLI (src/cli/collector.ts): `deno run --allow-net
+ *   --allow-env --allow-read <base_url>/collector.ts heartbeat`; loaded from the service, it
+ *   talks to that service by default.
+ * - GET /verify.ts, the verifier kit (src/cli/verify.ts): `deno run --allow-net
+ *   <base_url>/verify.ts <slug>` checks a trust profile's signatures, hash chain and
+ *   publication log proofs without trusting the service.
+ */
+import { createRoute, z } from "@hono/zod-openapi";
+import { createRouter } from "../env.ts";
+import { memoKey } from "../memo.ts";
+import { loadStaticFile, serveFile, type StaticFile } from "../static_files.ts";
+
+export const cliModuleRoutes = createRouter();
+
+/** Serves the module at `source` (read once per app) at `path`, described as given. */
+function serveModule(
+  source: URL,
+  route: { path: string; operationId: string; tag: string; summary: string; description: string },
+) {
+  const file = memoKey<Promise<StaticFile>>(route.path);
+  cliModuleRoutes.openapi(
+    createRoute({
+      method: "get",
+      path: route.path,
+      operationId: route.operationId,
+      tags: [route.tag],
+      summary: route.summary,
+      description: route.description,
+      responses: {
+        200: {
+          content: { "application/typescript": { schema: z.string() } },
+          description: "The module's source, with a strong ETag",
+        },
+        304: { description: "Not modified (If-None-Match)" },
+      },
+    }),
+    async (c) => {
+      const module = await c.var.services.memo(file, () => loadStaticFile(source));
+      return serveFile(c, module, { "access-control-allow-origin": "*" });
+    },
+  );
+}
+
+serveModule(new URL("../../cli/collector.ts", import.meta.url), {
+  path: "/collector.ts",
+  operationId: "getCollectorCli",
+  tag: "Collector API",
+  summary: "The collector CLI as one runnable module",
+  description:
+    "`deno run --allow-net --allow-env --allow-read <base_url>/collector.ts help` prints its usage. " +
+    "It sends heartbeats, evidence (single or in batches of 100) and signals with the secret " +
+    "from TRUST_COLLECTOR_SECRET, retrying network errors, 408, 429 and 5xx.",
+});
+
+serveModule(new URL("../../cli/verify.ts", import.meta.url), {
+  path: "/verify.ts",
+  operationId: "getVerifierKit",
+  tag: "Publication log",
+  summary: "The verifier kit as one runnable module",
+  description:
+    "`deno run --allow-net <base_url>/verify.ts <trust page URL or slug> [--checkpoint <file>]` " +
+    "verifies every listed version's JWS against the JWKS, the hash chain, each version's " +
+    "inclusion in the publication log and, with a pinned checkpoint, that the log only grew. " +
+    "Exit status 0 verified, 1 a check failed, 2 usage error, 3 the service could not be read.",
+});
