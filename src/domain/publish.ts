@@ -287,6 +287,9 @@ export const OrganizationTrustCenter = z.object({
     description: "The organization's profile as it is now; null when it has none",
   }),
   url: z.url().openapi({ description: "This trust center" }),
+  subprocessorsUrl: z.url().openapi({
+    description: "The organization's subprocessors and their history",
+  }),
 }).openapi("OrganizationTrustCenter");
 export type OrganizationTrustCenter = z.infer<typeof OrganizationTrustCenter>;
 

@@ -15,7 +15,7 @@ export const MAX_LOGO_BYTES = 256 * 1024;
 /** The text colour the brand colour is a background for, everywhere it is shown. */
 export const BRAND_TEXT_COLOR = "#ffffff";
 
-const HttpsUrl = z.url({ protocol: /^https$/, hostname: z.regexes.domain }).max(2048)
+export const HttpsUrl = z.url({ protocol: /^https$/, hostname: z.regexes.domain }).max(2048)
   .openapi({ description: "An https URL", example: "https://acme.example" });
 
 /** C0 controls other than tab, line feed and carriage return, and DEL. */
@@ -24,7 +24,7 @@ function isControl(code: number): boolean {
 }
 
 /** Plain text without control characters other than line breaks and tabs. */
-function plainText(max: number) {
+export function plainText(max: number) {
   return z.string().trim().max(max).refine(
     (text) => ![...text].some((ch) => isControl(ch.charCodeAt(0))),
     "Must be plain text without control characters",

@@ -12,6 +12,7 @@ const TAGS = [
   { name: "Identity", description: "The caller and onboarding" },
   { name: "Organizations", description: "Organizations, members and invitations" },
   { name: "Projects", description: "Projects of an organization" },
+  { name: "Subprocessors", description: "The third parties an organization discloses" },
   { name: "Controls", description: "The control catalog of a project" },
   { name: "Evaluations", description: "Control states computed from evidence" },
   { name: "Collectors", description: "Machine principals that send evidence" },

@@ -21,6 +21,7 @@ import { mcpRoutes } from "./routes/mcp.ts";
 import { meRoutes } from "./routes/me.ts";
 import { oauthRoutes } from "./routes/oauth.ts";
 import { organizationProfileRoutes } from "./routes/org_profile.ts";
+import { subprocessorRoutes } from "./routes/subprocessors.ts";
 import { organizationRoutes } from "./routes/organizations.ts";
 import { projectRoutes } from "./routes/projects.ts";
 import { trustCenterRoutes, trustDomainRoutes } from "./routes/public_org.ts";
@@ -59,6 +60,7 @@ export function mountRoutes(app: OpenAPIHono<AppEnv>, config: Config): void {
   app.route("/", meRoutes);
   app.route("/", organizationRoutes);
   app.route("/", organizationProfileRoutes);
+  app.route("/", subprocessorRoutes);
   app.route("/", projectRoutes);
   app.route("/", sigstoreIdentityRoutes);
   app.route("/", controlRoutes);

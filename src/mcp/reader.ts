@@ -13,6 +13,9 @@ import type {
 import { latestSignals, latestTrustJson } from "../serve/bodies.ts";
 import { searchTrustProfiles, versionPage } from "../serve/history.ts";
 import type { PublicReads } from "../serve/public_read.ts";
+import type { Config } from "../config.ts";
+import type { PublicSubprocessors } from "../domain/subprocessors.ts";
+import { publicSubprocessors } from "../serve/subprocessors.ts";
 
 /** Reads of published trust data; each throws the same 404 as HTTP for unknown or private slugs. */
 export interface TrustReader {
@@ -24,6 +27,8 @@ export interface TrustReader {
   history(projectSlug: string, query: VersionPageQuery): Promise<PublishedVersionListResponse>;
   /** Public, published projects whose name or slug contains `query`. */
   search(query: string): Promise<TrustProfileSearchResponse>;
+  /** An organization's public subprocessor list (the JSON of /public/trust/{orgSlug}/subprocessors). */
+  subprocessors(orgSlug: string): Promise<PublicSubprocessors>;
   log: Logger;
 }
 
@@ -31,12 +36,15 @@ export interface TrustReader {
  * A reader over the app's public reads. Sharing them with the HTTP routes is
  * what keeps "private" and "unknown" answered identically on both surfaces.
  */
-export function createTrustReader(reads: PublicReads & { log: Logger }): TrustReader {
+export function createTrustReader(
+  reads: PublicReads & { log: Logger; config: Pick<Config, "baseUrl"> },
+): TrustReader {
   return {
     trustJson: (projectSlug) => latestTrustJson(reads, projectSlug),
     signals: (projectSlug) => latestSignals(reads, projectSlug),
     history: async (projectSlug, query) => (await versionPage(reads, projectSlug, query)).body,
     search: (query) => searchTrustProfiles(reads, query),
+    subprocessors: (orgSlug) => publicSubprocessors(reads.kv, orgSlug, { config: reads.config }),
     log: reads.log,
   };
 }

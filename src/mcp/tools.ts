@@ -15,6 +15,7 @@ import {
   TrustProfileSearchResponse,
   VersionPageQuery,
 } from "../domain/publish.ts";
+import { OrgSlugParams, PublicSubprocessors } from "../domain/subprocessors.ts";
 import { controlsOf, profileEnvelope } from "../serve/bodies.ts";
 import type { TrustReader } from "./reader.ts";
 
@@ -132,6 +133,16 @@ export const TRUST_TOOLS: readonly TrustTool[] = [
     route: "/public/trust-profiles?query={query}",
     read: async (reader, { query }) => JSON.stringify(await reader.search(query)),
   }),
+  tool({
+    name: "get_subprocessors",
+    title: "Subprocessors of a vendor",
+    description:
+      "The third parties (subprocessors) an organization discloses: each with its name, purpose, location (country or region) and website, and the history of additions, changes and removals, newest first, with the fields before and after. Use it to answer where a vendor's data goes and what changed recently. orgSlug is the organization's public slug, as in /public/trust/{orgSlug}. Unknown organizations give an error result. Same body as GET /public/trust/{orgSlug}/subprocessors.",
+    inputSchema: OrgSlugParams,
+    outputSchema: PublicSubprocessors,
+    route: "/public/trust/{orgSlug}/subprocessors",
+    read: async (reader, { orgSlug }) => JSON.stringify(await reader.subprocessors(orgSlug)),
+  }),
 ];
 
 /** The published trust.json of every public project, as an MCP resource template. */
@@ -146,4 +157,4 @@ export const TRUST_JSON_RESOURCE = {
 
 /** Guidance the server returns at initialization, for agents that read it. */
 export const SERVER_INSTRUCTIONS =
-  "Read-only access to published vendor trust profiles; no credentials. Find a project slug with search_trust_profiles when you only know a name. Start with get_trust_profile for a project slug, then get_trust_controls for details, get_trust_history for when and why states changed, or get_trust_signals for repository signals. get_trust_json (or the trust://{projectSlug}/trust.json resource) gives the signed document. Call each tool at most once per minute per project.";
+  "Read-only access to published vendor trust profiles; no credentials. Find a project slug with search_trust_profiles when you only know a name. Start with get_trust_profile for a project slug, then get_trust_controls for details, get_trust_history for when and why states changed, or get_trust_signals for repository signals; get_subprocessors gives an organization's subprocessors. get_trust_json (or the trust://{projectSlug}/trust.json resource) gives the signed document. Call each tool at most once per minute per project.";

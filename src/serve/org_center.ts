@@ -27,6 +27,7 @@ export async function orgTrustCenter(
     projects: [],
     vendor: await getVendor(kv, org.id, { baseUrl: config.baseUrl }),
     url: trustCenterUrl(config, org.slug),
+    subprocessorsUrl: `${trustCenterUrl(config, org.slug)}/subprocessors`,
   };
   for (const project of projects.filter((p) => p.visibility === "public")) {
     const publication = await getLatestPublication(kv, project.id);

@@ -153,3 +153,14 @@ export const logEntryKey = (index: number) => ["log_entries", index] as const;
 /** The leaf index of a publication in the log. */
 export const logEntryByPublicationKey = (projectId: string, version: number) =>
   ["log_entries_by_publication", projectId, version] as const;
+
+/** An organization's current subprocessors, by id. */
+export const subprocessorKey = (organizationId: string, id: string) =>
+  ["subprocessors", organizationId, id] as const;
+export const subprocessorsPrefix = (organizationId: string) =>
+  ["subprocessors", organizationId] as const;
+/** Every addition, change and removal of a subprocessor, in time order. */
+export const subprocessorEventKey = (organizationId: string, at: string, id: string) =>
+  ["subprocessor_events", organizationId, at, id] as const;
+export const subprocessorEventsPrefix = (organizationId: string) =>
+  ["subprocessor_events", organizationId] as const;

@@ -9,8 +9,15 @@ import {
   orgTrustCenterCsp,
   renderOrgTrustCenterHtml,
   renderOrgTrustCenterMarkdown,
+  renderSubprocessorsHtml,
+  renderSubprocessorsMarkdown,
+  subprocessorsCsp,
 } from "../../publish/render/mod.ts";
 import { orgTrustCenter } from "../../serve/org_center.ts";
+import { publicSubprocessors } from "../../serve/subprocessors.ts";
+import { OrgSlugParams, PublicSubprocessors } from "../../domain/subprocessors.ts";
+import type { Context } from "hono";
+import type { AppEnv } from "../env.ts";
 import { trustPageHeaders } from "../../serve/headers.ts";
 import { publicationByDomain } from "../../serve/public_read.ts";
 import { createRouter } from "../env.ts";
@@ -100,4 +107,66 @@ trustCenterRoutes.openapi(
     }
     return c.json(center, 200);
   },
+);
+
+/** The subprocessor list as JSON, Markdown (`.md` or Accept) or HTML (Accept: text/html). */
+async function serveSubprocessors(c: Context<AppEnv>, slug: string, markdown: boolean) {
+  const { kv, config } = c.var.services;
+  const list = await publicSubprocessors(kv, slug, { config });
+  publicHeaders(c);
+  c.header("Vary", "Accept");
+  const center = list.url.slice(0, -"/subprocessors".length);
+  if (markdown || wantsMarkdown(c)) {
+    return c.body(renderSubprocessorsMarkdown(list, center), 200, {
+      "content-type": "text/markdown; charset=utf-8",
+    });
+  }
+  if (!markdown && /text\/html/i.test(c.req.header("accept") ?? "")) {
+    return c.body(renderSubprocessorsHtml(list, center), 200, trustPageHeaders(subprocessorsCsp()));
+  }
+  return c.json(list, 200);
+}
+
+trustCenterRoutes.openapi(
+  createRoute({
+    method: "get",
+    path: "/{orgSlug}/subprocessors",
+    operationId: "getOrganizationSubprocessors",
+    tags,
+    summary: "An organization's subprocessors and the history of changes to them",
+    description:
+      "JSON by default; HTML for Accept: text/html; Markdown for Accept: text/markdown or at `/public/trust/{orgSlug}/subprocessors.md`. The same body as the MCP tool get_subprocessors. The history does not say who made a change.",
+    request: { params: OrgSlugParams },
+    responses: {
+      200: {
+        content: {
+          "application/json": { schema: PublicSubprocessors },
+          "text/html": { schema: z.string() },
+          "text/markdown": { schema: z.string() },
+        },
+        description: "Current subprocessors and their history",
+      },
+      ...errors(404),
+    },
+  }),
+  (c) => serveSubprocessors(c, c.req.valid("param").orgSlug, false),
+);
+
+trustCenterRoutes.openapi(
+  createRoute({
+    method: "get",
+    path: "/{orgSlug}/subprocessors.md",
+    operationId: "getOrganizationSubprocessorsMarkdown",
+    tags,
+    summary: "An organization's subprocessors as Markdown",
+    request: { params: OrgSlugParams },
+    responses: {
+      200: {
+        content: { "text/markdown": { schema: z.string() } },
+        description: "Current subprocessors and their history",
+      },
+      ...errors(404),
+    },
+  }),
+  (c) => serveSubprocessors(c, c.req.valid("param").orgSlug, true),
 );

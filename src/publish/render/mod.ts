@@ -23,3 +23,8 @@ export { type CspOptions } from "./_style.ts";
 export { vendorCsp } from "./vendor.ts";
 export { type NotFoundPage, renderNotFoundHtml } from "./not_found.ts";
 export { buildTrustProfile, serializeTrustJson, type TrustProfileInput } from "./trust_json.ts";
+export {
+  renderSubprocessorsHtml,
+  renderSubprocessorsMarkdown,
+  subprocessorsCsp,
+} from "./subprocessors.ts";

@@ -76,6 +76,13 @@ export function renderOrgTrustCenterHtml(
         <h2 id="projects-title">Projects</h2>
         ${list}
       </section>
+      <section aria-labelledby="subprocessors-title">
+        <h2 id="subprocessors-title">Subprocessors</h2>
+        <p class="card hero">
+          <a href="${center
+            .subprocessorsUrl}">Subprocessors of ${name}</a>: the third parties that process data for it, and every change to the list.
+        </p>
+      </section>
     </main>
   `;
   return page(`${name}: trust center`, head, body);
@@ -116,6 +123,12 @@ export function renderOrgTrustCenterMarkdown(
     "## Projects",
     "",
     ...projects,
+    "",
+    "## Subprocessors",
+    "",
+    `${
+      link(`Subprocessors of ${displayName(center)}`, center.subprocessorsUrl)
+    }: the third parties that process data for it, and every change to the list.`,
     "",
   ].join("\n");
 }

@@ -63,6 +63,7 @@ function center(name: string, projectName: string): OrganizationTrustCenter {
     ],
     vendor: null,
     url: "https://trust.example.com/public/trust/acme-inc",
+    subprocessorsUrl: "https://trust.example.com/public/trust/acme-inc/subprocessors",
   };
 }
 
