@@ -159,8 +159,8 @@ export const subprocessorKey = (organizationId: string, id: string) =>
   ["subprocessors", organizationId, id] as const;
 export const subprocessorsPrefix = (organizationId: string) =>
   ["subprocessors", organizationId] as const;
-/** Every addition, change and removal of a subprocessor, in time order. */
-export const subprocessorEventKey = (organizationId: string, at: string, id: string) =>
-  ["subprocessor_events", organizationId, at, id] as const;
+/** Every addition, change and removal of a subprocessor, numbered in the order made. */
+export const subprocessorEventKey = (organizationId: string, sequence: number) =>
+  ["subprocessor_events", organizationId, sequence] as const;
 export const subprocessorEventsPrefix = (organizationId: string) =>
   ["subprocessor_events", organizationId] as const;

@@ -69,8 +69,18 @@ async function countOf(kv: Deno.Kv, organizationId: string): Promise<number> {
   return count;
 }
 
-function eventKey(organizationId: string, event: SubprocessorChange) {
-  return subprocessorEventKey(organizationId, event.at, crypto.randomUUID());
+/**
+ * The key the next history entry takes: one past the newest. Committing it with a check
+ * that it is still free orders the history by commit, even when the clock stands still.
+ */
+async function nextEventKey(kv: Deno.Kv, organizationId: string) {
+  const iter = kv.list<SubprocessorChange>(
+    { prefix: subprocessorEventsPrefix(organizationId) },
+    { reverse: true, limit: 1 },
+  );
+  let last = 0;
+  for await (const entry of iter) last = entry.key[2] as number;
+  return subprocessorEventKey(organizationId, last + 1);
 }
 
 /** Adds a subprocessor and its "added" history entry. */
@@ -99,13 +109,16 @@ export async function addSubprocessor(
     actor: options.actor,
   };
   const key = subprocessorKey(organizationId, subprocessor.id);
-  const result = await kv.atomic()
-    .check({ key, versionstamp: null })
-    .set(key, subprocessor)
-    .set(eventKey(organizationId, event), event)
-    .commit();
-  if (!result.ok) throw conflict("The subprocessor could not be saved; please retry");
-  return subprocessor;
+  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+    const eventKey = await nextEventKey(kv, organizationId);
+    const result = await kv.atomic()
+      .check({ key, versionstamp: null }, { key: eventKey, versionstamp: null })
+      .set(key, subprocessor)
+      .set(eventKey, event)
+      .commit();
+    if (result.ok) return subprocessor;
+  }
+  throw conflict("The subprocessors kept changing while this one was being saved; please retry");
 }
 
 async function modify(
@@ -120,7 +133,8 @@ async function modify(
     if (!entry.value) throw notFound("No subprocessor with that id in this organization");
     const { next, event } = apply(entry.value);
     if (!event) return entry.value;
-    const op = kv.atomic().check(entry).set(eventKey(organizationId, event), event);
+    const eventKey = await nextEventKey(kv, organizationId);
+    const op = kv.atomic().check(entry, { key: eventKey, versionstamp: null }).set(eventKey, event);
     if (next) op.set(key, next);
     else op.delete(key);
     if ((await op.commit()).ok) return next ?? entry.value;

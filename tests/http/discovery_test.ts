@@ -98,7 +98,7 @@ Deno.test("[discovery] JSON documents follow their formats and agree", async (t)
   });
 
   let mcpUrl = "";
-  await t.step("mcp.json names the transport URL and the six tools", async () => {
+  await t.step("mcp.json names the transport URL and the seven tools", async () => {
     const { res, body } = await getJson(server, "/.well-known/mcp.json");
     assert.equal(res.headers.get("access-control-allow-origin"), "*");
     assert.equal(body.name, "trust-profile-service");
@@ -113,6 +113,7 @@ Deno.test("[discovery] JSON documents follow their formats and agree", async (t)
       "get_trust_json",
       "get_trust_history",
       "search_trust_profiles",
+      "get_subprocessors",
     ]);
     for (const tool of body.tools) assert.ok(tool.description.length > 40, tool.name);
     assert.equal(body.resourceTemplates[0].uriTemplate, "trust://{projectSlug}/trust.json");
@@ -253,6 +254,7 @@ Deno.test("[discovery] llms.txt and the guides are Markdown whose links resolve"
         "get_trust_profile",
         "| `get_trust_history` | `{ projectSlug, cursor?, limit? }` | `GET /trust/{projectSlug}/versions` |",
         "| `search_trust_profiles` | `{ query }` | `GET /public/trust-profiles?query={query}` |",
+        "| `get_subprocessors` | `{ orgSlug }` | `GET /public/trust/{orgSlug}/subprocessors` |",
         "once per minute",
         `${base}/.well-known/jwks.json`,
         "trust.json.jws",

@@ -42,16 +42,21 @@ Deno.test("[mcp] tools over Streamable HTTP answer the public routes' bodies", a
   await using session = await connect(baseUrl);
   const { client } = session;
 
-  await t.step("tools/list names exactly the six tools, each with both schemas", async () => {
+  await t.step("tools/list names exactly the seven tools, each with both schemas", async () => {
     const { tools } = await client.listTools();
     assert.deepEqual(
       tools.map((tool) => tool.name).sort(),
-      [...Object.keys(TOOLS), "get_trust_history", "search_trust_profiles"].sort(),
+      [...Object.keys(TOOLS), "get_trust_history", "search_trust_profiles", "get_subprocessors"]
+        .sort(),
     );
     for (const tool of tools) {
       assert.ok(tool.description && tool.description.length > 80, tool.name);
       assert.equal(tool.inputSchema.type, "object");
-      const required = tool.name === "search_trust_profiles" ? ["query"] : ["projectSlug"];
+      const required = tool.name === "search_trust_profiles"
+        ? ["query"]
+        : tool.name === "get_subprocessors"
+        ? ["orgSlug"]
+        : ["projectSlug"];
       assert.deepEqual(tool.inputSchema.required, required, tool.name);
       assert.equal(tool.outputSchema?.type, "object", tool.name);
       assert.equal(tool.annotations?.readOnlyHint, true);
