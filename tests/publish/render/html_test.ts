@@ -246,6 +246,7 @@ Deno.test("[publish] renderOrgTrustCenterHtml() says when nothing is published",
       projects: [],
       vendor: null,
       url: "https://t/o",
+      subprocessorsUrl: "https://t/o/subprocessors",
     },
     (s) => s,
   );
