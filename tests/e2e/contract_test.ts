@@ -289,6 +289,32 @@ Deno.test("[contract] every operation answers as /openapi.json documents", async
       await call("getLogConsistencyProof", { query: { from: "1", to: "2" }, expect: 200 });
       await call("getLogConsistencyProof", { query: { from: "2", to: "1" }, expect: 400 });
       await call("getOrganizationTrustCenter", { params: { orgSlug: fx.orgSlug }, expect: 200 });
+      const org = { organizationId: fx.org };
+      const added = await call("addSubprocessor", {
+        params: org,
+        json: {
+          name: "Hetzner",
+          purpose: "Hosting",
+          location: "Germany",
+          website: "https://h.example",
+        },
+        expect: 201,
+      });
+      const subItem = { ...org, subprocessorId: added.subprocessor.id };
+      await call("updateSubprocessor", {
+        params: subItem,
+        json: { location: "Finland" },
+        expect: 200,
+      });
+      await call("updateSubprocessor", { params: subItem, json: {}, expect: 400 });
+      await call("listSubprocessors", { params: org, expect: 200 });
+      await call("getOrganizationSubprocessors", { params: { orgSlug: fx.orgSlug }, expect: 200 });
+      await call("getOrganizationSubprocessorsMarkdown", {
+        params: { orgSlug: fx.orgSlug },
+        expect: 200,
+      });
+      await call("removeSubprocessor", { params: subItem, expect: 200 });
+      await call("removeSubprocessor", { params: subItem, expect: 404 });
       await call("getTrustSecurityTxt", { params: slug, expect: 200 });
       await call("getOrganizationLogo", { params: { fileName: fx.logo }, expect: 200 });
       await call("deleteOrganizationLogo", { params: { organizationId: fx.org }, expect: 200 });
