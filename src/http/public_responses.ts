@@ -6,6 +6,7 @@
 import type { Context } from "hono";
 import { respondWithArtifact, type Wrap } from "../serve/artifacts.ts";
 import { PROFILE_ENVELOPE } from "../serve/bodies.ts";
+import { publicPublication } from "../serve/public_read.ts";
 import { JSON_TYPE, MARKDOWN_TYPE, PUBLIC_CACHE, trustPageHeaders } from "../serve/headers.ts";
 import type { Artifact, Publication } from "../domain/publication.ts";
 import type { AppEnv } from "./env.ts";
@@ -24,6 +25,25 @@ export function serveArtifact(
   options: { headers: Record<string, string>; wrap?: Wrap },
 ): Promise<Response> {
   return respondWithArtifact(c.req.raw, c.var.services, { artifact, ...options });
+}
+
+/**
+ * Responds with one artifact of the latest public publication of `slug` (404 for an
+ * unknown or private project), under the unversioned reads' shared caching.
+ */
+export async function serveLatestArtifact(
+  c: Context<AppEnv>,
+  slug: string,
+  options: {
+    pick: (publication: Publication) => Artifact;
+    type: string;
+    headers?: Record<string, string>;
+  },
+): Promise<Response> {
+  const { publication } = await publicPublication(c.var.services, slug);
+  return await serveArtifact(c, options.pick(publication), {
+    headers: { "content-type": options.type, ...options.headers, "cache-control": PUBLIC_CACHE },
+  });
 }
 
 /**

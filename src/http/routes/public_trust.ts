@@ -15,11 +15,16 @@ import {
   SlugParams,
 } from "../../domain/publish.ts";
 import { latestControls, latestSignals } from "../../serve/bodies.ts";
-import { PUBLIC_CACHE, trustJsonHeaders } from "../../serve/headers.ts";
+import { trustJsonHeaders } from "../../serve/headers.ts";
 import { publicPublication } from "../../serve/public_read.ts";
 import { createRouter } from "../env.ts";
 import { errors, json } from "../openapi.ts";
-import { publicHeaders, serveArtifact, serveLatestProfile } from "../public_responses.ts";
+import {
+  publicHeaders,
+  serveArtifact,
+  serveLatestArtifact,
+  serveLatestProfile,
+} from "../public_responses.ts";
 
 /** The latest profile and its parts, mounted at /trust: their paths are relative to it. */
 export const publicTrustRoutes = createRouter();
@@ -99,15 +104,9 @@ publicTrustRoutes.openapi(
     },
   }),
   async (c) => {
-    const { publication } = await publicPublication(
-      c.var.services,
-      c.req.valid("param").projectSlug,
-    );
-    return await serveArtifact(c, publication.artifacts.jws, {
-      headers: {
-        "content-type": "application/jose",
-        "cache-control": PUBLIC_CACHE,
-      },
+    return await serveLatestArtifact(c, c.req.valid("param").projectSlug, {
+      pick: (publication) => publication.artifacts.jws,
+      type: "application/jose",
     });
   },
 );

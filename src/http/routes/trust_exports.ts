@@ -9,11 +9,10 @@ import { createRoute } from "@hono/zod-openapi";
 import { SlugParams } from "../../domain/publish.ts";
 import { EXPORT_FILES, type ExportName } from "../../publish/exports.ts";
 import { EXPORT_CONTENT, exportArtifact } from "../../serve/exports.ts";
-import { JSON_TYPE, PUBLIC_CACHE } from "../../serve/headers.ts";
-import { publicPublication } from "../../serve/public_read.ts";
+import { JSON_TYPE } from "../../serve/headers.ts";
 import { createRouter } from "../env.ts";
 import { errors } from "../openapi.ts";
-import { serveArtifact } from "../public_responses.ts";
+import { serveLatestArtifact } from "../public_responses.ts";
 
 export const trustExportRoutes = createRouter();
 
@@ -63,12 +62,9 @@ for (const name of Object.keys(ROUTES) as ExportName[]) {
       },
     }),
     async (c) => {
-      const { publication } = await publicPublication(
-        c.var.services,
-        c.req.valid("param").projectSlug,
-      );
-      return await serveArtifact(c, exportArtifact(publication, name), {
-        headers: { "content-type": content.type, "cache-control": PUBLIC_CACHE },
+      return await serveLatestArtifact(c, c.req.valid("param").projectSlug, {
+        pick: (publication) => exportArtifact(publication, name),
+        type: content.type,
       });
     },
   );

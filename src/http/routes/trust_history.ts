@@ -10,15 +10,14 @@ import {
   IMMUTABLE_CACHE,
   JSON_TYPE,
   MARKDOWN_TYPE,
-  PUBLIC_CACHE,
   trustJsonHeaders,
   trustPageHeaders,
 } from "../../serve/headers.ts";
-import { publicPublication, publicVersion } from "../../serve/public_read.ts";
+import { publicVersion } from "../../serve/public_read.ts";
 import { EXPORT_FILES, type ExportName } from "../../publish/exports.ts";
 import { createRouter } from "../env.ts";
 import { errors, json } from "../openapi.ts";
-import { serveArtifact } from "../public_responses.ts";
+import { serveArtifact, serveLatestArtifact } from "../public_responses.ts";
 import {
   DsseEnvelope,
   EXPORT_CONTENT,
@@ -132,15 +131,9 @@ trustHistoryRoutes.openapi(
     },
   }),
   async (c) => {
-    const { publication } = await publicPublication(
-      c.var.services,
-      c.req.valid("param").projectSlug,
-    );
-    return await serveArtifact(c, publication.artifacts.feed, {
-      headers: {
-        "content-type": "application/atom+xml; charset=utf-8",
-        "cache-control": PUBLIC_CACHE,
-      },
+    return await serveLatestArtifact(c, c.req.valid("param").projectSlug, {
+      pick: (publication) => publication.artifacts.feed,
+      type: "application/atom+xml; charset=utf-8",
     });
   },
 );
@@ -160,16 +153,10 @@ trustHistoryRoutes.openapi(
     },
   }),
   async (c) => {
-    const { publication } = await publicPublication(
-      c.var.services,
-      c.req.valid("param").projectSlug,
-    );
-    return await serveArtifact(c, publication.artifacts.badgeSvg, {
-      headers: {
-        "content-type": "image/svg+xml",
-        "content-security-policy": "default-src 'none'; style-src 'unsafe-inline'",
-        "cache-control": PUBLIC_CACHE,
-      },
+    return await serveLatestArtifact(c, c.req.valid("param").projectSlug, {
+      pick: (publication) => publication.artifacts.badgeSvg,
+      type: "image/svg+xml",
+      headers: { "content-security-policy": "default-src 'none'; style-src 'unsafe-inline'" },
     });
   },
 );
@@ -197,15 +184,9 @@ trustHistoryRoutes.openapi(
     },
   }),
   async (c) => {
-    const { publication } = await publicPublication(
-      c.var.services,
-      c.req.valid("param").projectSlug,
-    );
-    return await serveArtifact(c, publication.artifacts.badgeJson, {
-      headers: {
-        "content-type": JSON_TYPE,
-        "cache-control": PUBLIC_CACHE,
-      },
+    return await serveLatestArtifact(c, c.req.valid("param").projectSlug, {
+      pick: (publication) => publication.artifacts.badgeJson,
+      type: JSON_TYPE,
     });
   },
 );
