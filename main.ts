@@ -8,6 +8,7 @@ import { ConfigError, loadConfig } from "./src/config.ts";
 import { systemClock } from "./src/lib/clock.ts";
 import { withKvRetry } from "./src/store/kv_retry.ts";
 import { consoleLogger } from "./src/lib/log.ts";
+import { createMailer } from "./src/mail/mod.ts";
 
 const onDeploy = Deno.env.get("DENO_DEPLOYMENT_ID") !== undefined;
 
@@ -24,8 +25,9 @@ try {
   const config = loadConfig(Deno.env.toObject(), { onDeploy });
   const kv = await openKv(config.kvPath);
   const blobs = openBlobStore(config, kv);
+  const mailer = createMailer(config.mail);
   const app = await createApp(
-    { config, kv, blobs, clock: systemClock, log: consoleLogger },
+    { config, kv, blobs, clock: systemClock, log: consoleLogger, mailer },
     { queue: true },
   );
   const setupUrl = await prepareFirstRun(kv, config);
@@ -35,6 +37,11 @@ try {
     onListen: ({ hostname, port }) => {
       console.log(
         `Trust Profile Service listening on http://${hostname}:${port} (public URL ${config.baseUrl})`,
+      );
+      console.log(
+        config.mail
+          ? `Email: sending through ${mailer.describe}`
+          : "Email: not configured (set SMTP_URL): subscriptions, access-request links and notifications cannot be sent",
       );
       if (setupUrl) {
         console.log(

@@ -16,6 +16,9 @@ import { loadStaticFiles, serveStatic, staticFile } from "./http/static_files.ts
 import { DESIGN_TOKENS_CSS } from "./lib/design_tokens.ts";
 import { autoPublishAfterRecompute } from "./live/auto_publish.ts";
 import { createScheduler } from "./live/scheduler.ts";
+import { createQueueConsumer } from "./live/queue.ts";
+import { createMailer } from "./mail/mod.ts";
+import { createEventBus } from "./push/events.ts";
 import { rememberPublicKey } from "./store/signing_keys.ts";
 import { createPublicCache } from "./serve/public_cache.ts";
 import { createFastPath } from "./serve/fast_path.ts";
@@ -68,7 +71,9 @@ export async function createServices(deps: AppDeps): Promise<Services> {
       clock,
       fetch: deps.fetch,
     });
-  const scheduler = createScheduler(deps);
+  const queue = createQueueConsumer(deps);
+  const scheduler = createScheduler({ ...deps, queue });
+  const events = createEventBus({ log: deps.log, queue });
   const publicCache = createPublicCache();
   const publish = async (project: Project) => {
     try {
@@ -83,6 +88,9 @@ export async function createServices(deps: AppDeps): Promise<Services> {
     keys,
     verifier,
     scheduler,
+    queue,
+    events,
+    mailer: deps.mailer ?? createMailer(config.mail),
     notifyActivity: scheduler.notify,
     resolver: deps.resolver ?? createTxtResolver(config.dnsNameserver),
     publicCache,
@@ -94,16 +102,17 @@ export async function createServices(deps: AppDeps): Promise<Services> {
 
 /**
  * Builds the app. With `queue`, it also consumes the KV queue (scheduled
- * recomputes) until the KV closes; tests that control time leave it off.
+ * recomputes, trust events, deliveries) until the KV closes; tests that control time leave
+ * it off. `services` reuses services already built (tests hold on to them).
  */
 export async function createApp(
   deps: AppDeps,
-  options: { queue?: boolean } = {},
+  options: { queue?: boolean; services?: Services } = {},
 ): Promise<OpenAPIHono<AppEnv>> {
-  const services = await createServices(deps);
+  const services = options.services ?? await createServices(deps);
   const { config, log } = services;
   if (options.queue) {
-    services.scheduler.start().catch((error) =>
+    services.queue.start().catch((error) =>
       log.error("The queue consumer stopped", { error: String(error) })
     );
   }

@@ -35,6 +35,12 @@ const Env = z.object({
   TRUSTED_PROXIES: z.string().optional(),
   BODY_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(3600).default(30),
   SIGSTORE_TRUSTED_ROOT: z.string().min(1).optional(),
+  SMTP_URL: z.url({
+    protocol: /^smtps?$/,
+    error: "Expected smtp://[user:password@]host[:port] or smtps://…",
+  }).optional(),
+  MAIL_FROM: z.string().min(3).max(320).regex(/^[^\r\n]+$/, "Must be one line").optional(),
+  WEBHOOK_ALLOW_PRIVATE: Bool.default(false),
   MAX_EVIDENCE_BYTES: z.coerce.number().int().min(1024).max(100 * 1024 * 1024).default(
     10 * 1024 * 1024,
   ),
@@ -84,6 +90,21 @@ export interface Config {
    * shipped public-good root. Start-up checks that it is a usable trusted root.
    */
   sigstoreTrustedRoot: Record<string, unknown> | null;
+  /** Outgoing email (notifications, access links), or null when SMTP_URL is not set. */
+  mail: MailConfig | null;
+  /**
+   * Webhook endpoints may resolve to loopback and private addresses (development and
+   * tests). Off by default: such endpoints are refused, so a webhook cannot reach the
+   * service's own network.
+   */
+  webhookAllowPrivate: boolean;
+}
+
+export interface MailConfig {
+  /** `smtp://` (STARTTLS when offered) or `smtps://` (TLS), with credentials if any. A secret. */
+  smtpUrl: string;
+  /** The From header, e.g. `Trust <trust@example.com>`. */
+  from: string;
 }
 
 /** A configuration problem, reported as one line naming the variable. */
@@ -190,7 +211,19 @@ export function loadConfig(
     maxEvidenceBytes: e.MAX_EVIDENCE_BYTES,
     trustedProxies,
     bodyTimeoutMs: e.BODY_TIMEOUT_SECONDS * 1000,
+    mail: e.SMTP_URL
+      ? {
+        smtpUrl: e.SMTP_URL,
+        from: e.MAIL_FROM ?? `Trust Profile Service <no-reply@${mailDomain(baseUrl)}>`,
+      }
+      : null,
+    webhookAllowPrivate: e.WEBHOOK_ALLOW_PRIVATE,
   };
+}
+
+/** The host of the base URL, as the default sender's domain (`localhost` stays as it is). */
+function mailDomain(baseUrl: string): string {
+  return new URL(baseUrl).hostname.replace(/^\[|\]$/g, "");
 }
 
 /** The JSON object in the file at `path`; anything else stops start-up with one line. */

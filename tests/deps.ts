@@ -26,3 +26,5 @@ export { default as addFormats } from "npm:ajv-formats@^3.0.1";
 
 /** Loaded on demand by the OpenID provider harness (a real provider for the oidc tests). */
 export const importOidcProvider = () => import("npm:oidc-provider@^9.13.3");
+export { SMTPServer } from "npm:smtp-server@^3.21.6";
+export { type ParsedMail, simpleParser } from "npm:mailparser@^3.14.2";

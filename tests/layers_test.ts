@@ -8,8 +8,8 @@ const SRC = new URL("../src/", import.meta.url);
 
 /** The stages, outermost first; each may import its own folder and the ones listed. */
 const BASE = ["domain", "lib"];
-const STORAGE = ["store", "blobs", "evaluate", "sigstore", ...BASE];
-const FLOWS = ["serve", "ingest", "live", "publish", "auth", "config.ts", ...STORAGE];
+const STORAGE = ["store", "blobs", "mail", "evaluate", "sigstore", ...BASE];
+const FLOWS = ["serve", "ingest", "live", "publish", "push", "auth", "config.ts", ...STORAGE];
 export const ALLOWED: Record<string, string[]> = {
   "app.ts": ["*"],
   "config.ts": BASE,
@@ -20,9 +20,11 @@ export const ALLOWED: Record<string, string[]> = {
   ingest: FLOWS,
   live: FLOWS,
   publish: FLOWS,
+  push: FLOWS,
   auth: FLOWS,
   store: ["config.ts", ...BASE],
   blobs: ["store", "config.ts", ...BASE],
+  mail: ["config.ts", ...BASE],
   evaluate: BASE,
   sigstore: BASE,
   domain: ["lib"],
@@ -44,7 +46,7 @@ function stageOf(url: URL): string {
 const IMPORT =
   /^\s*(?:import|export)\s[^"']*?from\s+["']([^"']+)["']|^\s*import\s+["']([^"']+)["']/gm;
 
-Deno.test("[quality] src/ imports follow the layers: http/mcp → serve/ingest/live/publish/auth → store/blobs/evaluate → domain/lib", async () => {
+Deno.test("[quality] src/ imports follow the layers: http/mcp → serve/ingest/live/publish/push/auth → store/blobs/mail/evaluate → domain/lib", async () => {
   const violations: string[] = [];
   for await (const file of sources(SRC)) {
     const stage = stageOf(file);

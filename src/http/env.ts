@@ -8,6 +8,9 @@ import type { SigningKey } from "../auth/keys.ts";
 import type { BlobStore } from "../blobs/mod.ts";
 import type { Config } from "../config.ts";
 import type { Scheduler } from "../live/scheduler.ts";
+import type { QueueConsumer } from "../live/queue.ts";
+import type { Mailer } from "../mail/mod.ts";
+import type { EventBus } from "../push/events.ts";
 import type { PublishJob } from "../domain/publish.ts";
 import type { Project } from "../domain/workspace.ts";
 import type { TxtResolver } from "../publish/dns.ts";
@@ -32,6 +35,8 @@ export interface AppDeps {
   fetch?: typeof fetch;
   /** TXT lookups for custom-domain verification (default: DNS_NAMESERVER or the system's). */
   resolver?: TxtResolver;
+  /** Outgoing email (default: from SMTP_URL, or one that says it is not configured). */
+  mailer?: Mailer;
 }
 
 /** Called after new evidence, signals or a heartbeat of a project. */
@@ -43,8 +48,13 @@ export interface Services extends AppDeps {
   keys: { tokens: SigningKey; publications: SigningKey; log: SigningKey };
   /** The evaluation layer's hook for new activity (schedules a recompute). */
   notifyActivity: ActivityListener;
-  /** Live re-evaluation: recompute now, schedule, and the queue consumer. */
+  /** Live re-evaluation: recompute now and schedule. */
   scheduler: Scheduler;
+  /** The KV queue's one consumer; each message kind's owner registers its handler. */
+  queue: QueueConsumer;
+  /** Trust events (enqueued with the change they report) handed to the push channels. */
+  events: EventBus;
+  mailer: Mailer;
   resolver: TxtResolver;
   /** Slug → project and latest publication for public reads (one second, dropped on writes). */
   publicCache: PublicCache;

@@ -14,10 +14,10 @@ import {
   enqueueRecompute,
   getPendingRecompute,
   isRecomputeMessage,
-  listenRecomputeQueue,
   type RecomputeMessage,
 } from "../store/recompute_queue.ts";
 import { getProject } from "../store/projects.ts";
+import type { QueueConsumer } from "./queue.ts";
 import { recomputeProject, type RecomputeResult } from "./recompute.ts";
 
 /** New activity is evaluated this long after it arrives, so a burst costs one recompute. */
@@ -37,14 +37,13 @@ export interface Scheduler {
   schedule(projectId: string, dueAt: number): Promise<void>;
   /** Schedules a debounced recompute after new activity. */
   notify(projectId: string): Promise<void>;
-  /** Processes queue messages until the KV closes. */
-  start(): Promise<void>;
   /** Sets the listener called after each recompute. */
   onRecomputed(listener: RecomputeListener): void;
 }
 
+/** The scheduler; it handles the queue's "recompute" messages. */
 export function createScheduler(
-  deps: { kv: Deno.Kv; blobs: BlobStore; clock: Clock; log: Logger },
+  deps: { kv: Deno.Kv; blobs: BlobStore; clock: Clock; log: Logger; queue: QueueConsumer },
 ): Scheduler {
   const { kv, clock, log } = deps;
   let listener: RecomputeListener = () => Promise.resolve();
@@ -93,11 +92,11 @@ export function createScheduler(
     }
   }
 
+  deps.queue.on("recompute", handle);
   return {
     recompute,
     schedule,
     notify: (projectId) => schedule(projectId, clock.now().getTime() + ACTIVITY_DEBOUNCE_MS),
-    start: () => listenRecomputeQueue(kv, handle),
     onRecomputed(next) {
       listener = next;
     },

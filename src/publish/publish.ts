@@ -49,6 +49,7 @@ import { getVendor } from "../store/org_profiles.ts";
 import { renderExports, verifyLinksOf } from "./exports.ts";
 import { signTrustJson } from "./sign.ts";
 import { publicUrls, trustCenterUrl } from "./urls.ts";
+import { publicationEvents } from "./events.ts";
 
 /**
  * Publishes of one project run one at a time under a lease; the pointer
@@ -294,6 +295,7 @@ async function attemptPublication(
   };
   const committed = await commitPublication(kv, latest, publication, completed, {
     slug: project.slug,
+    events: publicationEvents(deps.config, project, publication),
   });
   return committed ? { job: completed, publication } : null;
 }

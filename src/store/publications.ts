@@ -4,6 +4,8 @@
  * version with many controls keeps its `states` and `changes` in parts
  * beside it (written in the same atomic), so no value outgrows KV's 64 KiB.
  */
+import type { TrustEvent } from "../domain/events.ts";
+import { stageEvents } from "./queue.ts";
 import type { ControlState } from "../domain/control.ts";
 import type { Publication } from "../domain/publication.ts";
 import type { PublishedVersion, PublishJob } from "../domain/publish.ts";
@@ -136,7 +138,7 @@ export async function commitPublication(
   latest: Deno.KvEntryMaybe<number>,
   publication: Publication,
   job: PublishJob,
-  { slug }: { slug: string },
+  { slug, events = [] }: { slug: string; events?: readonly TrustEvent[] },
 ): Promise<boolean> {
   const { projectId, version } = publication;
   const key = publicationKey(projectId, version);
@@ -150,6 +152,7 @@ export async function commitPublication(
       .set(latestPublicationKey(projectId), version)
       .set(publishJobKey(job.projectId, job.id), job);
     parts.forEach((part, i) => op.set(publicationPartKey(projectId, version, i), part));
+    stageEvents(op, events);
     if ((await op.commit()).ok) return true;
     const now = await getLatestPublicationEntry(kv, projectId);
     if (now.versionstamp !== latest.versionstamp) return false;

@@ -54,11 +54,3 @@ export async function clearPendingRecompute(
     await kv.atomic().check(pending).delete(pending.key).commit();
   }
 }
-
-/** Hands every queue message to `handler` until the KV closes. */
-export function listenRecomputeQueue(
-  kv: Deno.Kv,
-  handler: (message: unknown) => Promise<void>,
-): Promise<void> {
-  return kv.listenQueue(handler);
-}

@@ -2,6 +2,8 @@
  * An organization's subprocessors and their history. Each write commits the record and
  * its history entry in one atomic operation, so the history never misses or invents a
  * change; the count check rides on the same operation through a per-organization marker.
+ * The same operation enqueues the `subprocessor.changed` trust event (the public entry,
+ * without who made it).
  */
 import { conflict, notFound } from "../domain/errors.ts";
 import {
@@ -13,6 +15,8 @@ import {
   type UpdateSubprocessorRequest,
 } from "../domain/subprocessors.ts";
 import { badRequest } from "../domain/errors.ts";
+import { type TrustEvent, trustEvent } from "../domain/events.ts";
+import { stageEvents } from "./queue.ts";
 import {
   subprocessorEventKey,
   subprocessorEventsPrefix,
@@ -26,6 +30,18 @@ const MAX_ATTEMPTS = 10;
 export interface SubprocessorActor {
   userId: string;
   email: string | null;
+}
+
+/** The trust event of a history entry: what subscribers and webhooks are told. */
+function changedEvent(organizationId: string, change: SubprocessorChange): TrustEvent {
+  const { actor: _actor, ...entry } = change;
+  return trustEvent({
+    type: "subprocessor.changed",
+    timestamp: change.at,
+    organizationId,
+    projectId: null,
+    data: entry,
+  });
 }
 
 function fields(s: Subprocessor) {
@@ -111,12 +127,12 @@ export async function addSubprocessor(
   const key = subprocessorKey(organizationId, subprocessor.id);
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
     const eventKey = await nextEventKey(kv, organizationId);
-    const result = await kv.atomic()
+    const op = kv.atomic()
       .check({ key, versionstamp: null }, { key: eventKey, versionstamp: null })
       .set(key, subprocessor)
-      .set(eventKey, event)
-      .commit();
-    if (result.ok) return subprocessor;
+      .set(eventKey, event);
+    stageEvents(op, [changedEvent(organizationId, event)]);
+    if ((await op.commit()).ok) return subprocessor;
   }
   throw conflict("The subprocessors kept changing while this one was being saved; please retry");
 }
@@ -135,6 +151,7 @@ async function modify(
     if (!event) return entry.value;
     const eventKey = await nextEventKey(kv, organizationId);
     const op = kv.atomic().check(entry, { key: eventKey, versionstamp: null }).set(eventKey, event);
+    stageEvents(op, [changedEvent(organizationId, event)]);
     if (next) op.set(key, next);
     else op.delete(key);
     if ((await op.commit()).ok) return next ?? entry.value;

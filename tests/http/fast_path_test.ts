@@ -1,6 +1,8 @@
 import assert from "node:assert/strict";
 import { latestTrustJson } from "../../src/serve/bodies.ts";
 import { createFastPath } from "../../src/serve/fast_path.ts";
+import { createArtifactCache } from "../../src/serve/artifacts.ts";
+import { createPublicCache } from "../../src/serve/public_cache.ts";
 import { createTestApp, TEST_BASE_URL } from "../support/app.ts";
 import { publishVersion, workspace } from "../support/fixtures.ts";
 
@@ -17,18 +19,23 @@ Deno.test("[http] trust.json fast path: answers from memory exactly as the route
   const ws = await workspace(ctx, "alice", { projectSlug: "acme", visibility: "public" });
   await publishVersion(ctx, ws);
 
-  // A fast path of its own, over the test's services: nothing is in their caches yet.
-  const fastPath = createFastPath(ctx.services);
-  const request = (url: string, init?: RequestInit) => new Request(url, init);
-
   // The publish dropped the app's own cache, so this first read goes through the router.
   const routed = await described(await ctx.call("GET", PATH));
   assert.equal(routed.status, 200);
 
+  // A fast path of its own, over caches of its own: nothing is in them yet.
+  const services = {
+    ...ctx.services,
+    publicCache: createPublicCache(),
+    artifacts: createArtifactCache(),
+  };
+  const fastPath = createFastPath(services);
+  const request = (url: string, init?: RequestInit) => new Request(url, init);
+
   await t.step("a cold cache declines", async () => {
     assert.equal(fastPath(request(`${TEST_BASE_URL}${PATH}`)), null);
     // A read through these services fills both caches: the view of the slug and the bytes.
-    await latestTrustJson(ctx.services, "acme");
+    await latestTrustJson(services, "acme");
   });
 
   await t.step("warm: the same status, headers and bytes as the routed answer", async () => {
@@ -95,8 +102,8 @@ Deno.test("[http] trust.json fast path: answers from memory exactly as the route
       await res.body?.cancel();
       // The PATCH went through the app's own services; this instance learns it the way a second
       // instance would, from KV once its cached view is dropped.
-      ctx.services.publicCache.invalidate();
-      await ctx.services.publicCache.get(ctx.kv, "acme");
+      services.publicCache.invalidate();
+      await services.publicCache.get(ctx.kv, "acme");
       assert.equal(fastPath(request(`${TEST_BASE_URL}${PATH}`)), null);
     },
   );

@@ -10,6 +10,7 @@ import { createKvBlobStore } from "../../src/blobs/kv.ts";
 import type { BlobStore } from "../../src/blobs/mod.ts";
 import { type Config, loadConfig } from "../../src/config.ts";
 import type { AppEnv, Services } from "../../src/http/env.ts";
+import type { Mailer } from "../../src/mail/mod.ts";
 import { fakeClock } from "../../src/lib/clock.ts";
 import { memoryLogger } from "../../src/lib/log.ts";
 
@@ -34,7 +35,13 @@ export interface TestApp {
 }
 
 export async function createTestApp(
-  options: { env?: Record<string, string>; blobs?: (kv: Deno.Kv) => BlobStore } = {},
+  options: {
+    env?: Record<string, string>;
+    blobs?: (kv: Deno.Kv) => BlobStore;
+    mailer?: Mailer;
+    /** Consume the KV queue (trust events, deliveries, recomputes) until disposed. */
+    queue?: boolean;
+  } = {},
 ): Promise<TestApp> {
   const kv = await Deno.openKv(":memory:");
   const clock = fakeClock(new Date("2026-11-01T12:00:00Z"));
@@ -46,9 +53,11 @@ export async function createTestApp(
     blobs: options.blobs?.(kv) ?? createKvBlobStore(kv),
     clock,
     log,
+    mailer: options.mailer,
   };
-  const app = await createApp(deps);
   const services = await createServices(deps);
+  const app = await createApp(deps, { services });
+  const consumer = options.queue ? services.queue.start() : null;
   const tokenFor = (sub: string, claims: { email?: string; name?: string } = {}) =>
     signAccessToken(services.keys.tokens, {
       issuer: config.auth.issuer,
@@ -80,7 +89,11 @@ export async function createTestApp(
     log,
     tokenFor,
     call,
-    [Symbol.asyncDispose]: () => Promise.resolve(kv.close()),
+    async [Symbol.asyncDispose]() {
+      kv.close();
+      // Closing the KV ends the consumer's loop.
+      await consumer?.catch(() => {});
+    },
   };
 }
 
