@@ -4,11 +4,18 @@
  * negotiated format. What they serve is resolved in src/serve.
  */
 import type { Context } from "hono";
-import { respondWithArtifact, type Wrap } from "../serve/artifacts.ts";
+import {
+  artifactHeaders,
+  ifNoneMatchHits,
+  respondWithArtifact,
+  type Wrap,
+} from "../serve/artifacts.ts";
+import { latestPageWithLiveBlock } from "../serve/live_sections.ts";
 import { PROFILE_ENVELOPE } from "../serve/bodies.ts";
 import { publicPublication } from "../serve/public_read.ts";
 import { JSON_TYPE, MARKDOWN_TYPE, PUBLIC_CACHE, trustPageHeaders } from "../serve/headers.ts";
 import type { Artifact, Publication } from "../domain/publication.ts";
+import type { Project } from "../domain/workspace.ts";
 import type { AppEnv } from "./env.ts";
 import { wantsMarkdown } from "./negotiation.ts";
 
@@ -48,29 +55,33 @@ export async function serveLatestArtifact(
 
 /**
  * The latest profile in the negotiated format: HTML for browsers, Markdown
- * for agents (`Accept: text/markdown`), the JSON envelope otherwise.
+ * for agents (`Accept: text/markdown`), the JSON envelope otherwise. The HTML and Markdown
+ * pages carry the live block (src/serve/live_sections.ts) after the published page.
  */
 export async function serveLatestProfile(
   c: Context<AppEnv>,
-  publication: Publication,
+  latest: { project: Project; publication: Publication },
   format: "json" | "html" | "md" | undefined,
 ): Promise<Response> {
+  const { publication } = latest;
   const accept = c.req.header("accept") ?? "";
   const chosen = format ??
     (wantsMarkdown(c) ? "md" : /text\/html/i.test(accept) ? "html" : "json");
   const base = { "cache-control": PUBLIC_CACHE, vary: "Accept" };
-  if (chosen === "html") {
-    return await serveArtifact(c, publication.artifacts.html, {
-      headers: { ...base, ...trustPageHeaders(publication.htmlCsp) },
+  if (chosen === "json") {
+    return await serveArtifact(c, publication.artifacts.trustJson, {
+      headers: { ...base, "content-type": JSON_TYPE },
+      wrap: PROFILE_ENVELOPE,
     });
   }
-  if (chosen === "md") {
-    return await serveArtifact(c, publication.artifacts.markdown, {
-      headers: { ...base, "content-type": MARKDOWN_TYPE },
-    });
-  }
-  return await serveArtifact(c, publication.artifacts.trustJson, {
-    headers: { ...base, "content-type": JSON_TYPE },
-    wrap: PROFILE_ENVELOPE,
+  const { services } = c.var;
+  const { bytes, etag, csp } = await latestPageWithLiveBlock({ ...services, ...latest }, chosen);
+  const { ok, notModified } = artifactHeaders(etag, {
+    ...base,
+    ...(chosen === "html" ? trustPageHeaders(csp) : { "content-type": MARKDOWN_TYPE }),
   });
+  if (ifNoneMatchHits(c.req.header("if-none-match"), etag)) {
+    return new Response(null, { status: 304, headers: notModified });
+  }
+  return new Response(bytes, { status: 200, headers: ok });
 }

@@ -66,11 +66,15 @@ export async function listSubprocessors(
 export async function listSubprocessorHistory(
   kv: Deno.Kv,
   organizationId: string,
+  options: { limit?: number } = {},
 ): Promise<SubprocessorChange[]> {
   const events: SubprocessorChange[] = [];
   const iter = kv.list<SubprocessorChange>(
     { prefix: subprocessorEventsPrefix(organizationId) },
-    { reverse: true, limit: MAX_SUBPROCESSOR_EVENTS },
+    {
+      reverse: true,
+      limit: Math.min(options.limit ?? MAX_SUBPROCESSOR_EVENTS, MAX_SUBPROCESSOR_EVENTS),
+    },
   );
   for await (const entry of iter) events.push(entry.value);
   return events;

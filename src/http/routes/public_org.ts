@@ -18,12 +18,13 @@ import { publicSubprocessors } from "../../serve/subprocessors.ts";
 import { OrgSlugParams, PublicSubprocessors } from "../../domain/subprocessors.ts";
 import type { Context } from "hono";
 import type { AppEnv } from "../env.ts";
-import { trustPageHeaders } from "../../serve/headers.ts";
+import { JSON_TYPE, PUBLIC_CACHE, trustPageHeaders } from "../../serve/headers.ts";
+import { PROFILE_ENVELOPE } from "../../serve/bodies.ts";
 import { publicationByDomain } from "../../serve/public_read.ts";
 import { createRouter } from "../env.ts";
 import { wantsMarkdown } from "../negotiation.ts";
 import { documentedJson, errors, json } from "../openapi.ts";
-import { publicHeaders, serveLatestProfile } from "../public_responses.ts";
+import { publicHeaders, serveArtifact } from "../public_responses.ts";
 
 /** The profile of a verified custom domain, mounted at /trust/domains. */
 export const trustDomainRoutes = createRouter();
@@ -54,7 +55,10 @@ trustDomainRoutes.openapi(
   }),
   async (c) => {
     const publication = await publicationByDomain(c.var.services.kv, c.req.valid("param").domain);
-    const response = await serveLatestProfile(c, publication, "json");
+    const response = await serveArtifact(c, publication.artifacts.trustJson, {
+      headers: { "cache-control": PUBLIC_CACHE, vary: "Accept", "content-type": JSON_TYPE },
+      wrap: PROFILE_ENVELOPE,
+    });
     return documentedJson(PublishedTrustProfileResponse, response);
   },
 );

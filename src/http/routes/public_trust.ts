@@ -57,8 +57,7 @@ publicTrustRoutes.openapi(
     const raw = c.req.valid("param").projectSlug;
     const suffix = raw.match(/\.(md|html)$/)?.[1] as "md" | "html" | undefined;
     const slug = suffix ? raw.slice(0, -suffix.length - 1) : raw;
-    const { publication } = await publicPublication(c.var.services, slug);
-    return await serveLatestProfile(c, publication, suffix);
+    return await serveLatestProfile(c, await publicPublication(c.var.services, slug), suffix);
   },
 );
 

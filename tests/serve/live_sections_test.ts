@@ -1,0 +1,78 @@
+import assert from "node:assert/strict";
+import { Html } from "../../src/lib/html.ts";
+import {
+  insertLiveBlock,
+  liveCsp,
+  type LiveSection,
+  renderLiveBlock,
+} from "../../src/serve/live_sections.ts";
+import { trustPageCsp } from "../../src/publish/render/_style.ts";
+import { createTestApp } from "../support/app.ts";
+import { publishVersion, workspace } from "../support/fixtures.ts";
+
+const HTML = { accept: "text/html" };
+
+Deno.test("[serve] the latest trust page carries the live block; versioned pages stay as published", async () => {
+  await using ctx = await createTestApp();
+  const ws = await workspace(ctx, "owner", { projectSlug: "acme", visibility: "public" });
+  await publishVersion(ctx, ws);
+  const before = await ctx.call("GET", "/trust/acme", { headers: HTML });
+  const beforeText = await before.text();
+  assert.equal(beforeText.includes("live-subprocessors-title"), false);
+
+  const added = await ctx.call("POST", `/organizations/${ws.organization.id}/subprocessors`, {
+    token: ws.token,
+    json: {
+      name: "<b>Mail</b> & Co",
+      purpose: "Email",
+      location: "EU",
+      website: "https://mail.example",
+    },
+  });
+  assert.equal(added.status, 201);
+  const after = await ctx.call("GET", "/trust/acme", { headers: HTML });
+  const text = await after.text();
+  assert.match(text, /id="live-subprocessors-title"/);
+  assert.match(text, /lists 1 subprocessor: &lt;b&gt;Mail&lt;\/b&gt; &amp; Co\./);
+  assert.ok(text.indexOf("live-subprocessors-title") < text.lastIndexOf("</main>"));
+  assert.notEqual(after.headers.get("etag"), before.headers.get("etag"));
+  assert.equal(after.headers.get("content-security-policy"), trustPageCsp());
+
+  const again = await ctx.call("GET", "/trust/acme", {
+    headers: { ...HTML, "if-none-match": after.headers.get("etag")! },
+  });
+  assert.equal(again.status, 304);
+
+  const md = await (await ctx.call("GET", "/trust/acme.md")).text();
+  assert.match(md, /## Subprocessors\n\n.*lists 1 subprocessor/);
+
+  const versioned = await ctx.call("GET", "/trust/acme/versions/1/index.html");
+  assert.equal(versioned.status, 200);
+  assert.equal(await versioned.text(), beforeText);
+});
+
+Deno.test("[serve] a section's styles and forms widen the CSP by exactly what they need", async () => {
+  const section: LiveSection = {
+    id: "form",
+    render: () =>
+      Promise.resolve({
+        html: new Html(`<form method="post" action="https://trust.example/x"></form>`),
+        markdown: "## Form",
+        styles: [".live form{display:grid}"],
+        formActions: ["https://trust.example/x", "https://trust.example/y"],
+      }),
+  };
+  const empty: LiveSection = { id: "empty", render: () => Promise.resolve(null) };
+  const block = await renderLiveBlock({} as never, [section, empty]);
+  const csp = liveCsp(trustPageCsp(), block);
+  assert.match(csp, /form-action https:\/\/trust\.example(;|$)/);
+  assert.equal(csp.split("'sha256-").length - 1, 2);
+  assert.match(block.html, /<style>\.live form\{display:grid\}<\/style>/);
+  const page = new TextEncoder().encode("<main>published</main><footer></footer>");
+  const joined = new TextDecoder().decode(insertLiveBlock(page, block));
+  assert.match(joined, /^<main>published\s*<div class="live"[\s\S]*<\/main><footer><\/footer>$/);
+
+  const none = await renderLiveBlock({} as never, [empty]);
+  assert.equal(none.html, "");
+  assert.equal(liveCsp(trustPageCsp(), none), trustPageCsp());
+});
