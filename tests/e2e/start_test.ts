@@ -5,6 +5,7 @@
 import assert from "node:assert/strict";
 import { login, signUp } from "../support/builtin_login.ts";
 import { freePort, startService } from "../support/process.ts";
+import { startSmtpServer } from "../support/smtp.ts";
 
 Deno.test("[e2e] start: prints the setup link, keeps data across a restart", async (t) => {
   const dir = await Deno.makeTempDir();
@@ -18,6 +19,7 @@ Deno.test("[e2e] start: prints the setup link, keeps data across a restart", asy
       const service = startService(env);
       try {
         await service.waitFor(/listening on http:\/\/127\.0\.0\.1:\d+/);
+        await service.waitFor(/^Email: not configured \(set SMTP_URL\)/);
         setupUrl = (await service.waitFor(/\/signup\?setup=/)).trim();
         assert.ok(setupUrl.startsWith(`${base}/signup?setup=`));
         const health = await fetch(`${base}/health`);
@@ -33,8 +35,15 @@ Deno.test("[e2e] start: prints the setup link, keeps data across a restart", asy
     await t.step(
       "after a restart the account is still there and no setup link is printed",
       async () => {
-        const service = startService(env);
+        await using smtp = await startSmtpServer();
+        const service = startService({
+          ...env,
+          SMTP_URL: smtp.url.replace("smtp://", "smtp://mailer:hunter2-secret@"),
+        });
         try {
+          // Where mail goes is said at start, never the credentials in SMTP_URL.
+          const email = await service.waitFor(/^Email: /);
+          assert.equal(email.trim(), `Email: sending through ${smtp.url}`);
           const line = await service.waitFor(/Dashboard: /);
           assert.match(line, new RegExp(`${base}/dashboard/`));
           assert.ok(!service.lines.some((l) => l.includes("setup=")));
@@ -43,6 +52,7 @@ Deno.test("[e2e] start: prints the setup link, keeps data across a restart", asy
             headers: { authorization: `Bearer ${tokens.access_token}` },
           });
           assert.equal((await me.json()).user.email, account.email);
+          assert.ok(!service.lines.some((l) => l.includes("hunter2-secret")));
         } finally {
           await service.stop();
         }
