@@ -4,7 +4,7 @@
  * environment.
  */
 import assert from "node:assert/strict";
-import { startTestServer } from "../support/server.ts";
+import { bootstrapAcme, jsonApi, startTestServer } from "../support/server.ts";
 
 interface Run {
   code: number;
@@ -15,21 +15,8 @@ interface Run {
 Deno.test("[e2e] collector CLI served at /collector.ts: heartbeat, evidence, signals", async (t) => {
   await using server = await startTestServer();
   const token = await server.tokenFor("alice");
-  const api = async (method: string, path: string, body?: unknown) => {
-    const res = await fetch(`${server.baseUrl}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    return { status: res.status, json: await res.json() };
-  };
-  const boot = await api("POST", "/onboarding/bootstrap", {
-    workspaceName: "Acme",
-    projectName: "Acme Cloud",
-    projectSlug: "acme",
-    projectVisibility: "public",
-  });
-  const projectId: string = boot.json.project.id;
+  const api = jsonApi(server.baseUrl, token);
+  const projectId = await bootstrapAcme(api);
   const created = await api("POST", `/projects/${projectId}/collectors`, { name: "ci" });
   const collectorId: string = created.json.collector.id;
   const secret: string = created.json.secret.value;

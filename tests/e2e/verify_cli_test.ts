@@ -9,7 +9,7 @@ import { createKvBlobStore, type KvBlobMeta } from "../../src/blobs/kv.ts";
 import type { Publication } from "../../src/domain/publication.ts";
 import { sha256HexSync } from "../../src/lib/hash.ts";
 import { getPublication } from "../../src/store/publications.ts";
-import { startTestServer, type TestServer } from "../support/server.ts";
+import { bootstrapAcme, jsonApi, startTestServer, type TestServer } from "../support/server.ts";
 
 interface Run {
   code: number;
@@ -51,21 +51,8 @@ Deno.test("[e2e] verifier kit served at /verify.ts: verifies a profile, then cat
   const baseUrl = server.baseUrl;
   try {
     const token = await server.tokenFor("alice");
-    const api = async (method: string, path: string, body?: unknown) => {
-      const res = await fetch(`${server.baseUrl}${path}`, {
-        method,
-        headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      });
-      return { status: res.status, json: await res.json() };
-    };
-    const boot = await api("POST", "/onboarding/bootstrap", {
-      workspaceName: "Acme",
-      projectName: "Acme Cloud",
-      projectSlug: "acme",
-      projectVisibility: "public",
-    });
-    const projectId: string = boot.json.project.id;
+    const api = jsonApi(server.baseUrl, token);
+    const projectId = await bootstrapAcme(api);
     const publish = async () => {
       const res = await api("POST", `/projects/${projectId}/publish`);
       assert.equal(res.status, 201);

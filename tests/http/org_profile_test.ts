@@ -1,33 +1,13 @@
 import assert from "node:assert/strict";
-import { createTestApp, snapshotKv, type TestApp } from "../support/app.ts";
+import { createTestApp, snapshotKv } from "../support/app.ts";
+import { team } from "../support/fixtures.ts";
 
 const fixture = (name: string) =>
   Deno.readFileSync(new URL(`../fixtures/logos/${name}`, import.meta.url));
 
-async function workspace(ctx: TestApp) {
-  const owner = await ctx.tokenFor("owner", { email: "owner@acme.test" });
-  const member = await ctx.tokenFor("member", { email: "member@acme.test" });
-  const stranger = await ctx.tokenFor("stranger", { email: "stranger@else.test" });
-  const res = await ctx.call("POST", "/onboarding/bootstrap", {
-    token: owner,
-    json: { workspaceName: "Acme", projectName: "Acme Cloud", projectVisibility: "public" },
-  });
-  const { organization } = await res.json();
-  const invited = await ctx.call("POST", `/organizations/${organization.id}/invitations`, {
-    token: owner,
-    json: { email: "member@acme.test", role: "member" },
-  });
-  const token = new URL((await invited.json()).acceptUrl).hash.slice("#invitation=".length);
-  const accepted = await ctx.call("POST", `/invitations/${token}/accept`, { token: member });
-  assert.equal(accepted.status, 200);
-  // Users are recorded on first sight of their token; see the stranger before any snapshot.
-  assert.equal((await ctx.call("GET", "/me", { token: stranger })).status, 200);
-  return { owner, member, stranger, orgId: organization.id as string };
-}
-
 Deno.test("[http] organization profile: members read, owners change, refusals change nothing", async (t) => {
   await using ctx = await createTestApp();
-  const { owner, member, stranger, orgId } = await workspace(ctx);
+  const { owner, member, stranger, orgId } = await team(ctx);
   const path = `/organizations/${orgId}/profile`;
 
   await t.step("an unset profile reads as nulls, for owners and members", async () => {
@@ -109,7 +89,7 @@ Deno.test("[http] organization profile: members read, owners change, refusals ch
 
 Deno.test("[http] organization logo: sniffed, limited, served strictly", async (t) => {
   await using ctx = await createTestApp();
-  const { owner, member, stranger, orgId } = await workspace(ctx);
+  const { owner, member, stranger, orgId } = await team(ctx);
   const path = `/organizations/${orgId}/logo`;
   const put = (token: string | undefined, body: Uint8Array, type = "image/png") =>
     ctx.call("PUT", path, { token, body: body as BodyInit, headers: { "content-type": type } });

@@ -1,33 +1,6 @@
 import assert from "node:assert/strict";
-import { createTestApp, snapshotKv, TEST_BASE_URL, type TestApp } from "../support/app.ts";
-
-async function workspace(ctx: TestApp) {
-  const owner = await ctx.tokenFor("owner", { email: "owner@acme.test" });
-  const member = await ctx.tokenFor("member", { email: "member@acme.test" });
-  const stranger = await ctx.tokenFor("stranger", { email: "stranger@else.test" });
-  const res = await ctx.call("POST", "/onboarding/bootstrap", {
-    token: owner,
-    json: { workspaceName: "Acme", projectName: "Acme Cloud", projectVisibility: "public" },
-  });
-  const { organization } = await res.json();
-  const invited = await ctx.call("POST", `/organizations/${organization.id}/invitations`, {
-    token: owner,
-    json: { email: "member@acme.test", role: "member" },
-  });
-  const token = new URL((await invited.json()).acceptUrl).hash.slice("#invitation=".length);
-  assert.equal(
-    (await ctx.call("POST", `/invitations/${token}/accept`, { token: member })).status,
-    200,
-  );
-  assert.equal((await ctx.call("GET", "/me", { token: stranger })).status, 200);
-  return {
-    owner,
-    member,
-    stranger,
-    orgId: organization.id as string,
-    orgSlug: organization.slug as string,
-  };
-}
+import { createTestApp, snapshotKv, TEST_BASE_URL } from "../support/app.ts";
+import { team } from "../support/fixtures.ts";
 
 const AWS = {
   name: "Amazon Web Services",
@@ -44,7 +17,7 @@ const EVIL = {
 
 Deno.test("[http] subprocessors: owners change, members read, history and public list", async (t) => {
   await using ctx = await createTestApp();
-  const { owner, member, stranger, orgId, orgSlug } = await workspace(ctx);
+  const { owner, member, stranger, orgId, orgSlug } = await team(ctx);
   const path = `/organizations/${orgId}/subprocessors`;
   const publicPath = `/public/trust/${orgSlug}/subprocessors`;
   let awsId = "";

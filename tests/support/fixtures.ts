@@ -83,3 +83,54 @@ export function sbomPayload(seed: number, bytes = 1024): Record<string, unknown>
     }],
   };
 }
+
+/** An organization with an owner, a member who accepted an invitation, and a stranger. */
+export interface Team {
+  owner: string;
+  member: string;
+  stranger: string;
+  orgId: string;
+  orgSlug: string;
+  /** The organization's first project (public unless asked otherwise). */
+  project: { id: string; slug: string };
+}
+
+/**
+ * Bootstraps "Acme" for `owner`, invites and accepts `member`, and has `stranger` seen once,
+ * so a KV snapshot taken afterwards is not disturbed by a user's first request.
+ */
+export async function team(
+  ctx: TestApp,
+  options: { visibility?: "private" | "public" } = {},
+): Promise<Team> {
+  const owner = await ctx.tokenFor("owner", { email: "owner@acme.test" });
+  const member = await ctx.tokenFor("member", { email: "member@acme.test" });
+  const stranger = await ctx.tokenFor("stranger", { email: "stranger@else.test" });
+  const res = await ctx.call("POST", "/onboarding/bootstrap", {
+    token: owner,
+    json: {
+      workspaceName: "Acme",
+      projectName: "Acme Cloud",
+      projectVisibility: options.visibility ?? "public",
+    },
+  });
+  if (res.status !== 201) throw new Error(`bootstrap failed: ${await res.text()}`);
+  const { organization, project } = await res.json();
+  const invited = await ctx.call("POST", `/organizations/${organization.id}/invitations`, {
+    token: owner,
+    json: { email: "member@acme.test", role: "member" },
+  });
+  const token = new URL((await invited.json()).acceptUrl).hash.slice("#invitation=".length);
+  const accepted = await ctx.call("POST", `/invitations/${token}/accept`, { token: member });
+  if (accepted.status !== 200) throw new Error(`accept failed: ${await accepted.text()}`);
+  const seen = await ctx.call("GET", "/me", { token: stranger });
+  if (seen.status !== 200) throw new Error(`GET /me failed: ${await seen.text()}`);
+  return {
+    owner,
+    member,
+    stranger,
+    orgId: organization.id,
+    orgSlug: organization.slug,
+    project: { id: project.id, slug: project.slug },
+  };
+}

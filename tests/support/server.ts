@@ -83,3 +83,35 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     throw error;
   }
 }
+
+/** A JSON call to a running service with a bearer token: its status and parsed body. */
+export type JsonApi = (
+  method: string,
+  path: string,
+  body?: unknown,
+  // deno-lint-ignore no-explicit-any
+) => Promise<{ status: number; json: any }>;
+
+/** JSON calls to `baseUrl` as the holder of `token`. */
+export function jsonApi(baseUrl: string, token: string): JsonApi {
+  return async (method, path, body) => {
+    const res = await fetch(`${baseUrl}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    return { status: res.status, json: await res.json() };
+  };
+}
+
+/** Bootstraps the "Acme" workspace with the public project `acme`; its project id. */
+export async function bootstrapAcme(api: JsonApi): Promise<string> {
+  const boot = await api("POST", "/onboarding/bootstrap", {
+    workspaceName: "Acme",
+    projectName: "Acme Cloud",
+    projectSlug: "acme",
+    projectVisibility: "public",
+  });
+  if (boot.status !== 201) throw new Error(`bootstrap failed: ${JSON.stringify(boot.json)}`);
+  return boot.json.project.id;
+}
