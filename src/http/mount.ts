@@ -35,6 +35,8 @@ import { sigstoreIdentityRoutes } from "./routes/sigstore_identities.ts";
 import { trustExportRoutes } from "./routes/trust_exports.ts";
 import { trustHistoryRoutes } from "./routes/trust_history.ts";
 import { trustVersionRoutes } from "./routes/trust_versions.ts";
+import { trustUpdateRoutes } from "./routes/trust_updates.ts";
+import { updateRoutes } from "./routes/updates.ts";
 import { wellKnownRoutes } from "./routes/well_known.ts";
 
 /** Mounts every sub-app on `app`; the built-in identity provider only in builtin mode. */
@@ -51,6 +53,7 @@ export function mountRoutes(app: OpenAPIHono<AppEnv>, config: Config): void {
   app.route("/trust", publicTrustRoutes);
   app.route("/trust", trustVersionRoutes);
   app.route("/trust", trustHistoryRoutes);
+  app.route("/trust", trustUpdateRoutes);
   app.route("/trust", trustExportRoutes);
   app.route("/log", logRoutes);
   app.route("/trust", securityTxtRoutes);
@@ -70,6 +73,7 @@ export function mountRoutes(app: OpenAPIHono<AppEnv>, config: Config): void {
   app.route("/", ingestRoutes);
   app.route("/", publishRoutes);
   app.route("/", domainRoutes);
+  app.route("/", updateRoutes);
   if (config.auth.mode === "builtin") {
     app.route("/", oauthRoutes);
     app.route("/", signupRoutes);

@@ -11,6 +11,11 @@ export function publicUrls(config: Pick<Config, "baseUrl">, slug: string) {
     trustJson: `${page}/trust.json`,
     jws: `${page}/trust.json.jws`,
     feed: `${page}/feed.xml`,
+    updates: `${page}/updates`,
+    updatesHtml: `${page}/updates.html`,
+    updatesMarkdown: `${page}/updates.md`,
+    /** One update's page (HTML by negotiation; `.md` for Markdown). */
+    update: (id: string) => `${page}/updates/${id}`,
     versions: `${page}/versions`,
     versionsHtml: `${page}/versions.html`,
     versionsMarkdown: `${page}/versions.md`,

@@ -18,6 +18,7 @@ import { Html, html } from "../lib/html.ts";
 import { cssHash, trustPageCsp } from "../publish/render/_style.ts";
 import type { ArtifactCache } from "./artifacts.ts";
 import { subprocessorsSection } from "./live/subprocessors.ts";
+import { updatesSection } from "./live/updates.ts";
 
 /** What a section is rendered from. */
 export interface LiveContext {
@@ -44,7 +45,10 @@ export interface LiveSection {
 }
 
 /** The live sections, in page order. */
-export const LIVE_SECTIONS: readonly LiveSection[] = [subprocessorsSection];
+export const LIVE_SECTIONS: readonly LiveSection[] = [
+  updatesSection,
+  subprocessorsSection,
+];
 
 /** The rendered block, ready to insert, with what it needs from the CSP. */
 export interface LiveBlock {

@@ -164,3 +164,17 @@ export const subprocessorEventKey = (organizationId: string, sequence: number) =
   ["subprocessor_events", organizationId, sequence] as const;
 export const subprocessorEventsPrefix = (organizationId: string) =>
   ["subprocessor_events", organizationId] as const;
+
+/** A project's updates (incidents, advisories, changes), by id. */
+export const updateKey = (projectId: string, id: string) => ["updates", projectId, id] as const;
+export const updatesPrefix = (projectId: string) => ["updates", projectId] as const;
+/** A project's updates by the time they were posted (ids): lists newest first. */
+export const updateByPostedKey = (projectId: string, postedAt: string, id: string) =>
+  ["updates_by_posted", projectId, postedAt, id] as const;
+export const updatesByPostedPrefix = (projectId: string) =>
+  ["updates_by_posted", projectId] as const;
+/** A project's incidents not yet resolved (ids), by the time they were posted. */
+export const openIncidentKey = (projectId: string, postedAt: string, id: string) =>
+  ["updates_open_incidents", projectId, postedAt, id] as const;
+export const openIncidentsPrefix = (projectId: string) =>
+  ["updates_open_incidents", projectId] as const;

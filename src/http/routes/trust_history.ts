@@ -10,10 +10,13 @@ import {
   IMMUTABLE_CACHE,
   JSON_TYPE,
   MARKDOWN_TYPE,
+  PUBLIC_CACHE,
   trustJsonHeaders,
   trustPageHeaders,
 } from "../../serve/headers.ts";
 import { publicVersion } from "../../serve/public_read.ts";
+import { artifactHeaders, ifNoneMatchHits } from "../../serve/artifacts.ts";
+import { latestFeed } from "../../serve/feed.ts";
 import { EXPORT_FILES, type ExportName } from "../../publish/exports.ts";
 import { createRouter } from "../env.ts";
 import { errors, json } from "../openapi.ts";
@@ -122,7 +125,9 @@ trustHistoryRoutes.openapi(
     path: "/{projectSlug}/feed.xml",
     operationId: "getTrustFeed",
     tags,
-    summary: "Atom feed: one entry per published version, with its state changes",
+    summary: "Atom feed: one entry per published version and per update",
+    description:
+      "Each published version with its state changes, and the project's latest updates (incidents, advisories, changes; an update's entry is updated when it is edited or resolved), newest first by `updated`.",
     request: { params: SlugParams },
     responses: {
       200: { content: { "application/atom+xml": { schema: z.string() } }, description: "Atom 1.0" },
@@ -131,10 +136,15 @@ trustHistoryRoutes.openapi(
     },
   }),
   async (c) => {
-    return await serveLatestArtifact(c, c.req.valid("param").projectSlug, {
-      pick: (publication) => publication.artifacts.feed,
-      type: "application/atom+xml; charset=utf-8",
+    const { bytes, etag } = await latestFeed(c.var.services, c.req.valid("param").projectSlug);
+    const { ok, notModified } = artifactHeaders(etag, {
+      "content-type": "application/atom+xml; charset=utf-8",
+      "cache-control": PUBLIC_CACHE,
     });
+    if (ifNoneMatchHits(c.req.header("if-none-match"), etag)) {
+      return new Response(null, { status: 304, headers: notModified });
+    }
+    return new Response(bytes, { status: 200, headers: ok });
   },
 );
 

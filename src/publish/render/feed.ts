@@ -95,3 +95,84 @@ export function renderAtomFeed(input: AtomFeedInput): string {
     "",
   ].join("\n");
 }
+
+/** An update as the feed shows it (posted and, once resolved, updated). */
+export interface FeedUpdate {
+  id: string;
+  kind: "incident" | "advisory" | "change";
+  title: string;
+  url: string;
+  bodyHtml: string;
+  postedAt: string;
+  updatedAt: string;
+  resolvedAt: string | null;
+}
+
+/** One feed entry, with its `updated` time to order by. */
+export interface FeedEntry {
+  updated: string;
+  xml: string;
+}
+
+const KIND_TITLES = { incident: "Incident", advisory: "Advisory", change: "Change" } as const;
+
+/**
+ * The entry of an update: titled "Incident: …" (with "(resolved)" once it is), `published`
+ * when posted and `updated` at its last edit or resolution, so a feed reader shows the
+ * resolution as a change of the same entry. Its content is the rendered body (type="html").
+ */
+export function updateFeedEntry(
+  input: { pageUrl: string; slug: string },
+  update: FeedUpdate,
+): FeedEntry {
+  const posted = utc(update.postedAt);
+  const updated = utc(update.updatedAt);
+  const status = update.resolvedAt ? ` (resolved ${utc(update.resolvedAt)})` : "";
+  const title = `${KIND_TITLES[update.kind]}: ${update.title}${
+    update.resolvedAt ? " (resolved)" : ""
+  }`;
+  const content = `<p>${text(`${KIND_TITLES[update.kind]}${status}`)}</p>${
+    xmlSafe(update.bodyHtml)
+  }`;
+  const xml = [
+    "  <entry>",
+    `    <id>${
+      text(tagUri(input.pageUrl, posted, `trust/${input.slug}/updates/${update.id}`))
+    }</id>`,
+    `    <title>${text(title)}</title>`,
+    `    <updated>${updated}</updated>`,
+    `    <published>${posted}</published>`,
+    `    <link rel="alternate" type="text/html" href="${text(update.url)}"/>`,
+    `    <content type="html">${escapeHtml(content)}</content>`,
+    "  </entry>",
+  ].join("\n");
+  return { updated, xml };
+}
+
+const ENTRY = /^ {2}<entry>\n[\s\S]*?\n {2}<\/entry>$/gm;
+const UPDATED = /<updated>([^<]+)<\/updated>/;
+
+/**
+ * A feed rendered by {@linkcode renderAtomFeed} with `extra` entries merged in: every entry
+ * ordered by `updated`, newest first, and the feed's own `updated` the newest of all.
+ */
+export function withFeedEntries(feed: string, extra: readonly FeedEntry[]): string {
+  if (extra.length === 0) return feed;
+  const start = feed.search(/^ {2}<entry>$/m);
+  const end = feed.lastIndexOf("</feed>");
+  const head = start < 0 ? feed.slice(0, end) : feed.slice(0, start);
+  const own: FeedEntry[] = [...feed.matchAll(ENTRY)].map(([xml]) => ({
+    xml,
+    updated: xml.match(UPDATED)?.[1] ?? "",
+  }));
+  const time = (value: string) => Date.parse(value) || 0;
+  const entries = [...own, ...extra].sort((a, b) => time(b.updated) - time(a.updated));
+  const current = head.match(UPDATED)?.[1] ?? "";
+  const newest = time(current) >= time(entries[0].updated) ? current : entries[0].updated;
+  return [
+    head.replace(UPDATED, `<updated>${newest}</updated>`).trimEnd(),
+    ...entries.map((e) => e.xml),
+    "</feed>",
+    "",
+  ].join("\n");
+}
