@@ -23,7 +23,10 @@ and reasons \`/trust/{projectSlug}/versions\` (JSON, Markdown or HTML), the stan
 \`/security-insights.json\`, each also under \`/versions/{n}/\`), and a search over public
 profiles by name \`/public/trust-profiles?query=…\`. An organization's trust center, every
 public project it publishes with its overall state, is \`GET ${u.trustCenters}{orgSlug}\` (JSON,
-Markdown with \`Accept: text/markdown\` or \`.md\`, HTML for browsers). The MCP server is at \`${u.mcp}\`
+Markdown with \`Accept: text/markdown\` or \`.md\`, HTML for browsers). A project's updates
+(incidents, advisories, changes; Markdown bodies also rendered to safe HTML) are
+\`/trust/{projectSlug}/updates\` (JSON, Markdown or HTML; one at \`/updates/{updateId}\`), and the
+Atom feed \`/trust/{projectSlug}/feed.xml\` carries both versions and updates. The MCP server is at \`${u.mcp}\`
 (Streamable HTTP, POST only); its tools are ${
     TRUST_TOOLS.map((t) => `\`${t.name}\``).join(", ")
   }. Poll at most once per minute per project.
@@ -102,6 +105,8 @@ its trust page URL.
 | \`/trust/{projectSlug}/vsa.intoto.json\` | DSSE envelope of an in-toto Statement (SLSA Verification Summary v1) about trust.json's digest |
 | \`/trust/{projectSlug}/security-insights.json\` | OpenSSF Security Insights v2, JSON form, only fields the signals support (JWS at \`.jws\`) |
 | \`/trust/{projectSlug}/versions\` | versions, newest first, with digests and state changes (before → after, reason); \`?cursor=&limit=\` pages; HTML and Markdown too |
+| \`/trust/{projectSlug}/updates\` | incidents, advisories and changes, newest first, with resolvedAt; \`?cursor=&limit=\` pages; HTML and Markdown too |
+| \`/trust/{projectSlug}/feed.xml\` | Atom feed of versions and updates |
 | \`/public/trust-profiles?query=…\` | public profiles whose project name or slug contains the query |
 | \`/trust/{projectSlug}/.well-known/security.txt\` | RFC 9116 security contact, 404 when none is known |
 | \`/public/trust/{orgSlug}\` | the organization's trust center: the vendor and every public project's state |

@@ -16,6 +16,8 @@ import type { PublicReads } from "../serve/public_read.ts";
 import type { Config } from "../config.ts";
 import type { PublicSubprocessors } from "../domain/subprocessors.ts";
 import { publicSubprocessors } from "../serve/subprocessors.ts";
+import type { PublicTrustUpdates, UpdatePageQuery } from "../domain/updates.ts";
+import { publicUpdates } from "../serve/updates.ts";
 
 /** Reads of published trust data; each throws the same 404 as HTTP for unknown or private slugs. */
 export interface TrustReader {
@@ -29,6 +31,8 @@ export interface TrustReader {
   search(query: string): Promise<TrustProfileSearchResponse>;
   /** An organization's public subprocessor list (the JSON of /public/trust/{orgSlug}/subprocessors). */
   subprocessors(orgSlug: string): Promise<PublicSubprocessors>;
+  /** A page of a public project's updates (the JSON of /trust/{projectSlug}/updates). */
+  updates(projectSlug: string, query: UpdatePageQuery): Promise<PublicTrustUpdates>;
   log: Logger;
 }
 
@@ -45,6 +49,7 @@ export function createTrustReader(
     history: async (projectSlug, query) => (await versionPage(reads, projectSlug, query)).body,
     search: (query) => searchTrustProfiles(reads, query),
     subprocessors: (orgSlug) => publicSubprocessors(reads.kv, orgSlug, { config: reads.config }),
+    updates: (projectSlug, query) => publicUpdates(reads, projectSlug, query),
     log: reads.log,
   };
 }

@@ -16,6 +16,7 @@ import {
   VersionPageQuery,
 } from "../domain/publish.ts";
 import { OrgSlugParams, PublicSubprocessors } from "../domain/subprocessors.ts";
+import { PublicTrustUpdates, UpdatePageQuery } from "../domain/updates.ts";
 import { controlsOf, profileEnvelope } from "../serve/bodies.ts";
 import type { TrustReader } from "./reader.ts";
 
@@ -61,6 +62,14 @@ export const TrustHistoryInput = SlugParams.extend({
   cursor: VersionPageQuery.shape.cursor,
   limit: z.number().int().min(1).max(100).optional().openapi({
     description: "Versions per page, 1 to 100 (default 100)",
+  }),
+});
+
+/** Input of get_trust_updates: the project and, optionally, a page of its updates. */
+export const TrustUpdatesInput = SlugParams.extend({
+  cursor: UpdatePageQuery.shape.cursor,
+  limit: z.number().int().min(1).max(100).optional().openapi({
+    description: "Updates per page, 1 to 100 (default 20)",
   }),
 });
 
@@ -143,6 +152,17 @@ export const TRUST_TOOLS: readonly TrustTool[] = [
     route: "/public/trust/{orgSlug}/subprocessors",
     read: async (reader, { orgSlug }) => JSON.stringify(await reader.subprocessors(orgSlug)),
   }),
+  tool({
+    name: "get_trust_updates",
+    title: "Incidents, advisories and changes",
+    description:
+      `The updates a vendor posted for a project, newest first: each with its kind (incident, advisory, change), title, Markdown body (and the body as safe HTML), postedAt, updatedAt, resolvedAt (null while open) and the URL of its page. Use it to answer whether a vendor has an ongoing incident or announced a change. Paginated: pass nextCursor as cursor; limit is 1 to 100 (default 20). Same body as GET /trust/{projectSlug}/updates. ${ABOUT_SLUG} Unknown and private projects give an error result. Updates appear as soon as they are posted: call at most once per minute per project.`,
+    inputSchema: TrustUpdatesInput,
+    outputSchema: PublicTrustUpdates,
+    route: "/trust/{projectSlug}/updates",
+    read: async (reader, { projectSlug, cursor, limit }) =>
+      JSON.stringify(await reader.updates(projectSlug, { cursor, limit })),
+  }),
 ];
 
 /** The published trust.json of every public project, as an MCP resource template. */
@@ -157,4 +177,4 @@ export const TRUST_JSON_RESOURCE = {
 
 /** Guidance the server returns at initialization, for agents that read it. */
 export const SERVER_INSTRUCTIONS =
-  "Read-only access to published vendor trust profiles; no credentials. Find a project slug with search_trust_profiles when you only know a name. Start with get_trust_profile for a project slug, then get_trust_controls for details, get_trust_history for when and why states changed, or get_trust_signals for repository signals; get_subprocessors gives an organization's subprocessors. get_trust_json (or the trust://{projectSlug}/trust.json resource) gives the signed document. Call each tool at most once per minute per project.";
+  "Read-only access to published vendor trust profiles; no credentials. Find a project slug with search_trust_profiles when you only know a name. Start with get_trust_profile for a project slug, then get_trust_controls for details, get_trust_history for when and why states changed, or get_trust_signals for repository signals; get_subprocessors gives an organization's subprocessors; get_trust_updates a project's incidents, advisories and changes. get_trust_json (or the trust://{projectSlug}/trust.json resource) gives the signed document. Call each tool at most once per minute per project.";

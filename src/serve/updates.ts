@@ -44,7 +44,7 @@ export function publicUpdate(
 
 /** A page of a public project's updates, newest first. */
 export async function publicUpdates(
-  reads: PublicReads & { config: Config },
+  reads: PublicReads & { config: Pick<Config, "baseUrl"> },
   slug: string,
   query: UpdatePageQuery,
 ): Promise<PublicTrustUpdates> {
@@ -60,7 +60,7 @@ export async function publicUpdates(
 
 /** One update of a public project, or 404 (also for an id that is not a UUID). */
 export async function publicUpdateById(
-  reads: PublicReads & { config: Config },
+  reads: PublicReads & { config: Pick<Config, "baseUrl"> },
   slug: string,
   id: string,
 ): Promise<PublicTrustUpdateResponse> {

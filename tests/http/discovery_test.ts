@@ -114,6 +114,7 @@ Deno.test("[discovery] JSON documents follow their formats and agree", async (t)
       "get_trust_history",
       "search_trust_profiles",
       "get_subprocessors",
+      "get_trust_updates",
     ]);
     for (const tool of body.tools) assert.ok(tool.description.length > 40, tool.name);
     assert.equal(body.resourceTemplates[0].uriTemplate, "trust://{projectSlug}/trust.json");
@@ -255,6 +256,8 @@ Deno.test("[discovery] llms.txt and the guides are Markdown whose links resolve"
         "| `get_trust_history` | `{ projectSlug, cursor?, limit? }` | `GET /trust/{projectSlug}/versions` |",
         "| `search_trust_profiles` | `{ query }` | `GET /public/trust-profiles?query={query}` |",
         "| `get_subprocessors` | `{ orgSlug }` | `GET /public/trust/{orgSlug}/subprocessors` |",
+        "| `get_trust_updates` | `{ projectSlug, cursor?, limit? }` | `GET /trust/{projectSlug}/updates` |",
+        "/trust/{projectSlug}/updates",
         "once per minute",
         `${base}/.well-known/jwks.json`,
         "trust.json.jws",

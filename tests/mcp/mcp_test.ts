@@ -42,12 +42,17 @@ Deno.test("[mcp] tools over Streamable HTTP answer the public routes' bodies", a
   await using session = await connect(baseUrl);
   const { client } = session;
 
-  await t.step("tools/list names exactly the seven tools, each with both schemas", async () => {
+  await t.step("tools/list names exactly the eight tools, each with both schemas", async () => {
     const { tools } = await client.listTools();
     assert.deepEqual(
       tools.map((tool) => tool.name).sort(),
-      [...Object.keys(TOOLS), "get_trust_history", "search_trust_profiles", "get_subprocessors"]
-        .sort(),
+      [
+        ...Object.keys(TOOLS),
+        "get_trust_history",
+        "search_trust_profiles",
+        "get_subprocessors",
+        "get_trust_updates",
+      ].sort(),
     );
     for (const tool of tools) {
       assert.ok(tool.description && tool.description.length > 80, tool.name);
