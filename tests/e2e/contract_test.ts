@@ -315,6 +315,26 @@ Deno.test("[contract] every operation answers as /openapi.json documents", async
       });
       await call("removeSubprocessor", { params: subItem, expect: 200 });
       await call("removeSubprocessor", { params: subItem, expect: 404 });
+      const posted = await call("postProjectUpdate", {
+        params: { id: fx.project },
+        json: { kind: "incident", title: "API errors", body: "We are **investigating**." },
+        expect: 201,
+      });
+      const updateItem = { projectId: fx.project, updateId: posted.update.id };
+      await call("editProjectUpdate", { params: updateItem, json: { resolved: true }, expect: 200 });
+      await call("editProjectUpdate", { params: updateItem, json: {}, expect: 400 });
+      await call("listProjectUpdates", { params: { id: fx.project }, expect: 200 });
+      await call("listTrustUpdates", { params: slug, expect: 200 });
+      await call("listTrustUpdates", { params: slug, query: { cursor: "nope" }, expect: 400 });
+      await call("getTrustUpdatesPage", { params: slug, expect: 200 });
+      await call("getTrustUpdatesMarkdown", { params: slug, query: { limit: "1" }, expect: 200 });
+      await call("getTrustUpdate", {
+        params: { ...slug, updateId: posted.update.id },
+        expect: 200,
+      });
+      await call("getTrustUpdate", { params: { ...slug, updateId: "missing" }, expect: 404 });
+      await call("deleteProjectUpdate", { params: updateItem, expect: 200 });
+      await call("deleteProjectUpdate", { params: updateItem, expect: 404 });
       await call("getTrustSecurityTxt", { params: slug, expect: 200 });
       await call("getOrganizationLogo", { params: { fileName: fx.logo }, expect: 200 });
       await call("deleteOrganizationLogo", { params: { organizationId: fx.org }, expect: 200 });
