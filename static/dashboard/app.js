@@ -11,6 +11,7 @@ import { membersView } from "./views/members.js";
 import { onboardingView } from "./views/onboarding.js";
 import { organizationView } from "./views/organization.js";
 import { organizationProfileView } from "./views/org_profile.js";
+import { subprocessorsView } from "./views/subprocessors.js";
 import { projectView } from "./views/project.js";
 import { renderTopbar, selectOrganization } from "./views/shell.js";
 import { signInView } from "./views/signin.js";
@@ -23,6 +24,7 @@ const VIEWS = {
   organization: organizationView,
   members: membersView,
   profile: organizationProfileView,
+  subprocessors: subprocessorsView,
   project: projectView,
 };
 

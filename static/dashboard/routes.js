@@ -1,7 +1,7 @@
 /**
  * Hash routes of the dashboard. Every location is a fragment, so the server
  * serves one page and a reload keeps the view: `#/orgs/<id>`,
- * `#/orgs/<id>/members`, `#/orgs/<id>/profile`, `#/projects/<id>[/<section>]`, and the accept link
+ * `#/orgs/<id>/members`, `#/orgs/<id>/profile`, `#/orgs/<id>/subprocessors`, `#/projects/<id>[/<section>]`, and the accept link
  * of an invitation, `#invitation=<token>`.
  */
 
@@ -13,6 +13,7 @@ export const href = {
   organization: (id) => `#/orgs/${seg(id)}`,
   members: (id) => `#/orgs/${seg(id)}/members`,
   profile: (id) => `#/orgs/${seg(id)}/profile`,
+  subprocessors: (id) => `#/orgs/${seg(id)}/subprocessors`,
   project: (id, section) => `#/projects/${seg(id)}${section ? `/${seg(section)}` : ""}`,
 };
 
@@ -21,6 +22,7 @@ const ROUTES = [
   { name: "organization", pattern: /^\/orgs\/([^/]+)$/ },
   { name: "members", pattern: /^\/orgs\/([^/]+)\/members$/ },
   { name: "profile", pattern: /^\/orgs\/([^/]+)\/profile$/ },
+  { name: "subprocessors", pattern: /^\/orgs\/([^/]+)\/subprocessors$/ },
   { name: "project", pattern: /^\/projects\/([^/]+)(?:\/([a-z-]+))?$/ },
 ];
 

@@ -10,6 +10,7 @@ export const ORGANIZATION_SECTIONS = [
   { id: "projects", label: "Projects", href: href.organization },
   { id: "members", label: "Members", href: href.members },
   { id: "profile", label: "Vendor profile", href: href.profile },
+  { id: "subprocessors", label: "Subprocessors", href: href.subprocessors },
 ];
 
 /** The organization's public trust center (every public, published project). */

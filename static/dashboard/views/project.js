@@ -13,6 +13,7 @@ import { evidenceSection } from "./project/evidence.js";
 import { overviewSection } from "./project/overview.js";
 import { publishSection } from "./project/publish.js";
 import { settingsSection } from "./project/settings.js";
+import { updatesSection } from "./project/updates.js";
 
 /** Sections of a project, in tab order; `render` returns the nodes under the tabs. */
 export const PROJECT_SECTIONS = [
@@ -21,6 +22,7 @@ export const PROJECT_SECTIONS = [
   { id: "collectors", label: "Collectors", render: collectorsSection },
   { id: "evidence", label: "Evidence", render: evidenceSection },
   { id: "domains", label: "Domains", render: domainsSection },
+  { id: "updates", label: "Updates", render: updatesSection },
   { id: "settings", label: "Settings", render: settingsSection },
 ];
 
