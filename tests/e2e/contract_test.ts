@@ -321,7 +321,11 @@ Deno.test("[contract] every operation answers as /openapi.json documents", async
         expect: 201,
       });
       const updateItem = { projectId: fx.project, updateId: posted.update.id };
-      await call("editProjectUpdate", { params: updateItem, json: { resolved: true }, expect: 200 });
+      await call("editProjectUpdate", {
+        params: updateItem,
+        json: { resolved: true },
+        expect: 200,
+      });
       await call("editProjectUpdate", { params: updateItem, json: {}, expect: 400 });
       await call("listProjectUpdates", { params: { id: fx.project }, expect: 200 });
       await call("listTrustUpdates", { params: slug, expect: 200 });
