@@ -19,6 +19,9 @@ import { createScheduler } from "./live/scheduler.ts";
 import { createQueueConsumer } from "./live/queue.ts";
 import { createMailer } from "./mail/mod.ts";
 import { createEventBus } from "./push/events.ts";
+import { registerWebhooks } from "./push/webhooks.ts";
+import { DEFAULT_DELIVERY_OPTIONS } from "./push/webhook_delivery.ts";
+import { createHostResolver } from "./push/webhook_target.ts";
 import { rememberPublicKey } from "./store/signing_keys.ts";
 import { createPublicCache } from "./serve/public_cache.ts";
 import { createFastPath } from "./serve/fast_path.ts";
@@ -51,6 +54,7 @@ export async function createServices(deps: AppDeps): Promise<Services> {
       configured: config.logSigningKey,
       variable: "LOG_SIGNING_KEY",
     }),
+    webhooks: await loadSigningKey(kv, "webhooks"),
   };
   // A rotated publication key stays in the JWKS, so versions it signed keep verifying.
   await rememberPublicKey(kv, "publications", {
@@ -83,6 +87,16 @@ export async function createServices(deps: AppDeps): Promise<Services> {
     }
   };
   scheduler.onRecomputed(autoPublishAfterRecompute({ kv, publish }));
+  const hostResolver = deps.hostResolver ?? createHostResolver(config.dnsNameserver);
+  registerWebhooks({
+    ...deps,
+    events,
+    queue,
+    key: keys.webhooks,
+    resolver: hostResolver,
+    allowPrivate: config.webhookAllowPrivate,
+    options: { ...DEFAULT_DELIVERY_OPTIONS, ...deps.webhookDelivery },
+  });
   return {
     ...deps,
     keys,
@@ -93,6 +107,7 @@ export async function createServices(deps: AppDeps): Promise<Services> {
     mailer: deps.mailer ?? createMailer(config.mail),
     notifyActivity: scheduler.notify,
     resolver: deps.resolver ?? createTxtResolver(config.dnsNameserver),
+    hostResolver,
     publicCache,
     artifacts: createArtifactCache(),
     memo: createMemo(),

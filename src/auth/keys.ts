@@ -1,14 +1,15 @@
 /**
  * Ed25519 signing keys held in KV: one signs built-in access tokens, one
- * signs publications, one signs the publication log's checkpoints. The first
- * two public halves are served at /.well-known/jwks.json, the log's as a
- * signed-note verifier key at /log.
+ * signs publications, one signs the publication log's checkpoints, one signs
+ * webhook deliveries (Standard Webhooks `v1a`). The public halves of the
+ * publication, token and webhook keys are served at /.well-known/jwks.json,
+ * the log's as a signed-note verifier key at /log.
  */
 import { calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK, type JWK } from "jose";
 import { ConfigError } from "../config.ts";
 import { createSigningKeyOnce, getSigningKey } from "../store/signing_keys.ts";
 
-export type KeyPurpose = "tokens" | "publications" | "log";
+export type KeyPurpose = "tokens" | "publications" | "log" | "webhooks";
 
 export interface SigningKey {
   kid: string;

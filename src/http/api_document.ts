@@ -6,6 +6,7 @@ import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { API_VERSION } from "../domain/common.ts";
 import type { AppEnv, Services } from "./env.ts";
 import { ERROR_DESCRIPTIONS, HUMAN, PUBLIC } from "./openapi.ts";
+import { describeWebhooks } from "./webhook_document.ts";
 
 const TAGS = [
   { name: "Service", description: "Liveness, keys and metadata" },
@@ -13,6 +14,11 @@ const TAGS = [
   { name: "Organizations", description: "Organizations, members and invitations" },
   { name: "Projects", description: "Projects of an organization" },
   { name: "Subprocessors", description: "The third parties an organization discloses" },
+  {
+    name: "Webhooks",
+    description:
+      "Signed webhook endpoints of a project (Standard Webhooks), their deliveries and the payloads (`webhooks`)",
+  },
   { name: "Controls", description: "The control catalog of a project" },
   { name: "Evaluations", description: "Control states computed from evidence" },
   { name: "Collectors", description: "Machine principals that send evidence" },
@@ -47,6 +53,7 @@ export function describeApi(app: OpenAPIHono<AppEnv>, services: Services): void 
     description: "A collector secret (tpc_…) or a collector access token from client_credentials",
   });
 
+  describeWebhooks(app);
   let document: unknown;
   app.openapi(
     createRoute({

@@ -11,6 +11,8 @@ import type { Scheduler } from "../live/scheduler.ts";
 import type { QueueConsumer } from "../live/queue.ts";
 import type { Mailer } from "../mail/mod.ts";
 import type { EventBus } from "../push/events.ts";
+import type { WebhookDeliveryOptions } from "../push/webhook_delivery.ts";
+import type { HostResolver } from "../push/webhook_target.ts";
 import type { PublishJob } from "../domain/publish.ts";
 import type { Project } from "../domain/workspace.ts";
 import type { TxtResolver } from "../publish/dns.ts";
@@ -37,6 +39,10 @@ export interface AppDeps {
   resolver?: TxtResolver;
   /** Outgoing email (default: from SMTP_URL, or one that says it is not configured). */
   mailer?: Mailer;
+  /** Address lookups of webhook hosts (default: DNS_NAMESERVER or the system's resolver). */
+  hostResolver?: HostResolver;
+  /** Webhook retry schedule and timeout (default: DEFAULT_DELIVERY_OPTIONS). */
+  webhookDelivery?: Partial<WebhookDeliveryOptions>;
 }
 
 /** Called after new evidence, signals or a heartbeat of a project. */
@@ -45,7 +51,7 @@ export type ActivityListener = (projectId: string) => Promise<void>;
 /** Services derived from the deps once, when the app is created. */
 export interface Services extends AppDeps {
   verifier: AccessTokenVerifier;
-  keys: { tokens: SigningKey; publications: SigningKey; log: SigningKey };
+  keys: { tokens: SigningKey; publications: SigningKey; log: SigningKey; webhooks: SigningKey };
   /** The evaluation layer's hook for new activity (schedules a recompute). */
   notifyActivity: ActivityListener;
   /** Live re-evaluation: recompute now and schedule. */
@@ -56,6 +62,7 @@ export interface Services extends AppDeps {
   events: EventBus;
   mailer: Mailer;
   resolver: TxtResolver;
+  hostResolver: HostResolver;
   /** Slug → project and latest publication for public reads (one second, dropped on writes). */
   publicCache: PublicCache;
   /** Published artifact bytes by key (immutable), bounded in size. */

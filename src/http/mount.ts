@@ -38,6 +38,8 @@ import { trustVersionRoutes } from "./routes/trust_versions.ts";
 import { trustUpdateRoutes } from "./routes/trust_updates.ts";
 import { updateRoutes } from "./routes/updates.ts";
 import { wellKnownRoutes } from "./routes/well_known.ts";
+import { webhookDeliveryRoutes } from "./routes/webhook_deliveries.ts";
+import { webhookRoutes } from "./routes/webhooks.ts";
 
 /** Mounts every sub-app on `app`; the built-in identity provider only in builtin mode. */
 export function mountRoutes(app: OpenAPIHono<AppEnv>, config: Config): void {
@@ -74,6 +76,8 @@ export function mountRoutes(app: OpenAPIHono<AppEnv>, config: Config): void {
   app.route("/", publishRoutes);
   app.route("/", domainRoutes);
   app.route("/", updateRoutes);
+  app.route("/", webhookRoutes);
+  app.route("/", webhookDeliveryRoutes);
   if (config.auth.mode === "builtin") {
     app.route("/", oauthRoutes);
     app.route("/", signupRoutes);

@@ -178,3 +178,25 @@ export const openIncidentKey = (projectId: string, postedAt: string, id: string)
   ["updates_open_incidents", projectId, postedAt, id] as const;
 export const openIncidentsPrefix = (projectId: string) =>
   ["updates_open_incidents", projectId] as const;
+
+/** A project's webhook endpoints, by id. */
+export const webhookKey = (projectId: string, id: string) => ["webhooks", projectId, id] as const;
+export const webhooksOfProjectPrefix = (projectId: string) => ["webhooks", projectId] as const;
+/** The endpoints a user registered (the project's id as value), to cap them per user. */
+export const webhookByUserKey = (userId: string, id: string) =>
+  ["webhooks_by_user", userId, id] as const;
+export const webhooksByUserPrefix = (userId: string) => ["webhooks_by_user", userId] as const;
+/**
+ * Rewritten by every creation and removal of a webhook in a scope (`project` or `user`), so
+ * that counting and adding commit together: a count made stale by another write fails the check.
+ */
+export const webhookWritesKey = (scope: "project" | "user", id: string) =>
+  ["webhook_writes", scope, id] as const;
+/** One delivery of an event to an endpoint; ids are time-ordered, so the newest list last. */
+export const webhookDeliveryKey = (webhookId: string, deliveryId: string) =>
+  ["webhook_deliveries", webhookId, deliveryId] as const;
+export const webhookDeliveriesPrefix = (webhookId: string) =>
+  ["webhook_deliveries", webhookId] as const;
+/** The delivery made for an event to an endpoint: what makes the fan-out idempotent. */
+export const webhookDeliveryByEventKey = (webhookId: string, eventId: string) =>
+  ["webhook_deliveries_by_event", webhookId, eventId] as const;

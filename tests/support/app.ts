@@ -9,7 +9,7 @@ import { signAccessToken } from "../../src/auth/builtin/tokens.ts";
 import { createKvBlobStore } from "../../src/blobs/kv.ts";
 import type { BlobStore } from "../../src/blobs/mod.ts";
 import { type Config, loadConfig } from "../../src/config.ts";
-import type { AppEnv, Services } from "../../src/http/env.ts";
+import type { AppDeps, AppEnv, Services } from "../../src/http/env.ts";
 import type { Mailer } from "../../src/mail/mod.ts";
 import { fakeClock } from "../../src/lib/clock.ts";
 import { memoryLogger } from "../../src/lib/log.ts";
@@ -41,6 +41,8 @@ export async function createTestApp(
     mailer?: Mailer;
     /** Consume the KV queue (trust events, deliveries, recomputes) until disposed. */
     queue?: boolean;
+    /** Webhook retry schedule and timeout (tests shorten them). */
+    webhookDelivery?: AppDeps["webhookDelivery"];
   } = {},
 ): Promise<TestApp> {
   const kv = await Deno.openKv(":memory:");
@@ -54,6 +56,7 @@ export async function createTestApp(
     clock,
     log,
     mailer: options.mailer,
+    webhookDelivery: options.webhookDelivery,
   };
   const services = await createServices(deps);
   const app = await createApp(deps, { services });

@@ -1,6 +1,7 @@
 /**
  * A real DNS server for tests (npm `dns2`, UDP on 127.0.0.1, ephemeral port) that
- * answers TXT queries from a map the test edits while it runs. Point the service at
+ * answers TXT queries (and A/AAAA queries, from `addresses`) from maps the test edits while
+ * it runs. Point the service at
  * it with `DNS_NAMESERVER=127.0.0.1:<port>` or `createTxtResolver({ host, port })`.
  */
 import { dns2 } from "../deps.ts";
@@ -48,6 +49,8 @@ export interface DnsTestServer {
   records: TxtRecords;
   /** Every question name received, in order, as sent (for asserting what was asked). */
   queries: string[];
+  /** Name → IPv4 and IPv6 addresses, answered to A and AAAA queries (webhook host lookups). */
+  addresses: Map<string, string[]>;
   /** Stops listening and frees the port. Safe to call twice. */
   close(): Promise<void>;
 }
@@ -63,6 +66,7 @@ export interface DnsTestServer {
 export async function startDnsServer(): Promise<DnsTestServer> {
   const records = new TxtRecords();
   const queries: string[] = [];
+  const addressBook = new Map<string, string[]>();
 
   const server = dns2.createServer({
     udp: true,
@@ -76,7 +80,17 @@ export async function startDnsServer(): Promise<DnsTestServer> {
         queries.push(question.name);
         const wanted = canonicalName(question.name);
         const entry = [...records].find(([name]) => canonicalName(name) === wanted);
-        if (!entry) {
+        const hosted = [...addressBook].find(([name]) => canonicalName(name) === wanted);
+        if (hosted) {
+          const v6 = question.type === Packet.TYPE.AAAA;
+          if (v6 || question.type === Packet.TYPE.A) {
+            for (const address of hosted[1].filter((a) => a.includes(":") === v6)) {
+              response.answers.push(
+                Packet.createResourceFromQuestion(question, { ttl: 60, address }),
+              );
+            }
+          }
+        } else if (!entry) {
           response.header.rcode = Packet.RCODE.NXDOMAIN;
         } else if (question.type === Packet.TYPE.TXT) {
           for (const data of entry[1]) {
@@ -110,6 +124,7 @@ export async function startDnsServer(): Promise<DnsTestServer> {
     port,
     records,
     queries,
+    addresses: addressBook,
     close() {
       closing ??= server.close();
       return closing;

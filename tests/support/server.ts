@@ -10,7 +10,7 @@ import { loadSigningKey } from "../../src/auth/keys.ts";
 import { createKvBlobStore } from "../../src/blobs/kv.ts";
 import type { BlobStore } from "../../src/blobs/mod.ts";
 import { type Config, loadConfig } from "../../src/config.ts";
-import type { AppEnv } from "../../src/http/env.ts";
+import type { AppDeps, AppEnv } from "../../src/http/env.ts";
 import { type Clock, systemClock } from "../../src/lib/clock.ts";
 import { memoryLogger } from "../../src/lib/log.ts";
 
@@ -35,6 +35,8 @@ export interface TestServerOptions {
   fetch?: typeof fetch;
   /** Consume the KV queue (scheduled recomputes), as the real service does. Default true. */
   queue?: boolean;
+  /** Webhook retry schedule and timeout (tests shorten them). */
+  webhookDelivery?: AppDeps["webhookDelivery"];
 }
 
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
@@ -57,6 +59,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
       clock: options.clock ?? systemClock,
       log,
       fetch: options.fetch,
+      webhookDelivery: options.webhookDelivery,
     }, { queue: options.queue ?? true });
     handler = (req, info) => app.fetch(req, info);
     const tokenKey = await loadSigningKey(kv, "tokens");

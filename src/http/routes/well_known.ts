@@ -56,7 +56,9 @@ wellKnownRoutes.openapi(
     operationId: "getJwks",
     tags: ["Service"],
     summary:
-      "Public keys for publication signatures (current and earlier) and built-in access tokens",
+      "Public keys for publication signatures (current and earlier), built-in access tokens and webhook signatures",
+    description:
+      "Each key is an Ed25519 JWK with `use: sig`. The webhook key verifies Standard Webhooks `v1a` signatures; deliveries name its `kid` in the `webhook-key-id` header.",
     responses: { 200: json(Jwks, "A JSON Web Key Set (Ed25519)") },
   }),
   async (c) => {
@@ -66,6 +68,7 @@ wellKnownRoutes.openapi(
       .map((known) => known.jwk).filter((jwk) => jwk.kid !== keys.publications.kid);
     const published = [keys.publications.publicJwk, ...earlier.reverse()];
     if (config.auth.mode === "builtin") published.push(keys.tokens.publicJwk);
+    published.push(keys.webhooks.publicJwk);
     c.header("Cache-Control", "public, max-age=300");
     return c.json({ keys: published }, 200);
   },

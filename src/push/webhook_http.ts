@@ -1,0 +1,132 @@
+/**
+ * One webhook POST, over a connection to an address the SSRF check accepted: TCP to that IP,
+ * then TLS with the URL's host name for SNI and certificate verification (`Deno.startTls`),
+ * then HTTP/1.1 with `Connection: close`. `fetch` would resolve the name again, so a host
+ * that answers a public address to the check and a private one to the connection (DNS
+ * rebinding) could reach the service's network; here the name is never resolved twice.
+ * Redirects are not followed (any 3xx is a failed attempt), and only the status line and
+ * headers of the answer are read, at most {@linkcode MAX_HEAD_BYTES}.
+ */
+import type { CheckedTarget } from "./webhook_target.ts";
+
+/** Most bytes of the answer read: its status line and headers. */
+export const MAX_HEAD_BYTES = 16 * 1024;
+
+export interface PostOutcome {
+  statusCode: number | null;
+  error: string | null;
+  durationMs: number;
+}
+
+export interface PostOptions {
+  headers: Record<string, string>;
+  body: string;
+  timeoutMs: number;
+  /** Extra PEM roots to trust (tests' own certificate authority). */
+  caCerts?: string[];
+}
+
+function requestBytes(url: URL, headers: Record<string, string>, body: Uint8Array): Uint8Array {
+  const lines = [
+    `POST ${url.pathname}${url.search} HTTP/1.1`,
+    `Host: ${url.host}`,
+    "Connection: close",
+    `Content-Length: ${body.length}`,
+    ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`),
+  ];
+  const head = new TextEncoder().encode(`${lines.join("\r\n")}\r\n\r\n`);
+  const bytes = new Uint8Array(head.length + body.length);
+  bytes.set(head);
+  bytes.set(body, head.length);
+  return bytes;
+}
+
+async function writeAll(conn: Deno.Conn, bytes: Uint8Array): Promise<void> {
+  let written = 0;
+  while (written < bytes.length) written += await conn.write(bytes.subarray(written));
+}
+
+/** Reads until the end of the response head; returns the status code. */
+async function readStatus(conn: Deno.Conn): Promise<number> {
+  const buffer = new Uint8Array(MAX_HEAD_BYTES);
+  let length = 0;
+  const decoder = new TextDecoder();
+  while (length < buffer.length) {
+    const n = await conn.read(buffer.subarray(length));
+    if (n === null) break;
+    length += n;
+    const text = decoder.decode(buffer.subarray(0, length));
+    const match = /^HTTP\/1\.[01] (\d{3})[^\r\n]*\r\n/.exec(text);
+    if (text.includes("\r\n\r\n") || (match && length >= MAX_HEAD_BYTES)) {
+      if (!match) break;
+      return Number(match[1]);
+    }
+  }
+  const match = /^HTTP\/1\.[01] (\d{3})/.exec(decoder.decode(buffer.subarray(0, length)));
+  if (match && length > 0) return Number(match[1]);
+  throw new Error(length === 0 ? "The connection closed without an answer" : "Not an HTTP answer");
+}
+
+async function exchange(
+  target: CheckedTarget,
+  options: PostOptions & { signal: AbortSignal },
+  opened: (conn: Deno.Conn) => void,
+): Promise<number> {
+  const { url } = target;
+  const https = url.protocol === "https:";
+  const port = Number(url.port || (https ? 443 : 80));
+  const tcp = await Deno.connect({ hostname: target.addresses[0], port, signal: options.signal });
+  opened(tcp);
+  let conn: Deno.Conn = tcp;
+  if (https) {
+    conn = await Deno.startTls(tcp, {
+      hostname: url.hostname.replace(/^\[(.*)\]$/, "$1"),
+      caCerts: options.caCerts,
+    });
+    opened(conn);
+  }
+  await writeAll(conn, requestBytes(url, options.headers, new TextEncoder().encode(options.body)));
+  return await readStatus(conn);
+}
+
+/**
+ * POSTs `options.body` to `target` through its first checked address, within
+ * `options.timeoutMs`. Never throws: failures are in the outcome's `error`.
+ */
+export async function postWebhook(
+  target: CheckedTarget,
+  options: PostOptions,
+): Promise<PostOutcome> {
+  const started = performance.now();
+  const controller = new AbortController();
+  let conn: Deno.Conn | null = null;
+  const close = () => {
+    try {
+      conn?.close();
+    } catch { /* already closed */ }
+  };
+  // One timer bounds the whole exchange: it aborts the connect, or closes the connection.
+  const timer = setTimeout(() => {
+    controller.abort();
+    close();
+  }, options.timeoutMs);
+  const elapsed = () => Math.round(performance.now() - started);
+  try {
+    const statusCode = await exchange(
+      target,
+      { ...options, signal: controller.signal },
+      (c) => (conn = c),
+    );
+    return { statusCode, error: null, durationMs: elapsed() };
+  } catch (error) {
+    const detail = controller.signal.aborted
+      ? `No answer within ${Math.round(options.timeoutMs / 1000)} s`
+      : error instanceof Error
+      ? error.message
+      : String(error);
+    return { statusCode: null, error: detail.slice(0, 300), durationMs: elapsed() };
+  } finally {
+    clearTimeout(timer);
+    close();
+  }
+}
