@@ -28,3 +28,4 @@ export { default as addFormats } from "npm:ajv-formats@^3.0.1";
 export const importOidcProvider = () => import("npm:oidc-provider@^9.13.3");
 export { SMTPServer } from "npm:smtp-server@^3.21.6";
 export { type ParsedMail, simpleParser } from "npm:mailparser@^3.14.2";
+export { Webhook as StandardWebhook } from "npm:standardwebhooks@^1.1.1";
