@@ -362,6 +362,30 @@ Deno.test("[contract] every operation answers as /openapi.json documents", async
         params: { projectId: fx.project, domainId: fx.domain },
         expect: 204,
       });
+      const hooks = { projectId: fx.project };
+      const hook = await call("createWebhook", {
+        params: hooks,
+        json: { url: "https://203.0.113.10/hooks", events: ["version.published"], signing: "hmac" },
+        expect: 201,
+      });
+      await call("createWebhook", {
+        params: hooks,
+        json: { url: "https://10.0.0.1/hooks", events: ["version.published"] },
+        expect: 400,
+      });
+      const hookItem = { ...hooks, webhookId: hook.webhook.id };
+      await call("listWebhooks", { params: hooks, expect: 200 });
+      await call("getWebhook", { params: hookItem, expect: 200 });
+      await call("updateWebhook", { params: hookItem, json: { description: "SIEM" }, expect: 200 });
+      await call("rotateWebhookSecret", { params: hookItem, expect: 200 });
+      const ping = await call("testWebhook", { params: hookItem, expect: 202 });
+      await call("listWebhookDeliveries", { params: hookItem, expect: 200 });
+      await call("redeliverWebhook", {
+        params: { ...hookItem, deliveryId: ping.delivery.id },
+        expect: 409,
+      });
+      await call("deleteWebhook", { params: hookItem, expect: 200 });
+      await call("getWebhook", { params: hookItem, expect: 404 });
       await call("rotateCollectorSecret", {
         params: { id: fx.project, collectorId: fx.collector },
         expect: 200,

@@ -42,7 +42,10 @@ async function expectOk(res: Response, what: string) {
   return text ? JSON.parse(text) : null;
 }
 
-/** Real data, so that valid paths exist: two projects, a collector, evidence, a publication. */
+/**
+ * Real data, so that valid paths exist: two projects, a collector, evidence, a publication,
+ * a webhook and one delivery.
+ */
 async function setUp(ctx: TestApp): Promise<Fixtures> {
   const ws = await workspace(ctx, "owner", { projectSlug: "acme", visibility: "public" });
   const fx: Fixtures = {
@@ -108,6 +111,18 @@ async function restock(ctx: TestApp, fx: Fixtures) {
   });
   if (domain.status === 201) fx.domainId = (await domain.json()).domain.domain.id;
   else await domain.body?.cancel();
+  const hook = await expectOk(
+    await ctx.call("POST", `/projects/${fx.id}/webhooks`, {
+      token: fx.owner,
+      json: { url: "https://203.0.113.10/hooks", events: ["version.published"], signing: "hmac" },
+    }),
+    "webhook",
+  );
+  fx.webhookId = hook.webhook.id;
+  fx.deliveryId = (await expectOk(
+    await ctx.call("POST", `/projects/${fx.id}/webhooks/${fx.webhookId}/test`, { token: fx.owner }),
+    "webhook ping",
+  )).delivery.id;
   const project = await expectOk(
     await ctx.call("PATCH", `/projects/${fx.id}`, {
       token: fx.owner,
