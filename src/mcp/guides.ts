@@ -29,7 +29,19 @@ Markdown with \`Accept: text/markdown\` or \`.md\`, HTML for browsers). A projec
 Atom feed \`/trust/{projectSlug}/feed.xml\` carries both versions and updates. The MCP server is at \`${u.mcp}\`
 (Streamable HTTP, POST only); its tools are ${
     TRUST_TOOLS.map((t) => `\`${t.name}\``).join(", ")
-  }. Poll at most once per minute per project.
+  }. Poll at most once per minute per project, or have changes pushed to you (below).
+
+## Webhooks
+
+With an account, register an https endpoint for a public project to have its trust events pushed:
+\`version.published\`, \`control.regressed\`, \`control.recovered\`, \`update.posted\`,
+\`subprocessor.changed\`. Deliveries follow the Standard Webhooks specification (\`webhook-id\`,
+\`webhook-timestamp\`, \`webhook-signature\`; body \`{ type, timestamp, data }\`), signed \`v1a\`
+(Ed25519) or \`v1\` (HMAC with the endpoint's \`whsec_…\` secret), and retried with exponential
+backoff until the endpoint answers 2xx.
+
+- [Webhook API](${u.openapi}): \`POST /projects/{projectId}/webhooks\` with \`{ "url", "events", "signing" }\`, the delivery log \`GET …/webhooks/{webhookId}/deliveries\`, and every payload under \`webhooks\`
+- [Webhook signing key](${u.jwks}): the Ed25519 key that verifies \`v1a\` signatures (its \`kid\` is in the \`webhook-key-id\` header)
 
 ## Guides
 
@@ -47,7 +59,7 @@ Atom feed \`/trust/{projectSlug}/feed.xml\` carries both versions and updates. T
 
 ## Keys and status
 
-- [Signing keys](${u.jwks}): JWKS for trust.json.jws signatures (EdDSA)
+- [Signing keys](${u.jwks}): JWKS for trust.json.jws signatures and webhook \`v1a\` signatures (EdDSA)
 - [Verifier kit](${u.verifyKit}): \`deno run --allow-net ${u.verifyKit} <slug>\` checks every version's signature, the hash chain and the log inclusion proofs
 - [Publication log](${u.log}): every publication in an RFC 6962 Merkle tree; inclusion and consistency proofs
 - [Log checkpoint](${u.logCheckpoint}): the latest signed checkpoint (C2SP signed note), to pin
