@@ -14,6 +14,7 @@ import { overviewSection } from "./project/overview.js";
 import { publishSection } from "./project/publish.js";
 import { settingsSection } from "./project/settings.js";
 import { updatesSection } from "./project/updates.js";
+import { webhooksSection } from "./project/webhooks.js";
 
 /** Sections of a project, in tab order; `render` returns the nodes under the tabs. */
 export const PROJECT_SECTIONS = [
@@ -23,6 +24,7 @@ export const PROJECT_SECTIONS = [
   { id: "evidence", label: "Evidence", render: evidenceSection },
   { id: "domains", label: "Domains", render: domainsSection },
   { id: "updates", label: "Updates", render: updatesSection },
+  { id: "webhooks", label: "Webhooks", render: webhooksSection },
   { id: "settings", label: "Settings", render: settingsSection },
 ];
 
