@@ -31,6 +31,14 @@ Atom feed \`/trust/{projectSlug}/feed.xml\` carries both versions and updates. T
     TRUST_TOOLS.map((t) => `\`${t.name}\``).join(", ")
   }. Poll at most once per minute per project.
 
+Documents an organization shares (reports, policies) are listed at
+\`GET ${u.trustCenters}{orgSlug}/documents\` (JSON, Markdown at \`documents.md\`, HTML for
+browsers): public ones have a \`downloadUrl\`; restricted ones are requested by a person with
+\`POST ${u.trustCenters}{orgSlug}/access-requests\` (name, work email, company, documentIds,
+the current \`nda.version\` and \`acceptNda: true\`) or the HTML form at
+\`${u.trustCenters}{orgSlug}/documents/request\`; an approved request is answered by email
+with a time-limited link.
+
 ## Guides
 
 - [Agent instructions](${u.agentInstructions}.md): when to use this service, how to read profiles over HTTP or MCP, and how to verify signatures
