@@ -1,50 +1,14 @@
 import assert from "node:assert/strict";
 import { MAX_DOCUMENT_BYTES } from "../../src/domain/documents.ts";
-import { createTestApp, snapshotKv, type TestApp } from "../support/app.ts";
-import { makeDocx, makeOdt, makePdf, makeZip } from "../support/documents.ts";
-
-/** An organization with an owner, a member and a stranger. */
-export async function documentsWorkspace(ctx: TestApp) {
-  const owner = await ctx.tokenFor("owner", { email: "owner@acme.test" });
-  const member = await ctx.tokenFor("member", { email: "member@acme.test" });
-  const stranger = await ctx.tokenFor("stranger", { email: "stranger@else.test" });
-  const res = await ctx.call("POST", "/onboarding/bootstrap", {
-    token: owner,
-    json: { workspaceName: "Acme", projectName: "Acme Cloud", projectVisibility: "public" },
-  });
-  const { organization, project } = await res.json();
-  const invited = await ctx.call("POST", `/organizations/${organization.id}/invitations`, {
-    token: owner,
-    json: { email: "member@acme.test", role: "member" },
-  });
-  const token = new URL((await invited.json()).acceptUrl).hash.slice("#invitation=".length);
-  assert.equal(
-    (await ctx.call("POST", `/invitations/${token}/accept`, { token: member })).status,
-    200,
-  );
-  assert.equal((await ctx.call("GET", "/me", { token: stranger })).status, 200);
-  return {
-    owner,
-    member,
-    stranger,
-    orgId: organization.id as string,
-    orgSlug: organization.slug as string,
-    projectId: project.id as string,
-  };
-}
-
-/** Uploads `bytes` as the owner; returns the response. */
-export function upload(
-  ctx: TestApp,
-  orgId: string,
-  options: { token?: string; bytes: Uint8Array; query?: string; type?: string },
-) {
-  return ctx.call("POST", `/organizations/${orgId}/documents?${options.query ?? "title=Report"}`, {
-    token: options.token,
-    body: options.bytes as Uint8Array<ArrayBuffer>,
-    headers: { "content-type": options.type ?? "application/pdf" },
-  });
-}
+import { createTestApp, snapshotKv } from "../support/app.ts";
+import {
+  documentsWorkspace,
+  makeDocx,
+  makeOdt,
+  makePdf,
+  makeZip,
+  upload,
+} from "../support/documents.ts";
 
 const enc = (text: string) => new TextEncoder().encode(text);
 

@@ -2,7 +2,9 @@
  * Real documents for tests: a PDF made with @cantoo/pdf-lib, and Office files built as
  * ZIP archives (stored entries with real CRC-32s) holding the parts each format requires.
  */
+import assert from "node:assert/strict";
 import { PDFDocument, StandardFonts } from "@cantoo/pdf-lib";
+import type { TestApp } from "./app.ts";
 
 /** A one-page PDF saying `text`. */
 export async function makePdf(text = "Security report"): Promise<Uint8Array> {
@@ -98,4 +100,49 @@ export function makeOdt(): Uint8Array {
     ["mimetype", "application/vnd.oasis.opendocument.text"],
     ["content.xml", '<?xml version="1.0"?><office:document-content/>'],
   ]);
+}
+
+/** An organization with an owner, a member and a stranger. */
+export async function documentsWorkspace(
+  ctx: Pick<TestApp, "call" | "tokenFor">,
+) {
+  const owner = await ctx.tokenFor("owner", { email: "owner@acme.test" });
+  const member = await ctx.tokenFor("member", { email: "member@acme.test" });
+  const stranger = await ctx.tokenFor("stranger", { email: "stranger@else.test" });
+  const res = await ctx.call("POST", "/onboarding/bootstrap", {
+    token: owner,
+    json: { workspaceName: "Acme", projectName: "Acme Cloud", projectVisibility: "public" },
+  });
+  const { organization, project } = await res.json();
+  const invited = await ctx.call("POST", `/organizations/${organization.id}/invitations`, {
+    token: owner,
+    json: { email: "member@acme.test", role: "member" },
+  });
+  const token = new URL((await invited.json()).acceptUrl).hash.slice("#invitation=".length);
+  assert.equal(
+    (await ctx.call("POST", `/invitations/${token}/accept`, { token: member })).status,
+    200,
+  );
+  assert.equal((await ctx.call("GET", "/me", { token: stranger })).status, 200);
+  return {
+    owner,
+    member,
+    stranger,
+    orgId: organization.id as string,
+    orgSlug: organization.slug as string,
+    projectId: project.id as string,
+  };
+}
+
+/** Uploads `bytes` as the owner; returns the response. */
+export function upload(
+  ctx: Pick<TestApp, "call">,
+  orgId: string,
+  options: { token?: string; bytes: Uint8Array; query?: string; type?: string },
+) {
+  return ctx.call("POST", `/organizations/${orgId}/documents?${options.query ?? "title=Report"}`, {
+    token: options.token,
+    body: options.bytes as Uint8Array<ArrayBuffer>,
+    headers: { "content-type": options.type ?? "application/pdf" },
+  });
 }
