@@ -105,6 +105,7 @@ export function makeOdt(): Uint8Array {
 /** An organization with an owner, a member and a stranger. */
 export async function documentsWorkspace(
   ctx: Pick<TestApp, "call" | "tokenFor">,
+  options: { memberEmail?: string } = {},
 ) {
   const owner = await ctx.tokenFor("owner", { email: "owner@acme.test" });
   const member = await ctx.tokenFor("member", { email: "member@acme.test" });
@@ -116,7 +117,7 @@ export async function documentsWorkspace(
   const { organization, project } = await res.json();
   const invited = await ctx.call("POST", `/organizations/${organization.id}/invitations`, {
     token: owner,
-    json: { email: "member@acme.test", role: "member" },
+    json: { email: options.memberEmail ?? "member@acme.test", role: "member" },
   });
   const token = new URL((await invited.json()).acceptUrl).hash.slice("#invitation=".length);
   assert.equal(
