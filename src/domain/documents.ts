@@ -117,3 +117,11 @@ export const DocumentParams = z.object({
   orgSlug: z.string().min(1).max(100).openapi({ param: { name: "orgSlug", in: "path" } }),
   documentId: Uuid.openapi({ param: { name: "documentId", in: "path" } }),
 });
+
+/** A document download's content, in the OpenAPI shape: each accepted type, as bytes. */
+export const DOCUMENT_DOWNLOAD_CONTENT = Object.fromEntries(
+  Object.values(DOCUMENT_TYPES).map((t) => [
+    t.contentType,
+    { schema: z.string().openapi({ format: "binary" }) },
+  ]),
+);

@@ -6,7 +6,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { ApiError, Uuid } from "../../domain/common.ts";
-import { DOCUMENT_TYPES } from "../../domain/documents.ts";
+import { DOCUMENT_DOWNLOAD_CONTENT, DOCUMENT_TYPES } from "../../domain/documents.ts";
 import { renderAccessPageHtml, renderMessageHtml } from "../../publish/render/documents.ts";
 import { downloadThroughLink, openAccessLink, type OpenedLink } from "../../serve/access_links.ts";
 import { downloadHeaders } from "../../serve/documents.ts";
@@ -102,9 +102,7 @@ accessLinkRoutes.openapi(
     },
     responses: {
       200: {
-        content: {
-          "application/octet-stream": { schema: z.string().openapi({ format: "binary" }) },
-        },
+        content: DOCUMENT_DOWNLOAD_CONTENT,
         description: "The document (Content-Type is its sniffed type)",
       },
       404: page("No link with this token, or the link does not grant this document"),

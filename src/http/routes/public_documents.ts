@@ -11,7 +11,11 @@ import {
   SubmitAccessRequest,
 } from "../../domain/access_requests.ts";
 import { ApiError } from "../../domain/common.ts";
-import { DocumentParams, PublicDocuments } from "../../domain/documents.ts";
+import {
+  DOCUMENT_DOWNLOAD_CONTENT,
+  DocumentParams,
+  PublicDocuments,
+} from "../../domain/documents.ts";
 import { AppError, notFound } from "../../domain/errors.ts";
 import { OrgSlugParams } from "../../domain/subprocessors.ts";
 import {
@@ -111,9 +115,7 @@ publicDocumentRoutes.openapi(
     request: { params: DocumentParams },
     responses: {
       200: {
-        content: {
-          "application/octet-stream": { schema: z.string().openapi({ format: "binary" }) },
-        },
+        content: DOCUMENT_DOWNLOAD_CONTENT,
         description: "The document (Content-Type is its sniffed type)",
       },
       ...errors(403, 404),
