@@ -6,6 +6,8 @@ import { OpenAPIHono } from "@hono/zod-openapi";
 import { createBuiltinVerifier, createOidcVerifier } from "./auth/human.ts";
 import { loadSigningKey } from "./auth/keys.ts";
 import { readBody } from "./http/body.ts";
+import { isDocumentUploadPath } from "./serve/documents.ts";
+import { MAX_DOCUMENT_BYTES } from "./domain/documents.ts";
 import type { AppDeps, AppEnv, Services } from "./http/env.ts";
 import { handleError, validationHook } from "./http/errors.ts";
 import { mountRoutes } from "./http/mount.ts";
@@ -146,7 +148,12 @@ export async function createApp(
   app.use(
     "*",
     readBody(
-      (path) => path.startsWith("/ingest/") ? config.maxEvidenceBytes : DEFAULT_BODY_LIMIT,
+      (path) =>
+        path.startsWith("/ingest/")
+          ? config.maxEvidenceBytes
+          : isDocumentUploadPath(path)
+          ? MAX_DOCUMENT_BYTES
+          : DEFAULT_BODY_LIMIT,
       { timeoutMs: config.bodyTimeoutMs },
     ),
   );

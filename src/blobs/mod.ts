@@ -1,10 +1,10 @@
 /** What a blob holds; the first segment of its key. */
-export type BlobKind = "evidence" | "artifact" | "logo";
+export type BlobKind = "evidence" | "artifact" | "logo" | "document";
 
 /** Every {@linkcode BlobKind}, in a stable order. */
-export const BLOB_KINDS: readonly BlobKind[] = ["evidence", "artifact", "logo"];
+export const BLOB_KINDS: readonly BlobKind[] = ["evidence", "artifact", "logo", "document"];
 
-/** Content-addressed byte storage for evidence payloads, published artifacts and logos. */
+/** Content-addressed byte storage for evidence payloads, published artifacts, logos and documents. */
 export interface BlobStore {
   /** Stores bytes content-addressed under `<kind>/<sha256 hex of bytes>`; idempotent (identical bytes stored once); returns that key. */
   put(kind: BlobKind, bytes: Uint8Array): Promise<string>;

@@ -22,6 +22,10 @@ import { meRoutes } from "./routes/me.ts";
 import { oauthRoutes } from "./routes/oauth.ts";
 import { organizationProfileRoutes } from "./routes/org_profile.ts";
 import { subprocessorRoutes } from "./routes/subprocessors.ts";
+import { documentRoutes } from "./routes/documents.ts";
+import { accessRequestRoutes } from "./routes/access_requests.ts";
+import { accessLinkRoutes } from "./routes/access_links.ts";
+import { publicDocumentRoutes } from "./routes/public_documents.ts";
 import { organizationRoutes } from "./routes/organizations.ts";
 import { projectRoutes } from "./routes/projects.ts";
 import { trustCenterRoutes, trustDomainRoutes } from "./routes/public_org.ts";
@@ -50,6 +54,8 @@ export function mountRoutes(app: OpenAPIHono<AppEnv>, config: Config): void {
   app.route("/mcp", mcpRoutes);
   app.route("/trust/domains", trustDomainRoutes);
   app.route("/public/trust", trustCenterRoutes);
+  app.route("/public/trust", publicDocumentRoutes);
+  app.route("/documents/access", accessLinkRoutes);
   app.route("/public/trust-profiles", publicSearchRoutes);
   app.route("/public/logos", publicLogoRoutes);
   app.route("/trust", publicTrustRoutes);
@@ -66,6 +72,8 @@ export function mountRoutes(app: OpenAPIHono<AppEnv>, config: Config): void {
   app.route("/", organizationRoutes);
   app.route("/", organizationProfileRoutes);
   app.route("/", subprocessorRoutes);
+  app.route("/", documentRoutes);
+  app.route("/", accessRequestRoutes);
   app.route("/", projectRoutes);
   app.route("/", sigstoreIdentityRoutes);
   app.route("/", controlRoutes);

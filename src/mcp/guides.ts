@@ -43,6 +43,14 @@ backoff until the endpoint answers 2xx.
 - [Webhook API](${u.openapi}): \`POST /projects/{projectId}/webhooks\` with \`{ "url", "events", "signing" }\`, the delivery log \`GET …/webhooks/{webhookId}/deliveries\`, and every payload under \`webhooks\`
 - [Webhook signing key](${u.jwks}): the Ed25519 key that verifies \`v1a\` signatures (its \`kid\` is in the \`webhook-key-id\` header)
 
+Documents an organization shares (reports, policies) are listed at
+\`GET ${u.trustCenters}{orgSlug}/documents\` (JSON, Markdown at \`documents.md\`, HTML for
+browsers): public ones have a \`downloadUrl\`; restricted ones are requested by a person with
+\`POST ${u.trustCenters}{orgSlug}/access-requests\` (name, work email, company, documentIds,
+the current \`nda.version\` and \`acceptNda: true\`) or the HTML form at
+\`${u.trustCenters}{orgSlug}/documents/request\`; an approved request is answered by email
+with a time-limited link.
+
 ## Guides
 
 - [Agent instructions](${u.agentInstructions}.md): when to use this service, how to read profiles over HTTP or MCP, and how to verify signatures

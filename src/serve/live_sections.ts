@@ -17,6 +17,7 @@ import { sha256HexSync } from "../lib/hash.ts";
 import { Html, html } from "../lib/html.ts";
 import { cssHash, trustPageCsp } from "../publish/render/_style.ts";
 import type { ArtifactCache } from "./artifacts.ts";
+import { documentsSection } from "./live/documents.ts";
 import { subprocessorsSection } from "./live/subprocessors.ts";
 import { updatesSection } from "./live/updates.ts";
 
@@ -48,6 +49,7 @@ export interface LiveSection {
 export const LIVE_SECTIONS: readonly LiveSection[] = [
   updatesSection,
   subprocessorsSection,
+  documentsSection,
 ];
 
 /** The rendered block, ready to insert, with what it needs from the CSP. */

@@ -200,3 +200,36 @@ export const webhookDeliveriesPrefix = (webhookId: string) =>
 /** The delivery made for an event to an endpoint: what makes the fan-out idempotent. */
 export const webhookDeliveryByEventKey = (webhookId: string, eventId: string) =>
   ["webhook_deliveries_by_event", webhookId, eventId] as const;
+
+/** An organization's documents (metadata; the bytes are blobs of kind "document"). */
+export const documentKey = (organizationId: string, id: string) =>
+  ["documents", organizationId, id] as const;
+export const documentsPrefix = (organizationId: string) => ["documents", organizationId] as const;
+/** Each version of an organization's click-through NDA, numbered from 1. */
+export const ndaVersionKey = (organizationId: string, version: number) =>
+  ["nda_versions", organizationId, version] as const;
+export const ndaVersionsPrefix = (organizationId: string) =>
+  ["nda_versions", organizationId] as const;
+/** Document access settings (auto-approved email domains). */
+export const documentSettingsKey = (organizationId: string) =>
+  ["document_settings", organizationId] as const;
+/** Access requests for restricted documents, by time-ordered id (UUIDv7). */
+export const accessRequestKey = (organizationId: string, id: string) =>
+  ["access_requests", organizationId, id] as const;
+export const accessRequestsPrefix = (organizationId: string) =>
+  ["access_requests", organizationId] as const;
+/** Access links, by time-ordered id (UUIDv7); the token is only in the link's URL. */
+export const accessLinkKey = (organizationId: string, id: string) =>
+  ["access_links", organizationId, id] as const;
+export const accessLinksPrefix = (organizationId: string) =>
+  ["access_links", organizationId] as const;
+export const accessLinkByTokenKey = (tokenHash: string) =>
+  ["access_links_by_token", tokenHash] as const;
+/** Every download through an access link, by time-ordered id (UUIDv7). */
+export const documentDownloadKey = (organizationId: string, id: string) =>
+  ["document_downloads", organizationId, id] as const;
+export const documentDownloadsPrefix = (organizationId: string) =>
+  ["document_downloads", organizationId] as const;
+/** Access requests counted per client address or email, for throttling. */
+export const accessRequestAttemptsKey = (scope: "ip" | "email", subject: string) =>
+  ["access_request_attempts", scope, subject] as const;

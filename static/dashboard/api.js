@@ -63,8 +63,11 @@ export function createApi(auth) {
     getText: (path, type) => request("GET", path, undefined, type),
     post: (path, body) => request("POST", path, body),
     patch: (path, body) => request("PATCH", path, body),
+    put: (path, body) => request("PUT", path, body),
     /** Sends a file (a Blob) as the raw body, with its own type. */
     putFile: (path, file) => request("PUT", path, file),
+    /** Posts a file (a Blob) as the raw body, with its own type. */
+    postFile: (path, file) => request("POST", path, file),
     delete: (path) => request("DELETE", path),
   };
 }

@@ -12,6 +12,7 @@ import { onboardingView } from "./views/onboarding.js";
 import { organizationView } from "./views/organization.js";
 import { organizationProfileView } from "./views/org_profile.js";
 import { subprocessorsView } from "./views/subprocessors.js";
+import { organizationDocumentsView } from "./views/org_documents.js";
 import { projectView } from "./views/project.js";
 import { renderTopbar, selectOrganization } from "./views/shell.js";
 import { signInView } from "./views/signin.js";
@@ -25,6 +26,7 @@ const VIEWS = {
   members: membersView,
   profile: organizationProfileView,
   subprocessors: subprocessorsView,
+  documents: organizationDocumentsView,
   project: projectView,
 };
 

@@ -1,7 +1,8 @@
 /**
  * Hash routes of the dashboard. Every location is a fragment, so the server
  * serves one page and a reload keeps the view: `#/orgs/<id>`,
- * `#/orgs/<id>/members`, `#/orgs/<id>/profile`, `#/orgs/<id>/subprocessors`, `#/projects/<id>[/<section>]`, and the accept link
+ * `#/orgs/<id>/members`, `#/orgs/<id>/profile`, `#/orgs/<id>/subprocessors`, `#/orgs/<id>/documents`,
+ * `#/projects/<id>[/<section>]`, and the accept link
  * of an invitation, `#invitation=<token>`.
  */
 
@@ -14,6 +15,7 @@ export const href = {
   members: (id) => `#/orgs/${seg(id)}/members`,
   profile: (id) => `#/orgs/${seg(id)}/profile`,
   subprocessors: (id) => `#/orgs/${seg(id)}/subprocessors`,
+  documents: (id) => `#/orgs/${seg(id)}/documents`,
   project: (id, section) => `#/projects/${seg(id)}${section ? `/${seg(section)}` : ""}`,
 };
 
@@ -23,6 +25,7 @@ const ROUTES = [
   { name: "members", pattern: /^\/orgs\/([^/]+)\/members$/ },
   { name: "profile", pattern: /^\/orgs\/([^/]+)\/profile$/ },
   { name: "subprocessors", pattern: /^\/orgs\/([^/]+)\/subprocessors$/ },
+  { name: "documents", pattern: /^\/orgs\/([^/]+)\/documents$/ },
   { name: "project", pattern: /^\/projects\/([^/]+)(?:\/([a-z-]+))?$/ },
 ];
 

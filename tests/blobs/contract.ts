@@ -81,6 +81,17 @@ export async function runBlobStoreContract(
     assert.deepEqual(await store.get(artifact), bytes);
   });
 
+  await t.step("round-trips a document larger than one KV atomic", async () => {
+    const store = await makeStore();
+    const bytes = randomBytes(3 * 1024 * 1024 + 17);
+    const key = await store.put("document", bytes);
+    assert.equal(key, `document/${await sha256Hex(bytes)}`);
+    assert.equal(await store.has(key.replace("document/", "logo/")), false);
+    const read = await store.get(key);
+    assert.ok(read !== null && read.length === bytes.length);
+    assert.ok(read.every((byte, i) => byte === bytes[i]), "bytes differ");
+  });
+
   await t.step("answers null and false for an absent key", async () => {
     const store = await makeStore();
     const key = blobKey("evidence", await sha256Hex(randomBytes(32)));

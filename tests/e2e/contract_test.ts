@@ -12,6 +12,7 @@ import {
   operations,
 } from "../support/openapi_validator.ts";
 import { startTestServer } from "../support/server.ts";
+import { exerciseDocuments } from "./_contract_documents.ts";
 
 interface Call {
   params?: Record<string, string | number>;
@@ -339,6 +340,7 @@ Deno.test("[contract] every operation answers as /openapi.json documents", async
       await call("getTrustUpdate", { params: { ...slug, updateId: "missing" }, expect: 404 });
       await call("deleteProjectUpdate", { params: updateItem, expect: 200 });
       await call("deleteProjectUpdate", { params: updateItem, expect: 404 });
+      await exerciseDocuments(call, fx);
       await call("getTrustSecurityTxt", { params: slug, expect: 200 });
       await call("getOrganizationLogo", { params: { fileName: fx.logo }, expect: 200 });
       await call("deleteOrganizationLogo", { params: { organizationId: fx.org }, expect: 200 });

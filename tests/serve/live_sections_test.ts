@@ -8,6 +8,7 @@ import {
 } from "../../src/serve/live_sections.ts";
 import { trustPageCsp } from "../../src/publish/render/_style.ts";
 import { createTestApp } from "../support/app.ts";
+import { makePdf, upload } from "../support/documents.ts";
 import { publishVersion, workspace } from "../support/fixtures.ts";
 
 const HTML = { accept: "text/html" };
@@ -75,4 +76,34 @@ Deno.test("[serve] a section's styles and forms widen the CSP by exactly what th
   const none = await renderLiveBlock({} as never, [empty]);
   assert.equal(none.html, "");
   assert.equal(liveCsp(trustPageCsp(), none), trustPageCsp());
+});
+
+Deno.test("[serve] the documents section lists public downloads and restricted titles with a request link", async () => {
+  await using ctx = await createTestApp();
+  const ws = await workspace(ctx, "owner", { projectSlug: "acme", visibility: "public" });
+  await publishVersion(ctx, ws);
+  const orgId = ws.organization.id;
+  const put = (query: string, bytes: Uint8Array) =>
+    upload(ctx, orgId, { token: ws.token, bytes, query });
+  const pdf = await makePdf();
+  const open = (await (await put("title=Policy&visibility=public", pdf)).json()).document;
+  const other = await ctx.call("POST", "/projects", {
+    token: ws.token,
+    json: { organizationId: orgId, name: "Second", visibility: "public" },
+  });
+  const second = (await other.json()).project.id;
+  await put(`title=Other%20project&projectId=${second}`, pdf);
+  await put("title=%3Cb%3ESOC%202%3C%2Fb%3E", pdf);
+  await ctx.call("PUT", `/organizations/${orgId}/nda`, { token: ws.token, json: { text: "NDA" } });
+
+  const res = await ctx.call("GET", "/trust/acme", { headers: HTML });
+  const text = await res.text();
+  assert.match(text, /id="live-documents-title"/);
+  assert.match(text, new RegExp(`/public/trust/[^/]+/documents/${open.id}/download`));
+  assert.match(text, /&lt;b&gt;SOC 2&lt;\/b&gt;/);
+  assert.match(text, /Request access<span class="vh"> to &lt;b&gt;SOC 2/);
+  assert.equal(text.includes("Other project"), false, "another project's documents stay off");
+  assert.match(res.headers.get("content-security-policy")!, /style-src 'sha256-[^']+' 'sha256-/);
+  const md = await (await ctx.call("GET", "/trust/acme.md")).text();
+  assert.match(md, /## Documents\n\n[^#]*- \*\*Policy\*\*: \[Download\]/);
 });

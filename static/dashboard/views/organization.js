@@ -11,6 +11,7 @@ export const ORGANIZATION_SECTIONS = [
   { id: "members", label: "Members", href: href.members },
   { id: "profile", label: "Vendor profile", href: href.profile },
   { id: "subprocessors", label: "Subprocessors", href: href.subprocessors },
+  { id: "documents", label: "Documents", href: href.documents },
 ];
 
 /** The organization's public trust center (every public, published project). */

@@ -1,0 +1,137 @@
+/**
+ * Access links, mounted at /documents/access: the page of what a link grants and each
+ * document's download through it (logged; PDFs stamped with the recipient's email). An
+ * unknown token is 404; an expired or revoked link 410.
+ */
+import { createRoute, z } from "@hono/zod-openapi";
+import type { Context } from "hono";
+import { ApiError, Uuid } from "../../domain/common.ts";
+import { DOCUMENT_DOWNLOAD_CONTENT, DOCUMENT_TYPES } from "../../domain/documents.ts";
+import { renderAccessPageHtml, renderMessageHtml } from "../../publish/render/documents.ts";
+import { downloadThroughLink, openAccessLink, type OpenedLink } from "../../serve/access_links.ts";
+import { downloadHeaders } from "../../serve/documents.ts";
+import { documentsCsp } from "../../publish/render/documents.ts";
+import { trustPageHeaders } from "../../serve/headers.ts";
+import { clientIp } from "../client_ip.ts";
+import { type AppEnv, createRouter } from "../env.ts";
+
+/** Mounted at /documents/access. */
+export const accessLinkRoutes = createRouter();
+
+const tags = ["Public trust"];
+// Errors raised before a handler (validation) keep the JSON envelope.
+const page = (description: string) => ({
+  content: { "text/html": { schema: z.string() }, "application/json": { schema: ApiError } },
+  description,
+});
+const Token = z.string().min(1).max(200).openapi({
+  param: { name: "token", in: "path" },
+  description: "The token from the emailed link",
+});
+const HEADERS = { ...trustPageHeaders(documentsCsp()), "cache-control": "no-store" };
+
+/** The page for a link that does not open, with its status. */
+function closed(c: Context<AppEnv>, opened: Exclude<OpenedLink, { state: "ok" }>) {
+  if (opened.state === "unknown") {
+    const body = renderMessageHtml(
+      "Link not found",
+      "This document link does not exist. Check that it was copied whole.",
+    );
+    return c.body(body, 404, HEADERS);
+  }
+  const why = opened.state === "expired"
+    ? `This link expired on ${opened.link.expiresAt.slice(0, 10)}.`
+    : "This link was revoked.";
+  const body = renderMessageHtml(
+    "Link no longer valid",
+    `${why} Ask ${opened.org.name} for access again from its trust center.`,
+  );
+  return c.body(body, 410, HEADERS);
+}
+
+accessLinkRoutes.openapi(
+  createRoute({
+    method: "get",
+    path: "/{token}",
+    operationId: "openAccessLink",
+    tags,
+    summary: "An access link's page: the documents it grants",
+    request: { params: z.object({ token: Token }) },
+    responses: {
+      200: page("The documents, each with its download"),
+      404: page("No link with this token"),
+      410: page("The link expired or was revoked"),
+    },
+  }),
+  async (c) => {
+    const { token } = c.req.valid("param");
+    const { kv, config, clock } = c.var.services;
+    const opened = await openAccessLink(kv, token, clock.now());
+    if (opened.state !== "ok") return closed(c, opened);
+    const base = `${config.baseUrl}/documents/access/${encodeURIComponent(token)}`;
+    const body = renderAccessPageHtml({
+      organization: opened.org,
+      link: opened.link,
+      documents: opened.documents.map((d) => ({
+        id: d.id,
+        title: d.title,
+        url: `${base}/${d.id}`,
+        kind: `${DOCUMENT_TYPES[d.type].extension.toUpperCase()}${
+          d.type === "pdf" ? ", stamped with your email" : ""
+        }`,
+      })),
+    });
+    return c.body(body, 200, HEADERS);
+  },
+);
+
+accessLinkRoutes.openapi(
+  createRoute({
+    method: "get",
+    path: "/{token}/{documentId}",
+    operationId: "downloadThroughAccessLink",
+    tags,
+    summary: "Download one document through an access link (logged)",
+    description:
+      "The document as an attachment. A PDF is stamped on every page with `Provided to <email> on <date>`; if the PDF cannot be stamped, the original is served and the log says so. Office formats are not stamped.",
+    request: {
+      params: z.object({
+        token: Token,
+        documentId: Uuid.openapi({ param: { name: "documentId", in: "path" } }),
+      }),
+    },
+    responses: {
+      200: {
+        content: DOCUMENT_DOWNLOAD_CONTENT,
+        description: "The document (Content-Type is its sniffed type)",
+      },
+      404: page("No link with this token, or the link does not grant this document"),
+      410: page("The link expired or was revoked"),
+    },
+  }),
+  async (c) => {
+    const { token, documentId } = c.req.valid("param");
+    const { kv, blobs, log, clock } = c.var.services;
+    const now = clock.now();
+    const opened = await openAccessLink(kv, token, now);
+    if (opened.state !== "ok") return closed(c, opened);
+    const served = await downloadThroughLink({ kv, blobs, log }, {
+      opened,
+      documentId,
+      ip: clientIp(c),
+      now,
+    });
+    if (!served) {
+      const body = renderMessageHtml(
+        "Document not found",
+        "This link does not grant that document.",
+      );
+      return c.body(body, 404, HEADERS);
+    }
+    return c.body(
+      served.bytes as Uint8Array<ArrayBuffer>,
+      200,
+      downloadHeaders(served.document, "private, no-store"),
+    );
+  },
+);

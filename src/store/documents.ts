@@ -1,0 +1,148 @@
+/**
+ * An organization's documents (metadata only; the bytes are content-addressed blobs), its
+ * click-through NDA versions and its document access settings.
+ */
+import type { DocumentSettings, NdaVersion } from "../domain/access_requests.ts";
+import {
+  MAX_DOCUMENTS,
+  type TrustDocument,
+  type UpdateDocumentRequest,
+} from "../domain/documents.ts";
+import { badRequest, conflict, notFound } from "../domain/errors.ts";
+import {
+  documentKey,
+  documentSettingsKey,
+  documentsPrefix,
+  ndaVersionKey,
+  ndaVersionsPrefix,
+} from "./keys.ts";
+
+const MAX_ATTEMPTS = 10;
+
+/** The organization's documents, by title. */
+export async function listDocuments(kv: Deno.Kv, organizationId: string): Promise<TrustDocument[]> {
+  const list: TrustDocument[] = [];
+  for await (const entry of kv.list<TrustDocument>({ prefix: documentsPrefix(organizationId) })) {
+    list.push(entry.value);
+  }
+  return list.sort((a, b) => a.title.localeCompare(b.title, "en") || a.id.localeCompare(b.id));
+}
+
+/** One document, or null. */
+export async function getDocument(
+  kv: Deno.Kv,
+  organizationId: string,
+  id: string,
+): Promise<TrustDocument | null> {
+  return (await kv.get<TrustDocument>(documentKey(organizationId, id))).value;
+}
+
+/** Stores a new document's metadata, within the per-organization cap. */
+export async function addDocument(
+  kv: Deno.Kv,
+  organizationId: string,
+  document: TrustDocument,
+): Promise<TrustDocument> {
+  const existing = await listDocuments(kv, organizationId);
+  if (existing.length >= MAX_DOCUMENTS) {
+    throw badRequest(`An organization holds at most ${MAX_DOCUMENTS} documents`);
+  }
+  const key = documentKey(organizationId, document.id);
+  const res = await kv.atomic().check({ key, versionstamp: null }).set(key, document).commit();
+  if (!res.ok) throw conflict("A document with that id already exists");
+  return document;
+}
+
+/** Changes a document's fields; returns it as stored. */
+export async function updateDocument(
+  kv: Deno.Kv,
+  organizationId: string,
+  options: { id: string; change: UpdateDocumentRequest; now: Date },
+): Promise<TrustDocument> {
+  const key = documentKey(organizationId, options.id);
+  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+    const entry = await kv.get<TrustDocument>(key);
+    if (!entry.value) throw notFound("No document with that id in this organization");
+    const next: TrustDocument = {
+      ...entry.value,
+      ...options.change,
+      updatedAt: options.now.toISOString(),
+    };
+    if ((await kv.atomic().check(entry).set(key, next).commit()).ok) return next;
+  }
+  throw conflict("The document kept changing while it was being saved; please retry");
+}
+
+/** Removes a document's metadata; returns what was removed. Its links stop serving it. */
+export async function removeDocument(
+  kv: Deno.Kv,
+  organizationId: string,
+  id: string,
+): Promise<TrustDocument> {
+  const key = documentKey(organizationId, id);
+  const entry = await kv.get<TrustDocument>(key);
+  if (!entry.value) throw notFound("No document with that id in this organization");
+  if (!(await kv.atomic().check(entry).delete(key).commit()).ok) {
+    throw conflict("The document changed while it was being removed; please retry");
+  }
+  return entry.value;
+}
+
+/** Every NDA version, newest first. */
+export async function listNdaVersions(kv: Deno.Kv, organizationId: string): Promise<NdaVersion[]> {
+  const list: NdaVersion[] = [];
+  const iter = kv.list<NdaVersion>({ prefix: ndaVersionsPrefix(organizationId) }, {
+    reverse: true,
+  });
+  for await (const entry of iter) list.push(entry.value);
+  return list;
+}
+
+/** The current NDA (the newest version), or null when none was set. */
+export async function currentNda(kv: Deno.Kv, organizationId: string): Promise<NdaVersion | null> {
+  const iter = kv.list<NdaVersion>({ prefix: ndaVersionsPrefix(organizationId) }, {
+    reverse: true,
+    limit: 1,
+  });
+  for await (const entry of iter) return entry.value;
+  return null;
+}
+
+/**
+ * Adds a new NDA version after the newest; text equal to the current version's adds
+ * nothing. Older versions are kept, because accepted requests name the version they accepted.
+ */
+export async function addNdaVersion(
+  kv: Deno.Kv,
+  organizationId: string,
+  draft: Omit<NdaVersion, "version">,
+): Promise<NdaVersion> {
+  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+    const current = await currentNda(kv, organizationId);
+    if (current && current.sha256 === draft.sha256) return current;
+    const version: NdaVersion = { ...draft, version: (current?.version ?? 0) + 1 };
+    const key = ndaVersionKey(organizationId, version.version);
+    const res = await kv.atomic().check({ key, versionstamp: null }).set(key, version).commit();
+    if (res.ok) return version;
+  }
+  throw conflict("The NDA kept changing while it was being saved; please retry");
+}
+
+/** The organization's document settings (no auto-approved domains until set). */
+export async function getDocumentSettings(
+  kv: Deno.Kv,
+  organizationId: string,
+): Promise<DocumentSettings> {
+  const entry = await kv.get<DocumentSettings>(documentSettingsKey(organizationId));
+  return entry.value ?? { autoApproveDomains: [] };
+}
+
+/** Replaces the organization's document settings. */
+export async function setDocumentSettings(
+  kv: Deno.Kv,
+  organizationId: string,
+  settings: DocumentSettings,
+): Promise<DocumentSettings> {
+  await kv.set(documentSettingsKey(organizationId), settings);
+  return settings;
+}

@@ -1,0 +1,174 @@
+/**
+ * Access to restricted documents, for the organization's Documents view: requests with
+ * Approve and Deny (owners), the links granted with Revoke, and the download log. An
+ * approval shows whether the link was emailed; without email it shows the link to copy.
+ */
+import { errorAlert, h } from "../dom.js";
+import { formatDate } from "../format.js";
+import { copyField, runButton } from "../widgets.js";
+import { card, dataTable, emptyState } from "./layout.js";
+
+const base = (id) => `/organizations/${encodeURIComponent(id)}`;
+const when = (iso) => h("time", { datetime: iso }, formatDate(iso, true));
+
+/** What the last approval produced: a notice and, when not emailed, the link to copy. */
+function approvalNotice(approval) {
+  if (!approval) return null;
+  if (approval.email.sent) {
+    return h(
+      "p",
+      { class: "alert alert-success", role: "status" },
+      `Approved. ${approval.email.detail}.`,
+    );
+  }
+  return h(
+    "div",
+    { class: "alert alert-warning", role: "status" },
+    h("p", {}, `Approved, but not emailed: ${approval.email.detail}.`),
+    copyField("Access link", approval.link.url, {
+      what: "Link",
+      hint: `Send it to ${approval.request.email} yourself. It is shown only now.`,
+    }),
+  );
+}
+
+function requestTable(app, ctx, requests, titles) {
+  if (requests.length === 0) {
+    return emptyState(
+      "No requests yet",
+      "Visitors request restricted documents from the trust center.",
+    );
+  }
+  const owner = ctx.organization.role === "owner";
+  const errorSlot = h("div", { class: "form-errors" });
+  const decide = (r, verb) => {
+    const button = h("button", {
+      type: "button",
+      class: `btn ${verb === "approve" ? "btn-primary" : "btn-secondary"} btn-small`,
+      "aria-label": `${verb === "approve" ? "Approve" : "Deny"} the request of ${r.email}`,
+    }, verb === "approve" ? "Approve" : "Deny");
+    button.addEventListener("click", () =>
+      runButton(button, errorSlot, async () => {
+        const path = `${base(ctx.organization.id)}/access-requests/${r.id}/${verb}`;
+        const result = await app.api.post(path, verb === "approve" ? {} : undefined);
+        await ctx.reload(
+          verb === "approve" ? null : `Request of ${r.email} denied`,
+          verb === "approve" ? result : null,
+        );
+      }));
+    return button;
+  };
+  return h(
+    "div",
+    {},
+    dataTable("Access requests, newest first", [
+      {
+        label: "Requester",
+        cell: (r) =>
+          h(
+            "div",
+            {},
+            h("strong", {}, r.name),
+            h("div", {}, r.email),
+            h("div", { class: "hint" }, r.company),
+          ),
+      },
+      {
+        label: "Documents",
+        cell: (r) => r.documentIds.map((id) => titles.get(id) ?? "(removed)").join(", "),
+      },
+      {
+        label: "NDA",
+        cell: (r) => `v${r.nda.version}, accepted ${formatDate(r.nda.acceptedAt, true)}`,
+      },
+      {
+        label: "Status",
+        cell: (
+          r,
+        ) => (r.autoApproved
+          ? "Approved (automatic)"
+          : r.status[0].toUpperCase() + r.status.slice(1)),
+      },
+      {
+        label: "Actions",
+        cell: (r) =>
+          owner && r.status === "pending"
+            ? h("div", { class: "row-actions" }, decide(r, "approve"), decide(r, "deny"))
+            : "",
+      },
+    ], requests),
+    errorSlot,
+  );
+}
+
+function linkTable(app, ctx, links, now) {
+  if (links.length === 0) return emptyState("No links yet", "Approving a request creates one.");
+  const owner = ctx.organization.role === "owner";
+  const errorSlot = h("div", { class: "form-errors" });
+  const state = (l) =>
+    l.revokedAt ? "Revoked" : Date.parse(l.expiresAt) <= now ? "Expired" : "Active";
+  const revoke = (l) => {
+    const button = h("button", {
+      type: "button",
+      class: "btn btn-secondary btn-small",
+      "aria-label": `Revoke the link of ${l.email}`,
+    }, "Revoke");
+    button.addEventListener("click", () =>
+      runButton(button, errorSlot, async () => {
+        await app.api.post(`${base(ctx.organization.id)}/access-links/${l.id}/revoke`);
+        await ctx.reload(`Link of ${l.email} revoked`);
+      }));
+    return button;
+  };
+  return h(
+    "div",
+    {},
+    dataTable("Access links, newest first", [
+      { label: "Recipient", cell: (l) => l.email },
+      { label: "Created", cell: (l) => when(l.createdAt) },
+      { label: "Expires", cell: (l) => when(l.expiresAt) },
+      { label: "State", cell: state },
+      { label: "Actions", cell: (l) => owner && state(l) === "Active" ? revoke(l) : "" },
+    ], links),
+    errorSlot,
+  );
+}
+
+function downloadTable(downloads) {
+  if (downloads.length === 0) {
+    return emptyState("No downloads yet", "Every download through a link is listed here.");
+  }
+  return dataTable("Downloads through access links, newest first", [
+    { label: "When", cell: (d) => when(d.at) },
+    { label: "Who", cell: (d) => d.email },
+    { label: "Document", cell: (d) => d.title },
+    { label: "From", cell: (d) => h("code", {}, d.ip) },
+    { label: "Stamped", cell: (d) => (d.watermarked ? "Yes" : "No") },
+  ], downloads);
+}
+
+/** The access cards for the Documents view; `approval` is the result of the last approval. */
+export async function accessCards(app, ctx, documents, approval) {
+  const path = base(ctx.organization.id);
+  try {
+    const [{ requests }, { links }, { downloads }] = await Promise.all([
+      app.api.get(`${path}/access-requests`),
+      app.api.get(`${path}/access-links`),
+      app.api.get(`${path}/document-downloads`),
+    ]);
+    const titles = new Map(documents.map((d) => [d.id, d.title]));
+    return [
+      card(
+        "Access requests",
+        h("div", {}, approvalNotice(approval), requestTable(app, ctx, requests, titles)),
+        {
+          description: "Owners approve or deny. Approval emails a link valid for 7 days.",
+        },
+      ),
+      card("Access links", linkTable(app, ctx, links, Date.now())),
+      card("Download log", downloadTable(downloads)),
+    ];
+  } catch (error) {
+    return [errorAlert(error.message)];
+  }
+}
