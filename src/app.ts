@@ -20,6 +20,7 @@ import { autoPublishAfterRecompute } from "./live/auto_publish.ts";
 import { createScheduler } from "./live/scheduler.ts";
 import { createQueueConsumer } from "./live/queue.ts";
 import { createMailer } from "./mail/mod.ts";
+import { registerEmail } from "./push/email.ts";
 import { createEventBus } from "./push/events.ts";
 import { registerWebhooks } from "./push/webhooks.ts";
 import { DEFAULT_DELIVERY_OPTIONS } from "./push/webhook_delivery.ts";
@@ -80,6 +81,8 @@ export async function createServices(deps: AppDeps): Promise<Services> {
   const queue = createQueueConsumer(deps);
   const scheduler = createScheduler({ ...deps, queue });
   const events = createEventBus({ log: deps.log, queue });
+  const mailer = deps.mailer ?? createMailer(config.mail);
+  registerEmail({ ...deps, mailer, queue, events });
   const publicCache = createPublicCache();
   const publish = async (project: Project) => {
     try {
@@ -106,7 +109,7 @@ export async function createServices(deps: AppDeps): Promise<Services> {
     scheduler,
     queue,
     events,
-    mailer: deps.mailer ?? createMailer(config.mail),
+    mailer,
     notifyActivity: scheduler.notify,
     resolver: deps.resolver ?? createTxtResolver(config.dnsNameserver),
     hostResolver,

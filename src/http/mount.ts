@@ -26,6 +26,12 @@ import { documentRoutes } from "./routes/documents.ts";
 import { accessRequestRoutes } from "./routes/access_requests.ts";
 import { accessLinkRoutes } from "./routes/access_links.ts";
 import { publicDocumentRoutes } from "./routes/public_documents.ts";
+import { subscriberRoutes } from "./routes/subscribers.ts";
+import { subscriptionLinkRoutes } from "./routes/subscription_links.ts";
+import {
+  organizationSubscriptionRoutes,
+  projectSubscriptionRoutes,
+} from "./routes/subscriptions.ts";
 import { organizationRoutes } from "./routes/organizations.ts";
 import { projectRoutes } from "./routes/projects.ts";
 import { trustCenterRoutes, trustDomainRoutes } from "./routes/public_org.ts";
@@ -56,6 +62,7 @@ export function mountRoutes(app: OpenAPIHono<AppEnv>, config: Config): void {
   app.route("/public/trust", trustCenterRoutes);
   app.route("/public/trust", publicDocumentRoutes);
   app.route("/documents/access", accessLinkRoutes);
+  app.route("/public/trust", organizationSubscriptionRoutes);
   app.route("/public/trust-profiles", publicSearchRoutes);
   app.route("/public/logos", publicLogoRoutes);
   app.route("/trust", publicTrustRoutes);
@@ -65,6 +72,8 @@ export function mountRoutes(app: OpenAPIHono<AppEnv>, config: Config): void {
   app.route("/trust", trustExportRoutes);
   app.route("/log", logRoutes);
   app.route("/trust", securityTxtRoutes);
+  app.route("/trust", projectSubscriptionRoutes);
+  app.route("/", subscriptionLinkRoutes);
   app.route("/", cliModuleRoutes);
   app.route("/", dashboardRoutes);
 
@@ -74,6 +83,7 @@ export function mountRoutes(app: OpenAPIHono<AppEnv>, config: Config): void {
   app.route("/", subprocessorRoutes);
   app.route("/", documentRoutes);
   app.route("/", accessRequestRoutes);
+  app.route("/", subscriberRoutes);
   app.route("/", projectRoutes);
   app.route("/", sigstoreIdentityRoutes);
   app.route("/", controlRoutes);

@@ -18,6 +18,7 @@ import { Html, html } from "../lib/html.ts";
 import { cssHash, trustPageCsp } from "../publish/render/_style.ts";
 import type { ArtifactCache } from "./artifacts.ts";
 import { documentsSection } from "./live/documents.ts";
+import { subscribeSection } from "./live/subscribe.ts";
 import { subprocessorsSection } from "./live/subprocessors.ts";
 import { updatesSection } from "./live/updates.ts";
 
@@ -50,6 +51,7 @@ export const LIVE_SECTIONS: readonly LiveSection[] = [
   updatesSection,
   subprocessorsSection,
   documentsSection,
+  subscribeSection,
 ];
 
 /** The rendered block, ready to insert, with what it needs from the CSP. */

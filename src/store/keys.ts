@@ -233,3 +233,19 @@ export const documentDownloadsPrefix = (organizationId: string) =>
 /** Access requests counted per client address or email, for throttling. */
 export const accessRequestAttemptsKey = (scope: "ip" | "email", subject: string) =>
   ["access_request_attempts", scope, subject] as const;
+/** An email subscription (pending or confirmed). */
+export const subscriptionKey = (id: string) => ["subscriptions", id] as const;
+/** Subscription id by scope and address; the scope is a project id or "organization". */
+export const subscriptionByScopeKey = (organizationId: string, scope: string, email: string) =>
+  ["subscriptions_by_scope", organizationId, scope, email] as const;
+export const subscriptionsByScopePrefix = (organizationId: string, scope?: string) =>
+  scope === undefined
+    ? ["subscriptions_by_scope", organizationId] as const
+    : ["subscriptions_by_scope", organizationId, scope] as const;
+/** The secret that signs subscription links (confirm, unsubscribe). */
+export const subscriptionLinkSecretKey = () => ["secrets", "subscription_links"] as const;
+/** A fixed-window counter of subscribe requests (per client address) or confirmations (per email). */
+export const subscribeCounterKey = (scope: "ip" | "email", value: string) =>
+  ["subscribe_counters", scope, value] as const;
+/** One email (confirmation or notification) and its sending state. */
+export const mailDeliveryKey = (id: string) => ["mail_deliveries", id] as const;

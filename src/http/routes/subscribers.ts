@@ -1,0 +1,117 @@
+/**
+ * Email subscribers, operator side: members see how many subscribers the organization and
+ * each project have; owners also see the addresses (personal data) and remove subscribers.
+ * GET /service/status tells the dashboard whether email is configured, without saying how.
+ */
+import { createRoute, z } from "@hono/zod-openapi";
+import { uuidParam } from "../../domain/common.ts";
+import { forbidden, notFound } from "../../domain/errors.ts";
+import {
+  ServiceStatus,
+  SubscriberListResponse,
+  SubscriberResponse,
+  subscriberView,
+} from "../../domain/subscriptions.ts";
+import { getOrganization } from "../../store/organizations.ts";
+import {
+  deleteSubscription,
+  getSubscription,
+  listSubscriptions,
+} from "../../store/subscriptions.ts";
+import { requireHuman, requireMembership } from "../auth.ts";
+import { createRouter } from "../env.ts";
+import { errors, HUMAN, json } from "../openapi.ts";
+
+export const subscriberRoutes = createRouter();
+
+const OrgParams = z.object({ organizationId: uuidParam("organizationId") });
+const ItemParams = OrgParams.extend({ subscriptionId: uuidParam("subscriptionId") });
+const tags = ["Subscriptions"];
+
+subscriberRoutes.openapi(
+  createRoute({
+    method: "get",
+    path: "/organizations/{organizationId}/subscribers",
+    operationId: "listSubscribers",
+    tags,
+    summary:
+      "Email subscribers of the organization and its projects (members; addresses for owners)",
+    description:
+      "Counts of confirmed and pending subscribers per scope for every member; the addresses, newest first, only for owners (`subscribers` is null for members). `mail.configured` is false when no email is sent (SMTP_URL not set).",
+    security: HUMAN,
+    middleware: [requireHuman] as const,
+    request: { params: OrgParams },
+    responses: {
+      200: json(SubscriberListResponse, "Counts, and the addresses for owners"),
+      ...errors(400, 401, 403),
+    },
+  }),
+  async (c) => {
+    const { organizationId } = c.req.valid("param");
+    const membership = await requireMembership(c, organizationId);
+    const { kv, clock, mailer } = c.var.services;
+    const all = await listSubscriptions(kv, organizationId, { now: clock.now() });
+    const counts = new Map<string | null, { confirmed: number; pending: number }>();
+    counts.set(null, { confirmed: 0, pending: 0 });
+    for (const s of all) {
+      const count = counts.get(s.projectId) ?? { confirmed: 0, pending: 0 };
+      count[s.status]++;
+      counts.set(s.projectId, count);
+    }
+    const subscribers = membership.role === "owner"
+      ? all.sort((a, b) => b.createdAt.localeCompare(a.createdAt)).map(subscriberView)
+      : null;
+    return c.json({
+      mail: { configured: mailer.configured },
+      counts: [...counts].map(([projectId, count]) => ({ projectId, ...count })),
+      subscribers,
+    }, 200);
+  },
+);
+
+subscriberRoutes.openapi(
+  createRoute({
+    method: "delete",
+    path: "/organizations/{organizationId}/subscribers/{subscriptionId}",
+    operationId: "removeSubscriber",
+    tags,
+    summary: "Remove a subscriber (owners)",
+    description: "The subscription and its address are deleted; no email is sent to it again.",
+    security: HUMAN,
+    middleware: [requireHuman] as const,
+    request: { params: ItemParams },
+    responses: {
+      200: json(SubscriberResponse, "The subscriber that was removed"),
+      ...errors(400, 401, 403, 404),
+    },
+  }),
+  async (c) => {
+    const { organizationId, subscriptionId } = c.req.valid("param");
+    await requireMembership(c, organizationId, "owner");
+    const { kv } = c.var.services;
+    if (!(await getOrganization(kv, organizationId))) throw forbidden();
+    const found = await getSubscription(kv, subscriptionId);
+    if (!found || found.organizationId !== organizationId) {
+      throw notFound("No subscriber with that id in this organization");
+    }
+    const removed = await deleteSubscription(kv, subscriptionId);
+    if (!removed) throw notFound("No subscriber with that id in this organization");
+    return c.json({ subscriber: subscriberView(removed) }, 200);
+  },
+);
+
+subscriberRoutes.openapi(
+  createRoute({
+    method: "get",
+    path: "/service/status",
+    operationId: "getServiceStatus",
+    tags,
+    summary: "What this service can do: whether email is configured (signed-in users)",
+    description:
+      "`mail.configured` is false when SMTP_URL is not set: no subscription email is sent, and subscribe requests answer 409. Where mail goes is never shown.",
+    security: HUMAN,
+    middleware: [requireHuman] as const,
+    responses: { 200: json(ServiceStatus, "The service's status"), ...errors(401) },
+  }),
+  (c) => c.json({ mail: { configured: c.var.services.mailer.configured } }, 200),
+);

@@ -1,0 +1,143 @@
+/**
+ * The links of subscription emails: /subscriptions/confirm/{token} and
+ * /unsubscribe/{token}. A GET shows a page with a button and changes nothing (mail scanners
+ * open links); the button's POST acts. A mail client's RFC 8058 one-click POST to the
+ * unsubscribe link unsubscribes at once.
+ */
+import { createRoute, z } from "@hono/zod-openapi";
+import type { Context } from "hono";
+import { linkUrl, subscriptionOfToken, subscriptionScope } from "../../push/links.ts";
+import { trustPageHeaders } from "../../serve/headers.ts";
+import {
+  confirmedPage,
+  confirmPage,
+  subscriptionPageCsp,
+  subscriptionProblemPage,
+  unsubscribedPage,
+  unsubscribePage,
+} from "../../serve/subscription_pages.ts";
+import { confirmSubscription, deleteSubscription } from "../../store/subscriptions.ts";
+import type { Subscription } from "../../domain/subscriptions.ts";
+import { type AppEnv, createRouter } from "../env.ts";
+import { errors } from "../openapi.ts";
+
+export const subscriptionLinkRoutes = createRouter();
+
+const tags = ["Subscriptions"];
+const page = (description: string) => ({
+  content: { "text/html": { schema: z.string() } },
+  description,
+});
+
+function scopeOf(c: Context<AppEnv>, s: Subscription) {
+  return subscriptionScope(c.var.services.kv, c.var.services.config, s);
+}
+
+function htmlPage(
+  c: Context<AppEnv>,
+  body: string,
+  options: { form?: boolean; status?: 200 | 404 } = {},
+) {
+  const origin = options.form ? new URL(c.var.services.config.baseUrl).origin : undefined;
+  return c.body(body, options.status ?? 200, trustPageHeaders(subscriptionPageCsp(origin)));
+}
+
+const BROKEN =
+  "This link is not valid: it may have expired, been used to unsubscribe already, or been copied incompletely";
+const broken = (c: Context<AppEnv>) =>
+  htmlPage(c, subscriptionProblemPage(404, BROKEN), { status: 404 });
+
+const TokenParams = z.object({
+  token: z.string().min(1).max(200).openapi({ param: { name: "token", in: "path" } }),
+});
+const linkResponses = (ok: string) => ({ 200: page(ok), ...errors(400, 404) });
+
+subscriptionLinkRoutes.openapi(
+  createRoute({
+    method: "get",
+    path: "/subscriptions/confirm/{token}",
+    operationId: "showSubscriptionConfirmation",
+    tags,
+    summary: "The page of a confirmation link: a button that confirms",
+    description:
+      "Opening the link changes nothing (mail scanners open links); the page's button POSTs to the same address.",
+    request: { params: TokenParams },
+    responses: linkResponses("A page with the confirm button"),
+  }),
+  async (c) => {
+    const { token } = c.req.valid("param");
+    const { kv, config, clock } = c.var.services;
+    const s = await subscriptionOfToken(kv, "confirm", token);
+    const scope = s && await scopeOf(c, s);
+    const live = s && (s.status === "confirmed" || (s.expiresAt ?? "") > clock.now().toISOString());
+    if (!s || !scope || !live) return broken(c);
+    if (s.status === "confirmed") return htmlPage(c, confirmedPage(scope.name, scope.url));
+    return htmlPage(c, confirmPage(scope.name, linkUrl(config.baseUrl, "confirm", token)), {
+      form: true,
+    });
+  },
+);
+
+subscriptionLinkRoutes.openapi(
+  createRoute({
+    method: "post",
+    path: "/subscriptions/confirm/{token}",
+    operationId: "confirmSubscription",
+    tags,
+    summary: "Confirm a subscription (the confirm page's button)",
+    request: { params: TokenParams },
+    responses: linkResponses("Confirmed (confirming again changes nothing)"),
+  }),
+  async (c) => {
+    const { kv, clock } = c.var.services;
+    const s = await subscriptionOfToken(kv, "confirm", c.req.valid("param").token);
+    const scope = s && await scopeOf(c, s);
+    const confirmed = s && scope && await confirmSubscription(kv, s.id, clock.now());
+    if (!confirmed || !scope) return broken(c);
+    return htmlPage(c, confirmedPage(scope.name, scope.url));
+  },
+);
+
+subscriptionLinkRoutes.openapi(
+  createRoute({
+    method: "get",
+    path: "/unsubscribe/{token}",
+    operationId: "showUnsubscribe",
+    tags,
+    summary: "The page of an unsubscribe link: a button that unsubscribes",
+    description:
+      "The link of every notification's `List-Unsubscribe` header. Opening it changes nothing; the button, or a mail client's one-click POST (RFC 8058), unsubscribes.",
+    request: { params: TokenParams },
+    responses: linkResponses("A page with the unsubscribe button"),
+  }),
+  async (c) => {
+    const { token } = c.req.valid("param");
+    const { kv, config } = c.var.services;
+    const s = await subscriptionOfToken(kv, "unsubscribe", token);
+    if (!s || s.status !== "confirmed") return broken(c);
+    const name = (await scopeOf(c, s))?.name ?? "this trust center";
+    return htmlPage(c, unsubscribePage(name, linkUrl(config.baseUrl, "unsubscribe", token)), {
+      form: true,
+    });
+  },
+);
+
+subscriptionLinkRoutes.openapi(
+  createRoute({
+    method: "post",
+    path: "/unsubscribe/{token}",
+    operationId: "unsubscribe",
+    tags,
+    summary: "Unsubscribe at once (RFC 8058 one-click; no sign-in, no confirmation)",
+    description:
+      "Mail clients POST `List-Unsubscribe=One-Click` here; any body is accepted and ignored. The subscription and its address are deleted.",
+    request: { params: TokenParams },
+    responses: linkResponses("Unsubscribed"),
+  }),
+  async (c) => {
+    const { kv } = c.var.services;
+    const s = await subscriptionOfToken(kv, "unsubscribe", c.req.valid("param").token);
+    if (!s || s.status !== "confirmed" || !(await deleteSubscription(kv, s.id))) return broken(c);
+    return htmlPage(c, unsubscribedPage());
+  },
+);
