@@ -74,6 +74,15 @@ with a time-limited link.
 - [OAuth 2.0 metadata](${u.oauthMetadata}): for operators who sign in to manage projects
 - [Health](${u.health}): liveness probe
 
+## Email updates
+
+A person (not an agent) may subscribe an address to a public project's or an organization's
+trust updates: \`POST ${u.base}/trust/{projectSlug}/subscriptions\` or
+\`POST ${u.trustCenters}{orgSlug}/subscriptions\` with \`{"email": "…"}\` (or the HTML form on the
+trust page). Double opt-in: nothing is sent until the emailed link is confirmed. Emails tell of
+controls that regress, updates posted and subprocessor changes; each carries a one-click
+\`List-Unsubscribe\` (RFC 8058). Do not subscribe addresses on anyone's behalf.
+
 ## Optional
 
 - [Dashboard](${u.base}/dashboard/): the operator UI (sign-in required)

@@ -13,6 +13,7 @@ import { organizationView } from "./views/organization.js";
 import { organizationProfileView } from "./views/org_profile.js";
 import { subprocessorsView } from "./views/subprocessors.js";
 import { organizationDocumentsView } from "./views/org_documents.js";
+import { subscribersView } from "./views/subscribers.js";
 import { projectView } from "./views/project.js";
 import { renderTopbar, selectOrganization } from "./views/shell.js";
 import { signInView } from "./views/signin.js";
@@ -27,6 +28,7 @@ const VIEWS = {
   profile: organizationProfileView,
   subprocessors: subprocessorsView,
   documents: organizationDocumentsView,
+  subscribers: subscribersView,
   project: projectView,
 };
 

@@ -16,6 +16,7 @@ export const href = {
   profile: (id) => `#/orgs/${seg(id)}/profile`,
   subprocessors: (id) => `#/orgs/${seg(id)}/subprocessors`,
   documents: (id) => `#/orgs/${seg(id)}/documents`,
+  subscribers: (id) => `#/orgs/${seg(id)}/subscribers`,
   project: (id, section) => `#/projects/${seg(id)}${section ? `/${seg(section)}` : ""}`,
 };
 
@@ -26,6 +27,7 @@ const ROUTES = [
   { name: "profile", pattern: /^\/orgs\/([^/]+)\/profile$/ },
   { name: "subprocessors", pattern: /^\/orgs\/([^/]+)\/subprocessors$/ },
   { name: "documents", pattern: /^\/orgs\/([^/]+)\/documents$/ },
+  { name: "subscribers", pattern: /^\/orgs\/([^/]+)\/subscribers$/ },
   { name: "project", pattern: /^\/projects\/([^/]+)(?:\/([a-z-]+))?$/ },
 ];
 

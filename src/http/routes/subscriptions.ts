@@ -9,28 +9,16 @@ import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { AppError, badRequest, conflict, notFound } from "../../domain/errors.ts";
 import { EmailAddress, SubscribeRequest, SubscribeResponse } from "../../domain/subscriptions.ts";
-import { linkUrl, subscriptionOfToken } from "../../push/links.ts";
 import { publicUrls, trustCenterUrl } from "../../publish/urls.ts";
 import { publicPublication } from "../../serve/public_read.ts";
 import {
   checkInboxPage,
-  confirmedPage,
-  confirmPage,
   subscriptionPageCsp,
   subscriptionProblemPage,
-  unsubscribedPage,
-  unsubscribePage,
 } from "../../serve/subscription_pages.ts";
 import { trustPageHeaders } from "../../serve/headers.ts";
-import { getOrganization, getOrganizationBySlug } from "../../store/organizations.ts";
-import { getProject } from "../../store/projects.ts";
-import {
-  confirmSubscription,
-  countSubscribeRequest,
-  deleteSubscription,
-  requestSubscription,
-} from "../../store/subscriptions.ts";
-import type { Subscription } from "../../domain/subscriptions.ts";
+import { getOrganizationBySlug } from "../../store/organizations.ts";
+import { countSubscribeRequest, requestSubscription } from "../../store/subscriptions.ts";
 import { clientIp } from "../client_ip.ts";
 import { type AppEnv, createRouter } from "../env.ts";
 import { ERROR_DESCRIPTIONS, errors, json } from "../openapi.ts";

@@ -12,6 +12,7 @@ export const ORGANIZATION_SECTIONS = [
   { id: "profile", label: "Vendor profile", href: href.profile },
   { id: "subprocessors", label: "Subprocessors", href: href.subprocessors },
   { id: "documents", label: "Documents", href: href.documents },
+  { id: "subscribers", label: "Subscribers", href: href.subscribers },
 ];
 
 /** The organization's public trust center (every public, published project). */
