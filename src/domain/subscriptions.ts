@@ -20,7 +20,7 @@ export const MAX_MAIL_ATTEMPTS = 5;
 export const MAIL_BACKOFF_MS = [1_000, 30_000, 5 * 60_000, 30 * 60_000] as const;
 
 /** Normalized address: trimmed, lowercase (what uniqueness and throttling compare). */
-export const EmailAddress = z.string().trim().toLowerCase().pipe(z.email().max(254))
+export const EmailAddress = z.string().max(320).trim().toLowerCase().pipe(z.email().max(254))
   .openapi({ example: "security-team@customer.example", format: "email" });
 
 export const SubscribeRequest = z.object({ email: EmailAddress }).openapi("SubscribeRequest");

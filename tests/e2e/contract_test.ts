@@ -341,6 +341,27 @@ Deno.test("[contract] every operation answers as /openapi.json documents", async
       await call("deleteProjectUpdate", { params: updateItem, expect: 200 });
       await call("deleteProjectUpdate", { params: updateItem, expect: 404 });
       await exerciseDocuments(call, fx);
+      // No SMTP here: subscribing is refused (409), links are unknown (404).
+      const email = { email: "buyer@customer.example" };
+      await call("subscribeToProject", { params: slug, json: email, expect: 409 });
+      await call("subscribeToProject", { params: slug, form: email, expect: 409 });
+      await call("subscribeToProject", { params: slug, json: { email: "x" }, expect: 400 });
+      await call("subscribeToOrganization", {
+        params: { orgSlug: fx.orgSlug },
+        json: email,
+        expect: 409,
+      });
+      const link = { token: `${crypto.randomUUID()}.${"a".repeat(43)}` };
+      await call("showSubscriptionConfirmation", { params: link, expect: 404 });
+      await call("confirmSubscription", { params: link, expect: 404 });
+      await call("showUnsubscribe", { params: link, expect: 404 });
+      await call("unsubscribe", { params: link, expect: 404 });
+      await call("listSubscribers", { params: org, expect: 200 });
+      await call("removeSubscriber", {
+        params: { ...org, subscriptionId: crypto.randomUUID() },
+        expect: 404,
+      });
+      await call("getServiceStatus", { expect: 200 });
       await call("getTrustSecurityTxt", { params: slug, expect: 200 });
       await call("getOrganizationLogo", { params: { fileName: fx.logo }, expect: 200 });
       await call("deleteOrganizationLogo", { params: { organizationId: fx.org }, expect: 200 });
