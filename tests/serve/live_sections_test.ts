@@ -106,4 +106,23 @@ Deno.test("[serve] the documents section lists public downloads and restricted t
   assert.match(res.headers.get("content-security-policy")!, /style-src 'sha256-[^']+' 'sha256-/);
   const md = await (await ctx.call("GET", "/trust/acme.md")).text();
   assert.match(md, /## Documents\n\n[^#]*- \*\*Policy\*\*: \[Download\]/);
+Deno.test("[serve] with email configured, the latest page carries the subscribe form under its CSP", async () => {
+  await using ctx = await createTestApp({ env: { SMTP_URL: "smtp://127.0.0.1:9" } });
+  const ws = await workspace(ctx, "owner", { projectSlug: "acme", visibility: "public" });
+  await publishVersion(ctx, ws);
+  const res = await ctx.call("GET", "/trust/acme", { headers: HTML });
+  const text = await res.text();
+  assert.match(
+    text,
+    /<form class="subscribe" method="post" action="http:\/\/trust\.test\/trust\/acme\/subscriptions">/,
+  );
+  assert.match(text, /<label for="live-subscribe-email">Email address<\/label>/);
+  assert.ok(!/ style=/.test(text) && !/<script/.test(text));
+  const csp = res.headers.get("content-security-policy") ?? "";
+  assert.match(csp, /form-action http:\/\/trust\.test;/);
+  assert.equal(csp.match(/'sha256-/g)?.length, 2, "the page's stylesheet and the form's");
+  const md = await (await ctx.call("GET", "/trust/acme.md")).text();
+  assert.match(md, /## Email updates\n\n.*<http:\/\/trust\.test\/trust\/acme\/subscriptions>/);
+  const versioned = await (await ctx.call("GET", "/trust/acme/versions/1/index.html")).text();
+  assert.ok(!versioned.includes('class="subscribe"'));
 });
