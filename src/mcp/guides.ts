@@ -51,6 +51,11 @@ the current \`nda.version\` and \`acceptNda: true\`) or the HTML form at
 \`${u.trustCenters}{orgSlug}/documents/request\`; an approved request is answered by email
 with a time-limited link.
 
+A person (never an agent on anyone's behalf) may subscribe an email address to trust updates
+(regressions, updates, subprocessor changes) with \`POST ${u.base}/trust/{projectSlug}/subscriptions\`
+or \`POST ${u.trustCenters}{orgSlug}/subscriptions\` and \`{"email": "…"}\`: double opt-in, and
+every email has a one-click \`List-Unsubscribe\` (RFC 8058).
+
 ## Guides
 
 - [Agent instructions](${u.agentInstructions}.md): when to use this service, how to read profiles over HTTP or MCP, and how to verify signatures
@@ -73,15 +78,6 @@ with a time-limited link.
 - [Log checkpoint](${u.logCheckpoint}): the latest signed checkpoint (C2SP signed note), to pin
 - [OAuth 2.0 metadata](${u.oauthMetadata}): for operators who sign in to manage projects
 - [Health](${u.health}): liveness probe
-
-## Email updates
-
-A person (not an agent) may subscribe an address to a public project's or an organization's
-trust updates: \`POST ${u.base}/trust/{projectSlug}/subscriptions\` or
-\`POST ${u.trustCenters}{orgSlug}/subscriptions\` with \`{"email": "…"}\` (or the HTML form on the
-trust page). Double opt-in: nothing is sent until the emailed link is confirmed. Emails tell of
-controls that regress, updates posted and subprocessor changes; each carries a one-click
-\`List-Unsubscribe\` (RFC 8058). Do not subscribe addresses on anyone's behalf.
 
 ## Optional
 
