@@ -189,3 +189,21 @@ Deno.test("[push] without SMTP nothing is sent: notifications are recorded as sk
   const status = await ctx.call("GET", "/service/status", { token: ws.token });
   assert.deepEqual(await status.json(), { mail: { configured: false } });
 });
+
+Deno.test("[push] an update posted through the API reaches the project's subscribers", async () => {
+  await using smtp = await startSmtpServer();
+  await using ctx = await createTestApp({ env: { SMTP_URL: smtp.url }, queue: true });
+  const ws = await workspace(ctx, "owner", { projectSlug: "acme", visibility: "public" });
+  await publishVersion(ctx, ws);
+  await confirmed(ctx, smtp, "/trust/acme/subscriptions", "reader@x.test");
+  const posted = await ctx.call("POST", `/projects/${ws.project.id}/updates`, {
+    token: ws.token,
+    json: { kind: "incident", title: "API errors", body: "We are investigating." },
+  });
+  assert.equal(posted.status, 201);
+  await posted.body?.cancel();
+  const mail = await smtp.next((m) => /API errors/.test(m.subject ?? ""));
+  assert.equal(mail.subject, "[owner project] Incident: API errors");
+  assert.match(mail.text!, /http:\/\/trust\.test\/trust\/acme\/updates\//);
+  await settle();
+});
