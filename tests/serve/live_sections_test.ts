@@ -106,6 +106,8 @@ Deno.test("[serve] the documents section lists public downloads and restricted t
   assert.match(res.headers.get("content-security-policy")!, /style-src 'sha256-[^']+' 'sha256-/);
   const md = await (await ctx.call("GET", "/trust/acme.md")).text();
   assert.match(md, /## Documents\n\n[^#]*- \*\*Policy\*\*: \[Download\]/);
+});
+
 Deno.test("[serve] with email configured, the latest page carries the subscribe form under its CSP", async () => {
   await using ctx = await createTestApp({ env: { SMTP_URL: "smtp://127.0.0.1:9" } });
   const ws = await workspace(ctx, "owner", { projectSlug: "acme", visibility: "public" });
