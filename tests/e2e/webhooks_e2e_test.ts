@@ -200,7 +200,11 @@ Deno.test("[e2e] a receiver failing three times then succeeding gets one accepte
     assert.equal(new Set(receiver.received.map((r) => r.headers["webhook-id"])).size, 1);
     assert.equal(requests.length, 1);
 
-    const { body } = await call("GET", `${path}/deliveries`);
+    let { body } = await call("GET", `${path}/deliveries`);
+    for (let i = 0; i < 50 && body.deliveries[0]?.status !== "delivered"; i++) {
+      await new Promise((wake) => setTimeout(wake, 100));
+      ({ body } = await call("GET", `${path}/deliveries`));
+    }
     assert.equal(body.deliveries.length, 1);
     const [delivery] = body.deliveries;
     assert.equal(delivery.status, "delivered");
@@ -218,7 +222,12 @@ Deno.test("[e2e] a receiver failing three times then succeeding gets one accepte
     assert.equal(again.status, 202);
     await receiver.next(() => true, 5);
     assert.equal(receiver.received[4].headers["webhook-id"], delivery.messageId);
-    const after = (await call("GET", `${path}/deliveries`)).body.deliveries[0];
+    // The receiver has answered; the attempt is recorded right after, so wait for it (bounded).
+    let after = (await call("GET", `${path}/deliveries`)).body.deliveries[0];
+    for (let i = 0; i < 50 && after.attempts.length < 5; i++) {
+      await new Promise((wake) => setTimeout(wake, 100));
+      after = (await call("GET", `${path}/deliveries`)).body.deliveries[0];
+    }
     assert.equal(after.attempts.length, 5);
     assert.equal(after.attempts[4].manual, true);
     assert.equal(after.status, "delivered");
