@@ -34,7 +34,7 @@ import type { Project } from "./domain/workspace.ts";
 import { createTxtResolver } from "./publish/dns.ts";
 import { publishProject } from "./publish/publish.ts";
 import { describeApi } from "./http/api_document.ts";
-import { ConfigError } from "./config.ts";
+import { type Config, ConfigError } from "./config.ts";
 import { sigstoreVerifierFor } from "./sigstore/verify.ts";
 
 /** Body limit for every route that does not take evidence. */
@@ -42,14 +42,19 @@ export const DEFAULT_BODY_LIMIT = 256 * 1024;
 
 const STATIC_DIR = new URL("../static/", import.meta.url);
 
-/** Builds the services shared by every request (keys, token verifier). */
-export async function createServices(deps: AppDeps): Promise<Services> {
+/** The largest body a path accepts: evidence and document uploads have their own limits. */
+function bodyLimit(config: Config): (path: string) => number {
+  return (path) =>
+    path.startsWith("/ingest/")
+      ? config.maxEvidenceBytes
+      : isDocumentUploadPath(path)
+      ? MAX_DOCUMENT_BYTES
+      : DEFAULT_BODY_LIMIT;
+}
+
+/** The service's signing keys, loaded (or generated once) from KV or the configuration. */
+async function loadKeys(deps: AppDeps): Promise<Services["keys"]> {
   const { config, kv, clock } = deps;
-  try {
-    sigstoreVerifierFor(config.sigstoreTrustedRoot);
-  } catch (error) {
-    throw new ConfigError("SIGSTORE_TRUSTED_ROOT", (error as Error).message);
-  }
   const keys = {
     tokens: await loadSigningKey(kv, "tokens"),
     publications: await loadSigningKey(kv, "publications", { configured: config.signingKey }),
@@ -64,20 +69,38 @@ export async function createServices(deps: AppDeps): Promise<Services> {
     jwk: keys.publications.publicJwk,
     now: clock.now(),
   });
-  const verifier = config.auth.mode === "builtin"
+  return keys;
+}
+
+/** The verifier of human access tokens: the built-in provider's, or the external IdP's. */
+function createVerifier(deps: AppDeps, keys: Services["keys"]) {
+  const { auth } = deps.config;
+  return auth.mode === "builtin"
     ? createBuiltinVerifier({
-      issuer: config.auth.issuer,
-      audience: config.auth.audience,
+      issuer: auth.issuer,
+      audience: auth.audience,
       key: keys.tokens,
-      clock,
+      clock: deps.clock,
     })
     : createOidcVerifier({
-      issuer: config.auth.issuer,
-      audience: config.auth.audience,
-      jwksUrl: config.auth.jwksUrl,
-      clock,
+      issuer: auth.issuer,
+      audience: auth.audience,
+      jwksUrl: auth.jwksUrl,
+      clock: deps.clock,
       fetch: deps.fetch,
     });
+}
+
+/** Builds the services shared by every request (keys, token verifier, queue, push). */
+export async function createServices(deps: AppDeps): Promise<Services> {
+  const { config, kv } = deps;
+  try {
+    sigstoreVerifierFor(config.sigstoreTrustedRoot);
+  } catch (error) {
+    throw new ConfigError("SIGSTORE_TRUSTED_ROOT", (error as Error).message);
+  }
+  const keys = await loadKeys(deps);
+  const verifier = createVerifier(deps, keys);
   const queue = createQueueConsumer(deps);
   const scheduler = createScheduler({ ...deps, queue });
   const events = createEventBus({ log: deps.log, queue });
@@ -148,18 +171,7 @@ export async function createApp(
   });
   app.use("*", publicCors(config));
   app.use("*", hostRouting(config, (request, env) => app.fetch(request, env)));
-  app.use(
-    "*",
-    readBody(
-      (path) =>
-        path.startsWith("/ingest/")
-          ? config.maxEvidenceBytes
-          : isDocumentUploadPath(path)
-          ? MAX_DOCUMENT_BYTES
-          : DEFAULT_BODY_LIMIT,
-      { timeoutMs: config.bodyTimeoutMs },
-    ),
-  );
+  app.use("*", readBody(bodyLimit(config), { timeoutMs: config.bodyTimeoutMs }));
 
   mountRoutes(app, config);
   describeApi(app, services);
