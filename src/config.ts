@@ -120,6 +120,63 @@ function required<T>(value: T | undefined, variable: string, why: string): T {
   return value;
 }
 
+type ParsedEnv = z.infer<typeof Env>;
+
+function blobStoreConfig(e: ParsedEnv): Config["blobStore"] {
+  if (e.BLOB_STORE !== "s3") return { kind: "kv" };
+  const why = "when BLOB_STORE=s3";
+  return {
+    kind: "s3",
+    endpoint: required(e.S3_ENDPOINT, "S3_ENDPOINT", why),
+    bucket: required(e.S3_BUCKET, "S3_BUCKET", why),
+    region: e.S3_REGION,
+    accessKeyId: required(e.S3_ACCESS_KEY_ID, "S3_ACCESS_KEY_ID", why),
+    secretAccessKey: required(e.S3_SECRET_ACCESS_KEY, "S3_SECRET_ACCESS_KEY", why),
+    forcePathStyle: e.S3_FORCE_PATH_STYLE,
+  };
+}
+
+function authConfig(e: ParsedEnv, baseUrl: string): Config["auth"] {
+  if (e.AUTH_MODE === "oidc") {
+    const issuer = required(e.AUTH_ISSUER, "AUTH_ISSUER", "when AUTH_MODE=oidc");
+    return {
+      mode: "oidc",
+      issuer,
+      audience: required(e.AUTH_AUDIENCE, "AUTH_AUDIENCE", "when AUTH_MODE=oidc"),
+      jwksUrl: e.AUTH_JWKS_URL,
+      authUrl: e.AUTH_URL ?? issuer,
+      clientId: e.AUTH_CLIENT_ID,
+    };
+  }
+  return {
+    mode: "builtin",
+    issuer: baseUrl,
+    audience: e.AUTH_AUDIENCE ?? baseUrl,
+    jwksUrl: undefined,
+    authUrl: e.AUTH_URL ?? baseUrl,
+    clientId: e.AUTH_CLIENT_ID,
+  };
+}
+
+/** `host:port` (already shaped by the schema) with the port in range. */
+function hostPort(value: string, variable: string): { host: string; port: number } {
+  const [host, port] = value.split(":");
+  const portNumber = Number(port);
+  if (portNumber < 1 || portNumber > 65535) {
+    throw new ConfigError(variable, "port must be between 1 and 65535");
+  }
+  return { host, port: portNumber };
+}
+
+/** A comma-separated list of addresses or CIDR ranges. */
+function ipRanges(value: string, variable: string): IpRange[] {
+  try {
+    return value.split(",").filter((s) => s.trim()).map(parseIpRange);
+  } catch (error) {
+    throw new ConfigError(variable, (error as Error).message);
+  }
+}
+
 /**
  * Parses the environment into a `Config`. `onDeploy` selects Deno Deploy's
  * defaults (no listen address, the default KV database).
@@ -139,61 +196,6 @@ export function loadConfig(
   const e = parsed.data;
   const baseUrl = e.BASE_URL ?? `http://localhost:${e.PORT}`;
 
-  let blobStore: Config["blobStore"] = { kind: "kv" };
-  if (e.BLOB_STORE === "s3") {
-    const why = "when BLOB_STORE=s3";
-    blobStore = {
-      kind: "s3",
-      endpoint: required(e.S3_ENDPOINT, "S3_ENDPOINT", why),
-      bucket: required(e.S3_BUCKET, "S3_BUCKET", why),
-      region: e.S3_REGION,
-      accessKeyId: required(e.S3_ACCESS_KEY_ID, "S3_ACCESS_KEY_ID", why),
-      secretAccessKey: required(e.S3_SECRET_ACCESS_KEY, "S3_SECRET_ACCESS_KEY", why),
-      forcePathStyle: e.S3_FORCE_PATH_STYLE,
-    };
-  }
-
-  let auth: Config["auth"];
-  if (e.AUTH_MODE === "oidc") {
-    const issuer = required(e.AUTH_ISSUER, "AUTH_ISSUER", "when AUTH_MODE=oidc");
-    auth = {
-      mode: "oidc",
-      issuer,
-      audience: required(e.AUTH_AUDIENCE, "AUTH_AUDIENCE", "when AUTH_MODE=oidc"),
-      jwksUrl: e.AUTH_JWKS_URL,
-      authUrl: e.AUTH_URL ?? issuer,
-      clientId: e.AUTH_CLIENT_ID,
-    };
-  } else {
-    auth = {
-      mode: "builtin",
-      issuer: baseUrl,
-      audience: e.AUTH_AUDIENCE ?? baseUrl,
-      jwksUrl: undefined,
-      authUrl: e.AUTH_URL ?? baseUrl,
-      clientId: e.AUTH_CLIENT_ID,
-    };
-  }
-
-  let dnsNameserver: Config["dnsNameserver"];
-  if (e.DNS_NAMESERVER) {
-    const [host, port] = e.DNS_NAMESERVER.split(":");
-    const portNumber = Number(port);
-    if (portNumber < 1 || portNumber > 65535) {
-      throw new ConfigError("DNS_NAMESERVER", "port must be between 1 and 65535");
-    }
-    dnsNameserver = { host, port: portNumber };
-  }
-
-  let trustedProxies: IpRange[] = [];
-  try {
-    trustedProxies = (e.TRUSTED_PROXIES ?? "").split(",").filter((s) => s.trim()).map(
-      parseIpRange,
-    );
-  } catch (error) {
-    throw new ConfigError("TRUSTED_PROXIES", (error as Error).message);
-  }
-
   return {
     sigstoreTrustedRoot: e.SIGSTORE_TRUSTED_ROOT ? readTrustedRoot(e.SIGSTORE_TRUSTED_ROOT) : null,
     port: e.PORT,
@@ -202,14 +204,14 @@ export function loadConfig(
     trustPageBase: e.TRUST_PAGE_BASE ?? baseUrl,
     onDeploy: options.onDeploy ?? false,
     kvPath: e.KV_PATH ?? (options.onDeploy ? undefined : "./data/kv.sqlite3"),
-    blobStore,
-    auth,
+    blobStore: blobStoreConfig(e),
+    auth: authConfig(e, baseUrl),
     signup: e.SIGNUP,
     signingKey: e.SIGNING_KEY,
     logSigningKey: e.LOG_SIGNING_KEY,
-    dnsNameserver,
+    dnsNameserver: e.DNS_NAMESERVER ? hostPort(e.DNS_NAMESERVER, "DNS_NAMESERVER") : undefined,
     maxEvidenceBytes: e.MAX_EVIDENCE_BYTES,
-    trustedProxies,
+    trustedProxies: ipRanges(e.TRUSTED_PROXIES ?? "", "TRUSTED_PROXIES"),
     bodyTimeoutMs: e.BODY_TIMEOUT_SECONDS * 1000,
     mail: e.SMTP_URL
       ? {
