@@ -116,6 +116,34 @@ interface RenderInput {
   previous: Publication | null;
 }
 
+/** The feed's versions: this one, the newest before it, and always the first. */
+async function feedHistory(
+  kv: Deno.Kv,
+  projectId: string,
+  entry: PublishedVersion,
+): Promise<PublishedVersion[]> {
+  const history = [entry, ...(await listPublications(kv, projectId, FEED_ENTRIES))];
+  if (entry.version > 1 && history[history.length - 1].version !== 1) {
+    const first = await getPublication(kv, projectId, 1);
+    if (first) history.push(first);
+  }
+  return history;
+}
+
+/** The links a version's pages show (the unversioned addresses of the latest version). */
+function pageLinks(urls: ReturnType<typeof publicUrls>, trustCenter: string | undefined) {
+  return {
+    trustJson: urls.trustJson,
+    signature: urls.jws,
+    feed: urls.feed,
+    evaluationRules: urls.evaluationRules,
+    versions: urls.versions,
+    badge: urls.badgeSvg,
+    trustCenter,
+    verify: verifyLinksOf(urls),
+  };
+}
+
 async function render(deps: PublishDeps, input: RenderInput) {
   const { project, controls, reasons, version, publishedAt, previous } = input;
   const urls = publicUrls(deps.config, project.slug);
@@ -142,21 +170,11 @@ async function render(deps: PublishDeps, input: RenderInput) {
     overallState: profile.summary.overallState,
     changes: changesBetween(previous?.states ?? null, profile.controls, reasons),
   };
-  const history = [entry, ...(await listPublications(deps.kv, project.id, FEED_ENTRIES))];
-  if (version > 1 && history[history.length - 1].version !== 1) {
-    const first = await getPublication(deps.kv, project.id, 1);
-    if (first) history.push(first);
-  }
-  const links = {
-    trustJson: urls.trustJson,
-    signature: urls.jws,
-    feed: urls.feed,
-    evaluationRules: urls.evaluationRules,
-    versions: urls.versions,
-    badge: urls.badgeSvg,
-    trustCenter: organization ? trustCenterUrl(deps.config, organization.slug) : undefined,
-    verify: verifyLinksOf(urls),
-  };
+  const history = await feedHistory(deps.kv, project.id, entry);
+  const links = pageLinks(
+    urls,
+    organization ? trustCenterUrl(deps.config, organization.slug) : undefined,
+  );
   // The page shows the signals known at publication, dated: it never changes afterwards.
   const signals = await getLatestSignals(deps.kv, project.id);
   const documents = {
