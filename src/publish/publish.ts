@@ -4,52 +4,30 @@
  * feed and badges rendered from the same data, a signature, blobs written
  * first, then one atomic commit of the version, the latest pointer and the
  * job. Any failure leaves a failed job and no visible partial version;
- * concurrent publishes get consecutive versions.
+ * concurrent publishes get consecutive versions. What a version is made of is rendered in
+ * version_documents.ts; the trust events it raises (events.ts) commit with it.
  */
 import type { SigningKey } from "../auth/keys.ts";
 import type { BlobStore } from "../blobs/mod.ts";
 import type { Config } from "../config.ts";
-import type { ControlState } from "../domain/control.ts";
 import { AppError } from "../domain/errors.ts";
-import type {
-  PublishedProfile,
-  PublishedTrustControl,
-  PublishedVersion,
-  PublishJob,
-} from "../domain/publish.ts";
+import type { PublishedProfile, PublishJob } from "../domain/publish.ts";
 import type { Artifact, Publication } from "../domain/publication.ts";
 import type { Project } from "../domain/workspace.ts";
 import type { Clock } from "../lib/clock.ts";
-import { sha256HexSync } from "../lib/hash.ts";
 import type { Logger } from "../lib/log.ts";
 import { recomputeProject } from "../live/recompute.ts";
 import {
   commitPublication,
   getLatestPublicationEntry,
   getPublication,
-  listPublications,
   saveJob,
 } from "../store/publications.ts";
-import {
-  badgeJson,
-  buildTrustProfile,
-  renderAtomFeed,
-  renderBadgeSvg,
-  renderTrustPageHtml,
-  renderTrustPageMarkdown,
-  serializeTrustJson,
-  trustPageCsp,
-  vendorCsp,
-} from "./render/mod.ts";
+import { trustPageCsp, vendorCsp } from "./render/mod.ts";
 import { withLease } from "../store/leases.ts";
-import { getLatestSignals } from "../store/signals.ts";
 import { publishedControls } from "./controls.ts";
-import { getOrganization } from "../store/organizations.ts";
-import { getVendor } from "../store/org_profiles.ts";
-import { renderExports, verifyLinksOf } from "./exports.ts";
-import { signTrustJson } from "./sign.ts";
-import { publicUrls, trustCenterUrl } from "./urls.ts";
 import { publicationEvents } from "./events.ts";
+import { renderVersion } from "./version_documents.ts";
 
 /**
  * Publishes of one project run one at a time under a lease; the pointer
@@ -64,8 +42,6 @@ export const PUBLISH_LEASE = (projectId: string) => ({
   waitMs: 120_000,
 });
 const MAX_ATTEMPTS = 3;
-/** Entries kept in the Atom feed. */
-const FEED_ENTRIES = 50;
 
 export interface PublishDeps {
   kv: Deno.Kv;
@@ -74,25 +50,6 @@ export interface PublishDeps {
   log: Logger;
   config: Config;
   signingKey: SigningKey;
-}
-
-const encoder = new TextEncoder();
-
-/** The controls whose state differs from `previous`, each with the reason of its new state. */
-function changesBetween(
-  previous: Record<string, ControlState> | null,
-  controls: PublishedTrustControl[],
-  reasons: ReadonlyMap<string, string>,
-): PublishedVersion["changes"] {
-  return controls
-    .filter((c) => previous?.[c.key] !== c.state)
-    .map((c) => ({
-      key: c.key,
-      name: c.name,
-      from: previous?.[c.key] ?? null,
-      to: c.state,
-      reason: reasons.get(c.key) ?? null,
-    }));
 }
 
 /** The operator-facing metadata of a publication (SPEC.md PublishedProfile). */
@@ -104,108 +61,6 @@ export function toPublishedProfile(publication: Publication): PublishedProfile {
     artifactS3Key: publication.artifacts.trustJson.key,
     publishedAt: publication.publishedAt,
   };
-}
-
-interface RenderInput {
-  project: Project;
-  controls: PublishedTrustControl[];
-  /** The evaluation reason of each control, by key. */
-  reasons: ReadonlyMap<string, string>;
-  version: number;
-  publishedAt: string;
-  previous: Publication | null;
-}
-
-/** The feed's versions: this one, the newest before it, and always the first. */
-async function feedHistory(
-  kv: Deno.Kv,
-  projectId: string,
-  entry: PublishedVersion,
-): Promise<PublishedVersion[]> {
-  const history = [entry, ...(await listPublications(kv, projectId, FEED_ENTRIES))];
-  if (entry.version > 1 && history[history.length - 1].version !== 1) {
-    const first = await getPublication(kv, projectId, 1);
-    if (first) history.push(first);
-  }
-  return history;
-}
-
-/** The links a version's pages show (the unversioned addresses of the latest version). */
-function pageLinks(urls: ReturnType<typeof publicUrls>, trustCenter: string | undefined) {
-  return {
-    trustJson: urls.trustJson,
-    signature: urls.jws,
-    feed: urls.feed,
-    evaluationRules: urls.evaluationRules,
-    versions: urls.versions,
-    badge: urls.badgeSvg,
-    trustCenter,
-    verify: verifyLinksOf(urls),
-  };
-}
-
-async function render(deps: PublishDeps, input: RenderInput) {
-  const { project, controls, reasons, version, publishedAt, previous } = input;
-  const urls = publicUrls(deps.config, project.slug);
-  const [organization, vendor] = await Promise.all([
-    getOrganization(deps.kv, project.organizationId),
-    getVendor(deps.kv, project.organizationId, { baseUrl: deps.config.baseUrl }),
-  ]);
-  const profile = buildTrustProfile({
-    project: { slug: project.slug, name: project.name, hostedSubdomain: project.hostedSubdomain },
-    version,
-    publishedAt,
-    controls,
-    vendor,
-  });
-  const trustJson = serializeTrustJson(profile);
-  const digest = `sha256:${sha256HexSync(trustJson)}`;
-  const previousDigest = previous?.digest ?? null;
-  const jws = await signTrustJson(deps.signingKey, trustJson, { version, previousDigest });
-  const entry: PublishedVersion = {
-    version,
-    publishedAt,
-    digest,
-    previousDigest,
-    overallState: profile.summary.overallState,
-    changes: changesBetween(previous?.states ?? null, profile.controls, reasons),
-  };
-  const history = await feedHistory(deps.kv, project.id, entry);
-  const links = pageLinks(
-    urls,
-    organization ? trustCenterUrl(deps.config, organization.slug) : undefined,
-  );
-  // The page shows the signals known at publication, dated: it never changes afterwards.
-  const signals = await getLatestSignals(deps.kv, project.id);
-  const documents = {
-    trustJson,
-    jws: encoder.encode(jws),
-    html: encoder.encode(renderTrustPageHtml(profile, { ...links, versions: urls.versionsHtml }, {
-      changes: { previousVersion: previous?.version ?? null, items: entry.changes },
-      signals,
-    })),
-    markdown: encoder.encode(renderTrustPageMarkdown(profile, {
-      ...links,
-      versions: urls.versionsMarkdown,
-    }, { changes: { previousVersion: previous?.version ?? null, items: entry.changes }, signals })),
-    feed: encoder.encode(renderAtomFeed({
-      project: { slug: project.slug, name: project.name },
-      feedUrl: urls.feed,
-      pageUrl: urls.page,
-      versions: history,
-      versionUrl: urls.versionTrustJson,
-      maxEntries: FEED_ENTRIES,
-    })),
-    badgeSvg: encoder.encode(renderBadgeSvg(profile.summary.overallState)),
-    badgeJson: encoder.encode(JSON.stringify(badgeJson(profile.summary.overallState))),
-    ...await renderExports(deps.signingKey, {
-      profile,
-      trustJsonDigest: digest,
-      signals,
-      config: deps.config,
-    }),
-  };
-  return { profile, entry, documents };
 }
 
 /**
@@ -289,7 +144,7 @@ async function attemptPublication(
   const controls = await publishedControls(kv, project.id, evaluations);
   const latest = await getLatestPublicationEntry(kv, project.id);
   const previous = latest.value ? await getPublication(kv, project.id, latest.value) : null;
-  const { profile, entry, documents } = await render(deps, {
+  const { profile, entry, documents } = await renderVersion(deps, {
     project,
     controls,
     reasons: new Map(evaluations.map((e) => [e.control.key, e.reason])),

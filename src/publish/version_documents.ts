@@ -1,0 +1,155 @@
+/**
+ * What one version is made of, rendered at publish time from the same data: trust.json and
+ * its signature, the HTML and Markdown pages, the Atom feed, the badges and the standard
+ * exports. Pure rendering apart from the reads of the vendor, signals and earlier versions.
+ */
+import type { ControlState } from "../domain/control.ts";
+import type { PublishedTrustControl, PublishedVersion } from "../domain/publish.ts";
+import type { Publication } from "../domain/publication.ts";
+import type { Project } from "../domain/workspace.ts";
+import { sha256HexSync } from "../lib/hash.ts";
+import { getPublication, listPublications } from "../store/publications.ts";
+import {
+  badgeJson,
+  buildTrustProfile,
+  renderAtomFeed,
+  renderBadgeSvg,
+  renderTrustPageHtml,
+  renderTrustPageMarkdown,
+  serializeTrustJson,
+} from "./render/mod.ts";
+import { getLatestSignals } from "../store/signals.ts";
+import { getOrganization } from "../store/organizations.ts";
+import { getVendor } from "../store/org_profiles.ts";
+import { renderExports, verifyLinksOf } from "./exports.ts";
+import { signTrustJson } from "./sign.ts";
+import { publicUrls, trustCenterUrl } from "./urls.ts";
+import type { PublishDeps } from "./publish.ts";
+
+/** Entries kept in the Atom feed. */
+const FEED_ENTRIES = 50;
+
+const encoder = new TextEncoder();
+
+/** The controls whose state differs from `previous`, each with the reason of its new state. */
+function changesBetween(
+  previous: Record<string, ControlState> | null,
+  controls: PublishedTrustControl[],
+  reasons: ReadonlyMap<string, string>,
+): PublishedVersion["changes"] {
+  return controls
+    .filter((c) => previous?.[c.key] !== c.state)
+    .map((c) => ({
+      key: c.key,
+      name: c.name,
+      from: previous?.[c.key] ?? null,
+      to: c.state,
+      reason: reasons.get(c.key) ?? null,
+    }));
+}
+
+export interface RenderInput {
+  project: Project;
+  controls: PublishedTrustControl[];
+  /** The evaluation reason of each control, by key. */
+  reasons: ReadonlyMap<string, string>;
+  version: number;
+  publishedAt: string;
+  previous: Publication | null;
+}
+
+/** The feed's versions: this one, the newest before it, and always the first. */
+async function feedHistory(
+  kv: Deno.Kv,
+  projectId: string,
+  entry: PublishedVersion,
+): Promise<PublishedVersion[]> {
+  const history = [entry, ...(await listPublications(kv, projectId, FEED_ENTRIES))];
+  if (entry.version > 1 && history[history.length - 1].version !== 1) {
+    const first = await getPublication(kv, projectId, 1);
+    if (first) history.push(first);
+  }
+  return history;
+}
+
+/** The links a version's pages show (the unversioned addresses of the latest version). */
+function pageLinks(urls: ReturnType<typeof publicUrls>, trustCenter: string | undefined) {
+  return {
+    trustJson: urls.trustJson,
+    signature: urls.jws,
+    feed: urls.feed,
+    evaluationRules: urls.evaluationRules,
+    versions: urls.versions,
+    badge: urls.badgeSvg,
+    trustCenter,
+    verify: verifyLinksOf(urls),
+  };
+}
+
+/** Renders every document of one version, with its history entry. */
+export async function renderVersion(
+  deps: Pick<PublishDeps, "kv" | "config" | "signingKey">,
+  input: RenderInput,
+) {
+  const { project, controls, reasons, version, publishedAt, previous } = input;
+  const urls = publicUrls(deps.config, project.slug);
+  const [organization, vendor] = await Promise.all([
+    getOrganization(deps.kv, project.organizationId),
+    getVendor(deps.kv, project.organizationId, { baseUrl: deps.config.baseUrl }),
+  ]);
+  const profile = buildTrustProfile({
+    project: { slug: project.slug, name: project.name, hostedSubdomain: project.hostedSubdomain },
+    version,
+    publishedAt,
+    controls,
+    vendor,
+  });
+  const trustJson = serializeTrustJson(profile);
+  const digest = `sha256:${sha256HexSync(trustJson)}`;
+  const previousDigest = previous?.digest ?? null;
+  const jws = await signTrustJson(deps.signingKey, trustJson, { version, previousDigest });
+  const entry: PublishedVersion = {
+    version,
+    publishedAt,
+    digest,
+    previousDigest,
+    overallState: profile.summary.overallState,
+    changes: changesBetween(previous?.states ?? null, profile.controls, reasons),
+  };
+  const history = await feedHistory(deps.kv, project.id, entry);
+  const links = pageLinks(
+    urls,
+    organization ? trustCenterUrl(deps.config, organization.slug) : undefined,
+  );
+  // The page shows the signals known at publication, dated: it never changes afterwards.
+  const signals = await getLatestSignals(deps.kv, project.id);
+  const documents = {
+    trustJson,
+    jws: encoder.encode(jws),
+    html: encoder.encode(renderTrustPageHtml(profile, { ...links, versions: urls.versionsHtml }, {
+      changes: { previousVersion: previous?.version ?? null, items: entry.changes },
+      signals,
+    })),
+    markdown: encoder.encode(renderTrustPageMarkdown(profile, {
+      ...links,
+      versions: urls.versionsMarkdown,
+    }, { changes: { previousVersion: previous?.version ?? null, items: entry.changes }, signals })),
+    feed: encoder.encode(renderAtomFeed({
+      project: { slug: project.slug, name: project.name },
+      feedUrl: urls.feed,
+      pageUrl: urls.page,
+      versions: history,
+      versionUrl: urls.versionTrustJson,
+      maxEntries: FEED_ENTRIES,
+    })),
+    badgeSvg: encoder.encode(renderBadgeSvg(profile.summary.overallState)),
+    badgeJson: encoder.encode(JSON.stringify(badgeJson(profile.summary.overallState))),
+    ...await renderExports(deps.signingKey, {
+      profile,
+      trustJsonDigest: digest,
+      signals,
+      config: deps.config,
+    }),
+  };
+  return { profile, entry, documents };
+}
