@@ -1,7 +1,8 @@
 /**
- * One webhook POST, over a connection to an address the SSRF check accepted: TCP to that IP,
- * then TLS with the URL's host name for SNI and certificate verification (`Deno.startTls`),
- * then HTTP/1.1 with `Connection: close`. `fetch` would resolve the name again, so a host
+ * One webhook POST, over a connection to an address the SSRF check accepted: TCP to that IP
+ * (or to the next checked address when one cannot be reached), then TLS with the URL's host
+ * name for SNI and certificate verification (`Deno.startTls`: the system's roots plus any
+ * `caCerts`, never relaxed), then HTTP/1.1 with `Connection: close`. `fetch` would resolve the name again, so a host
  * that answers a public address to the check and a private one to the connection (DNS
  * rebinding) could reach the service's network; here the name is never resolved twice.
  * Redirects are not followed (any 3xx is a failed attempt), and only the status line and
@@ -67,22 +68,71 @@ async function readStatus(conn: Deno.Conn): Promise<number> {
   throw new Error(length === 0 ? "The connection closed without an answer" : "Not an HTTP answer");
 }
 
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * A TCP connection to the first of the target's checked addresses that accepts one. Only a
+ * failure to connect moves on to the next address; each address gets an equal share of what
+ * is left of the attempt's budget (until `deadline`), so one that never answers cannot use
+ * it all. The addresses are those `checkTarget` accepted: all of them passed the SSRF policy.
+ */
+async function connectToAny(
+  target: CheckedTarget,
+  port: number,
+  context: { deadline: number; signal: AbortSignal },
+): Promise<Deno.TcpConn> {
+  const failures: string[] = [];
+  const { addresses } = target;
+  for (let i = 0; i < addresses.length; i++) {
+    const share = Math.max(0, (context.deadline - performance.now()) / (addresses.length - i));
+    const controller = new AbortController();
+    const stop = () => controller.abort();
+    const timer = setTimeout(stop, share);
+    context.signal.addEventListener("abort", stop);
+    try {
+      return await Deno.connect({ hostname: addresses[i], port, signal: controller.signal });
+    } catch (error) {
+      if (context.signal.aborted) throw error;
+      const reason = controller.signal.aborted
+        ? `no connection within ${Math.round(share)} ms`
+        : messageOf(error);
+      failures.push(`${addresses[i]}: ${reason}`);
+    } finally {
+      clearTimeout(timer);
+      context.signal.removeEventListener("abort", stop);
+    }
+  }
+  throw new Error(`Could not connect to ${failures.join("; ")}`);
+}
+
+/** TLS over `tcp`, verifying the certificate for the URL's host; the handshake made now. */
+async function secure(tcp: Deno.TcpConn, url: URL, caCerts?: string[]): Promise<Deno.TlsConn> {
+  const hostname = url.hostname.replace(/^\[(.*)\]$/, "$1");
+  const conn = await Deno.startTls(tcp, { hostname, caCerts });
+  try {
+    await conn.handshake();
+  } catch (error) {
+    conn.close();
+    throw new Error(`TLS handshake with ${hostname} failed: ${messageOf(error)}`);
+  }
+  return conn;
+}
+
 async function exchange(
   target: CheckedTarget,
-  options: PostOptions & { signal: AbortSignal },
+  options: PostOptions & { signal: AbortSignal; deadline: number },
   opened: (conn: Deno.Conn) => void,
 ): Promise<number> {
   const { url } = target;
   const https = url.protocol === "https:";
   const port = Number(url.port || (https ? 443 : 80));
-  const tcp = await Deno.connect({ hostname: target.addresses[0], port, signal: options.signal });
+  const tcp = await connectToAny(target, port, options);
   opened(tcp);
   let conn: Deno.Conn = tcp;
   if (https) {
-    conn = await Deno.startTls(tcp, {
-      hostname: url.hostname.replace(/^\[(.*)\]$/, "$1"),
-      caCerts: options.caCerts,
-    });
+    conn = await secure(tcp, url, options.caCerts);
     opened(conn);
   }
   await writeAll(conn, requestBytes(url, options.headers, new TextEncoder().encode(options.body)));
@@ -90,8 +140,9 @@ async function exchange(
 }
 
 /**
- * POSTs `options.body` to `target` through its first checked address, within
- * `options.timeoutMs`. Never throws: failures are in the outcome's `error`.
+ * POSTs `options.body` to `target` through the first of its checked addresses that accepts
+ * a connection, all within `options.timeoutMs`. Never throws: failures are in the outcome's
+ * `error`.
  */
 export async function postWebhook(
   target: CheckedTarget,
@@ -114,16 +165,14 @@ export async function postWebhook(
   try {
     const statusCode = await exchange(
       target,
-      { ...options, signal: controller.signal },
+      { ...options, signal: controller.signal, deadline: started + options.timeoutMs },
       (c) => (conn = c),
     );
     return { statusCode, error: null, durationMs: elapsed() };
   } catch (error) {
     const detail = controller.signal.aborted
       ? `No answer within ${Math.round(options.timeoutMs / 1000)} s`
-      : error instanceof Error
-      ? error.message
-      : String(error);
+      : messageOf(error);
     return { statusCode: null, error: detail.slice(0, 300), durationMs: elapsed() };
   } finally {
     clearTimeout(timer);
