@@ -19,6 +19,12 @@ export const MAX_WEBHOOK_URL_LENGTH = 2048;
 export const MAX_LOGGED_ATTEMPTS = 20;
 /** Deliveries are kept this long, then expire from the log. */
 export const DELIVERY_RETENTION_MS = 30 * 24 * 3600 * 1000;
+/**
+ * An endpoint whose deliveries end `failed` this many times in a row is disabled (Standard
+ * Webhooks recommends disabling endpoints that keep failing). A delivery only fails after its
+ * whole retry schedule (about ten hours), so this takes at least that long of failure.
+ */
+export const DISABLE_AFTER_FAILED_DELIVERIES = 5;
 /** The event type of the test ping (`POST …/test`); not one to subscribe to. */
 export const TEST_EVENT_TYPE = "webhook.test";
 
@@ -54,9 +60,28 @@ export interface WebhookRecord {
   /** After a rotation, the earlier secret also signs until `until`, so receivers can switch. */
   previousSecret: { value: string; until: string } | null;
   enabled: boolean;
+  /** Deliveries in a row that ended `failed` (absent in records older than the count). */
+  consecutiveFailures?: number;
+  /** Why and since when the endpoint is disabled; null (or absent) while enabled. */
+  disabled?: WebhookDisabled | null;
   createdAt: string;
   updatedAt: string;
 }
+
+export const WebhookDisabled = z.object({
+  reason: z.enum(["failing", "user"]).openapi({
+    description:
+      "`failing`: disabled by the service after consecutive failed deliveries; `user`: turned off with `enabled: false`",
+  }),
+  at: DateTime,
+  failedDeliveries: z.int().min(0).openapi({
+    description: "The consecutive failed deliveries when it was disabled",
+  }),
+  message: z.string().openapi({
+    example: "Disabled after 5 consecutive failed deliveries",
+  }),
+}).openapi("WebhookDisabled");
+export type WebhookDisabled = z.infer<typeof WebhookDisabled>;
 
 export const Webhook = z.object({
   id: Uuid,
@@ -73,6 +98,14 @@ export const Webhook = z.object({
     description: "For `ed25519`: the `kid` of that key in /.well-known/jwks.json",
   }),
   enabled: z.boolean(),
+  disabled: WebhookDisabled.nullable().openapi({
+    description:
+      `Why the endpoint receives nothing, while \`enabled\` is false. The service disables an endpoint after ${DISABLE_AFTER_FAILED_DELIVERIES} deliveries in a row ended \`failed\`; \`PATCH\` with \`enabled: true\` turns it back on`,
+  }),
+  consecutiveFailures: z.int().min(0).openapi({
+    description:
+      "Deliveries in a row that ended `failed`; a delivered one, or re-enabling, resets it",
+  }),
   createdBy: Uuid,
   mine: z.boolean().openapi({ description: "Whether the caller registered it" }),
   createdAt: DateTime,
@@ -92,7 +125,10 @@ export const UpdateWebhookRequest = z.strictObject({
   url: WebhookUrl.optional(),
   events: Events.optional(),
   description: Description.optional(),
-  enabled: z.boolean().optional(),
+  enabled: z.boolean().optional().openapi({
+    description:
+      "`true` turns a disabled endpoint back on (also one the service disabled) and resets its count of consecutive failed deliveries",
+  }),
 }).refine((change) => Object.keys(change).length > 0, "Give at least one field to change")
   .openapi("UpdateWebhookRequest");
 export type UpdateWebhookRequest = z.infer<typeof UpdateWebhookRequest>;

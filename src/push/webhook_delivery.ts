@@ -17,8 +17,14 @@ import {
 import type { Clock } from "../lib/clock.ts";
 import type { Logger } from "../lib/log.ts";
 import type { QueueMessage } from "../store/queue.ts";
-import { getDelivery, isDeliveryMessage, saveDelivery } from "../store/webhook_deliveries.ts";
-import { getWebhook } from "../store/webhooks.ts";
+import {
+  type DeliveryMessage,
+  getDelivery,
+  isDeliveryMessage,
+  saveDelivery,
+} from "../store/webhook_deliveries.ts";
+import { getWebhook, getWebhookEntry } from "../store/webhooks.ts";
+import { afterDeliveryEnded } from "./webhook_health.ts";
 import { type PostOutcome, postWebhook } from "./webhook_http.ts";
 import { signatureHeader } from "./webhook_signing.ts";
 import { checkTarget, type HostResolver, TargetRefused } from "./webhook_target.ts";
@@ -34,6 +40,9 @@ export interface WebhookDeliveryOptions {
   /** Extra PEM roots trusted for https endpoints (tests' certificate authority). */
   caCerts?: string[];
 }
+
+/** Commits of one attempt's outcome tried before giving up (the queue then asks again). */
+const MAX_COMMITS = 10;
 
 /** 5 s, 30 s, 2 min, 10 min, 1 h, 3 h, 6 h: eight attempts over about ten hours. */
 export const DEFAULT_DELIVERY_OPTIONS: WebhookDeliveryOptions = {
@@ -167,29 +176,59 @@ export function deliveryHandler(deps: DeliveryDeps) {
     if (!(await saveDelivery(deps.kv, entry as Deno.KvEntry<DeliveryRecord>, claimed))) return;
     const webhook = await getWebhook(deps.kv, delivery.projectId, delivery.webhookId);
     const outcome = await attempt(deps, webhook, delivery);
-    const fresh = await getDelivery(deps.kv, message.webhookId, message.deliveryId);
-    if (!fresh.value || fresh.value.sequence !== delivery.sequence) return;
-    const { next, delayMs } = afterAttempt(fresh.value, outcome, {
-      now: deps.clock.now(),
-      options: deps.options,
-    });
-    const saved = await saveDelivery(
-      deps.kv,
-      fresh as Deno.KvEntry<DeliveryRecord>,
-      next,
-      delayMs === null ? undefined : { delayMs },
-    );
-    if (!saved) throw new Error("The delivery changed while its attempt was being recorded");
+    const recorded = await recordAttempt(deps, message, delivery.sequence, outcome);
+    if (!recorded) return;
     if (outcome.error) {
       deps.log.info("A webhook attempt failed", {
         webhookId: delivery.webhookId,
         deliveryId: delivery.id,
         statusCode: outcome.statusCode,
         error: outcome.error,
-        status: next.status,
+        status: recorded.delivery.status,
+      });
+    }
+    if (recorded.webhook && !recorded.webhook.enabled) {
+      deps.log.warn("A webhook endpoint was disabled after consecutive failed deliveries", {
+        webhookId: delivery.webhookId,
+        projectId: delivery.projectId,
+        failures: recorded.webhook.consecutiveFailures,
       });
     }
   };
+}
+
+/**
+ * Commits an attempt's outcome: the delivery, the message of its next attempt, and once the
+ * delivery is over, its endpoint's count of failed deliveries (webhook_health.ts), all in one
+ * atomic commit. A commit that loses to a change of the endpoint alone (another delivery's
+ * outcome on another instance, an owner's edit) is made again over what is now stored.
+ * Returns null when the delivery has moved on without this attempt (a later schedule).
+ */
+async function recordAttempt(
+  deps: DeliveryDeps,
+  ids: DeliveryMessage,
+  sequence: number,
+  outcome: PostOutcome & { final: boolean },
+): Promise<{ delivery: DeliveryRecord; webhook: WebhookRecord | null } | null> {
+  for (let commit = 0; commit < MAX_COMMITS; commit++) {
+    const fresh = await getDelivery(deps.kv, ids.webhookId, ids.deliveryId);
+    if (!fresh.value || fresh.value.sequence !== sequence) return null;
+    const now = deps.clock.now();
+    const { next, delayMs } = afterAttempt(fresh.value, outcome, { now, options: deps.options });
+    const endpoint = next.status === "pending"
+      ? null
+      : await getWebhookEntry(deps.kv, next.projectId, next.webhookId);
+    const changed = endpoint?.value ? afterDeliveryEnded(endpoint.value, next, now) : null;
+    const saved = await saveDelivery(
+      deps.kv,
+      fresh as Deno.KvEntry<DeliveryRecord>,
+      next,
+      delayMs === null ? undefined : { delayMs },
+      changed ? { entry: endpoint as Deno.KvEntry<WebhookRecord>, next: changed } : undefined,
+    );
+    if (saved) return { delivery: next, webhook: changed };
+  }
+  throw new Error("The delivery or its webhook kept changing while its attempt was being recorded");
 }
 
 /**

@@ -20,6 +20,7 @@ import { createWebhook, updateWebhook } from "../store/webhooks.ts";
 import type { EventBus } from "./events.ts";
 import { deliveryHandler, type WebhookDeliveryOptions } from "./webhook_delivery.ts";
 import { newDelivery, webhookChannel } from "./webhook_fanout.ts";
+import { disabledOf, withEnabled } from "./webhook_health.ts";
 import { newHmacSecret, standardPublicKey } from "./webhook_signing.ts";
 import { checkTarget, type HostResolver, TargetRefused } from "./webhook_target.ts";
 
@@ -55,6 +56,8 @@ export function webhookView(webhook: WebhookRecord, viewer: string, key: Signing
     publicKey: ed25519 ? standardPublicKey(key) : null,
     keyId: ed25519 ? key.kid : null,
     enabled: webhook.enabled,
+    disabled: disabledOf(webhook),
+    consecutiveFailures: webhook.consecutiveFailures ?? 0,
     createdBy: webhook.createdBy,
     mine: webhook.createdBy === viewer,
     createdAt: webhook.createdAt,
@@ -110,6 +113,8 @@ export async function registerWebhook(
     secret: request.signing === "hmac" ? newHmacSecret() : null,
     previousSecret: null,
     enabled: true,
+    consecutiveFailures: 0,
+    disabled: null,
     createdAt: at,
     updatedAt: at,
   };
@@ -117,7 +122,10 @@ export async function registerWebhook(
   return webhook;
 }
 
-/** Applies a change (a new URL is checked again). */
+/**
+ * Applies a change (a new URL is checked again, and starts a new count of failed
+ * deliveries); `enabled: true` turns the endpoint back on and resets the count.
+ */
 export async function changeWebhook(
   kv: Deno.Kv,
   webhook: WebhookRecord,
@@ -125,14 +133,16 @@ export async function changeWebhook(
   context: TargetDeps & { now: Date },
 ): Promise<WebhookRecord> {
   const url = change.url === undefined ? undefined : await requireTarget(change.url, context);
-  return await updateWebhook(kv, webhook.projectId, webhook.id, (current) => ({
-    ...current,
-    ...(url === undefined ? {} : { url }),
-    ...(change.events ? { events: change.events } : {}),
-    ...(change.description === undefined ? {} : { description: change.description }),
-    ...(change.enabled === undefined ? {} : { enabled: change.enabled }),
-    updatedAt: context.now.toISOString(),
-  }));
+  return await updateWebhook(kv, webhook.projectId, webhook.id, (current) => {
+    const next: WebhookRecord = {
+      ...current,
+      ...(url === undefined || url === current.url ? {} : { url, consecutiveFailures: 0 }),
+      ...(change.events ? { events: change.events } : {}),
+      ...(change.description === undefined ? {} : { description: change.description }),
+      updatedAt: context.now.toISOString(),
+    };
+    return change.enabled === undefined ? next : withEnabled(next, change.enabled, context.now);
+  });
 }
 
 /** A new HMAC secret; the previous one keeps signing alongside for SECRET_OVERLAP_MS. */

@@ -5,8 +5,17 @@
  * redelivery) commits the record and the message it schedules together. Records expire after
  * DELIVERY_RETENTION_MS.
  */
-import { DELIVERY_RETENTION_MS, type DeliveryRecord } from "../domain/webhooks.ts";
-import { webhookDeliveriesPrefix, webhookDeliveryByEventKey, webhookDeliveryKey } from "./keys.ts";
+import {
+  DELIVERY_RETENTION_MS,
+  type DeliveryRecord,
+  type WebhookRecord,
+} from "../domain/webhooks.ts";
+import {
+  webhookDeliveriesPrefix,
+  webhookDeliveryByEventKey,
+  webhookDeliveryKey,
+  webhookKey,
+} from "./keys.ts";
 
 /** The queue message of one attempt of a delivery. */
 export interface DeliveryMessage {
@@ -67,18 +76,25 @@ export function getDelivery(
 
 /**
  * Replaces a delivery read as `entry`, if it has not changed since; with `schedule`, also
- * enqueues its next attempt after `schedule.delayMs`. Returns whether it committed.
+ * enqueues its next attempt after `schedule.delayMs`; with `webhook`, also replaces its
+ * endpoint read as `webhook.entry` (the failure count), if that has not changed either.
+ * Returns whether it committed.
  */
 export async function saveDelivery(
   kv: Deno.Kv,
   entry: Deno.KvEntry<DeliveryRecord>,
   next: DeliveryRecord,
   schedule?: { delayMs: number },
+  webhook?: { entry: Deno.KvEntry<WebhookRecord>; next: WebhookRecord },
 ): Promise<boolean> {
   const op = kv.atomic().check(entry)
     .set(webhookDeliveryKey(next.webhookId, next.id), next, { expireIn: DELIVERY_RETENTION_MS });
   if (schedule) {
     op.enqueue(messageOf(next), schedule.delayMs > 0 ? { delay: schedule.delayMs } : undefined);
+  }
+  if (webhook) {
+    op.check(webhook.entry)
+      .set(webhookKey(webhook.next.projectId, webhook.next.id), webhook.next);
   }
   return (await op.commit()).ok;
 }

@@ -38,6 +38,15 @@ export async function getWebhook(
   return (await kv.get<WebhookRecord>(webhookKey(projectId, id))).value;
 }
 
+/** One endpoint with its versionstamp, to commit a change only if it has not moved. */
+export function getWebhookEntry(
+  kv: Deno.Kv,
+  projectId: string,
+  id: string,
+): Promise<Deno.KvEntryMaybe<WebhookRecord>> {
+  return kv.get<WebhookRecord>(webhookKey(projectId, id));
+}
+
 async function count(kv: Deno.Kv, prefix: Deno.KvKey, limit: number): Promise<number> {
   let n = 0;
   for await (const _ of kv.list({ prefix }, { limit })) n++;
