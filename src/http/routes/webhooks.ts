@@ -8,6 +8,7 @@ import { uuidParam } from "../../domain/common.ts";
 import {
   CreatedWebhookResponse,
   CreateWebhookRequest,
+  DISABLE_AFTER_FAILED_DELIVERIES,
   MAX_WEBHOOKS_PER_PROJECT,
   MAX_WEBHOOKS_PER_USER,
   RotatedSecretResponse,
@@ -129,7 +130,7 @@ webhookRoutes.openapi(
     tags,
     summary: "Change a webhook's URL, events, description or enabled state",
     description:
-      "Fields left out are kept. A new URL is checked as at registration. A disabled endpoint receives nothing, and its pending deliveries fail at their next attempt. The signing method is fixed at registration.",
+      `Fields left out are kept. A new URL is checked as at registration and starts a new count of failed deliveries. A disabled endpoint receives nothing, and its pending deliveries fail at their next attempt. The service itself disables an endpoint after ${DISABLE_AFTER_FAILED_DELIVERIES} deliveries in a row ended \`failed\` (\`disabled.reason: "failing"\`); \`enabled: true\` turns it back on and resets \`consecutiveFailures\`. The signing method is fixed at registration.`,
     security: HUMAN,
     middleware: [requireHuman] as const,
     request: { params: ItemParams, body: jsonBody(UpdateWebhookRequest) },

@@ -1,11 +1,12 @@
 /**
  * Webhooks of a project: the endpoints with their events and signing, a form to add one,
- * the HMAC secret shown once (after creation or rotation), a test ping, enable/disable,
- * removal, and each endpoint's delivery log with Redeliver.
+ * the HMAC secret shown once (after creation or rotation), a test ping, enable/disable
+ * (with the state of an endpoint the service disabled after failed deliveries, and its
+ * Re-enable), removal, and each endpoint's delivery log with Redeliver.
  */
 import { badge, h, icon, replace, successAlert } from "../../dom.js";
 import { confirmAction, copyField, runButton } from "../../widgets.js";
-import { card, dataTable, detailRow, emptyState } from "../layout.js";
+import { card, dataTable, dateTime, detailRow, emptyState } from "../layout.js";
 import { projectPath } from "./common.js";
 import { deliveryLog } from "./webhook_deliveries.js";
 import { createForm } from "./webhook_form.js";
@@ -48,6 +49,53 @@ function endpointCell(webhook) {
     h("code", { class: "cell-primary webhook-url" }, webhook.url),
     webhook.description ? h("span", { class: "muted" }, webhook.description) : null,
   );
+}
+
+const failing = (webhook) => !webhook.enabled && webhook.disabled?.reason === "failing";
+
+function statusCell(webhook) {
+  if (webhook.enabled) return badge("Enabled", "success");
+  if (!failing(webhook)) return badge("Disabled");
+  const { failedDeliveries, at } = webhook.disabled;
+  return h(
+    "div",
+    { class: "cell-name" },
+    h(
+      "span",
+      { class: "badge badge-danger badge-wrap" },
+      icon("warning"),
+      `Disabled after ${failedDeliveries} failed deliveries`,
+    ),
+    h("span", { class: "cell-sub" }, "Since ", dateTime(at)),
+  );
+}
+
+/** A warning naming the endpoints the service disabled, and how to turn them back on. */
+function failingNotice(webhooks) {
+  const disabled = webhooks.filter(failing);
+  if (disabled.length === 0) return null;
+  return h(
+    "div",
+    { class: "alert alert-warning alert-icon" },
+    icon("warning"),
+    h(
+      "p",
+      {},
+      h(
+        "strong",
+        {},
+        disabled.length === 1
+          ? "An endpoint was disabled after repeated failed deliveries. "
+          : `${disabled.length} endpoints were disabled after repeated failed deliveries. `,
+      ),
+      "It receives no new events until it is re-enabled. Fix the receiver (its delivery log shows each failed attempt), then choose Re-enable.",
+    ),
+  );
+}
+
+function toggleLabel(webhook) {
+  if (webhook.enabled) return "Disable";
+  return failing(webhook) ? "Re-enable" : "Enable";
 }
 
 export async function webhooksSection(app, project) {
@@ -108,15 +156,18 @@ export async function webhooksSection(app, project) {
     const toggle = h("button", {
       type: "button",
       class: "btn btn-secondary btn-small",
-      "aria-label": `${webhook.enabled ? "Disable" : "Enable"} ${webhook.url}`,
+      "aria-label": `${toggleLabel(webhook)} ${webhook.url}`,
       on: {
         click: () =>
           runButton(toggle, messages, async () => {
             await app.api.patch(itemPath(webhook), { enabled: !webhook.enabled });
             await load();
+            if (failing(webhook)) {
+              replace(messages, successAlert(`${webhook.url} is enabled again`));
+            }
           }),
       },
-    }, webhook.enabled ? "Disable" : "Enable");
+    }, toggleLabel(webhook));
     return h(
       "div",
       { class: "row-actions" },
@@ -154,6 +205,7 @@ export async function webhooksSection(app, project) {
   function render() {
     replace(
       listSlot,
+      failingNotice(webhooks),
       webhooks.length === 0
         ? emptyState("No webhooks yet", "Add an endpoint to have trust events pushed to it.")
         : dataTable(
@@ -170,7 +222,7 @@ export async function webhooksSection(app, project) {
             },
             {
               label: "Status",
-              cell: (w) => (w.enabled ? badge("Enabled", "success") : badge("Disabled")),
+              cell: statusCell,
             },
             { label: "Actions", className: "cell-actions", cell: actions },
           ],
