@@ -5,7 +5,11 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import { z } from "@hono/zod-openapi";
 import { EVENT_TYPES } from "../domain/events.ts";
-import { TEST_EVENT_TYPE, WebhookPayload } from "../domain/webhooks.ts";
+import {
+  DISABLE_AFTER_FAILED_DELIVERIES,
+  TEST_EVENT_TYPE,
+  WebhookPayload,
+} from "../domain/webhooks.ts";
 import type { AppEnv } from "./env.ts";
 
 const WHAT: Record<string, string> = {
@@ -48,7 +52,7 @@ export function describeWebhooks(app: OpenAPIHono<AppEnv>): void {
       summary: `The \`${type}\` delivery`,
       description: `${
         WHAT[type]
-      } Sent to endpoints registered with POST /projects/{projectId}/webhooks that chose this event, signed per the Standard Webhooks specification, and retried with exponential backoff (5 s, 30 s, 2 min, 10 min, 1 h, 3 h, 6 h; eight attempts) until the endpoint answers 2xx. Redirects are not followed.`,
+      } Sent to endpoints registered with POST /projects/{projectId}/webhooks that chose this event, signed per the Standard Webhooks specification, and retried with exponential backoff (5 s, 30 s, 2 min, 10 min, 1 h, 3 h, 6 h; eight attempts) until the endpoint answers 2xx. Redirects are not followed. When the host has several addresses, the next is tried if one cannot be connected to, within the same 10 s. An endpoint whose last ${DISABLE_AFTER_FAILED_DELIVERIES} deliveries all failed is disabled until its owner turns it back on.`,
       security: [],
       request: {
         headers: Headers,
