@@ -173,10 +173,11 @@ export function deliveryHandler(deps: DeliveryDeps) {
       throw new Error("This delivery's attempt is in progress elsewhere");
     }
     const claimed = { ...delivery, claim: { sequence: delivery.sequence, at: now.toISOString() } };
-    if (!(await saveDelivery(deps.kv, entry as Deno.KvEntry<DeliveryRecord>, claimed))) return;
+    const claiming = { entry: entry as Deno.KvEntry<DeliveryRecord>, next: claimed };
+    if (!(await saveDelivery(deps.kv, claiming))) return;
     const webhook = await getWebhook(deps.kv, delivery.projectId, delivery.webhookId);
     const outcome = await attempt(deps, webhook, delivery);
-    const recorded = await recordAttempt(deps, message, delivery.sequence, outcome);
+    const recorded = await recordAttempt(deps, { message, sequence: delivery.sequence, outcome });
     if (!recorded) return;
     if (outcome.error) {
       deps.log.info("A webhook attempt failed", {
@@ -206,26 +207,31 @@ export function deliveryHandler(deps: DeliveryDeps) {
  */
 async function recordAttempt(
   deps: DeliveryDeps,
-  ids: DeliveryMessage,
-  sequence: number,
-  outcome: PostOutcome & { final: boolean },
+  { message, sequence, outcome }: {
+    message: DeliveryMessage;
+    sequence: number;
+    outcome: PostOutcome & { final: boolean };
+  },
 ): Promise<{ delivery: DeliveryRecord; webhook: WebhookRecord | null } | null> {
   for (let commit = 0; commit < MAX_COMMITS; commit++) {
-    const fresh = await getDelivery(deps.kv, ids.webhookId, ids.deliveryId);
+    const fresh = await getDelivery(deps.kv, message.webhookId, message.deliveryId);
     if (!fresh.value || fresh.value.sequence !== sequence) return null;
     const now = deps.clock.now();
     const { next, delayMs } = afterAttempt(fresh.value, outcome, { now, options: deps.options });
     const endpoint = next.status === "pending"
       ? null
       : await getWebhookEntry(deps.kv, next.projectId, next.webhookId);
-    const changed = endpoint?.value ? afterDeliveryEnded(endpoint.value, next, now) : null;
-    const saved = await saveDelivery(
-      deps.kv,
-      fresh as Deno.KvEntry<DeliveryRecord>,
+    const changed = endpoint?.value
+      ? afterDeliveryEnded(endpoint.value, { ended: next, now })
+      : null;
+    const saved = await saveDelivery(deps.kv, {
+      entry: fresh as Deno.KvEntry<DeliveryRecord>,
       next,
-      delayMs === null ? undefined : { delayMs },
-      changed ? { entry: endpoint as Deno.KvEntry<WebhookRecord>, next: changed } : undefined,
-    );
+      schedule: delayMs === null ? undefined : { delayMs },
+      webhook: changed
+        ? { entry: endpoint as Deno.KvEntry<WebhookRecord>, next: changed }
+        : undefined,
+    });
     if (saved) return { delivery: next, webhook: changed };
   }
   throw new Error("The delivery or its webhook kept changing while its attempt was being recorded");
@@ -254,8 +260,10 @@ export async function redeliver(
     nextAttemptAt: now.toISOString(),
     claim: null,
   };
-  const saved = await saveDelivery(kv, entry as Deno.KvEntry<DeliveryRecord>, next, {
-    delayMs: 0,
+  const saved = await saveDelivery(kv, {
+    entry: entry as Deno.KvEntry<DeliveryRecord>,
+    next,
+    schedule: { delayMs: 0 },
   });
   if (!saved) throw conflict("The delivery changed while it was being redelivered; please retry");
   return next;

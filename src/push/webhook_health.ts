@@ -26,8 +26,7 @@ export function failingMessage(count: number): string {
  */
 export function afterDeliveryEnded(
   webhook: WebhookRecord,
-  ended: Pick<DeliveryRecord, "status" | "round">,
-  now: Date,
+  { ended, now }: { ended: Pick<DeliveryRecord, "status" | "round">; now: Date },
 ): WebhookRecord | null {
   if (!webhook.enabled) return null;
   const count = webhook.consecutiveFailures ?? 0;
@@ -50,7 +49,10 @@ export function afterDeliveryEnded(
 }
 
 /** The enabled state after an owner's change of it; turning it on resets the count. */
-export function withEnabled(webhook: WebhookRecord, enabled: boolean, now: Date): WebhookRecord {
+export function withEnabled(
+  webhook: WebhookRecord,
+  { enabled, now }: { enabled: boolean; now: Date },
+): WebhookRecord {
   if (enabled) return { ...webhook, enabled: true, disabled: null, consecutiveFailures: 0 };
   if (!webhook.enabled) return webhook;
   const disabled: WebhookDisabled = {

@@ -80,8 +80,7 @@ function messageOf(error: unknown): string {
  */
 async function connectToAny(
   target: CheckedTarget,
-  port: number,
-  context: { deadline: number; signal: AbortSignal },
+  context: { port: number; deadline: number; signal: AbortSignal },
 ): Promise<Deno.TcpConn> {
   const failures: string[] = [];
   const { addresses } = target;
@@ -92,7 +91,11 @@ async function connectToAny(
     const timer = setTimeout(stop, share);
     context.signal.addEventListener("abort", stop);
     try {
-      return await Deno.connect({ hostname: addresses[i], port, signal: controller.signal });
+      return await Deno.connect({
+        hostname: addresses[i],
+        port: context.port,
+        signal: controller.signal,
+      });
     } catch (error) {
       if (context.signal.aborted) throw error;
       const reason = controller.signal.aborted
@@ -108,14 +111,17 @@ async function connectToAny(
 }
 
 /** TLS over `tcp`, verifying the certificate for the URL's host; the handshake made now. */
-async function secure(tcp: Deno.TcpConn, url: URL, caCerts?: string[]): Promise<Deno.TlsConn> {
+async function secure(
+  tcp: Deno.TcpConn,
+  { url, caCerts }: { url: URL; caCerts?: string[] },
+): Promise<Deno.TlsConn> {
   const hostname = url.hostname.replace(/^\[(.*)\]$/, "$1");
   const conn = await Deno.startTls(tcp, { hostname, caCerts });
   try {
     await conn.handshake();
   } catch (error) {
     conn.close();
-    throw new Error(`TLS handshake with ${hostname} failed: ${messageOf(error)}`);
+    throw new Error(`TLS handshake with "${hostname}" failed: ${messageOf(error)}`);
   }
   return conn;
 }
@@ -128,11 +134,11 @@ async function exchange(
   const { url } = target;
   const https = url.protocol === "https:";
   const port = Number(url.port || (https ? 443 : 80));
-  const tcp = await connectToAny(target, port, options);
+  const tcp = await connectToAny(target, { ...options, port });
   opened(tcp);
   let conn: Deno.Conn = tcp;
   if (https) {
-    conn = await secure(tcp, url, options.caCerts);
+    conn = await secure(tcp, { url, caCerts: options.caCerts });
     opened(conn);
   }
   await writeAll(conn, requestBytes(url, options.headers, new TextEncoder().encode(options.body)));

@@ -141,7 +141,9 @@ export async function changeWebhook(
       ...(change.description === undefined ? {} : { description: change.description }),
       updatedAt: context.now.toISOString(),
     };
-    return change.enabled === undefined ? next : withEnabled(next, change.enabled, context.now);
+    return change.enabled === undefined
+      ? next
+      : withEnabled(next, { enabled: change.enabled, now: context.now });
   });
 }
 

@@ -74,18 +74,25 @@ export function getDelivery(
   return kv.get<DeliveryRecord>(webhookDeliveryKey(webhookId, deliveryId));
 }
 
+/** What `saveDelivery` commits. */
+export interface DeliveryChange {
+  /** The delivery as read; the commit fails if it has changed since. */
+  entry: Deno.KvEntry<DeliveryRecord>;
+  next: DeliveryRecord;
+  /** Enqueue the next attempt after `delayMs`. */
+  schedule?: { delayMs: number };
+  /** Also replace its endpoint (the failure count), read as `entry`, if it has not changed. */
+  webhook?: { entry: Deno.KvEntry<WebhookRecord>; next: WebhookRecord };
+}
+
 /**
- * Replaces a delivery read as `entry`, if it has not changed since; with `schedule`, also
- * enqueues its next attempt after `schedule.delayMs`; with `webhook`, also replaces its
- * endpoint read as `webhook.entry` (the failure count), if that has not changed either.
- * Returns whether it committed.
+ * Replaces a delivery read as `entry`, if it has not changed since, with what goes with it
+ * (its next attempt's message, its endpoint's new state) in the same commit. Returns whether
+ * it committed.
  */
 export async function saveDelivery(
   kv: Deno.Kv,
-  entry: Deno.KvEntry<DeliveryRecord>,
-  next: DeliveryRecord,
-  schedule?: { delayMs: number },
-  webhook?: { entry: Deno.KvEntry<WebhookRecord>; next: WebhookRecord },
+  { entry, next, schedule, webhook }: DeliveryChange,
 ): Promise<boolean> {
   const op = kv.atomic().check(entry)
     .set(webhookDeliveryKey(next.webhookId, next.id), next, { expireIn: DELIVERY_RETENTION_MS });

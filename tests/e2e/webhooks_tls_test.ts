@@ -110,7 +110,7 @@ Deno.test("[e2e] a certificate for another name is refused, logged and retried p
     assert.equal(delivery.attempts.length, RETRIES.retryDelaysMs.length + 1, "every retry");
     for (const attempt of delivery.attempts) {
       assert.equal(attempt.statusCode, null);
-      assert.match(attempt.error, /^TLS handshake with localhost failed: .*not valid for name/);
+      assert.match(attempt.error, /^TLS handshake with "localhost" failed: .*not valid for name/);
     }
     assert.deepEqual(receiver.received, [], "no request was sent over the refused connection");
   } finally {
@@ -130,7 +130,7 @@ Deno.test("[e2e] without the test CA among its roots the service refuses the sam
     assert.equal(delivery.status, "failed");
     assert.match(
       delivery.attempts[0].error,
-      /^TLS handshake with localhost failed: .*UnknownIssuer/,
+      /^TLS handshake with "localhost" failed: .*UnknownIssuer/,
     );
     assert.deepEqual(receiver.received, []);
   } finally {

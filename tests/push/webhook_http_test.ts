@@ -18,7 +18,7 @@ function serve(hostname: string, status: number, port = 0) {
   return { port: server.addr.port, requests: () => requests, close: () => server.shutdown() };
 }
 
-Deno.test("an HTTP error from the first address is the outcome: the second is not tried", async () => {
+Deno.test("[push] postWebhook(): an HTTP error from the first address is the outcome: the second is not tried", async () => {
   const first = serve("127.0.0.1", 500);
   const second = serve("127.0.0.2", 204, first.port);
   try {
@@ -34,7 +34,7 @@ Deno.test("an HTTP error from the first address is the outcome: the second is no
   }
 });
 
-Deno.test("when every address refuses, the error names each of them", async () => {
+Deno.test("[push] postWebhook(): when every address refuses, the error names each of them", async () => {
   const probe = Deno.listen({ hostname: "127.0.0.1", port: 0 });
   const port = probe.addr.port;
   probe.close();
@@ -44,7 +44,7 @@ Deno.test("when every address refuses, the error names each of them", async () =
   assert.match(outcome.error!, /^Could not connect to 127\.0\.0\.2: .+; 127\.0\.0\.3: .+/);
 });
 
-Deno.test("a first address that accepts but never answers uses the budget; no second try", async () => {
+Deno.test("[push] postWebhook(): a first address that accepts but never answers uses the budget; no second try", async () => {
   const silent = Deno.listen({ hostname: "127.0.0.1", port: 0 });
   const held: Deno.Conn[] = [];
   const accepting = (async () => {
