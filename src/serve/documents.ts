@@ -19,7 +19,13 @@ import { AppError, badRequest, forbidden, notFound } from "../domain/errors.ts";
 import { sniffDocumentType } from "../lib/document_type.ts";
 import { sha256Hex } from "../lib/hash.ts";
 import { trustCenterUrl } from "../publish/urls.ts";
-import { addDocument, currentNda, getDocument, listDocuments } from "../store/documents.ts";
+import {
+  addDocument,
+  checkDocumentRoom,
+  currentNda,
+  getDocument,
+  listDocuments,
+} from "../store/documents.ts";
 import { getOrganizationBySlug } from "../store/organizations.ts";
 import { getProject } from "../store/projects.ts";
 
@@ -32,8 +38,8 @@ export function isDocumentUploadPath(path: string): boolean {
  * Checks uploaded bytes, stores them and the document's metadata. The type is read from
  * the bytes (the declared Content-Type and any file name are not trusted): an empty body is
  * 400, more than MAX_DOCUMENT_BYTES 413, anything but a whole PDF, OOXML or OpenDocument
- * file 415. A `projectId` must name a project of the organization. Nothing is stored when
- * refused.
+ * file 415. A `projectId` must name a project of the organization; an organization holding
+ * MAX_DOCUMENTS already is 409. Nothing is stored when refused.
  */
 export async function storeDocument(
   deps: { kv: Deno.Kv; blobs: BlobStore },
@@ -61,6 +67,8 @@ export async function storeDocument(
     );
   }
   await checkProject(deps.kv, organizationId, query.projectId ?? null);
+  // Refused early when full, before the bytes are stored; addDocument checks it atomically.
+  await checkDocumentRoom(deps.kv, organizationId);
   const sha256 = await sha256Hex(bytes);
   await deps.blobs.put("document", bytes);
   const at = options.now.toISOString();
