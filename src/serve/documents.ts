@@ -11,6 +11,7 @@ import {
   MAX_DOCUMENT_BYTES,
   type PublicDocument,
   type PublicDocuments,
+  type PublicProjectDocuments,
   type TrustDocument,
   type UploadDocumentQuery,
 } from "../domain/documents.ts";
@@ -18,7 +19,7 @@ import type { Organization, Project } from "../domain/workspace.ts";
 import { AppError, badRequest, forbidden, notFound } from "../domain/errors.ts";
 import { sniffDocumentType } from "../lib/document_type.ts";
 import { sha256Hex } from "../lib/hash.ts";
-import { trustCenterUrl } from "../publish/urls.ts";
+import { publicUrls, trustCenterUrl } from "../publish/urls.ts";
 import {
   addDocument,
   checkDocumentRoom,
@@ -26,8 +27,9 @@ import {
   getDocument,
   listDocuments,
 } from "../store/documents.ts";
-import { getOrganizationBySlug } from "../store/organizations.ts";
+import { getOrganization, getOrganizationBySlug } from "../store/organizations.ts";
 import { getProject } from "../store/projects.ts";
+import { publicProject, type PublicReads } from "./public_read.ts";
 
 /** Whether a request path is a document upload, which may carry MAX_DOCUMENT_BYTES. */
 export function isDocumentUploadPath(path: string): boolean {
@@ -183,6 +185,32 @@ export async function publicDocuments(
     acceptingRequests: nda !== null,
     nda: nda ? { version: nda.version, sha256: nda.sha256, text: nda.text } : null,
     url: `${trustCenterUrl(options.config as Config, org.slug)}/documents`,
+  };
+}
+
+/**
+ * A public project's documents page: the organization's documents and the project's own
+ * (other projects' are left out), as the live Documents section lists them. Unknown and
+ * private projects answer the trust pages' one 404.
+ */
+export async function publicProjectDocuments(
+  reads: PublicReads & { config: Pick<Config, "baseUrl"> },
+  slug: string,
+): Promise<PublicProjectDocuments> {
+  const project = await publicProject(reads, slug);
+  const org = await getOrganization(reads.kv, project.organizationId);
+  if (!org) throw notFound(`No public trust profile for "${slug.slice(0, 100)}"`);
+  const [listed, nda] = await Promise.all([
+    listedDocuments(reads.kv, org.id, { projectId: project.id }),
+    currentNda(reads.kv, org.id),
+  ]);
+  return {
+    project: { name: project.name, slug: project.slug },
+    organization: { name: org.name, slug: org.slug },
+    documents: listed.map((item) => presentPublic(reads.config, org, item)),
+    acceptingRequests: nda !== null,
+    url: publicUrls(reads.config, project.slug).documents,
+    organizationDocumentsUrl: `${trustCenterUrl(reads.config as Config, org.slug)}/documents`,
   };
 }
 

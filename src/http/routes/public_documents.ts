@@ -20,11 +20,13 @@ import { AppError, notFound } from "../../domain/errors.ts";
 import { OrgSlugParams } from "../../domain/subprocessors.ts";
 import {
   documentsCsp,
-  renderDocumentsHtml,
-  renderDocumentsMarkdown,
   renderMessageHtml,
   renderRequestFormHtml,
 } from "../../publish/render/documents.ts";
+import {
+  renderDocumentsHtml,
+  renderDocumentsMarkdown,
+} from "../../publish/render/document_lists.ts";
 import { submitAccessRequest } from "../../serve/access_requests.ts";
 import { downloadHeaders, publicDocuments, readPublicDocument } from "../../serve/documents.ts";
 import { trustPageHeaders } from "../../serve/headers.ts";
