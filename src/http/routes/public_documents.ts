@@ -279,7 +279,7 @@ publicDocumentRoutes.openapi(
     tags,
     summary: "Request access to restricted documents (JSON)",
     description:
-      "The same as the form: acceptNda must be true and ndaVersion the current version (from the form page or GET /public/trust/{orgSlug}/documents). 202: recorded, pending or (for an auto-approved domain) approved and emailed.",
+      "The same as the form: acceptNda must be true and ndaVersion the current version (from the form page or GET /public/trust/{orgSlug}/documents). 202: recorded, pending or (for an auto-approved domain) approved and emailed; when that email fails, it stays pending for the operator.",
     request: { params: OrgSlugParams, body: jsonBody(SubmitAccessRequest) },
     responses: {
       202: json(AccessRequestReceipt, "Recorded"),

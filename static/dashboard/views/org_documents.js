@@ -178,7 +178,7 @@ function domainsEditor(app, ctx, settings) {
     field(
       "Auto-approved email domains",
       h("textarea", { name: "domains", rows: "3" }, list.join("\n")),
-      "One per line, e.g. partner.example. Requests from these domains are approved and emailed at once (needs email to be configured).",
+      "One per line, e.g. partner.example. Requests from these domains are approved and emailed at once (needs email to be configured); when the email fails, the request waits for an owner.",
     ),
     errorSlot,
     h(
