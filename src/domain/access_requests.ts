@@ -70,6 +70,13 @@ export const AccessRequest = z.object({
   decidedAt: DateTime.nullable(),
   decidedBy: Actor.nullable().openapi({ description: "Null when undecided or auto-approved" }),
   autoApproved: z.boolean(),
+  autoApproval: z.object({
+    failedAt: DateTime,
+    detail: z.string().openapi({ description: "Why the link could not be emailed" }),
+  }).nullable().openapi({
+    description:
+      "Set when the email's domain is auto-approved but the link could not be emailed: the request stays pending for an owner to approve by hand",
+  }),
   linkId: Uuid.nullable(),
 }).openapi("AccessRequest");
 export type AccessRequest = z.infer<typeof AccessRequest>;

@@ -113,6 +113,24 @@ export const PublicDocuments = z.object({
 }).openapi("PublicDocuments");
 export type PublicDocuments = z.infer<typeof PublicDocuments>;
 
+/** A project's documents page: the organization's documents and the project's own. */
+export const PublicProjectDocuments = z.object({
+  project: z.object({ name: z.string(), slug: z.string() }),
+  organization: z.object({ name: z.string(), slug: z.string() }),
+  documents: z.array(PublicDocument).openapi({
+    description:
+      "By title: the project's own documents and the organization-wide ones (project null); other projects' are left out",
+  }),
+  acceptingRequests: z.boolean().openapi({
+    description: "Whether restricted documents can be requested (an NDA is set)",
+  }),
+  url: z.url(),
+  organizationDocumentsUrl: z.url().openapi({
+    description: "Every document of the organization, with its NDA",
+  }),
+}).openapi("PublicProjectDocuments");
+export type PublicProjectDocuments = z.infer<typeof PublicProjectDocuments>;
+
 export const DocumentParams = z.object({
   orgSlug: z.string().min(1).max(100).openapi({ param: { name: "orgSlug", in: "path" } }),
   documentId: Uuid.openapi({ param: { name: "documentId", in: "path" } }),

@@ -46,6 +46,7 @@ import { trustExportRoutes } from "./routes/trust_exports.ts";
 import { trustHistoryRoutes } from "./routes/trust_history.ts";
 import { trustVersionRoutes } from "./routes/trust_versions.ts";
 import { trustUpdateRoutes } from "./routes/trust_updates.ts";
+import { trustDocumentRoutes } from "./routes/trust_documents.ts";
 import { updateRoutes } from "./routes/updates.ts";
 import { wellKnownRoutes } from "./routes/well_known.ts";
 import { webhookDeliveryRoutes } from "./routes/webhook_deliveries.ts";
@@ -69,6 +70,7 @@ export function mountRoutes(app: OpenAPIHono<AppEnv>, config: Config): void {
   app.route("/trust", trustVersionRoutes);
   app.route("/trust", trustHistoryRoutes);
   app.route("/trust", trustUpdateRoutes);
+  app.route("/trust", trustDocumentRoutes);
   app.route("/trust", trustExportRoutes);
   app.route("/log", logRoutes);
   app.route("/trust", securityTxtRoutes);

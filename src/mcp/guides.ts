@@ -43,13 +43,12 @@ backoff until the endpoint answers 2xx.
 - [Webhook API](${u.openapi}): \`POST /projects/{projectId}/webhooks\` with \`{ "url", "events", "signing" }\`, the delivery log \`GET …/webhooks/{webhookId}/deliveries\`, and every payload under \`webhooks\`
 - [Webhook signing key](${u.jwks}): the Ed25519 key that verifies \`v1a\` signatures (its \`kid\` is in the \`webhook-key-id\` header)
 
-Documents an organization shares (reports, policies) are listed at
-\`GET ${u.trustCenters}{orgSlug}/documents\` (JSON, Markdown at \`documents.md\`, HTML for
-browsers): public ones have a \`downloadUrl\`; restricted ones are requested by a person with
-\`POST ${u.trustCenters}{orgSlug}/access-requests\` (name, work email, company, documentIds,
-the current \`nda.version\` and \`acceptNda: true\`) or the HTML form at
-\`${u.trustCenters}{orgSlug}/documents/request\`; an approved request is answered by email
-with a time-limited link.
+Documents an organization shares (reports, policies) are listed at \`GET ${u.trustCenters}{orgSlug}/documents\`
+(JSON, Markdown at \`documents.md\`, HTML for browsers; MCP tool \`list_documents\`), and a project's own with
+the organization-wide ones at \`${u.base}/trust/{projectSlug}/documents\` (the same formats): public ones have a
+\`downloadUrl\`; restricted ones are requested by a person with \`POST ${u.trustCenters}{orgSlug}/access-requests\`
+(name, work email, company, documentIds, the current \`nda.version\` and \`acceptNda: true\`) or the HTML form at
+\`${u.trustCenters}{orgSlug}/documents/request\`; an approved request is answered by email with a time-limited link.
 
 A person (never an agent on anyone's behalf) may subscribe an email address to trust updates
 (regressions, updates, subprocessor changes) with \`POST ${u.base}/trust/{projectSlug}/subscriptions\`
@@ -132,6 +131,7 @@ its trust page URL.
 | \`/trust/{projectSlug}/versions\` | versions, newest first, with digests and state changes (before → after, reason); \`?cursor=&limit=\` pages; HTML and Markdown too |
 | \`/trust/{projectSlug}/updates\` | incidents, advisories and changes, newest first, with resolvedAt; \`?cursor=&limit=\` pages; HTML and Markdown too |
 | \`/trust/{projectSlug}/feed.xml\` | Atom feed of versions and updates |
+| \`/trust/{projectSlug}/documents\` | the project's and the organization-wide documents: public ones with \`downloadUrl\`, restricted ones with \`requestAccessUrl\`; every one of the organization's at \`/public/trust/{orgSlug}/documents\` |
 | \`/public/trust-profiles?query=…\` | public profiles whose project name or slug contains the query |
 | \`/trust/{projectSlug}/.well-known/security.txt\` | RFC 9116 security contact, 404 when none is known |
 | \`/public/trust/{orgSlug}\` | the organization's trust center: the vendor and every public project's state |

@@ -17,6 +17,8 @@ import type { Config } from "../config.ts";
 import type { PublicSubprocessors } from "../domain/subprocessors.ts";
 import { publicSubprocessors } from "../serve/subprocessors.ts";
 import type { PublicTrustUpdates, UpdatePageQuery } from "../domain/updates.ts";
+import type { PublicDocuments } from "../domain/documents.ts";
+import { publicDocuments } from "../serve/documents.ts";
 import { publicUpdates } from "../serve/updates.ts";
 
 /** Reads of published trust data; each throws the same 404 as HTTP for unknown or private slugs. */
@@ -31,6 +33,8 @@ export interface TrustReader {
   search(query: string): Promise<TrustProfileSearchResponse>;
   /** An organization's public subprocessor list (the JSON of /public/trust/{orgSlug}/subprocessors). */
   subprocessors(orgSlug: string): Promise<PublicSubprocessors>;
+  /** An organization's public document list (the JSON of /public/trust/{orgSlug}/documents). */
+  documents(orgSlug: string): Promise<PublicDocuments>;
   /** A page of a public project's updates (the JSON of /trust/{projectSlug}/updates). */
   updates(projectSlug: string, query: UpdatePageQuery): Promise<PublicTrustUpdates>;
   log: Logger;
@@ -49,6 +53,12 @@ export function createTrustReader(
     history: async (projectSlug, query) => (await versionPage(reads, projectSlug, query)).body,
     search: (query) => searchTrustProfiles(reads, query),
     subprocessors: (orgSlug) => publicSubprocessors(reads.kv, orgSlug, { config: reads.config }),
+    documents: async (orgSlug) => {
+      const { organizationId: _id, ...list } = await publicDocuments(reads.kv, orgSlug, {
+        config: reads.config,
+      });
+      return list;
+    },
     updates: (projectSlug, query) => publicUpdates(reads, projectSlug, query),
     log: reads.log,
   };

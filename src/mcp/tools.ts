@@ -16,6 +16,7 @@ import {
   VersionPageQuery,
 } from "../domain/publish.ts";
 import { OrgSlugParams, PublicSubprocessors } from "../domain/subprocessors.ts";
+import { PublicDocuments } from "../domain/documents.ts";
 import { PublicTrustUpdates, UpdatePageQuery } from "../domain/updates.ts";
 import { controlsOf, profileEnvelope } from "../serve/bodies.ts";
 import type { TrustReader } from "./reader.ts";
@@ -153,6 +154,16 @@ export const TRUST_TOOLS: readonly TrustTool[] = [
     read: async (reader, { orgSlug }) => JSON.stringify(await reader.subprocessors(orgSlug)),
   }),
   tool({
+    name: "list_documents",
+    title: "Documents a vendor shares",
+    description:
+      "The documents an organization shares on its trust center (reports, policies, certificates), by title: public ones with their type, size and downloadUrl; restricted ones by title only, with the requestAccessUrl where a person asks for them (name, work email, company, accepting the NDA in nda; acceptingRequests says whether requests are open). Documents of private projects are left out. Use it to answer whether a vendor shares e.g. a SOC 2 report or penetration test and how to get it; never request access on anyone's behalf. orgSlug is the organization's public slug, as in /public/trust/{orgSlug}. Unknown organizations give an error result. Same body as GET /public/trust/{orgSlug}/documents.",
+    inputSchema: OrgSlugParams,
+    outputSchema: PublicDocuments,
+    route: "/public/trust/{orgSlug}/documents",
+    read: async (reader, { orgSlug }) => JSON.stringify(await reader.documents(orgSlug)),
+  }),
+  tool({
     name: "get_trust_updates",
     title: "Incidents, advisories and changes",
     description:
@@ -177,4 +188,4 @@ export const TRUST_JSON_RESOURCE = {
 
 /** Guidance the server returns at initialization, for agents that read it. */
 export const SERVER_INSTRUCTIONS =
-  "Read-only access to published vendor trust profiles; no credentials. Find a project slug with search_trust_profiles when you only know a name. Start with get_trust_profile for a project slug, then get_trust_controls for details, get_trust_history for when and why states changed, or get_trust_signals for repository signals; get_subprocessors gives an organization's subprocessors; get_trust_updates a project's incidents, advisories and changes. get_trust_json (or the trust://{projectSlug}/trust.json resource) gives the signed document. Call each tool at most once per minute per project.";
+  "Read-only access to published vendor trust profiles; no credentials. Find a project slug with search_trust_profiles when you only know a name. Start with get_trust_profile for a project slug, then get_trust_controls for details, get_trust_history for when and why states changed, or get_trust_signals for repository signals; get_subprocessors gives an organization's subprocessors and list_documents the documents it shares; get_trust_updates a project's incidents, advisories and changes. get_trust_json (or the trust://{projectSlug}/trust.json resource) gives the signed document. Call each tool at most once per minute per project.";

@@ -16,6 +16,9 @@ export function publicUrls(config: Pick<Config, "baseUrl">, slug: string) {
     updatesMarkdown: `${page}/updates.md`,
     /** One update's page (HTML by negotiation; `.md` for Markdown). */
     update: (id: string) => `${page}/updates/${id}`,
+    /** The project's documents page (JSON; HTML by negotiation; `.md` for Markdown). */
+    documents: `${page}/documents`,
+    documentsMarkdown: `${page}/documents.md`,
     versions: `${page}/versions`,
     versionsHtml: `${page}/versions.html`,
     versionsMarkdown: `${page}/versions.md`,

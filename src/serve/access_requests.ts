@@ -12,7 +12,7 @@ import {
   type SubmitAccessRequest,
 } from "../domain/access_requests.ts";
 import type { TrustDocument } from "../domain/documents.ts";
-import { badRequest, conflict, rateLimited } from "../domain/errors.ts";
+import { AppError, badRequest, conflict, rateLimited } from "../domain/errors.ts";
 import type { Organization } from "../domain/workspace.ts";
 import { randomToken } from "../lib/encoding.ts";
 import { sha256HexSync } from "../lib/hash.ts";
@@ -91,8 +91,8 @@ interface SubmitDeps {
 /**
  * Records a visitor's request after checking it against the current NDA version and the
  * restricted documents the trust center lists. Throttled per address and email. When the
- * email's domain is auto-approved and mail is configured, it is approved and the link
- * emailed at once (without mail, it waits for an operator, who can copy the link).
+ * email's domain is auto-approved and mail is configured, the link is emailed at once and
+ * the request approved (without mail, it waits for an operator, who can copy the link).
  */
 export async function submitAccessRequest(
   deps: SubmitDeps,
@@ -100,19 +100,7 @@ export async function submitAccessRequest(
 ): Promise<AccessRequest> {
   const { kv } = deps;
   const { org, submission, now } = options;
-  const nda = await currentNda(kv, org.id);
-  if (!nda) throw conflict(`${org.name} does not take access requests yet`);
-  if (submission.ndaVersion !== nda.version) {
-    throw badRequest("The NDA changed since the form was loaded; please read it again");
-  }
-  const restricted = new Set(
-    (await listedDocuments(kv, org.id)).filter((d) => d.document.visibility === "restricted")
-      .map((d) => d.document.id),
-  );
-  const documentIds = [...new Set(submission.documentIds)];
-  if (!documentIds.every((id) => restricted.has(id))) {
-    throw badRequest("Choose restricted documents this trust center lists");
-  }
+  const { nda, documentIds } = await checkSubmission(kv, org, submission);
   const wait = await countAccessRequestAttempt(kv, { ip: options.ip, email: submission.email }, {
     now,
     ...REQUEST_LIMITS,
@@ -131,30 +119,74 @@ export async function submitAccessRequest(
     decidedAt: null,
     decidedBy: null,
     autoApproved: false,
+    autoApproval: null,
     linkId: null,
   };
+  await addAccessRequest(kv, org.id, { request });
   const domain = submission.email.slice(submission.email.lastIndexOf("@") + 1);
   const { autoApproveDomains } = await getDocumentSettings(kv, org.id);
-  if (!deps.mailer.configured || !autoApproveDomains.includes(domain)) {
-    await addAccessRequest(kv, org.id, { request });
-    return request;
+  if (!deps.mailer.configured || !autoApproveDomains.includes(domain)) return request;
+  return await autoApprove(deps, { org, request, now });
+}
+
+/** The current NDA and the requested documents, or a 409 (no NDA) or 400. */
+async function checkSubmission(kv: Deno.Kv, org: Organization, submission: SubmitAccessRequest) {
+  const nda = await currentNda(kv, org.id);
+  if (!nda) throw conflict(`${org.name} does not take access requests yet`);
+  if (submission.ndaVersion !== nda.version) {
+    throw badRequest("The NDA changed since the form was loaded; please read it again");
   }
+  const restricted = new Set(
+    (await listedDocuments(kv, org.id)).filter((d) => d.document.visibility === "restricted")
+      .map((d) => d.document.id),
+  );
+  const documentIds = [...new Set(submission.documentIds)];
+  if (!documentIds.every((id) => restricted.has(id))) {
+    throw badRequest("Choose restricted documents this trust center lists");
+  }
+  return { nda, documentIds };
+}
+
+/**
+ * Approves a stored pending request of an auto-approved domain: the link is emailed first
+ * and committed (with the approval) only once the SMTP server accepted the message, so a
+ * link nobody received never works. When the email fails, the request stays pending with
+ * `autoApproval` saying why, for an owner to approve by hand (who is shown the link).
+ */
+async function autoApprove(
+  deps: SubmitDeps,
+  options: { org: Organization; request: AccessRequest; now: Date },
+): Promise<AccessRequest> {
+  const { org, request, now } = options;
   const link = newLink(request, { now, days: DEFAULT_LINK_DAYS });
-  const approved: AccessRequest = {
-    ...request,
-    status: "approved",
-    decidedAt: request.createdAt,
-    autoApproved: true,
-    linkId: link.value.id,
-  };
-  await addAccessRequest(kv, org.id, { request: approved, link });
-  await emailLink(deps.mailer, {
+  const email = await emailLink(deps.mailer, {
     org,
     link: link.value,
     url: accessLinkUrl(deps.config, link.token),
-    titles: await titlesOf(kv, org.id, documentIds),
+    titles: await titlesOf(deps.kv, org.id, request.documentIds),
   });
-  return approved;
+  const failedAt = now.toISOString();
+  try {
+    return await decideAccessRequest(deps.kv, org.id, {
+      id: request.id,
+      decide: (current) => ({
+        next: email.sent
+          ? {
+            ...current,
+            status: "approved",
+            decidedAt: failedAt,
+            autoApproved: true,
+            linkId: link.value.id,
+          }
+          : { ...current, autoApproval: { failedAt, detail: email.detail } },
+        link: email.sent ? link : undefined,
+      }),
+    });
+  } catch (error) {
+    // An owner decided it meanwhile: their decision stands.
+    if (error instanceof AppError && error.status === 409) return request;
+    throw error;
+  }
 }
 
 async function titlesOf(kv: Deno.Kv, organizationId: string, ids: string[]): Promise<string[]> {

@@ -11,6 +11,7 @@ import {
   MAX_DOCUMENT_BYTES,
   type PublicDocument,
   type PublicDocuments,
+  type PublicProjectDocuments,
   type TrustDocument,
   type UploadDocumentQuery,
 } from "../domain/documents.ts";
@@ -18,10 +19,17 @@ import type { Organization, Project } from "../domain/workspace.ts";
 import { AppError, badRequest, forbidden, notFound } from "../domain/errors.ts";
 import { sniffDocumentType } from "../lib/document_type.ts";
 import { sha256Hex } from "../lib/hash.ts";
-import { trustCenterUrl } from "../publish/urls.ts";
-import { addDocument, currentNda, getDocument, listDocuments } from "../store/documents.ts";
-import { getOrganizationBySlug } from "../store/organizations.ts";
+import { publicUrls, trustCenterUrl } from "../publish/urls.ts";
+import {
+  addDocument,
+  checkDocumentRoom,
+  currentNda,
+  getDocument,
+  listDocuments,
+} from "../store/documents.ts";
+import { getOrganization, getOrganizationBySlug } from "../store/organizations.ts";
 import { getProject } from "../store/projects.ts";
+import { publicProject, type PublicReads } from "./public_read.ts";
 
 /** Whether a request path is a document upload, which may carry MAX_DOCUMENT_BYTES. */
 export function isDocumentUploadPath(path: string): boolean {
@@ -32,8 +40,8 @@ export function isDocumentUploadPath(path: string): boolean {
  * Checks uploaded bytes, stores them and the document's metadata. The type is read from
  * the bytes (the declared Content-Type and any file name are not trusted): an empty body is
  * 400, more than MAX_DOCUMENT_BYTES 413, anything but a whole PDF, OOXML or OpenDocument
- * file 415. A `projectId` must name a project of the organization. Nothing is stored when
- * refused.
+ * file 415. A `projectId` must name a project of the organization; an organization holding
+ * MAX_DOCUMENTS already is 409. Nothing is stored when refused.
  */
 export async function storeDocument(
   deps: { kv: Deno.Kv; blobs: BlobStore },
@@ -61,6 +69,8 @@ export async function storeDocument(
     );
   }
   await checkProject(deps.kv, organizationId, query.projectId ?? null);
+  // Refused early when full, before the bytes are stored; addDocument checks it atomically.
+  await checkDocumentRoom(deps.kv, organizationId);
   const sha256 = await sha256Hex(bytes);
   await deps.blobs.put("document", bytes);
   const at = options.now.toISOString();
@@ -175,6 +185,32 @@ export async function publicDocuments(
     acceptingRequests: nda !== null,
     nda: nda ? { version: nda.version, sha256: nda.sha256, text: nda.text } : null,
     url: `${trustCenterUrl(options.config as Config, org.slug)}/documents`,
+  };
+}
+
+/**
+ * A public project's documents page: the organization's documents and the project's own
+ * (other projects' are left out), as the live Documents section lists them. Unknown and
+ * private projects answer the trust pages' one 404.
+ */
+export async function publicProjectDocuments(
+  reads: PublicReads & { config: Pick<Config, "baseUrl"> },
+  slug: string,
+): Promise<PublicProjectDocuments> {
+  const project = await publicProject(reads, slug);
+  const org = await getOrganization(reads.kv, project.organizationId);
+  if (!org) throw notFound(`No public trust profile for "${slug.slice(0, 100)}"`);
+  const [listed, nda] = await Promise.all([
+    listedDocuments(reads.kv, org.id, { projectId: project.id }),
+    currentNda(reads.kv, org.id),
+  ]);
+  return {
+    project: { name: project.name, slug: project.slug },
+    organization: { name: org.name, slug: org.slug },
+    documents: listed.map((item) => presentPublic(reads.config, org, item)),
+    acceptingRequests: nda !== null,
+    url: publicUrls(reads.config, project.slug).documents,
+    organizationDocumentsUrl: `${trustCenterUrl(reads.config as Config, org.slug)}/documents`,
   };
 }
 

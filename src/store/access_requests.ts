@@ -1,8 +1,9 @@
 /**
  * Access requests for restricted documents, the links granted on approval and the log of
- * downloads through them. Approval commits the decided request, its link and the link's
- * token index in one atomic operation, so a request is approved at most once and never
- * without its link. A link's token is kept only as its SHA-256.
+ * downloads through them. A request is stored pending; approval then commits the decided
+ * request, its link and the link's token index in one atomic operation, so a request is
+ * approved at most once and never without its link. A link's token is kept only as its
+ * SHA-256.
  */
 import {
   type AccessLink,
@@ -72,15 +73,14 @@ export async function countAccessRequestAttempt(
   throw conflict("Too many requests at once; please retry");
 }
 
-/** Stores a new access request, and with it, when given, its (auto-approved) link. */
+/** Stores a new (pending) access request. */
 export async function addAccessRequest(
   kv: Deno.Kv,
   organizationId: string,
-  options: { request: AccessRequest; link?: { value: AccessLink; tokenHash: string } },
+  options: { request: AccessRequest },
 ): Promise<void> {
   const key = accessRequestKey(organizationId, options.request.id);
   const op = kv.atomic().check({ key, versionstamp: null }).set(key, options.request);
-  if (options.link) stageLink(op, organizationId, options.link);
   if (!(await op.commit()).ok) throw conflict("An access request with that id already exists");
 }
 
@@ -96,9 +96,17 @@ function stageLink(
     .set(byToken, { organizationId, linkId: link.value.id });
 }
 
+/** A stored request with the fields added since it was stored. */
+function current(request: AccessRequest): AccessRequest {
+  return { ...request, autoApproval: request.autoApproval ?? null };
+}
+
 /** The organization's access requests, newest first. */
-export function listAccessRequests(kv: Deno.Kv, organizationId: string): Promise<AccessRequest[]> {
-  return listNewest(kv, accessRequestsPrefix(organizationId));
+export async function listAccessRequests(
+  kv: Deno.Kv,
+  organizationId: string,
+): Promise<AccessRequest[]> {
+  return (await listNewest<AccessRequest>(kv, accessRequestsPrefix(organizationId))).map(current);
 }
 
 /** One access request, or null. */
@@ -107,12 +115,14 @@ export async function getAccessRequest(
   organizationId: string,
   id: string,
 ): Promise<AccessRequest | null> {
-  return (await kv.get<AccessRequest>(accessRequestKey(organizationId, id))).value;
+  const entry = await kv.get<AccessRequest>(accessRequestKey(organizationId, id));
+  return entry.value && current(entry.value);
 }
 
 /**
- * Decides a pending request: `approved` with its new link, or `denied`. A request that is
- * no longer pending is a 409; one that does not exist a 404.
+ * Changes a pending request: decides it (`approved` with its new link, or `denied`), or
+ * notes why its auto-approval failed. A request that is no longer pending is a 409; one
+ * that does not exist a 404.
  */
 export async function decideAccessRequest(
   kv: Deno.Kv,
@@ -131,7 +141,7 @@ export async function decideAccessRequest(
   if (entry.value.status !== "pending") {
     throw conflict(`The access request was already ${entry.value.status}`);
   }
-  const { next, link } = options.decide(entry.value);
+  const { next, link } = options.decide(current(entry.value));
   const op = kv.atomic().check(entry).set(key, next);
   if (link) stageLink(op, organizationId, link);
   if (!(await op.commit()).ok) throw conflict("The access request was decided meanwhile");

@@ -8,11 +8,12 @@ import {
   type TrustDocument,
   type UpdateDocumentRequest,
 } from "../domain/documents.ts";
-import { badRequest, conflict, notFound } from "../domain/errors.ts";
+import { conflict, notFound } from "../domain/errors.ts";
 import {
   documentKey,
   documentSettingsKey,
   documentsPrefix,
+  documentWritesKey,
   ndaVersionKey,
   ndaVersionsPrefix,
 } from "./keys.ts";
@@ -37,20 +38,43 @@ export async function getDocument(
   return (await kv.get<TrustDocument>(documentKey(organizationId, id))).value;
 }
 
-/** Stores a new document's metadata, within the per-organization cap. */
+async function countDocuments(kv: Deno.Kv, organizationId: string): Promise<number> {
+  let count = 0;
+  const iter = kv.list({ prefix: documentsPrefix(organizationId) }, { limit: MAX_DOCUMENTS });
+  for await (const _ of iter) count++;
+  return count;
+}
+
+/** Throws a 409 when the organization already holds MAX_DOCUMENTS documents. */
+export async function checkDocumentRoom(kv: Deno.Kv, organizationId: string): Promise<void> {
+  if (await countDocuments(kv, organizationId) >= MAX_DOCUMENTS) {
+    throw conflict(
+      `An organization holds at most ${MAX_DOCUMENTS} documents; remove one to add another`,
+    );
+  }
+}
+
+/**
+ * Stores a new document's metadata, within the per-organization cap. The count is checked
+ * against the organization's write marker, read before counting and moved in the same
+ * atomic commit as the insert, so concurrent uploads cannot both slip under the cap.
+ */
 export async function addDocument(
   kv: Deno.Kv,
   organizationId: string,
   document: TrustDocument,
 ): Promise<TrustDocument> {
-  const existing = await listDocuments(kv, organizationId);
-  if (existing.length >= MAX_DOCUMENTS) {
-    throw badRequest(`An organization holds at most ${MAX_DOCUMENTS} documents`);
-  }
   const key = documentKey(organizationId, document.id);
-  const res = await kv.atomic().check({ key, versionstamp: null }).set(key, document).commit();
-  if (!res.ok) throw conflict("A document with that id already exists");
-  return document;
+  const writes = documentWritesKey(organizationId);
+  for (let attempt = 0; attempt < 2 * MAX_ATTEMPTS; attempt++) {
+    const marker = await kv.get(writes);
+    await checkDocumentRoom(kv, organizationId);
+    const res = await kv.atomic().check({ key, versionstamp: null }, marker)
+      .set(key, document).set(writes, document.id).commit();
+    if (res.ok) return document;
+    if ((await kv.get(key)).versionstamp) throw conflict("A document with that id already exists");
+  }
+  throw conflict("The documents kept changing while this one was being added; please retry");
 }
 
 /** Changes a document's fields; returns it as stored. */

@@ -205,6 +205,9 @@ export const webhookDeliveryByEventKey = (webhookId: string, eventId: string) =>
 export const documentKey = (organizationId: string, id: string) =>
   ["documents", organizationId, id] as const;
 export const documentsPrefix = (organizationId: string) => ["documents", organizationId] as const;
+/** The id of the organization's last added document: checked so adds cannot pass the cap. */
+export const documentWritesKey = (organizationId: string) =>
+  ["document_writes", organizationId] as const;
 /** Each version of an organization's click-through NDA, numbered from 1. */
 export const ndaVersionKey = (organizationId: string, version: number) =>
   ["nda_versions", organizationId, version] as const;

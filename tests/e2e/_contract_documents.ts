@@ -1,6 +1,6 @@
 /**
  * The contract test's pass over the document operations: upload, list, change, the NDA,
- * settings, the public list, form and JSON requests, approval, the link and its download,
+ * settings, the public lists (the organization's and a project's), form and JSON requests, approval, the link and its download,
  * the log, revocation, denial and removal.
  */
 import { makePdf } from "../support/documents.ts";
@@ -32,6 +32,10 @@ export async function exerciseDocuments(call: Call, fx: Record<string, string>) 
   await call("listDocuments", { params: org, expect: 200 });
   await call("getOrganizationDocuments", { params: center, expect: 200 });
   await call("getOrganizationDocumentsMarkdown", { params: center, expect: 200 });
+  const project = { projectSlug: fx.projectSlug };
+  await call("getProjectDocuments", { params: project, expect: 200 });
+  await call("getProjectDocumentsMarkdown", { params: project, expect: 200 });
+  await call("getProjectDocuments", { params: { projectSlug: "no-such-project" }, expect: 404 });
   await call("downloadPublicDocument", {
     params: { ...center, documentId: doc.documentId },
     expect: 200,

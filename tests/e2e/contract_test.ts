@@ -340,7 +340,7 @@ Deno.test("[contract] every operation answers as /openapi.json documents", async
       await call("getTrustUpdate", { params: { ...slug, updateId: "missing" }, expect: 404 });
       await call("deleteProjectUpdate", { params: updateItem, expect: 200 });
       await call("deleteProjectUpdate", { params: updateItem, expect: 404 });
-      await exerciseDocuments(call, fx);
+      await exerciseDocuments(call, { ...fx, projectSlug: slug.projectSlug });
       // No SMTP here: subscribing is refused (409), links are unknown (404).
       const email = { email: "buyer@customer.example" };
       await call("subscribeToProject", { params: slug, json: email, expect: 409 });

@@ -159,4 +159,18 @@ Deno.test("[e2e] documents: upload, request, approve, emailed link, logged downl
       assert.equal(log.downloads.length, 1, "refused downloads are not served nor logged");
     },
   );
+  await t.step(
+    "an auto-approval the SMTP server refuses stays pending, with no working link",
+    async () => {
+      smtp.refuseNext(1);
+      const pending = await request("sam@partner.test");
+      assert.equal(pending.status, "pending");
+      assert.equal(pending.autoApproved, false);
+      assert.equal(pending.linkId, null);
+      assert.match(pending.autoApproval.detail, /could not be sent/);
+      const { links } = await (await call("GET", `${base}/access-links`, { token: ws.owner }))
+        .json();
+      assert.equal(links.some((l: { email: string }) => l.email === "sam@partner.test"), false);
+    },
+  );
 });

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { createTestApp, snapshotKv, type TestApp } from "../support/app.ts";
 import { documentsWorkspace, makePdf, upload } from "../support/documents.ts";
+import { type Mailer, MailError, type MailMessage } from "../../src/mail/mod.ts";
 
 async function setUp(ctx: TestApp) {
   const ws = await documentsWorkspace(ctx);
@@ -251,5 +252,102 @@ Deno.test("[http] access requests: owners decide, members read, links without ma
       assert.match(res.headers.get("content-type")!, /text\/html/);
       await res.body?.cancel();
     }
+  });
+});
+
+/** A configured mailer whose next `failures` sends throw MailError; it keeps what it sent. */
+function flakyMailer(failures: number) {
+  const sent: MailMessage[] = [];
+  let left = failures;
+  const mailer: Mailer = {
+    configured: true,
+    describe: "smtp://mail.test:25",
+    send(message) {
+      if (left > 0) {
+        left--;
+        return Promise.reject(new MailError("Connection refused"));
+      }
+      sent.push(message);
+      return Promise.resolve({ messageId: `<${sent.length}@mail.test>` });
+    },
+  };
+  return { mailer, sent };
+}
+
+const LINK = /http:\/\/trust\.test\/documents\/access\/[A-Za-z0-9_-]{43}/;
+
+Deno.test("[http] access requests: an auto-approval whose email fails stays pending for an owner", async (t) => {
+  const mail = flakyMailer(2);
+  await using ctx = await createTestApp({ mailer: mail.mailer });
+  const { owner, member, orgId, orgSlug, docId } = await setUp(ctx);
+  const base = `/organizations/${orgId}`;
+  await ctx.call("PUT", `${base}/nda`, { token: owner, json: { text: "NDA" } });
+  await ctx.call("PUT", `${base}/document-settings`, {
+    token: owner,
+    json: { autoApproveDomains: ["customer.test"] },
+  });
+  const submit = `/public/trust/${orgSlug}/access-requests`;
+  let requestId = "";
+
+  await t.step("the visitor gets the same answer; no link exists", async () => {
+    const res = await ctx.call("POST", submit, { json: ask(docId) });
+    assert.equal(res.status, 202);
+    const receipt = await res.json();
+    assert.match(receipt.message, /Your request was received/);
+    assert.equal(receipt.status, "pending");
+    requestId = receipt.id;
+    const { requests } = await (await ctx.call("GET", `${base}/access-requests`, { token: member }))
+      .json();
+    assert.equal(requests.length, 1);
+    const [request] = requests;
+    assert.equal(request.status, "pending");
+    assert.equal(request.autoApproved, false);
+    assert.equal(request.linkId, null);
+    assert.equal(request.decidedAt, null);
+    assert.deepEqual(request.autoApproval, {
+      failedAt: ctx.clock.now().toISOString(),
+      detail: "The email could not be sent (MailError)",
+    });
+    const { links } = await (await ctx.call("GET", `${base}/access-links`, { token: owner }))
+      .json();
+    assert.deepEqual(links, [], "no link was committed");
+    const stored = await Array.fromAsync(ctx.kv.list({ prefix: ["access_links_by_token"] }));
+    assert.equal(stored.length, 0);
+    assert.equal(mail.sent.length, 0);
+  });
+
+  await t.step("an owner approves by hand; the link is shown once though mail fails", async () => {
+    const res = await ctx.call("POST", `${base}/access-requests/${requestId}/approve`, {
+      token: owner,
+      json: {},
+    });
+    assert.equal(res.status, 200);
+    const body = await res.json();
+    assert.equal(body.request.status, "approved");
+    assert.equal(body.request.autoApproved, false);
+    assert.equal(body.request.decidedBy.email, "owner@acme.test");
+    assert.equal(body.email.sent, false);
+    assert.match(body.email.detail, /could not be sent \(MailError\)/);
+    assert.match(body.link.url, LINK);
+    const page = await ctx.call("GET", new URL(body.link.url).pathname);
+    assert.equal(page.status, 200);
+    await page.body?.cancel();
+  });
+
+  await t.step("once mail works again, an auto-approval emails a link that works", async () => {
+    const res = await ctx.call("POST", submit, { json: ask(docId, { email: "bo@customer.test" }) });
+    assert.equal(res.status, 202);
+    const receipt = await res.json();
+    assert.equal(receipt.status, "approved");
+    assert.equal(mail.sent.length, 1);
+    assert.equal(mail.sent[0].to, "bo@customer.test");
+    const url = mail.sent[0].text.match(LINK)![0];
+    const page = await ctx.call("GET", new URL(url).pathname);
+    assert.equal(page.status, 200);
+    await page.body?.cancel();
+    const request = (await (await ctx.call("GET", `${base}/access-requests`, { token: owner }))
+      .json()).requests.find((r: { id: string }) => r.id === receipt.id);
+    assert.equal(request.autoApproved, true);
+    assert.equal(request.autoApproval, null);
   });
 });

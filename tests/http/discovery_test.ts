@@ -98,7 +98,7 @@ Deno.test("[discovery] JSON documents follow their formats and agree", async (t)
   });
 
   let mcpUrl = "";
-  await t.step("mcp.json names the transport URL and the seven tools", async () => {
+  await t.step("mcp.json names the transport URL and the nine tools", async () => {
     const { res, body } = await getJson(server, "/.well-known/mcp.json");
     assert.equal(res.headers.get("access-control-allow-origin"), "*");
     assert.equal(body.name, "trust-profile-service");
@@ -114,6 +114,7 @@ Deno.test("[discovery] JSON documents follow their formats and agree", async (t)
       "get_trust_history",
       "search_trust_profiles",
       "get_subprocessors",
+      "list_documents",
       "get_trust_updates",
     ]);
     for (const tool of body.tools) assert.ok(tool.description.length > 40, tool.name);
@@ -204,7 +205,15 @@ Deno.test("[discovery] llms.txt and the guides are Markdown whose links resolve"
     assert.ok(links.includes(`${base}/setup.md`));
     assert.ok(text.includes(`${base}/public/trust/{orgSlug}`), "names the trust centers");
     for (const link of links) await assertResolves(link);
-    for (const tool of ["get_trust_history", "search_trust_profiles", "/versions"]) {
+    for (
+      const tool of [
+        "get_trust_history",
+        "search_trust_profiles",
+        "/versions",
+        "list_documents",
+        `${base}/trust/{projectSlug}/documents`,
+      ]
+    ) {
       assert.ok(text.includes(tool), `llms.txt names ${tool}`);
     }
     for (const path of ["/log", "/log/checkpoint", "/verify.ts"]) {
@@ -256,6 +265,8 @@ Deno.test("[discovery] llms.txt and the guides are Markdown whose links resolve"
         "| `get_trust_history` | `{ projectSlug, cursor?, limit? }` | `GET /trust/{projectSlug}/versions` |",
         "| `search_trust_profiles` | `{ query }` | `GET /public/trust-profiles?query={query}` |",
         "| `get_subprocessors` | `{ orgSlug }` | `GET /public/trust/{orgSlug}/subprocessors` |",
+        "| `list_documents` | `{ orgSlug }` | `GET /public/trust/{orgSlug}/documents` |",
+        "/trust/{projectSlug}/documents",
         "| `get_trust_updates` | `{ projectSlug, cursor?, limit? }` | `GET /trust/{projectSlug}/updates` |",
         "/trust/{projectSlug}/updates",
         "once per minute",

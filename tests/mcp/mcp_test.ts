@@ -42,7 +42,7 @@ Deno.test("[mcp] tools over Streamable HTTP answer the public routes' bodies", a
   await using session = await connect(baseUrl);
   const { client } = session;
 
-  await t.step("tools/list names exactly the eight tools, each with both schemas", async () => {
+  await t.step("tools/list names exactly the nine tools, each with both schemas", async () => {
     const { tools } = await client.listTools();
     assert.deepEqual(
       tools.map((tool) => tool.name).sort(),
@@ -51,6 +51,7 @@ Deno.test("[mcp] tools over Streamable HTTP answer the public routes' bodies", a
         "get_trust_history",
         "search_trust_profiles",
         "get_subprocessors",
+        "list_documents",
         "get_trust_updates",
       ].sort(),
     );
@@ -59,7 +60,7 @@ Deno.test("[mcp] tools over Streamable HTTP answer the public routes' bodies", a
       assert.equal(tool.inputSchema.type, "object");
       const required = tool.name === "search_trust_profiles"
         ? ["query"]
-        : tool.name === "get_subprocessors"
+        : tool.name === "get_subprocessors" || tool.name === "list_documents"
         ? ["orgSlug"]
         : ["projectSlug"];
       assert.deepEqual(tool.inputSchema.required, required, tool.name);

@@ -20,11 +20,13 @@ import { AppError, notFound } from "../../domain/errors.ts";
 import { OrgSlugParams } from "../../domain/subprocessors.ts";
 import {
   documentsCsp,
-  renderDocumentsHtml,
-  renderDocumentsMarkdown,
   renderMessageHtml,
   renderRequestFormHtml,
 } from "../../publish/render/documents.ts";
+import {
+  renderDocumentsHtml,
+  renderDocumentsMarkdown,
+} from "../../publish/render/document_lists.ts";
 import { submitAccessRequest } from "../../serve/access_requests.ts";
 import { downloadHeaders, publicDocuments, readPublicDocument } from "../../serve/documents.ts";
 import { trustPageHeaders } from "../../serve/headers.ts";
@@ -277,7 +279,7 @@ publicDocumentRoutes.openapi(
     tags,
     summary: "Request access to restricted documents (JSON)",
     description:
-      "The same as the form: acceptNda must be true and ndaVersion the current version (from the form page or GET /public/trust/{orgSlug}/documents). 202: recorded, pending or (for an auto-approved domain) approved and emailed.",
+      "The same as the form: acceptNda must be true and ndaVersion the current version (from the form page or GET /public/trust/{orgSlug}/documents). 202: recorded, pending or (for an auto-approved domain) approved and emailed; when that email fails, it stays pending for the operator.",
     request: { params: OrgSlugParams, body: jsonBody(SubmitAccessRequest) },
     responses: {
       202: json(AccessRequestReceipt, "Recorded"),

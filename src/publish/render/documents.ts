@@ -1,15 +1,14 @@
 /**
- * The public pages of trust center documents: the list (HTML and Markdown), the access
- * request form with the NDA, the answer to a request, and an access link's page. No
+ * The public pages of trust center documents: the parts of the lists (document_lists.ts),
+ * the access request form with the NDA, the answer to a request, and an access link's page. No
  * scripts; every vendor- or visitor-given text is escaped; forms post to the service
  * itself, which each page's CSP allows in `form-action` and nothing else.
  */
 import type { AccessLink, NdaVersion } from "../../domain/access_requests.ts";
-import type { PublicDocument, PublicDocuments } from "../../domain/documents.ts";
+import type { PublicDocument } from "../../domain/documents.ts";
 import { type Html, Html as RawHtml, html } from "../../lib/html.ts";
 import { page, time, topBar } from "./_page.ts";
 import { trustPageCsp } from "./_style.ts";
-import { escapeMarkdown, link } from "./markdown.ts";
 
 /** The extra stylesheet of the document pages (forms, document rows). */
 export const DOCUMENTS_STYLE = `
@@ -81,7 +80,8 @@ export function documentItem(d: PublicDocument, acceptingRequests: boolean): Htm
   `;
 }
 
-function shell(title: string, body: Html): string {
+/** A document page: the trust center bar, then `body`. */
+export function shell(title: string, body: Html): string {
   const head = html`<style>${new RawHtml(DOCUMENTS_STYLE)}</style>`;
   return page(
     title,
@@ -90,7 +90,8 @@ function shell(title: string, body: Html): string {
   );
 }
 
-function hero(eyebrow: string, title: string, lede: Html | string): Html {
+/** The card at the top of a document page. */
+export function hero(eyebrow: string, title: string, lede: Html | string): Html {
   return html`
     <section class="card hero" aria-labelledby="title">
       <div>
@@ -100,51 +101,6 @@ function hero(eyebrow: string, title: string, lede: Html | string): Html {
       </div>
     </section>
   `;
-}
-
-/** The public document list as a complete page; `trustCenter` is the organization page. */
-export function renderDocumentsHtml(list: PublicDocuments, trustCenter: string): string {
-  const name = list.organization.name;
-  const items = list.documents.length === 0
-    ? html`<p class="card hero">${name} shares no documents yet.</p>`
-    : html`<ul class="card docs">${
-      list.documents.map((d) => documentItem(d, list.acceptingRequests))
-    }</ul>`;
-  return shell(
-    `${name}: documents`,
-    html`
-      ${hero(
-        "Trust center",
-        `${name}: documents`,
-        html`
-          Reports and policies ${name} shares. Restricted ones are sent on request, after accepting an NDA. <a
-            href="${trustCenter}">Back to the trust center</a>.
-        `,
-      )}
-      <section aria-labelledby="docs-title">
-        <h2 id="docs-title">Documents</h2>
-        ${items}
-      </section>
-    `,
-  );
-}
-
-/** The public document list as Markdown. Pure. */
-export function renderDocumentsMarkdown(list: PublicDocuments, trustCenter: string): string {
-  const name = escapeMarkdown(list.organization.name);
-  const lines = list.documents.length === 0
-    ? [`${name} shares no documents yet.`]
-    : list.documents.map((d) => {
-      const action = d.downloadUrl
-        ? link("Download", d.downloadUrl)
-        : list.acceptingRequests && d.requestAccessUrl
-        ? link("Request access", d.requestAccessUrl)
-        : "Available on request";
-      return `- **${escapeMarkdown(d.title)}** (${escapeMarkdown(documentKind(d))}): ${action}`;
-    });
-  return [`# ${name}: documents`, "", link("Trust center", trustCenter), "", ...lines, ""].join(
-    "\n",
-  );
 }
 
 /** What the request form shows and, after an error, the values to keep. */

@@ -1,11 +1,12 @@
 /**
  * The latest trust page's documents: the organization's and this project's, public ones
- * with a download link, restricted ones by title with a link to request access.
+ * with a download link, restricted ones by title with a link to request access, and a link
+ * to the project's documents page (/trust/{slug}/documents) for the rest.
  */
 import { html } from "../../lib/html.ts";
 import { documentItem, DOCUMENTS_STYLE } from "../../publish/render/documents.ts";
 import { escapeMarkdown, link } from "../../publish/render/markdown.ts";
-import { trustCenterUrl } from "../../publish/urls.ts";
+import { publicUrls } from "../../publish/urls.ts";
 import { currentNda } from "../../store/documents.ts";
 import { getOrganization } from "../../store/organizations.ts";
 import { listedDocuments, presentPublic } from "../documents.ts";
@@ -27,14 +28,15 @@ export const documentsSection: LiveSection = {
     const documents = listed.slice(0, SHOWN).map((item) =>
       presentPublic(config, organization, item)
     );
-    const all = `${trustCenterUrl(config, organization.slug)}/documents`;
+    const all = publicUrls(config, project.slug).documents;
+    const label = `All documents for ${project.name}`;
     const accepting = nda !== null;
     return {
       html: html`
         <section aria-labelledby="live-documents-title">
           <h2 id="live-documents-title">Documents</h2>
           <ul class="card docs">${documents.map((d) => documentItem(d, accepting))}</ul>
-          <p><a href="${all}">All documents of ${organization.name}</a></p>
+          <p><a href="${all}">${label}</a></p>
         </section>
       `,
       markdown: [
@@ -49,7 +51,7 @@ export const documentsSection: LiveSection = {
           return `- **${escapeMarkdown(d.title)}**: ${action}`;
         }),
         "",
-        link(`All documents of ${organization.name}`, all),
+        link(label, publicUrls(config, project.slug).documentsMarkdown),
       ].join("\n"),
       styles: [DOCUMENTS_STYLE],
     };

@@ -1,7 +1,8 @@
 /**
  * Access to restricted documents, for the organization's Documents view: requests with
  * Approve and Deny (owners), the links granted with Revoke, and the download log. An
- * approval shows whether the link was emailed; without email it shows the link to copy.
+ * approval shows whether the link was emailed; without email it shows the link to copy. An
+ * automatic approval whose email failed leaves the request pending, and owners are told.
  */
 import { errorAlert, h } from "../dom.js";
 import { formatDate } from "../format.js";
@@ -29,6 +30,39 @@ function approvalNotice(approval) {
       what: "Link",
       hint: `Send it to ${approval.request.email} yourself. It is shown only now.`,
     }),
+  );
+}
+
+/** A request's status; a failed automatic approval says why and when. */
+function statusCell(r) {
+  const status = r.autoApproved
+    ? "Approved (automatic)"
+    : r.status[0].toUpperCase() + r.status.slice(1);
+  if (!r.autoApproval) return status;
+  return h(
+    "div",
+    {},
+    status,
+    h(
+      "div",
+      { class: "hint" },
+      "Automatic approval failed ",
+      when(r.autoApproval.failedAt),
+      `: ${r.autoApproval.detail}. No link was sent.`,
+    ),
+  );
+}
+
+/** Pending requests whose automatic approval could not be emailed, for owners to act on. */
+function failedAutoApprovals(ctx, requests) {
+  const failed = requests.filter((r) => r.status === "pending" && r.autoApproval);
+  if (failed.length === 0 || ctx.organization.role !== "owner") return null;
+  const who = failed.map((r) => r.email).join(", ");
+  return h(
+    "p",
+    { class: "alert alert-warning", role: "status" },
+    `${failed.length === 1 ? "One automatic approval" : `${failed.length} automatic approvals`}` +
+      ` could not be emailed (${who}). Approve by hand: the link is shown to copy if email fails again.`,
   );
 }
 
@@ -81,14 +115,7 @@ function requestTable(app, ctx, requests, titles) {
         label: "NDA",
         cell: (r) => `v${r.nda.version}, accepted ${formatDate(r.nda.acceptedAt, true)}`,
       },
-      {
-        label: "Status",
-        cell: (
-          r,
-        ) => (r.autoApproved
-          ? "Approved (automatic)"
-          : r.status[0].toUpperCase() + r.status.slice(1)),
-      },
+      { label: "Status", cell: statusCell },
       {
         label: "Actions",
         cell: (r) =>
@@ -160,7 +187,13 @@ export async function accessCards(app, ctx, documents, approval) {
     return [
       card(
         "Access requests",
-        h("div", {}, approvalNotice(approval), requestTable(app, ctx, requests, titles)),
+        h(
+          "div",
+          {},
+          approvalNotice(approval),
+          failedAutoApprovals(ctx, requests),
+          requestTable(app, ctx, requests, titles),
+        ),
         {
           description: "Owners approve or deny. Approval emails a link valid for 7 days.",
         },

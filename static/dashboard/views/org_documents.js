@@ -178,7 +178,7 @@ function domainsEditor(app, ctx, settings) {
     field(
       "Auto-approved email domains",
       h("textarea", { name: "domains", rows: "3" }, list.join("\n")),
-      "One per line, e.g. partner.example. Requests from these domains are approved and emailed at once (needs email to be configured).",
+      "One per line, e.g. partner.example. Requests from these domains are approved and emailed at once (needs email to be configured); when the email fails, the request waits for an owner.",
     ),
     errorSlot,
     h(
@@ -195,6 +195,22 @@ function domainsEditor(app, ctx, settings) {
     await ctx.reload("Domains saved");
   });
   return form;
+}
+
+/** Each public project's documents page: its own documents and the organization-wide ones. */
+function projectPages(projects) {
+  const open = projects.filter((p) => p.visibility === "public");
+  if (open.length === 0) return null;
+  return h(
+    "p",
+    { class: "hint" },
+    "Each public project's trust page lists its own documents and the organization-wide ones: ",
+    open.flatMap((p, i) => [
+      i > 0 ? ", " : "",
+      h("a", { href: `/trust/${encodeURIComponent(p.slug)}/documents` }, p.name),
+    ]),
+    ".",
+  );
 }
 
 export async function organizationDocumentsView(app, organizationId) {
@@ -214,7 +230,7 @@ export async function organizationDocumentsView(app, organizationId) {
     const owner = organization.role === "owner";
     replace(
       body,
-      card("Documents", documentTable(app, ctx, documents), {
+      card("Documents", h("div", {}, documentTable(app, ctx, documents), projectPages(projects)), {
         description:
           "Public documents are downloadable from the trust center; restricted ones are listed by title and sent through an access link.",
         actions: h("a", { href: `${trustCenterUrl(organization)}/documents` }, "Public list"),

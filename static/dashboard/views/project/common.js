@@ -23,6 +23,7 @@ export function publicUrls(project) {
     signature: `${base}/trust.json.jws`,
     feed: `${base}/feed.xml`,
     badge: `${base}/badge.svg`,
+    documents: `${base}/documents`,
     version: (n, document) => `${base}/versions/${n}/${document}`,
   };
 }

@@ -68,6 +68,7 @@ function latestVersion(project, latest) {
       ["Signature (JWS)", urlLink(urls.signature)],
       ["Atom feed", urlLink(urls.feed)],
       ["Badge", urlLink(urls.badge)],
+      ["Documents", urlLink(urls.documents)],
     ]),
     !isPublic &&
       h("p", { class: "hint" }, "These addresses answer 404 while the project is private."),
