@@ -19,7 +19,8 @@ import {
   serverCards,
   serviceUrls,
 } from "../../mcp/discovery.ts";
-import { agentInstructions, llmsTxt, setupGuide } from "../../mcp/guides.ts";
+import { agentInstructions, setupGuide } from "../../mcp/guides.ts";
+import { llmsTxt } from "../../mcp/llms_txt.ts";
 import type { AppEnv } from "../env.ts";
 import { createRouter } from "../env.ts";
 import { json } from "../openapi.ts";
