@@ -31,7 +31,7 @@ export const SubscribeResponse = z.object({
   message: z.string(),
 }).openapi("SubscribeResponse");
 
-/** A subscription as stored. `nonce` keys its links (see src/push/links.ts). */
+/** A subscription as stored. `nonce` keys its confirm links (see src/push/links.ts). */
 export interface Subscription {
   id: string;
   organizationId: string;

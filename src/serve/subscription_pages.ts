@@ -116,9 +116,10 @@ export function unsubscribePage(scopeName: string, action: string): string {
   );
 }
 
+/** After unsubscribing, and for every later use of the same link (nothing left to change). */
 export function unsubscribedPage(): string {
   return shell(
-    "Unsubscribed",
+    "You are unsubscribed",
     "Subscription",
     html`
       <p class="lede">This address gets no more email from this subscription.</p>

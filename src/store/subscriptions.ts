@@ -64,6 +64,11 @@ export async function subscriptionLinkSecret(kv: Deno.Kv): Promise<string> {
   return (await kv.get<string>(key)).value!;
 }
 
+/** The secret links are signed with, or null before the first link was made (reads only). */
+export async function existingLinkSecret(kv: Deno.Kv): Promise<string | null> {
+  return (await kv.get<string>(subscriptionLinkSecretKey())).value;
+}
+
 /** Counts one subscribe request from `ip`, or throws rate_limited past the hourly limit. */
 export async function countSubscribeRequest(kv: Deno.Kv, ip: string, now: Date): Promise<void> {
   const key = subscribeCounterKey("ip", ip);

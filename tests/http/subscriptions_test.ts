@@ -55,6 +55,8 @@ Deno.test("[http] subscriptions: double opt-in, no enumeration, one-click unsubs
   const list = () =>
     ctx.call("GET", `/organizations/${ws.organization.id}/subscribers`, { token: ws.token });
   let confirmPath = "";
+  let unsubscribePath = "";
+  let unsubscribedHtml = "";
 
   await t.step(
     "subscribing stores a pending subscription and emails a confirmation link",
@@ -165,12 +167,65 @@ Deno.test("[http] subscriptions: double opt-in, no enumeration, one-click unsubs
     assert.match(await page.text(), /<button type="submit">Unsubscribe<\/button>/);
     const res = await ctx.call("POST", path, { body: "List-Unsubscribe=One-Click", headers: FORM });
     assert.equal(res.status, 200);
-    assert.match(await res.text(), /Unsubscribed/);
+    const first = await res.text();
+    assert.match(first, /<h1 id="title">You are unsubscribed<\/h1>/);
     const emails = (await (await list()).json()).subscribers.map((s: { email: string }) => s.email);
     assert.ok(!emails.includes("buyer@customer.test"));
-    const again = await ctx.call("POST", path);
-    assert.equal(again.status, 404);
-    await again.body?.cancel();
+    unsubscribePath = path;
+    unsubscribedHtml = first;
+  });
+
+  await t.step("unsubscribing again answers the same page and changes nothing", async () => {
+    const before = await snapshotKv(ctx.kv);
+    const again = await ctx.call("POST", unsubscribePath, {
+      body: "List-Unsubscribe=One-Click",
+      headers: FORM,
+    });
+    assert.equal(again.status, 200);
+    assert.match(again.headers.get("content-type") ?? "", /text\/html/);
+    assert.equal(await again.text(), unsubscribedHtml);
+    const page = await ctx.call("GET", unsubscribePath);
+    assert.equal(page.status, 200);
+    const html = await page.text();
+    assert.equal(html, unsubscribedHtml);
+    assert.doesNotMatch(html, /<form/);
+    assert.equal(page.headers.get("content-security-policy")?.includes("form-action 'none'"), true);
+    assert.equal(await snapshotKv(ctx.kv), before);
+  });
+
+  await t.step("forged unsubscribe tokens stay a 404 that changes nothing", async () => {
+    const token = unsubscribePath.slice("/unsubscribe/".length);
+    const [id, mac] = token.split(".");
+    const otherId = crypto.randomUUID();
+    const confirmToken = confirmPath.slice("/subscriptions/confirm/".length);
+    const before = await snapshotKv(ctx.kv);
+    for (
+      const forged of [
+        `${id}.${mac.slice(0, -2)}${mac.endsWith("AA") ? "BB" : "AA"}`,
+        `${otherId}.${mac}`,
+        `${id}.${confirmToken.split(".")[1]}`,
+        `${id}.`,
+        id,
+      ]
+    ) {
+      for (const method of ["GET", "POST"] as const) {
+        const res = await ctx.call(method, `/unsubscribe/${forged}`);
+        assert.equal(res.status, 404, `${method} ${forged}`);
+        await res.body?.cancel();
+      }
+    }
+    assert.equal(await snapshotKv(ctx.kv), before);
+  });
+
+  await t.step("an old unsubscribe link never ends a later subscription", async () => {
+    await subscribeAndConfirm(ctx, smtp, "buyer@customer.test");
+    const res = await ctx.call("POST", unsubscribePath);
+    assert.equal(res.status, 200);
+    await res.body?.cancel();
+    const emails = (await (await list()).json()).subscribers
+      .filter((s: { status: string }) => s.status === "confirmed")
+      .map((s: { email: string }) => s.email);
+    assert.ok(emails.includes("buyer@customer.test"));
   });
 });
 

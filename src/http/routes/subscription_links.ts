@@ -6,7 +6,12 @@
  */
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import { linkUrl, subscriptionOfToken, subscriptionScope } from "../../push/links.ts";
+import {
+  linkUrl,
+  subscriptionOfConfirmToken,
+  subscriptionScope,
+  unsubscribeTarget,
+} from "../../push/links.ts";
 import { trustPageHeaders } from "../../serve/headers.ts";
 import {
   confirmedPage,
@@ -43,7 +48,7 @@ function htmlPage(
 }
 
 const BROKEN =
-  "This link is not valid: it may have expired, been used to unsubscribe already, or been copied incompletely";
+  "This link is not valid: it may have expired, belong to a subscription that has ended, or been copied incompletely";
 const broken = (c: Context<AppEnv>) =>
   htmlPage(c, subscriptionProblemPage(404, BROKEN), { status: 404 });
 
@@ -67,7 +72,7 @@ subscriptionLinkRoutes.openapi(
   async (c) => {
     const { token } = c.req.valid("param");
     const { kv, config, clock } = c.var.services;
-    const s = await subscriptionOfToken(kv, "confirm", token);
+    const s = await subscriptionOfConfirmToken(kv, token);
     const scope = s && await scopeOf(c, s);
     const live = s && (s.status === "confirmed" || (s.expiresAt ?? "") > clock.now().toISOString());
     if (!s || !scope || !live) return broken(c);
@@ -90,7 +95,7 @@ subscriptionLinkRoutes.openapi(
   }),
   async (c) => {
     const { kv, clock } = c.var.services;
-    const s = await subscriptionOfToken(kv, "confirm", c.req.valid("param").token);
+    const s = await subscriptionOfConfirmToken(kv, c.req.valid("param").token);
     const scope = s && await scopeOf(c, s);
     const confirmed = s && scope && await confirmSubscription(kv, s.id, clock.now());
     if (!confirmed || !scope) return broken(c);
@@ -106,15 +111,17 @@ subscriptionLinkRoutes.openapi(
     tags,
     summary: "The page of an unsubscribe link: a button that unsubscribes",
     description:
-      "The link of every notification's `List-Unsubscribe` header. Opening it changes nothing; the button, or a mail client's one-click POST (RFC 8058), unsubscribes.",
+      "The link of every notification's `List-Unsubscribe` header. Opening it changes nothing; the button, or a mail client's one-click POST (RFC 8058), unsubscribes. Once unsubscribed, the link shows the \"You are unsubscribed\" page.",
     request: { params: TokenParams },
     responses: linkResponses("A page with the unsubscribe button"),
   }),
   async (c) => {
     const { token } = c.req.valid("param");
     const { kv, config } = c.var.services;
-    const s = await subscriptionOfToken(kv, "unsubscribe", token);
-    if (!s || s.status !== "confirmed") return broken(c);
+    const target = await unsubscribeTarget(kv, token);
+    if (!target) return broken(c);
+    const s = target.subscription;
+    if (!s) return htmlPage(c, unsubscribedPage());
     const name = (await scopeOf(c, s))?.name ?? "this trust center";
     return htmlPage(c, unsubscribePage(name, linkUrl(config.baseUrl, "unsubscribe", token)), {
       form: true,
@@ -130,14 +137,15 @@ subscriptionLinkRoutes.openapi(
     tags,
     summary: "Unsubscribe at once (RFC 8058 one-click; no sign-in, no confirmation)",
     description:
-      "Mail clients POST `List-Unsubscribe=One-Click` here; any body is accepted and ignored. The subscription and its address are deleted.",
+      "Mail clients POST `List-Unsubscribe=One-Click` here; any body is accepted and ignored. The subscription and its address are deleted. Unsubscribing again (a repeated POST, an old link) answers the same page and changes nothing; a forged token is a 404.",
     request: { params: TokenParams },
-    responses: linkResponses("Unsubscribed"),
+    responses: linkResponses("Unsubscribed (again: the same page, nothing changed)"),
   }),
   async (c) => {
     const { kv } = c.var.services;
-    const s = await subscriptionOfToken(kv, "unsubscribe", c.req.valid("param").token);
-    if (!s || s.status !== "confirmed" || !(await deleteSubscription(kv, s.id))) return broken(c);
+    const target = await unsubscribeTarget(kv, c.req.valid("param").token);
+    if (!target) return broken(c);
+    if (target.subscription) await deleteSubscription(kv, target.id);
     return htmlPage(c, unsubscribedPage());
   },
 );
