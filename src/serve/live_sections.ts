@@ -69,8 +69,12 @@ export async function renderLiveBlock(
   context: LiveContext,
   sections: readonly LiveSection[] = LIVE_SECTIONS,
 ): Promise<LiveBlock> {
-  const parts = (await Promise.all(sections.map((s) => s.render(context))))
-    .filter((part): part is LiveSectionContent => part !== null);
+  return liveBlockOf(await Promise.all(sections.map((s) => s.render(context))));
+}
+
+/** The block of rendered sections (null ones left out); also for pages other than a project's. */
+export function liveBlockOf(rendered: readonly (LiveSectionContent | null)[]): LiveBlock {
+  const parts = rendered.filter((part): part is LiveSectionContent => part !== null);
   // Stylesheets are the service's own constants, hashed into the CSP: inserted as they are.
   const styles = [...new Set(parts.flatMap((p) => p.styles ?? []))];
   const formActions = [...new Set(parts.flatMap((p) => p.formActions ?? []))];
@@ -106,8 +110,8 @@ export function appendLiveMarkdown(page: Uint8Array, block: LiveBlock): Uint8Arr
   return new TextEncoder().encode(block.markdown ? `${text.trimEnd()}\n${block.markdown}` : text);
 }
 
-/** The published page's CSP, widened by exactly what the block needs. */
-export function liveCsp(csp: string, block: LiveBlock): string {
+/** A page's CSP, widened by exactly what the block needs. */
+export function liveCsp(csp: string, block: Pick<LiveBlock, "styles" | "formActions">): string {
   return csp.split("; ").map((directive) => {
     if (directive.startsWith("style-src ") && block.styles.length > 0) {
       return [directive, ...block.styles.map(cssHash)].join(" ");

@@ -2,15 +2,25 @@
  * An organization's trust center (GET /public/trust/{orgSlug}): who the vendor is, and
  * every public project that has published, with its overall state, counts and last
  * publication. Read per request from stored data, so it always shows the latest versions.
+ * When email is configured, the page ends with the subscribe form, inserted and allowed by
+ * the CSP the same way as the trust page's live block.
  */
 import type { Config } from "../config.ts";
 import { notFound } from "../domain/errors.ts";
 import type { OrganizationTrustCenter } from "../domain/publish.ts";
+import {
+  orgTrustCenterCsp,
+  renderOrgTrustCenterHtml,
+  renderOrgTrustCenterMarkdown,
+  trustCenterName,
+} from "../publish/render/mod.ts";
 import { publicUrls, trustCenterUrl } from "../publish/urls.ts";
 import { getOrganizationBySlug } from "../store/organizations.ts";
 import { getVendor } from "../store/org_profiles.ts";
 import { listProjectsByOrganization } from "../store/projects.ts";
 import { getLatestPublication } from "../store/publications.ts";
+import { orgSubscribeContent } from "./live/subscribe.ts";
+import { appendLiveMarkdown, insertLiveBlock, liveBlockOf, liveCsp } from "./live_sections.ts";
 
 /** An organization's trust center: its public projects that have published, or 404. */
 export async function orgTrustCenter(
@@ -43,4 +53,27 @@ export async function orgTrustCenter(
     });
   }
   return center;
+}
+
+/**
+ * The trust center page as HTML (with its CSP) or Markdown, with the subscribe form when
+ * email is configured; `links(slug)` is each project's page.
+ */
+export function orgTrustCenterPage(
+  center: OrganizationTrustCenter,
+  options: { config: Config; format: "html" | "md"; links: (slug: string) => string },
+): { bytes: Uint8Array<ArrayBuffer>; csp: string } {
+  const { config, links } = options;
+  const org = { name: trustCenterName(center), slug: center.organization.slug };
+  const block = liveBlockOf([orgSubscribeContent(config, org)]);
+  const encode = (text: string) => new TextEncoder().encode(text);
+  return options.format === "html"
+    ? {
+      bytes: insertLiveBlock(encode(renderOrgTrustCenterHtml(center, links)), block),
+      csp: liveCsp(orgTrustCenterCsp(center), block),
+    }
+    : {
+      bytes: appendLiveMarkdown(encode(renderOrgTrustCenterMarkdown(center, links)), block),
+      csp: orgTrustCenterCsp(center),
+    };
 }

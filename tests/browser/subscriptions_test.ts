@@ -1,7 +1,8 @@
 /**
- * Email subscriptions in real Chromium: the subscribe form of the latest trust page (a plain
- * form under the page's CSP) at 375 and 1280 px, the confirm page's button, and the
- * dashboard's Subscribers section with and without email configured, each checked with axe.
+ * Email subscriptions in real Chromium: the subscribe forms of the latest trust page and of
+ * the organization's trust center (plain forms under the pages' CSP) at 375 and 1280 px, the
+ * confirm page's button, and the dashboard's Subscribers section with and without email
+ * configured, each checked with axe.
  */
 import assert from "node:assert/strict";
 import type { Browser, Page } from "../deps.ts";
@@ -39,7 +40,7 @@ async function workspace(base: string) {
     projectVisibility: "public",
   });
   await post(`/projects/${boot.project.id}/publish`);
-  return { orgId: boot.organization.id as string };
+  return { orgId: boot.organization.id as string, orgSlug: boot.organization.slug as string };
 }
 
 async function signIn(page: Page, base: string) {
@@ -68,14 +69,14 @@ async function subscribersSection(browser: Browser, base: string, orgId: string)
   return { page, log };
 }
 
-Deno.test("[browser] subscriptions: the trust page's form, the confirm page and the dashboard", async (t) => {
+Deno.test("[browser] subscriptions: the trust page's and trust center's forms, the confirm page and the dashboard", async (t) => {
   await using smtp = await startSmtpServer();
   await using server = await startTestServer({
     env: { SIGNUP: "open", SMTP_URL: smtp.url },
     queue: true,
   });
   const base = server.baseUrl;
-  const { orgId } = await workspace(base);
+  const { orgId, orgSlug } = await workspace(base);
   const browser = await launchBrowser();
   try {
     for (const width of [375, 1280]) {
@@ -103,10 +104,29 @@ Deno.test("[browser] subscriptions: the trust page's form, the confirm page and 
       });
     }
 
+    for (const width of [375, 1280]) {
+      await t.step(`a visitor subscribes from the trust center at ${width} px`, async () => {
+        const { page, log } = await openPage(browser, { viewport: { width, height: 800 } });
+        await page.goto(`${base}/public/trust/${orgSlug}.html`);
+        await page.getByRole("heading", { level: 2, name: "Email updates" }).waitFor();
+        await assertAccessible(page, `the trust center's subscribe form at ${width} px`);
+        await assertNoHorizontalOverflow(page, `the trust center's form at ${width} px`);
+        const email = `center${width}@customer.example`;
+        await page.getByLabel("Email address").fill(email);
+        await page.getByRole("button", { name: "Subscribe" }).click();
+        await page.getByRole("heading", { level: 1, name: "Check your inbox" }).waitFor();
+        const mail = await smtp.next((m) => JSON.stringify(m.to).includes(email));
+        assert.match(mail.subject ?? "", /Acme Security/);
+        assertClean(log, base);
+        await page.context().close();
+      });
+    }
+
     await t.step("the owner sees the subscribers in the dashboard (1280 px)", async () => {
       const { page, log } = await subscribersSection(browser, base, orgId);
       await page.getByRole("cell", { name: "reader375@customer.example", exact: true }).waitFor();
       await page.getByRole("cell", { name: "reader1280@customer.example", exact: true }).waitFor();
+      await page.getByRole("cell", { name: "center375@customer.example", exact: true }).waitFor();
       assert.equal(await page.getByText("Email is not configured").count(), 0);
       await assertAccessible(page, "the Subscribers section");
       await page.getByRole("button", { name: "Remove reader375@customer.example" }).click();
@@ -123,7 +143,7 @@ Deno.test("[browser] subscriptions: the trust page's form, the confirm page and 
 Deno.test("[browser] subscriptions: the dashboard says when email is not configured", async () => {
   await using server = await startTestServer({ env: { SIGNUP: "open" }, queue: false });
   const base = server.baseUrl;
-  const { orgId } = await workspace(base);
+  const { orgId, orgSlug } = await workspace(base);
   const browser = await launchBrowser();
   try {
     for (const width of [375, 1280]) {
@@ -138,6 +158,8 @@ Deno.test("[browser] subscriptions: the dashboard says when email is not configu
         headers: { accept: "text/html" },
       })).text();
       assert.ok(!trustPage.includes('class="subscribe"'), "no form without email");
+      const center = await (await fetch(`${base}/public/trust/${orgSlug}.html`)).text();
+      assert.ok(!center.includes('class="subscribe"'), "no form on the trust center either");
       assertClean(log, base);
       await page.context().close();
     }

@@ -128,3 +128,48 @@ Deno.test("[serve] with email configured, the latest page carries the subscribe 
   const versioned = await (await ctx.call("GET", "/trust/acme/versions/1/index.html")).text();
   assert.ok(!versioned.includes('class="subscribe"'));
 });
+
+Deno.test("[serve] the organization trust center carries the subscribe form only with email", async () => {
+  const center = async (env: Record<string, string>) => {
+    await using ctx = await createTestApp({ env });
+    const ws = await workspace(ctx, "owner", { projectSlug: "acme", visibility: "public" });
+    await publishVersion(ctx, ws);
+    const path = `/public/trust/${ws.organization.slug}`;
+    const res = await ctx.call("GET", path, { headers: HTML });
+    assert.equal(res.status, 200);
+    const md = await (await ctx.call("GET", `${path}.md`)).text();
+    return {
+      path,
+      text: await res.text(),
+      csp: res.headers.get("content-security-policy") ?? "",
+      md,
+    };
+  };
+  const without = await center({});
+  assert.ok(!without.text.includes("<form"), "no form without email");
+  assert.ok(!without.md.includes("Email updates"));
+  assert.match(without.csp, /form-action 'none'/);
+
+  const withMail = await center({ SMTP_URL: "smtp://127.0.0.1:9" });
+  const action = `http://trust.test${withMail.path}/subscriptions`;
+  assert.ok(
+    withMail.text.includes(`<form class="subscribe" method="post" action="${action}">`),
+    withMail.text,
+  );
+  assert.match(withMail.text, /<label for="subscribe-email">Email address<\/label>/);
+  assert.match(withMail.text, /<h2 id="subscribe-title">Email updates<\/h2>/);
+  assert.ok(withMail.text.indexOf('class="subscribe"') < withMail.text.lastIndexOf("</main>"));
+  assert.ok(!/ style=/.test(withMail.text) && !/<script/.test(withMail.text));
+  assert.ok(withMail.md.includes(`<${action}>`), withMail.md);
+  // Exactly the form's target and its stylesheet's hash are added to the CSP.
+  const formHash = withMail.csp.split(" ").find((s) =>
+    s.startsWith("'sha256-") && !without.csp.includes(s)
+  );
+  assert.ok(formHash, withMail.csp);
+  assert.equal(
+    withMail.csp,
+    without.csp
+      .replace("form-action 'none'", "form-action http://trust.test")
+      .replace(/(style-src [^;]*)/, `$1 ${formHash.replace(/;$/, "")}`),
+  );
+});

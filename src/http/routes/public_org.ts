@@ -6,14 +6,11 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { OrganizationTrustCenter, PublishedTrustProfileResponse } from "../../domain/publish.ts";
 import {
-  orgTrustCenterCsp,
-  renderOrgTrustCenterHtml,
-  renderOrgTrustCenterMarkdown,
   renderSubprocessorsHtml,
   renderSubprocessorsMarkdown,
   subprocessorsCsp,
 } from "../../publish/render/mod.ts";
-import { orgTrustCenter } from "../../serve/org_center.ts";
+import { orgTrustCenter, orgTrustCenterPage } from "../../serve/org_center.ts";
 import { publicSubprocessors } from "../../serve/subprocessors.ts";
 import { OrgSlugParams, PublicSubprocessors } from "../../domain/subprocessors.ts";
 import type { Context } from "hono";
@@ -101,13 +98,12 @@ trustCenterRoutes.openapi(
     const link = (slug: string) => `${config.baseUrl}/trust/${encodeURIComponent(slug)}`;
     const html = suffix === "html" || (!suffix && /text\/html/i.test(c.req.header("accept") ?? ""));
     if (suffix === "md" || (!suffix && wantsMarkdown(c))) {
-      return c.body(renderOrgTrustCenterMarkdown(center, link), 200, {
-        "content-type": "text/markdown; charset=utf-8",
-      });
+      const md = orgTrustCenterPage(center, { config, format: "md", links: link });
+      return c.body(md.bytes, 200, { "content-type": "text/markdown; charset=utf-8" });
     }
     if (html) {
-      const headers = trustPageHeaders(orgTrustCenterCsp(center));
-      return c.body(renderOrgTrustCenterHtml(center, link), 200, headers);
+      const page = orgTrustCenterPage(center, { config, format: "html", links: link });
+      return c.body(page.bytes, 200, trustPageHeaders(page.csp));
     }
     return c.json(center, 200);
   },

@@ -15,6 +15,7 @@ export {
 } from "./html.ts";
 export { escapeMarkdown, renderTrustPageMarkdown } from "./markdown.ts";
 export {
+  displayName as trustCenterName,
   orgTrustCenterCsp,
   renderOrgTrustCenterHtml,
   renderOrgTrustCenterMarkdown,

@@ -30,7 +30,8 @@ function projectItem(project: CenterProject, href: string): Html {
   `;
 }
 
-function displayName(center: OrganizationTrustCenter): string {
+/** The name the trust center goes by: the vendor's, else the organization's. */
+export function displayName(center: OrganizationTrustCenter): string {
   return center.vendor?.name ?? center.organization.name;
 }
 
