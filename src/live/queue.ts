@@ -3,6 +3,9 @@
  * delivery, an email…) has one handler, registered by the part that owns it. Delivery is at
  * least once, so every handler is idempotent; a handler that throws gets the message again
  * (Deno KV retries with backoff).
+ *
+ * The consumer keeps the handlers under way, so whoever closes the KV can first `stop` it:
+ * handlers finish their writes on an open KV instead of failing on a closed one.
  */
 import type { Logger } from "../lib/log.ts";
 import { isQueueMessage, listenQueue, type QueueMessage } from "../store/queue.ts";
@@ -16,11 +19,23 @@ export interface QueueConsumer {
   dispatch(message: unknown): Promise<void>;
   /** Processes queue messages until the KV closes. */
   start(): Promise<void>;
+  /**
+   * Stops handling messages, waits for the handlers under way, then closes the KV with
+   * `close` and waits for the consumer to end. A message that arrives meanwhile is not
+   * handled: it waits, untouched, until the KV is closed.
+   */
+  stop(close: () => void): Promise<void>;
 }
 
 export function createQueueConsumer(deps: { kv: Deno.Kv; log: Logger }): QueueConsumer {
   const handlers = new Map<string, QueueHandler>();
-  async function dispatch(message: unknown): Promise<void> {
+  const underWay = new Set<Promise<void>>();
+  let stopping = false;
+  let closed = () => {};
+  const kvClosed = new Promise<void>((resolve) => (closed = resolve));
+  let listening: Promise<void> | null = null;
+
+  async function handle(message: unknown): Promise<void> {
     // The queue may hold shapes of older releases or kinds this configuration does not run.
     if (!isQueueMessage(message)) return;
     const handler = handlers.get(message.kind);
@@ -30,12 +45,33 @@ export function createQueueConsumer(deps: { kv: Deno.Kv; log: Logger }): QueueCo
     }
     await handler(message);
   }
+
+  function dispatch(message: unknown): Promise<void> {
+    if (stopping) return kvClosed;
+    const running = handle(message);
+    underWay.add(running);
+    const done = () => underWay.delete(running);
+    running.then(done, done);
+    return running;
+  }
+
   return {
     on(kind, handler) {
       if (handlers.has(kind)) throw new Error(`Queue kind "${kind}" already has a handler`);
       handlers.set(kind, handler);
     },
     dispatch,
-    start: () => listenQueue(deps.kv, dispatch),
+    start() {
+      listening ??= listenQueue(deps.kv, dispatch);
+      return listening;
+    },
+    async stop(close) {
+      stopping = true;
+      // A handler's outcome is the KV's business (a failure is retried); only its end matters.
+      while (underWay.size > 0) await Promise.allSettled([...underWay]);
+      close();
+      closed();
+      await listening;
+    },
   };
 }

@@ -176,6 +176,7 @@ Deno.test("[http] subscriptions: double opt-in, no enumeration, one-click unsubs
   });
 
   await t.step("unsubscribing again answers the same page and changes nothing", async () => {
+    await settle(); // the notification's delivery record is written just after it is sent
     const before = await snapshotKv(ctx.kv);
     const again = await ctx.call("POST", unsubscribePath, {
       body: "List-Unsubscribe=One-Click",

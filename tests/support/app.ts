@@ -93,9 +93,9 @@ export async function createTestApp(
     tokenFor,
     call,
     async [Symbol.asyncDispose]() {
-      kv.close();
-      // Closing the KV ends the consumer's loop.
-      await consumer?.catch(() => {});
+      // Handlers under way finish on an open KV; closing it then ends the consumer's loop.
+      if (consumer) await services.queue.stop(() => kv.close());
+      else kv.close();
     },
   };
 }

@@ -4,7 +4,7 @@
  * unless a path is given, with the configuration built from `env`.
  */
 import type { OpenAPIHono } from "@hono/zod-openapi";
-import { createApp } from "../../src/app.ts";
+import { createApp, createServices } from "../../src/app.ts";
 import { signAccessToken } from "../../src/auth/builtin/tokens.ts";
 import { loadSigningKey } from "../../src/auth/keys.ts";
 import { createKvBlobStore } from "../../src/blobs/kv.ts";
@@ -52,7 +52,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   try {
     const config = loadConfig({ BASE_URL: baseUrl, KV_PATH: ":memory:", ...options.env });
     const log = memoryLogger();
-    const app = await createApp({
+    const deps = {
       config,
       kv,
       blobs: options.blobs?.(kv) ?? createKvBlobStore(kv),
@@ -60,7 +60,10 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
       log,
       fetch: options.fetch,
       webhookDelivery: options.webhookDelivery,
-    }, { queue: options.queue ?? true });
+    };
+    const services = await createServices(deps);
+    const queue = options.queue ?? true;
+    const app = await createApp(deps, { queue, services });
     handler = (req, info) => app.fetch(req, info);
     const tokenKey = await loadSigningKey(kv, "tokens");
     const tokenFor = (sub: string) =>
@@ -77,7 +80,10 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
       });
     const close = async () => {
       await server.shutdown();
-      if (!options.kv) kv.close();
+      if (options.kv) return;
+      // Handlers under way finish on an open KV; closing it then ends the consumer.
+      if (queue) await services.queue.stop(() => kv.close());
+      else kv.close();
     };
     return { baseUrl, port, config, kv, app, log, tokenFor, close, [Symbol.asyncDispose]: close };
   } catch (error) {
