@@ -66,6 +66,35 @@ function failedAutoApprovals(ctx, requests) {
   );
 }
 
+/** The Approve or Deny button of a request; errors go to `errorSlot`. */
+function decideButton(app, ctx, { request: r, verb, errorSlot }) {
+  const button = h("button", {
+    type: "button",
+    class: `btn ${verb === "approve" ? "btn-primary" : "btn-secondary"} btn-small`,
+    "aria-label": `${verb === "approve" ? "Approve" : "Deny"} the request of ${r.email}`,
+  }, verb === "approve" ? "Approve" : "Deny");
+  button.addEventListener("click", () =>
+    runButton(button, errorSlot, async () => {
+      const path = `${base(ctx.organization.id)}/access-requests/${r.id}/${verb}`;
+      const result = await app.api.post(path, verb === "approve" ? {} : undefined);
+      await ctx.reload(
+        verb === "approve" ? null : `Request of ${r.email} denied`,
+        verb === "approve" ? result : null,
+      );
+    }));
+  return button;
+}
+
+function requesterCell(r) {
+  return h(
+    "div",
+    {},
+    h("strong", {}, r.name),
+    h("div", {}, r.email),
+    h("div", { class: "hint" }, r.company),
+  );
+}
+
 function requestTable(app, ctx, requests, titles) {
   if (requests.length === 0) {
     return emptyState(
@@ -75,38 +104,12 @@ function requestTable(app, ctx, requests, titles) {
   }
   const owner = ctx.organization.role === "owner";
   const errorSlot = h("div", { class: "form-errors" });
-  const decide = (r, verb) => {
-    const button = h("button", {
-      type: "button",
-      class: `btn ${verb === "approve" ? "btn-primary" : "btn-secondary"} btn-small`,
-      "aria-label": `${verb === "approve" ? "Approve" : "Deny"} the request of ${r.email}`,
-    }, verb === "approve" ? "Approve" : "Deny");
-    button.addEventListener("click", () =>
-      runButton(button, errorSlot, async () => {
-        const path = `${base(ctx.organization.id)}/access-requests/${r.id}/${verb}`;
-        const result = await app.api.post(path, verb === "approve" ? {} : undefined);
-        await ctx.reload(
-          verb === "approve" ? null : `Request of ${r.email} denied`,
-          verb === "approve" ? result : null,
-        );
-      }));
-    return button;
-  };
+  const decide = (request, verb) => decideButton(app, ctx, { request, verb, errorSlot });
   return h(
     "div",
     {},
     dataTable("Access requests, newest first", [
-      {
-        label: "Requester",
-        cell: (r) =>
-          h(
-            "div",
-            {},
-            h("strong", {}, r.name),
-            h("div", {}, r.email),
-            h("div", { class: "hint" }, r.company),
-          ),
-      },
+      { label: "Requester", cell: requesterCell },
       {
         label: "Documents",
         cell: (r) => r.documentIds.map((id) => titles.get(id) ?? "(removed)").join(", "),

@@ -72,17 +72,15 @@ function editForm(app, path, update, done) {
   return form;
 }
 
-function updateItem(app, project, update, reload) {
-  const path = projectPath(project.id, `/updates/${encodeURIComponent(update.id)}`);
-  const messages = h("div", { class: "form-errors" });
-  const headingId = `update-${update.id}`;
-  const resolve = h("button", {
+function resolveButton(item) {
+  const { app, path, update, messages, reload } = item;
+  const button = h("button", {
     type: "button",
     class: "btn btn-secondary btn-small",
     "aria-label": `${update.resolvedAt ? "Reopen" : "Mark resolved"}: ${update.title}`,
     on: {
       click: () =>
-        runButton(resolve, messages, async () => {
+        runButton(button, messages, async () => {
           await app.api.patch(path, { resolved: !update.resolvedAt });
           await reload(
             update.resolvedAt ? `“${update.title}” reopened` : `“${update.title}” resolved`,
@@ -90,9 +88,43 @@ function updateItem(app, project, update, reload) {
         }),
     },
   }, update.resolvedAt ? "Reopen" : "Mark resolved");
+  return button;
+}
+
+function deleteAction(item) {
+  const { app, path, update, messages, reload } = item;
+  return confirmAction({
+    label: "Delete",
+    ariaLabel: `Delete ${update.title}`,
+    question: `Delete “${update.title}”?`,
+    errorSlot: messages,
+    run: async () => {
+      await app.api.delete(path);
+      await reload(`“${update.title}” deleted`);
+    },
+  });
+}
+
+/** Who posted and edited it, and when; resolution; the public page's link. */
+function updateMeta(project, update) {
   const edited = update.updatedAt !== update.postedAt
     ? ` · edited ${formatDate(update.updatedAt, true)} by ${update.updatedBy.email ?? "a member"}`
     : "";
+  return h(
+    "p",
+    { class: "update-meta" },
+    `Posted ${formatDate(update.postedAt, true)} by ${update.postedBy.email ?? "a member"}`,
+    update.resolvedAt ? ` · resolved ${formatDate(update.resolvedAt, true)}` : "",
+    edited,
+    " · ",
+    h("a", { href: `${publicUrls(project).page}/updates/${update.id}` }, "Public page"),
+  );
+}
+
+function updateItem(app, project, update, reload) {
+  const path = projectPath(project.id, `/updates/${encodeURIComponent(update.id)}`);
+  const item = { app, path, update, reload, messages: h("div", { class: "form-errors" }) };
+  const headingId = `update-${update.id}`;
   return h(
     "article",
     { class: "update", "aria-labelledby": headingId },
@@ -102,31 +134,9 @@ function updateItem(app, project, update, reload) {
       h("h3", { id: headingId }, update.title),
       badge(kindLabel(update.kind), "info"),
       statusBadge(update),
-      h(
-        "div",
-        { class: "row-actions" },
-        resolve,
-        confirmAction({
-          label: "Delete",
-          ariaLabel: `Delete ${update.title}`,
-          question: `Delete “${update.title}”?`,
-          errorSlot: messages,
-          run: async () => {
-            await app.api.delete(path);
-            await reload(`“${update.title}” deleted`);
-          },
-        }),
-      ),
+      h("div", { class: "row-actions" }, resolveButton(item), deleteAction(item)),
     ),
-    h(
-      "p",
-      { class: "update-meta" },
-      `Posted ${formatDate(update.postedAt, true)} by ${update.postedBy.email ?? "a member"}`,
-      update.resolvedAt ? ` · resolved ${formatDate(update.resolvedAt, true)}` : "",
-      edited,
-      " · ",
-      h("a", { href: `${publicUrls(project).page}/updates/${update.id}` }, "Public page"),
-    ),
+    updateMeta(project, update),
     h("p", { class: "update-body" }, update.body),
     h(
       "details",
@@ -134,46 +144,12 @@ function updateItem(app, project, update, reload) {
       h("summary", {}, "Edit"),
       editForm(app, path, update, reload),
     ),
-    messages,
+    item.messages,
   );
 }
 
-export async function updatesSection(app, project) {
-  const listSlot = h("div", { class: "update-list" });
-  const messages = h("div", { class: "form-errors" });
-  const more = h("div", {});
-  const load = async () => {
-    const { updates, nextCursor } = await app.api.get(projectPath(project.id, "/updates"));
-    replace(
-      listSlot,
-      updates.length === 0
-        ? emptyState("No updates yet", "Post an incident, advisory or change for your customers.")
-        : updates.map((u) => updateItem(app, project, u, reload)),
-    );
-    replace(more, olderButton(nextCursor));
-  };
-  function olderButton(cursor) {
-    if (!cursor) return null;
-    const button = h("button", {
-      type: "button",
-      class: "btn btn-secondary",
-      on: {
-        click: () =>
-          runButton(button, messages, async () => {
-            const path = projectPath(project.id, `/updates?cursor=${encodeURIComponent(cursor)}`);
-            const page = await app.api.get(path);
-            listSlot.append(...page.updates.map((u) => updateItem(app, project, u, reload)));
-            replace(more, olderButton(page.nextCursor));
-          }),
-      },
-    }, "Older updates");
-    return button;
-  }
-  async function reload(message) {
-    await load();
-    replace(messages, successAlert(message));
-  }
-
+/** The form that posts a new update; `reload` shows the list again with a message. */
+function postForm(app, project, reload) {
   const errorSlot = h("div", { class: "form-errors" });
   const form = h(
     "form",
@@ -208,12 +184,58 @@ export async function updatesSection(app, project) {
     form.reset();
     await reload(`“${update.title}” posted`);
   });
+  return form;
+}
 
-  await load();
+/** The button that appends the page of updates after `cursor`; null when there is none. */
+function olderButton(view, cursor) {
+  if (!cursor) return null;
+  const { app, project } = view;
+  const button = h("button", {
+    type: "button",
+    class: "btn btn-secondary",
+    on: {
+      click: () =>
+        runButton(button, view.messages, async () => {
+          const path = projectPath(project.id, `/updates?cursor=${encodeURIComponent(cursor)}`);
+          const page = await app.api.get(path);
+          view.listSlot.append(...view.items(page.updates));
+          replace(view.more, olderButton(view, page.nextCursor));
+        }),
+    },
+  }, "Older updates");
+  return button;
+}
+
+export async function updatesSection(app, project) {
+  const view = {
+    app,
+    project,
+    listSlot: h("div", { class: "update-list" }),
+    messages: h("div", { class: "form-errors" }),
+    more: h("div", {}),
+    items: (updates) => updates.map((u) => updateItem(app, project, u, view.reload)),
+    load: async () => {
+      const { updates, nextCursor } = await app.api.get(projectPath(project.id, "/updates"));
+      replace(
+        view.listSlot,
+        updates.length === 0
+          ? emptyState("No updates yet", "Post an incident, advisory or change for your customers.")
+          : view.items(updates),
+      );
+      replace(view.more, olderButton(view, nextCursor));
+    },
+    reload: async (message) => {
+      await view.load();
+      replace(view.messages, successAlert(message));
+    },
+  };
+  const form = postForm(app, project, view.reload);
+  await view.load();
   return h(
     "div",
     { class: "layout-split" },
-    card("Updates", [privateNotice(project), messages, listSlot, more], {
+    card("Updates", [privateNotice(project), view.messages, view.listSlot, view.more], {
       description:
         "Shown on the public trust page (ongoing incidents first), the updates page and the Atom feed; subscribers are told about new ones.",
     }),

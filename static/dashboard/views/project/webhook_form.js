@@ -26,61 +26,84 @@ function choice(type, name, value, label, description, checked) {
   );
 }
 
+function urlField() {
+  return field(
+    "Endpoint URL",
+    h("input", {
+      name: "url",
+      type: "url",
+      required: true,
+      maxlength: "2048",
+      class: "input-mono",
+      autocomplete: "off",
+      spellcheck: "false",
+      placeholder: "https://hooks.example.com/trust",
+    }),
+    "An https URL on the public internet; private and loopback addresses are refused.",
+  );
+}
+
+function eventChoices() {
+  return h(
+    "fieldset",
+    { class: "field choices" },
+    h("legend", {}, "Events"),
+    EVENTS.map(([value, description]) =>
+      choice(
+        "checkbox",
+        "events",
+        value,
+        h("code", {}, value),
+        description,
+        value === "control.regressed",
+      )
+    ),
+  );
+}
+
+function signingChoices() {
+  return h(
+    "fieldset",
+    { class: "field choices" },
+    h("legend", {}, "Signing"),
+    choice(
+      "radio",
+      "signing",
+      "ed25519",
+      "Ed25519 (v1a)",
+      "Verify with the service's public key, published in its JWKS.",
+      true,
+    ),
+    choice(
+      "radio",
+      "signing",
+      "hmac",
+      "HMAC secret (v1)",
+      "A shared whsec_ secret, shown once.",
+      false,
+    ),
+  );
+}
+
+/** The request body of the form's data. */
+function webhookBody(data) {
+  const description = String(data.get("description") ?? "").trim();
+  return {
+    url: String(data.get("url")).trim(),
+    events: data.getAll("events"),
+    signing: String(data.get("signing")),
+    ...(description ? { description } : {}),
+  };
+}
+
 export function createForm(create) {
   const errorSlot = h("div", { class: "form-errors" });
   const form = h(
     "form",
     { class: "form" },
-    field(
-      "Endpoint URL",
-      h("input", {
-        name: "url",
-        type: "url",
-        required: true,
-        maxlength: "2048",
-        class: "input-mono",
-        autocomplete: "off",
-        spellcheck: "false",
-        placeholder: "https://hooks.example.com/trust",
-      }),
-      "An https URL on the public internet; private and loopback addresses are refused.",
-    ),
-    h(
-      "fieldset",
-      { class: "field choices" },
-      h("legend", {}, "Events"),
-      EVENTS.map(([value, description]) =>
-        choice(
-          "checkbox",
-          "events",
-          value,
-          h("code", {}, value),
-          description,
-          value === "control.regressed",
-        )
-      ),
-    ),
-    h(
-      "fieldset",
-      { class: "field choices" },
-      h("legend", {}, "Signing"),
-      choice(
-        "radio",
-        "signing",
-        "ed25519",
-        "Ed25519 (v1a)",
-        "Verify with the service's public key, published in its JWKS.",
-        true,
-      ),
-      choice(
-        "radio",
-        "signing",
-        "hmac",
-        "HMAC secret (v1)",
-        "A shared whsec_ secret, shown once.",
-        false,
-      ),
-    ),
+    urlField(),
+    eventChoices(),
+    signingChoices(),
     field(
       "Description",
       h("input", { name: "description", maxlength: "200", autocomplete: "off" }),
@@ -94,13 +117,7 @@ export function createForm(create) {
     ),
   );
   handleSubmit(form, errorSlot, async (data) => {
-    const description = String(data.get("description") ?? "").trim();
-    await create({
-      url: String(data.get("url")).trim(),
-      events: data.getAll("events"),
-      signing: String(data.get("signing")),
-      ...(description ? { description } : {}),
-    });
+    await create(webhookBody(data));
     form.reset();
   });
   return form;

@@ -98,154 +98,169 @@ function toggleLabel(webhook) {
   return failing(webhook) ? "Re-enable" : "Enable";
 }
 
+/** Shows a signing secret once, above the list; dismissing it returns focus to the list. */
+function showSecret(view, webhook, secret, rotated) {
+  const { secretSlot, listSlot } = view;
+  const dismiss = () => {
+    replace(secretSlot);
+    const heading = listSlot.closest("section").querySelector("h2");
+    heading.tabIndex = -1;
+    heading.focus();
+  };
+  replace(secretSlot, secretPanel(webhook, secret, { rotated, dismiss }));
+  secretSlot.querySelector("input").focus();
+}
+
+/** Opens or closes the delivery log of `webhook` in a row under its own. */
+async function toggleLog(view, button, webhook) {
+  const rowId = `deliveries-${webhook.id}`;
+  const open = document.getElementById(rowId);
+  if (open) {
+    open.remove();
+    button.setAttribute("aria-expanded", "false");
+    return;
+  }
+  const log = deliveryLog(view.app, {
+    path: view.itemPath(webhook),
+    webhook,
+    messages: view.messages,
+  });
+  await log.load();
+  const row = button.closest("tr");
+  row.after(detailRow(rowId, row.children.length, log.node));
+  button.setAttribute("aria-expanded", "true");
+}
+
+/** A small row button that runs `run` and reports its errors in the section's messages. */
+function rowButton(view, label, attributes, run) {
+  const button = h("button", {
+    type: "button",
+    class: "btn btn-secondary btn-small",
+    ...attributes,
+    on: { click: () => runButton(button, view.messages, () => run(button)) },
+  }, label);
+  return button;
+}
+
+function logButton(view, webhook) {
+  return rowButton(view, "Deliveries", {
+    "aria-expanded": "false",
+    "aria-controls": `deliveries-${webhook.id}`,
+    "aria-label": `Deliveries to ${webhook.url}`,
+  }, (button) => toggleLog(view, button, webhook));
+}
+
+function testButton(view, webhook) {
+  return rowButton(view, "Send test", { "aria-label": `Send test to ${webhook.url}` }, async () => {
+    await view.app.api.post(`${view.itemPath(webhook)}/test`);
+    replace(view.messages, successAlert(`A webhook.test delivery to ${webhook.url} is queued`));
+  });
+}
+
+function enableButton(view, webhook) {
+  const verb = toggleLabel(webhook);
+  return rowButton(view, verb, { "aria-label": `${verb} ${webhook.url}` }, async () => {
+    await view.app.api.patch(view.itemPath(webhook), { enabled: !webhook.enabled });
+    await view.load();
+    if (failing(webhook)) {
+      replace(view.messages, successAlert(`${webhook.url} is enabled again`));
+    }
+  });
+}
+
+function rotateAction(view, webhook) {
+  return confirmAction({
+    label: "Rotate secret",
+    ariaLabel: `Rotate secret of ${webhook.url}`,
+    question: "Rotate? The old secret keeps signing for 24 hours.",
+    confirmLabel: "Rotate",
+    danger: false,
+    errorSlot: view.messages,
+    run: async () => {
+      const result = await view.app.api.post(`${view.itemPath(webhook)}/rotate-secret`);
+      await view.load();
+      showSecret(view, result.webhook, result.secret, true);
+    },
+  });
+}
+
+function removeAction(view, webhook) {
+  return confirmAction({
+    label: "Remove",
+    ariaLabel: `Remove ${webhook.url}`,
+    question: "Remove this webhook?",
+    errorSlot: view.messages,
+    run: async () => {
+      await view.app.api.delete(view.itemPath(webhook));
+      await view.load();
+      replace(view.messages, successAlert(`${webhook.url} was removed`));
+    },
+  });
+}
+
+function rowActions(view, webhook) {
+  return h(
+    "div",
+    { class: "row-actions" },
+    logButton(view, webhook),
+    testButton(view, webhook),
+    enableButton(view, webhook),
+    webhook.signing === "hmac" && rotateAction(view, webhook),
+    removeAction(view, webhook),
+  );
+}
+
+function webhookTable(view, webhooks) {
+  return dataTable(
+    "Webhooks of the project",
+    [
+      { label: "Endpoint", cell: endpointCell },
+      {
+        label: "Events",
+        cell: (w) => h("span", { class: "chip-list" }, w.events.map((e) => h("code", {}, e))),
+      },
+      {
+        label: "Signing",
+        cell: (w) => badge(w.signing === "hmac" ? "HMAC (v1)" : "Ed25519 (v1a)"),
+      },
+      { label: "Status", cell: statusCell },
+      { label: "Actions", className: "cell-actions", cell: (w) => rowActions(view, w) },
+    ],
+    webhooks,
+    { rowId: (w) => w.id },
+  );
+}
+
+function renderList(view, webhooks) {
+  replace(
+    view.listSlot,
+    failingNotice(webhooks),
+    webhooks.length === 0
+      ? emptyState("No webhooks yet", "Add an endpoint to have trust events pushed to it.")
+      : webhookTable(view, webhooks),
+  );
+}
+
 export async function webhooksSection(app, project) {
   const base = projectPath(project.id, "/webhooks");
-  const itemPath = (webhook) => `${base}/${encodeURIComponent(webhook.id)}`;
-  const secretSlot = h("div", { class: "secret-slot" });
-  const listSlot = h("div", {});
-  const messages = h("div", { class: "form-errors" });
-  let webhooks = [];
-
-  const showSecret = (webhook, secret, rotated) => {
-    const dismiss = () => {
-      replace(secretSlot);
-      const heading = listSlot.closest("section").querySelector("h2");
-      heading.tabIndex = -1;
-      heading.focus();
-    };
-    replace(secretSlot, secretPanel(webhook, secret, { rotated, dismiss }));
-    secretSlot.querySelector("input").focus();
+  const view = {
+    app,
+    itemPath: (webhook) => `${base}/${encodeURIComponent(webhook.id)}`,
+    secretSlot: h("div", { class: "secret-slot" }),
+    listSlot: h("div", {}),
+    messages: h("div", { class: "form-errors" }),
+    load: async () => renderList(view, (await app.api.get(base)).webhooks),
   };
-
-  const toggleLog = async (button, webhook) => {
-    const rowId = `deliveries-${webhook.id}`;
-    const open = document.getElementById(rowId);
-    if (open) {
-      open.remove();
-      button.setAttribute("aria-expanded", "false");
-      return;
-    }
-    const log = deliveryLog(app, { path: itemPath(webhook), webhook, messages });
-    await log.load();
-    const row = button.closest("tr");
-    row.after(detailRow(rowId, row.children.length, log.node));
-    button.setAttribute("aria-expanded", "true");
-  };
-
-  const actions = (webhook) => {
-    const logButton = h("button", {
-      type: "button",
-      class: "btn btn-secondary btn-small",
-      "aria-expanded": "false",
-      "aria-controls": `deliveries-${webhook.id}`,
-      "aria-label": `Deliveries to ${webhook.url}`,
-      on: { click: () => runButton(logButton, messages, () => toggleLog(logButton, webhook)) },
-    }, "Deliveries");
-    const test = h("button", {
-      type: "button",
-      class: "btn btn-secondary btn-small",
-      "aria-label": `Send test to ${webhook.url}`,
-      on: {
-        click: () =>
-          runButton(test, messages, async () => {
-            await app.api.post(`${itemPath(webhook)}/test`);
-            replace(messages, successAlert(`A webhook.test delivery to ${webhook.url} is queued`));
-          }),
-      },
-    }, "Send test");
-    const toggle = h("button", {
-      type: "button",
-      class: "btn btn-secondary btn-small",
-      "aria-label": `${toggleLabel(webhook)} ${webhook.url}`,
-      on: {
-        click: () =>
-          runButton(toggle, messages, async () => {
-            await app.api.patch(itemPath(webhook), { enabled: !webhook.enabled });
-            await load();
-            if (failing(webhook)) {
-              replace(messages, successAlert(`${webhook.url} is enabled again`));
-            }
-          }),
-      },
-    }, toggleLabel(webhook));
-    return h(
-      "div",
-      { class: "row-actions" },
-      logButton,
-      test,
-      toggle,
-      webhook.signing === "hmac" &&
-        confirmAction({
-          label: "Rotate secret",
-          ariaLabel: `Rotate secret of ${webhook.url}`,
-          question: "Rotate? The old secret keeps signing for 24 hours.",
-          confirmLabel: "Rotate",
-          danger: false,
-          errorSlot: messages,
-          run: async () => {
-            const result = await app.api.post(`${itemPath(webhook)}/rotate-secret`);
-            await load();
-            showSecret(result.webhook, result.secret, true);
-          },
-        }),
-      confirmAction({
-        label: "Remove",
-        ariaLabel: `Remove ${webhook.url}`,
-        question: "Remove this webhook?",
-        errorSlot: messages,
-        run: async () => {
-          await app.api.delete(itemPath(webhook));
-          await load();
-          replace(messages, successAlert(`${webhook.url} was removed`));
-        },
-      }),
-    );
-  };
-
-  function render() {
-    replace(
-      listSlot,
-      failingNotice(webhooks),
-      webhooks.length === 0
-        ? emptyState("No webhooks yet", "Add an endpoint to have trust events pushed to it.")
-        : dataTable(
-          "Webhooks of the project",
-          [
-            { label: "Endpoint", cell: endpointCell },
-            {
-              label: "Events",
-              cell: (w) => h("span", { class: "chip-list" }, w.events.map((e) => h("code", {}, e))),
-            },
-            {
-              label: "Signing",
-              cell: (w) => badge(w.signing === "hmac" ? "HMAC (v1)" : "Ed25519 (v1a)"),
-            },
-            {
-              label: "Status",
-              cell: statusCell,
-            },
-            { label: "Actions", className: "cell-actions", cell: actions },
-          ],
-          webhooks,
-          { rowId: (w) => w.id },
-        ),
-    );
-  }
-  async function load() {
-    ({ webhooks } = await app.api.get(base));
-    render();
-  }
-
-  await load();
+  await view.load();
   const create = async (body) => {
     const result = await app.api.post(base, body);
-    await load();
-    replace(messages, successAlert(`${result.webhook.url} was added`));
-    if (result.secret) showSecret(result.webhook, result.secret, false);
+    await view.load();
+    replace(view.messages, successAlert(`${result.webhook.url} was added`));
+    if (result.secret) showSecret(view, result.webhook, result.secret, false);
   };
   return [
-    secretSlot,
-    card("Webhooks", [messages, listSlot], {
+    view.secretSlot,
+    card("Webhooks", [view.messages, view.listSlot], {
       description:
         "Endpoints that receive this project's trust events, signed per the Standard Webhooks specification and retried until they answer 2xx.",
     }),
