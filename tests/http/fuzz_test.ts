@@ -91,6 +91,21 @@ async function setUp(ctx: TestApp): Promise<Fixtures> {
   return fx;
 }
 
+/**
+ * Removes the owner's webhooks of both projects: the fuzzer's own valid creations count against
+ * the per-user cap, which a long run would otherwise reach.
+ */
+async function makeRoomForWebhook(ctx: TestApp, fx: Fixtures) {
+  for (const projectId of [fx.id, fx.second]) {
+    const path = `/projects/${projectId}/webhooks`;
+    const listed = await expectOk(await ctx.call("GET", path, { token: fx.owner }), "webhooks");
+    for (const { id } of listed.webhooks as { id: string }[]) {
+      const res = await ctx.call("DELETE", `${path}/${id}`, { token: fx.owner });
+      await res.body?.cancel();
+    }
+  }
+}
+
 /** Re-creates what the fuzzer may have revoked, deleted, renamed or hidden. */
 async function restock(ctx: TestApp, fx: Fixtures) {
   const made = await collector(ctx, { token: fx.owner, project: { id: fx.id } } as never);
@@ -111,6 +126,7 @@ async function restock(ctx: TestApp, fx: Fixtures) {
   });
   if (domain.status === 201) fx.domainId = (await domain.json()).domain.domain.id;
   else await domain.body?.cancel();
+  await makeRoomForWebhook(ctx, fx);
   const hook = await expectOk(
     await ctx.call("POST", `/projects/${fx.id}/webhooks`, {
       token: fx.owner,
