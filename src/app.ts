@@ -14,6 +14,7 @@ import { mountRoutes } from "./http/mount.ts";
 import { notFoundHandler } from "./http/not_found.ts";
 import { hostRouting } from "./http/host_routing.ts";
 import { publicCors } from "./http/cors.ts";
+import { dropLivePagesAfterWrites } from "./http/live_pages.ts";
 import { loadStaticFiles, serveStatic, staticFile } from "./http/static_files.ts";
 import { DESIGN_TOKENS_CSS } from "./lib/design_tokens.ts";
 import { autoPublishAfterRecompute } from "./live/auto_publish.ts";
@@ -29,6 +30,7 @@ import { rememberPublicKey } from "./store/signing_keys.ts";
 import { createPublicCache } from "./serve/public_cache.ts";
 import { createFastPath } from "./serve/fast_path.ts";
 import { createArtifactCache } from "./serve/artifacts.ts";
+import { createLivePageCache } from "./serve/live_pages.ts";
 import { createMemo } from "./http/memo.ts";
 import type { Project } from "./domain/workspace.ts";
 import { createTxtResolver } from "./publish/dns.ts";
@@ -138,6 +140,7 @@ export async function createServices(deps: AppDeps): Promise<Services> {
     hostResolver,
     publicCache,
     artifacts: createArtifactCache(),
+    livePages: createLivePageCache(),
     memo: createMemo(),
     publish,
   };
@@ -170,6 +173,7 @@ export async function createApp(
     c.header("X-Content-Type-Options", "nosniff");
   });
   app.use("*", publicCors(config));
+  app.use("*", dropLivePagesAfterWrites);
   app.use("*", hostRouting(config, (request, env) => app.fetch(request, env)));
   app.use("*", readBody(bodyLimit(config), { timeoutMs: config.bodyTimeoutMs }));
 

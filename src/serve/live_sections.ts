@@ -17,6 +17,7 @@ import { sha256HexSync } from "../lib/hash.ts";
 import { Html, html } from "../lib/html.ts";
 import { cssHash, trustPageCsp } from "../publish/render/_style.ts";
 import type { ArtifactCache } from "./artifacts.ts";
+import type { LivePage, LivePageCache } from "./live_pages.ts";
 import { documentsSection } from "./live/documents.ts";
 import { subscribeSection } from "./live/subscribe.ts";
 import { subprocessorsSection } from "./live/subprocessors.ts";
@@ -125,21 +126,23 @@ export function liveCsp(csp: string, block: Pick<LiveBlock, "styles" | "formActi
 }
 
 /** The latest page (HTML or Markdown) with its live block: bytes, ETag and CSP. */
-export async function latestPageWithLiveBlock(
-  deps: LiveContext & { blobs: BlobStore; artifacts: ArtifactCache },
+export function latestPageWithLiveBlock(
+  deps: LiveContext & { blobs: BlobStore; artifacts: ArtifactCache; livePages: LivePageCache },
   format: "html" | "md",
-): Promise<{ bytes: Uint8Array<ArrayBuffer>; etag: string; csp: string }> {
+): Promise<LivePage> {
   const { publication } = deps;
   const artifact = format === "html" ? publication.artifacts.html : publication.artifacts.markdown;
-  const [published, block] = await Promise.all([
-    deps.artifacts.bytes(deps.blobs, artifact),
-    renderLiveBlock(deps),
-  ]);
-  return {
-    bytes: format === "html"
-      ? insertLiveBlock(published, block)
-      : appendLiveMarkdown(published, block),
-    etag: `"${artifact.digest}.live-${block.tag}"`,
-    csp: liveCsp(publication.htmlCsp ?? trustPageCsp(), block),
-  };
+  return deps.livePages.get(`${deps.project.id}/${artifact.digest}`, async () => {
+    const [published, block] = await Promise.all([
+      deps.artifacts.bytes(deps.blobs, artifact),
+      renderLiveBlock(deps),
+    ]);
+    return {
+      bytes: format === "html"
+        ? insertLiveBlock(published, block)
+        : appendLiveMarkdown(published, block),
+      etag: `"${artifact.digest}.live-${block.tag}"`,
+      csp: liveCsp(publication.htmlCsp ?? trustPageCsp(), block),
+    };
+  });
 }

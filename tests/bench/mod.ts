@@ -5,7 +5,8 @@
 import { benchIngest } from "./ingest.ts";
 import { benchRecompute } from "./recompute.ts";
 import { benchTrustJson } from "./trust_json.ts";
+import { benchTrustPage } from "./trust_page.ts";
 
-for (const bench of [benchIngest, benchRecompute, benchTrustJson]) {
+for (const bench of [benchIngest, benchRecompute, benchTrustJson, benchTrustPage]) {
   console.log((await bench()).line);
 }

@@ -75,7 +75,10 @@ async function wrk(url: string, duration = DURATION): Promise<WrkResult> {
 }
 
 /** One wrk run against a server, with the CPU time its process spent serving it. */
-async function measure(target: { url: string; pid: number }, duration?: string): Promise<Measured> {
+export async function measure(
+  target: { url: string; pid: number },
+  duration?: string,
+): Promise<Measured> {
   const before = processCpuMs(target.pid);
   const result = await wrk(target.url, duration);
   const after = processCpuMs(target.pid);

@@ -1,4 +1,6 @@
 import assert from "node:assert/strict";
+import { createLivePageCache } from "../../src/serve/live_pages.ts";
+import { addSubprocessor } from "../../src/store/subprocessors.ts";
 import { Html } from "../../src/lib/html.ts";
 import {
   insertLiveBlock,
@@ -172,4 +174,48 @@ Deno.test("[serve] the organization trust center carries the subscribe form only
       .replace("form-action 'none'", "form-action http://trust.test")
       .replace(/(style-src [^;]*)/, `$1 ${formHash.replace(/;$/, "")}`),
   );
+});
+
+Deno.test("[serve] composed latest pages are kept for the TTL, dropped on invalidate, and built once at a time", async () => {
+  let clock = 0;
+  const cache = createLivePageCache({ ttlMs: 1000, now: () => clock });
+  let builds = 0;
+  const build = () => {
+    builds++;
+    return Promise.resolve({ bytes: new Uint8Array([builds]), etag: `"${builds}"`, csp: "" });
+  };
+  const [a, b] = await Promise.all([cache.get("p/d", build), cache.get("p/d", build)]);
+  assert.equal(builds, 1);
+  assert.equal(a, b);
+  clock = 999;
+  assert.equal((await cache.get("p/d", build)).etag, '"1"');
+  clock = 1000;
+  assert.equal((await cache.get("p/d", build)).etag, '"2"');
+  cache.invalidate();
+  assert.equal((await cache.get("p/d", build)).etag, '"3"');
+  await assert.rejects(cache.get("p/x", () => Promise.reject(new Error("store down"))));
+  assert.equal((await cache.get("p/x", build)).etag, '"4"', "a failed build is not kept");
+});
+
+Deno.test("[serve] a write through the instance shows on the latest page at once; a write elsewhere within the second", async () => {
+  await using ctx = await createTestApp();
+  const ws = await workspace(ctx, "owner", { projectSlug: "acme", visibility: "public" });
+  await publishVersion(ctx, ws);
+  const page = async () => await (await ctx.call("GET", "/trust/acme.html")).text();
+  assert.equal((await page()).includes("live-subprocessors-title"), false);
+  const added = await ctx.call("POST", `/organizations/${ws.organization.id}/subprocessors`, {
+    token: ws.token,
+    json: { name: "Mailer", purpose: "Email", location: "EU", website: "https://mail.example" },
+  });
+  assert.equal(added.status, 201);
+  assert.match(await page(), /lists 1 subprocessor: Mailer\./);
+  // Another instance's write (straight to the store) is not seen until the entry expires.
+  await addSubprocessor(ctx.kv, ws.organization.id, {
+    request: { name: "Zeta", purpose: "Support", location: "US", website: "https://zeta.example" },
+    actor: { userId: crypto.randomUUID(), email: null },
+    now: ctx.clock.now(),
+  });
+  assert.match(await page(), /lists 1 subprocessor: Mailer\./);
+  ctx.services.livePages.invalidate();
+  assert.match(await page(), /lists 2 subprocessors: Mailer, Zeta\./);
 });
