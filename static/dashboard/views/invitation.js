@@ -28,48 +28,37 @@ function panel(title, ...content) {
   );
 }
 
-export async function invitationView(app, token) {
-  app.setTitle("Invitation");
-  let membership;
-  try {
-    ({ membership } = await accept(app, token));
-  } catch (error) {
-    accepted.delete(token);
-    if (error.status === 401) throw error;
-    const wrongAccount = error.status === 403;
-    return panel(
-      "Invitation not accepted",
-      h("div", { class: "alert alert-error", role: "alert" }, describeError(error)),
-      wrongAccount
-        ? h(
-          "p",
-          {},
-          `You are signed in as ${app.me.user.email}. Sign out, then sign in with the address the invitation was sent to; this link is kept for that.`,
-        )
-        : h("p", {}, "Ask an owner of the organization for a new invitation."),
-      h(
-        "div",
-        { class: "form-actions" },
-        wrongAccount &&
-          h("button", {
-            type: "button",
-            class: "btn btn-primary",
-            on: { click: () => app.signOut({ keepHash: true }) },
-          }, "Sign out and switch account"),
-        h("a", {
-          class: "btn btn-secondary",
-          href: href.home(),
-        }, "Go to the dashboard"),
-      ),
-    );
-  }
-  await app.loadMe({ force: true });
-  app.refreshTopbar();
-  const organization = app.me.organizations.find((o) => o.id === membership.organizationId);
-  // The token is spent: keep it out of the address bar and history.
-  history.replaceState(null, "", `/dashboard/${href.organization(membership.organizationId)}`);
-  app.setCurrentOrganization(membership.organizationId);
-  const name = organization?.name ?? "the organization";
+/** Why the invitation was not accepted, with a way on: switch account or go home. */
+function refusedPanel(app, error) {
+  const wrongAccount = error.status === 403;
+  return panel(
+    "Invitation not accepted",
+    h("div", { class: "alert alert-error", role: "alert" }, describeError(error)),
+    wrongAccount
+      ? h(
+        "p",
+        {},
+        `You are signed in as ${app.me.user.email}. Sign out, then sign in with the address the invitation was sent to; this link is kept for that.`,
+      )
+      : h("p", {}, "Ask an owner of the organization for a new invitation."),
+    h(
+      "div",
+      { class: "form-actions" },
+      wrongAccount &&
+        h("button", {
+          type: "button",
+          class: "btn btn-primary",
+          on: { click: () => app.signOut({ keepHash: true }) },
+        }, "Sign out and switch account"),
+      h("a", {
+        class: "btn btn-secondary",
+        href: href.home(),
+      }, "Go to the dashboard"),
+    ),
+  );
+}
+
+function acceptedPanel(membership, name) {
   return panel(
     "Invitation accepted",
     h(
@@ -87,4 +76,23 @@ export async function invitationView(app, token) {
       ),
     ),
   );
+}
+
+export async function invitationView(app, token) {
+  app.setTitle("Invitation");
+  let membership;
+  try {
+    ({ membership } = await accept(app, token));
+  } catch (error) {
+    accepted.delete(token);
+    if (error.status === 401) throw error;
+    return refusedPanel(app, error);
+  }
+  await app.loadMe({ force: true });
+  app.refreshTopbar();
+  const organization = app.me.organizations.find((o) => o.id === membership.organizationId);
+  // The token is spent: keep it out of the address bar and history.
+  history.replaceState(null, "", `/dashboard/${href.organization(membership.organizationId)}`);
+  app.setCurrentOrganization(membership.organizationId);
+  return acceptedPanel(membership, organization?.name ?? "the organization");
 }

@@ -53,10 +53,27 @@ export function slugInput(name, extra = {}) {
   });
 }
 
-export function onboardingView(app) {
-  app.setTitle("Create your workspace");
-  const errorSlot = h("div", { class: "form-errors" });
-  const form = h(
+/** The optional slugs, folded away: both are chosen from the names when left empty. */
+function slugFields() {
+  return h(
+    "details",
+    { class: "disclosure" },
+    h("summary", {}, "Custom slugs (optional)"),
+    field(
+      "Workspace slug",
+      slugInput("workspaceSlug"),
+      "Used in the organization trust center address. Chosen from the name when left empty.",
+    ),
+    field(
+      "Project slug",
+      slugInput("projectSlug"),
+      "Part of every public URL of the project (/trust/<slug>); it cannot be changed later.",
+    ),
+  );
+}
+
+function workspaceForm(errorSlot) {
+  return h(
     "form",
     { class: "form" },
     field(
@@ -74,21 +91,7 @@ export function onboardingView(app) {
       h("input", { name: "projectName", required: true, maxlength: "200" }),
       "The product or service whose trust profile you publish.",
     ),
-    h(
-      "details",
-      { class: "disclosure" },
-      h("summary", {}, "Custom slugs (optional)"),
-      field(
-        "Workspace slug",
-        slugInput("workspaceSlug"),
-        "Used in the organization trust center address. Chosen from the name when left empty.",
-      ),
-      field(
-        "Project slug",
-        slugInput("projectSlug"),
-        "Part of every public URL of the project (/trust/<slug>); it cannot be changed later.",
-      ),
-    ),
+    slugFields(),
     visibilityChoice("projectVisibility"),
     h(
       "div",
@@ -103,19 +106,28 @@ export function onboardingView(app) {
       h("button", { type: "submit", class: "btn btn-primary" }, "Create workspace"),
     ),
   );
-  handleSubmit(form, errorSlot, async (data) => {
-    const body = {
-      workspaceName: String(data.get("workspaceName")).trim(),
-      projectName: String(data.get("projectName")).trim(),
-      workspaceSlug: optional(data.get("workspaceSlug")),
-      projectSlug: optional(data.get("projectSlug")),
-      projectVisibility: data.get("projectVisibility") ?? "private",
-    };
-    const { organization, project } = await app.api.post("/onboarding/bootstrap", body);
-    await app.loadMe({ force: true });
-    app.flash(`Workspace “${organization.name}” is ready with its first project`);
-    app.navigate(href.project(project.id));
-  });
+}
+
+/** Creates the workspace and its project, then opens the project. */
+async function bootstrap(app, data) {
+  const body = {
+    workspaceName: String(data.get("workspaceName")).trim(),
+    projectName: String(data.get("projectName")).trim(),
+    workspaceSlug: optional(data.get("workspaceSlug")),
+    projectSlug: optional(data.get("projectSlug")),
+    projectVisibility: data.get("projectVisibility") ?? "private",
+  };
+  const { organization, project } = await app.api.post("/onboarding/bootstrap", body);
+  await app.loadMe({ force: true });
+  app.flash(`Workspace “${organization.name}” is ready with its first project`);
+  app.navigate(href.project(project.id));
+}
+
+export function onboardingView(app) {
+  app.setTitle("Create your workspace");
+  const errorSlot = h("div", { class: "form-errors" });
+  const form = workspaceForm(errorSlot);
+  handleSubmit(form, errorSlot, (data) => bootstrap(app, data));
   return h(
     "div",
     { class: "narrow" },

@@ -15,148 +15,164 @@ const COLUMNS = 6;
 const describeRule = (rule) =>
   [rule.path, rule.op, "value" in rule ? JSON.stringify(rule.value) : ""].join(" ").trim();
 
+/** Puts a saved control into the catalog, redraws the table and announces `message`. */
+function applyChange(view, control, message) {
+  const { controls } = view;
+  view.controls = controls.some((c) => c.id === control.id)
+    ? controls.map((c) => (c.id === control.id ? control : c))
+    : [...controls, control];
+  renderTable(view);
+  replace(view.messages, successAlert(message));
+  view.onChange(view.controls);
+}
+
+/** Saves the switch's new state; on a failure it turns back and says why. */
+async function saveEnabled(view, control, input) {
+  input.disabled = true;
+  replace(view.messages);
+  try {
+    const body = await view.app.api.patch(view.path(control.id), { enabled: input.checked });
+    applyChange(
+      view,
+      body.control,
+      `“${control.publicName}” ${
+        input.checked ? "enabled" : "disabled"
+      }. Recompute to update the status.`,
+    );
+    view.tableSlot.querySelector(`tr[data-id="${control.id}"] .switch-input`)?.focus();
+  } catch (error) {
+    input.checked = !input.checked;
+    input.disabled = false;
+    replace(view.messages, errorAlert(describeError(error)));
+  }
+}
+
+function enabledSwitch(view, control) {
+  const input = h("input", {
+    type: "checkbox",
+    role: "switch",
+    class: "switch-input",
+    checked: control.enabled,
+    "aria-label": `Enabled: ${control.publicName}`,
+    on: { change: () => saveEnabled(view, control, input) },
+  });
+  return h(
+    "label",
+    { class: "switch" },
+    input,
+    h("span", { class: "switch-text", "aria-hidden": "true" }, control.enabled ? "On" : "Off"),
+  );
+}
+
+/** Closes every open editor and resets the buttons that opened them. */
+function closeEditors(view) {
+  view.tableSlot.querySelectorAll(".detail-row").forEach((row) => row.remove());
+  view.tableSlot.querySelectorAll("[aria-expanded=true]").forEach((b) => {
+    b.setAttribute("aria-expanded", "false");
+  });
+}
+
+/** Opens the editor of `control` under its row, or closes it when it is open. */
+function toggleEditor(view, control, button) {
+  const id = `edit-${control.id}`;
+  const open = document.getElementById(id);
+  closeEditors(view);
+  if (open) return;
+  const close = () => {
+    document.getElementById(id)?.remove();
+    button.setAttribute("aria-expanded", "false");
+    button.focus();
+  };
+  const form = controlEditor(control, {
+    cancel: close,
+    save: async (body) => {
+      const { control: saved } = await view.app.api.patch(view.path(control.id), body);
+      applyChange(view, saved, `“${saved.publicName}” saved`);
+      view.tableSlot.querySelector(`tr[data-id="${control.id}"] .edit-button`)?.focus();
+    },
+  });
+  button.closest("tr").after(detailRow(id, COLUMNS, form));
+  button.setAttribute("aria-expanded", "true");
+  form.querySelector("input").focus();
+}
+
+function editButton(view, control) {
+  const button = h("button", {
+    type: "button",
+    class: "btn btn-secondary btn-small edit-button",
+    "aria-expanded": "false",
+    "aria-controls": `edit-${control.id}`,
+    "aria-label": `Edit ${control.publicName}`,
+    on: { click: () => toggleEditor(view, control, button) },
+  }, "Edit");
+  return button;
+}
+
+function catalogTable(view) {
+  return dataTable(
+    "Control catalog",
+    [
+      { label: "Control", cell: (c) => nameWithKey(c.publicName, c.key) },
+      { label: "Category", cell: (c) => badge(capitalize(c.category)) },
+      {
+        label: "Reads",
+        cell: (c) => [
+          c.evidenceType ? evidenceTypeLabel(c.evidenceType) : "Collector heartbeats",
+          c.rule &&
+          h("span", { class: "cell-sub" }, "Rule ", h("code", {}, describeRule(c.rule))),
+        ],
+      },
+      { label: "Freshness window", cell: (c) => describeFreshness(c.freshnessPolicyJson) },
+      { label: "Enabled", cell: (c) => enabledSwitch(view, c) },
+      { label: "Actions", className: "cell-actions", cell: (c) => editButton(view, c) },
+    ],
+    view.controls,
+    { rowId: (c) => c.id },
+  );
+}
+
+function renderTable(view) {
+  replace(
+    view.tableSlot,
+    view.controls.length === 0
+      ? emptyState("No controls", "This project has no controls configured.")
+      : catalogTable(view),
+  );
+}
+
+/** The closed "Add a custom control" disclosure, drawn afresh after every add. */
+function renderAddForm(view) {
+  replace(
+    view.addSlot,
+    h(
+      "details",
+      { class: "disclosure add-control" },
+      h("summary", {}, icon("plus"), "Add a custom control"),
+      customControlForm({
+        create: async (body) => {
+          const { control } = await view.app.api.post(view.path(), body);
+          renderAddForm(view);
+          applyChange(view, control, `“${control.publicName}” added`);
+        },
+      }),
+    ),
+  );
+}
+
 /** The catalog card; `onChange(controls)` runs after every saved change. */
 export function catalogCard(app, project, initial, { onChange }) {
-  let controls = initial;
-  const messages = h("div", { class: "form-errors" });
-  const tableSlot = h("div", {});
-  const path = (id) =>
-    projectPath(project.id, `/controls${id ? `/${encodeURIComponent(id)}` : ""}`);
-
-  const changed = (control, message) => {
-    controls = controls.some((c) => c.id === control.id)
-      ? controls.map((c) => (c.id === control.id ? control : c))
-      : [...controls, control];
-    render();
-    replace(messages, successAlert(message));
-    onChange(controls);
+  const view = {
+    app,
+    controls: initial,
+    onChange,
+    messages: h("div", { class: "form-errors" }),
+    tableSlot: h("div", {}),
+    addSlot: h("div", {}),
+    path: (id) => projectPath(project.id, `/controls${id ? `/${encodeURIComponent(id)}` : ""}`),
   };
-
-  function enabledSwitch(control) {
-    const input = h("input", {
-      type: "checkbox",
-      role: "switch",
-      class: "switch-input",
-      checked: control.enabled,
-      "aria-label": `Enabled: ${control.publicName}`,
-      on: {
-        change: async () => {
-          input.disabled = true;
-          replace(messages);
-          try {
-            const body = await app.api.patch(path(control.id), { enabled: input.checked });
-            changed(
-              body.control,
-              `“${control.publicName}” ${
-                input.checked ? "enabled" : "disabled"
-              }. Recompute to update the status.`,
-            );
-            tableSlot.querySelector(`tr[data-id="${control.id}"] .switch-input`)?.focus();
-          } catch (error) {
-            input.checked = !input.checked;
-            input.disabled = false;
-            replace(messages, errorAlert(describeError(error)));
-          }
-        },
-      },
-    });
-    return h(
-      "label",
-      { class: "switch" },
-      input,
-      h("span", { class: "switch-text", "aria-hidden": "true" }, control.enabled ? "On" : "Off"),
-    );
-  }
-
-  function toggleEditor(control, button) {
-    const id = `edit-${control.id}`;
-    const open = document.getElementById(id);
-    tableSlot.querySelectorAll(".detail-row").forEach((row) => row.remove());
-    tableSlot.querySelectorAll("[aria-expanded=true]").forEach((b) => {
-      b.setAttribute("aria-expanded", "false");
-    });
-    if (open) return;
-    const close = () => {
-      document.getElementById(id)?.remove();
-      button.setAttribute("aria-expanded", "false");
-      button.focus();
-    };
-    const form = controlEditor(control, {
-      cancel: close,
-      save: async (body) => {
-        const { control: saved } = await app.api.patch(path(control.id), body);
-        changed(saved, `“${saved.publicName}” saved`);
-        tableSlot.querySelector(`tr[data-id="${control.id}"] .edit-button`)?.focus();
-      },
-    });
-    button.closest("tr").after(detailRow(id, COLUMNS, form));
-    button.setAttribute("aria-expanded", "true");
-    form.querySelector("input").focus();
-  }
-
-  function editButton(control) {
-    const button = h("button", {
-      type: "button",
-      class: "btn btn-secondary btn-small edit-button",
-      "aria-expanded": "false",
-      "aria-controls": `edit-${control.id}`,
-      "aria-label": `Edit ${control.publicName}`,
-      on: { click: () => toggleEditor(control, button) },
-    }, "Edit");
-    return button;
-  }
-
-  function render() {
-    if (controls.length === 0) {
-      replace(tableSlot, emptyState("No controls", "This project has no controls configured."));
-      return;
-    }
-    replace(
-      tableSlot,
-      dataTable(
-        "Control catalog",
-        [
-          { label: "Control", cell: (c) => nameWithKey(c.publicName, c.key) },
-          { label: "Category", cell: (c) => badge(capitalize(c.category)) },
-          {
-            label: "Reads",
-            cell: (c) => [
-              c.evidenceType ? evidenceTypeLabel(c.evidenceType) : "Collector heartbeats",
-              c.rule &&
-              h("span", { class: "cell-sub" }, "Rule ", h("code", {}, describeRule(c.rule))),
-            ],
-          },
-          { label: "Freshness window", cell: (c) => describeFreshness(c.freshnessPolicyJson) },
-          { label: "Enabled", cell: enabledSwitch },
-          { label: "Actions", className: "cell-actions", cell: editButton },
-        ],
-        controls,
-        { rowId: (c) => c.id },
-      ),
-    );
-  }
-
-  const addSlot = h("div", {});
-  const renderAddForm = () =>
-    replace(
-      addSlot,
-      h(
-        "details",
-        { class: "disclosure add-control" },
-        h("summary", {}, icon("plus"), "Add a custom control"),
-        customControlForm({
-          create: async (body) => {
-            const { control } = await app.api.post(path(), body);
-            renderAddForm();
-            changed(control, `“${control.publicName}” added`);
-          },
-        }),
-      ),
-    );
-
-  render();
-  renderAddForm();
-  return card("Control catalog", [messages, tableSlot, addSlot], {
+  renderTable(view);
+  renderAddForm(view);
+  return card("Control catalog", [view.messages, view.tableSlot, view.addSlot], {
     description:
       "Each control reads one stream of evidence or collector heartbeats and is judged against its freshness window.",
   });

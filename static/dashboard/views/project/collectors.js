@@ -164,100 +164,108 @@ function guideCard(app, project) {
   );
 }
 
+/** Shows the one-time secret; dismissing it moves the focus to the section's heading. */
+function showSecret(view, result, rotated) {
+  const dismiss = () => {
+    replace(view.secretSlot);
+    const heading = view.listSlot.closest("section").querySelector("h2");
+    heading.tabIndex = -1;
+    heading.focus();
+  };
+  replace(view.secretSlot, secretPanel(view.project, result, { rotated, dismiss }));
+  view.secretSlot.querySelector("input").focus();
+}
+
+function rotateAction(view, c) {
+  return confirmAction({
+    label: "Rotate secret",
+    ariaLabel: `Rotate secret of ${c.name}`,
+    question: "Rotate? The current secret stops working at once.",
+    confirmLabel: "Rotate",
+    danger: false,
+    errorSlot: view.messages,
+    run: async () => {
+      const result = await view.app.api.post(view.path(c.id, "rotate"));
+      await view.load();
+      showSecret(view, result, true);
+    },
+  });
+}
+
+function revokeAction(view, c) {
+  return confirmAction({
+    label: "Revoke",
+    ariaLabel: `Revoke ${c.name}`,
+    question: `Revoke ${c.name}? This cannot be undone.`,
+    errorSlot: view.messages,
+    run: async () => {
+      await view.app.api.post(view.path(c.id, "revoke"));
+      await view.load();
+      replace(view.messages, successAlert(`${c.name} was revoked; its secret no longer works`));
+    },
+  });
+}
+
+function rowActions(view, c) {
+  if (c.status === "revoked") {
+    return h("span", { class: "muted" }, `Revoked ${formatDate(c.revokedAt)}`);
+  }
+  return h("div", { class: "row-actions" }, rotateAction(view, c), revokeAction(view, c));
+}
+
+function collectorTable(view, collectors) {
+  return dataTable(
+    "Collectors of the project",
+    [
+      { label: "Collector", cell: (c) => nameWithKey(c.name, c.id) },
+      {
+        label: "Status",
+        cell: (c) => (c.status === "active" ? badge("Active", "success") : badge("Revoked")),
+      },
+      { label: "Allowed actions", cell: (c) => actionList(c.allowedActions) },
+      {
+        label: "Last seen",
+        cell: (
+          c,
+        ) => (c.lastSeenAt ? timeAgo(c.lastSeenAt) : h("span", { class: "muted" }, "Never")),
+      },
+      { label: "Actions", className: "cell-actions", cell: (c) => rowActions(view, c) },
+    ],
+    collectors,
+    { rowId: (c) => c.id },
+  );
+}
+
+function renderList(view, collectors) {
+  replace(
+    view.listSlot,
+    collectors.length === 0
+      ? emptyState("No collectors yet", "Create one to start sending heartbeats and evidence.")
+      : collectorTable(view, collectors),
+  );
+}
+
 export async function collectorsSection(app, project) {
   const path = (id, action) =>
     projectPath(project.id, `/collectors${id ? `/${encodeURIComponent(id)}/${action}` : ""}`);
-  const secretSlot = h("div", { class: "secret-slot" });
-  const listSlot = h("div", {});
-  const messages = h("div", { class: "form-errors" });
-  let collectors = [];
-
-  const load = async () => {
-    ({ collectors } = await app.api.get(path()));
-    render();
+  const view = {
+    app,
+    project,
+    path,
+    secretSlot: h("div", { class: "secret-slot" }),
+    listSlot: h("div", {}),
+    messages: h("div", { class: "form-errors" }),
+    load: async () => renderList(view, (await app.api.get(path())).collectors),
   };
-  const showSecret = (result, rotated) => {
-    const dismiss = () => {
-      replace(secretSlot);
-      const heading = listSlot.closest("section").querySelector("h2");
-      heading.tabIndex = -1;
-      heading.focus();
-    };
-    replace(secretSlot, secretPanel(project, result, { rotated, dismiss }));
-    secretSlot.querySelector("input").focus();
-  };
-
-  const rowActions = (c) => {
-    if (c.status === "revoked") {
-      return h("span", { class: "muted" }, `Revoked ${formatDate(c.revokedAt)}`);
-    }
-    return h(
-      "div",
-      { class: "row-actions" },
-      confirmAction({
-        label: "Rotate secret",
-        ariaLabel: `Rotate secret of ${c.name}`,
-        question: "Rotate? The current secret stops working at once.",
-        confirmLabel: "Rotate",
-        danger: false,
-        errorSlot: messages,
-        run: async () => {
-          const result = await app.api.post(path(c.id, "rotate"));
-          await load();
-          showSecret(result, true);
-        },
-      }),
-      confirmAction({
-        label: "Revoke",
-        ariaLabel: `Revoke ${c.name}`,
-        question: `Revoke ${c.name}? This cannot be undone.`,
-        errorSlot: messages,
-        run: async () => {
-          await app.api.post(path(c.id, "revoke"));
-          await load();
-          replace(messages, successAlert(`${c.name} was revoked; its secret no longer works`));
-        },
-      }),
-    );
-  };
-
-  function render() {
-    replace(
-      listSlot,
-      collectors.length === 0
-        ? emptyState("No collectors yet", "Create one to start sending heartbeats and evidence.")
-        : dataTable(
-          "Collectors of the project",
-          [
-            { label: "Collector", cell: (c) => nameWithKey(c.name, c.id) },
-            {
-              label: "Status",
-              cell: (c) => (c.status === "active" ? badge("Active", "success") : badge("Revoked")),
-            },
-            { label: "Allowed actions", cell: (c) => actionList(c.allowedActions) },
-            {
-              label: "Last seen",
-              cell: (
-                c,
-              ) => (c.lastSeenAt ? timeAgo(c.lastSeenAt) : h("span", { class: "muted" }, "Never")),
-            },
-            { label: "Actions", className: "cell-actions", cell: rowActions },
-          ],
-          collectors,
-          { rowId: (c) => c.id },
-        ),
-    );
-  }
-
-  await load();
+  await view.load();
   const create = async (body) => {
     const result = await app.api.post(path(), body);
-    await load();
-    showSecret(result, false);
+    await view.load();
+    showSecret(view, result, false);
   };
   return [
-    secretSlot,
-    card("Collectors", [messages, listSlot], {
+    view.secretSlot,
+    card("Collectors", [view.messages, view.listSlot], {
       description:
         "A collector is a CLI or CI job that sends heartbeats and evidence with its own secret.",
     }),

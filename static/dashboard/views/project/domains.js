@@ -96,17 +96,15 @@ function checkResult(check) {
   );
 }
 
+const domainPath = (project, domain) =>
+  projectPath(project.id, `/domains/${encodeURIComponent(domain.id)}`);
+
 /**
- * One domain with its record and actions. `hooks.onVerify` runs before a
- * check, `hooks.onDeleted(domain)` after a removal.
+ * The Verify button: checks the domain, redraws its item and shows the check's
+ * result in the new item.
  */
-function domainItem(app, project, summary, hooks) {
-  const { domain, instructions } = summary;
-  const path = projectPath(project.id, `/domains/${encodeURIComponent(domain.id)}`);
-  const messages = h("div", { class: "form-errors" });
+function verifyButton(app, project, domain, { item, messages, hooks }) {
   const verified = domain.verificationStatus === "verified";
-  const headingId = `domain-${domain.id}`;
-  const item = h("article", { class: "domain", "aria-labelledby": headingId });
   const verify = h("button", {
     type: "button",
     class: `btn ${verified ? "btn-secondary" : "btn-primary"} btn-small verify-button`,
@@ -115,7 +113,7 @@ function domainItem(app, project, summary, hooks) {
       click: () =>
         runButton(verify, messages, async () => {
           hooks.onVerify();
-          const result = await app.api.post(`${path}/verify`);
+          const result = await app.api.post(`${domainPath(project, domain)}/verify`);
           const next = domainItem(app, project, result.domain, hooks);
           item.replaceWith(next);
           const slot = next.querySelector(".form-errors");
@@ -127,7 +125,51 @@ function domainItem(app, project, summary, hooks) {
         }),
     },
   }, "Verify");
+  return verify;
+}
+
+function removeAction(app, project, domain, { messages, hooks }) {
+  return confirmAction({
+    label: "Remove",
+    ariaLabel: `Remove ${domain.domain}`,
+    question: `Remove ${domain.domain}?`,
+    errorSlot: messages,
+    run: async () => {
+      await app.api.delete(domainPath(project, domain));
+      await hooks.onDeleted(domain);
+    },
+  });
+}
+
+/** The TXT record: in the open while pending, folded away once verified. */
+function recordPart(domain, instructions) {
   const record = txtRecord(instructions);
+  return domain.verificationStatus === "verified"
+    ? [
+      h(
+        "p",
+        {},
+        `Once ${domain.domain} points at this service, it serves the project's latest published profile.`,
+      ),
+      h("details", { class: "disclosure" }, h("summary", {}, "Verification record"), record),
+    ]
+    : [
+      h("h4", {}, "Prove you own it"),
+      h("p", {}, "Publish this TXT record at your DNS provider, then verify:"),
+      record,
+    ];
+}
+
+/**
+ * One domain with its record and actions. `hooks.onVerify` runs before a
+ * check, `hooks.onDeleted(domain)` after a removal.
+ */
+function domainItem(app, project, summary, hooks) {
+  const { domain, instructions } = summary;
+  const messages = h("div", { class: "form-errors" });
+  const headingId = `domain-${domain.id}`;
+  const item = h("article", { class: "domain", "aria-labelledby": headingId });
+  const parts = { item, messages, hooks };
   return replace(
     item,
     h(
@@ -138,17 +180,8 @@ function domainItem(app, project, summary, hooks) {
       h(
         "div",
         { class: "row-actions" },
-        verify,
-        confirmAction({
-          label: "Remove",
-          ariaLabel: `Remove ${domain.domain}`,
-          question: `Remove ${domain.domain}?`,
-          errorSlot: messages,
-          run: async () => {
-            await app.api.delete(path);
-            await hooks.onDeleted(domain);
-          },
-        }),
+        verifyButton(app, project, domain, parts),
+        removeAction(app, project, domain, parts),
       ),
     ),
     h(
@@ -158,48 +191,14 @@ function domainItem(app, project, summary, hooks) {
       " · ",
       domain.lastCheckedAt ? ["Last checked ", timeAgo(domain.lastCheckedAt)] : "Not checked yet",
     ),
-    verified
-      ? [
-        h(
-          "p",
-          {},
-          `Once ${domain.domain} points at this service, it serves the project's latest published profile.`,
-        ),
-        h("details", { class: "disclosure" }, h("summary", {}, "Verification record"), record),
-      ]
-      : [
-        h("h4", {}, "Prove you own it"),
-        h("p", {}, "Publish this TXT record at your DNS provider, then verify:"),
-        record,
-      ],
+    recordPart(domain, instructions),
     pointingInstructions(app, domain),
     messages,
   );
 }
 
-export async function domainsSection(app, project) {
-  const listSlot = h("div", { class: "domain-list" });
-  const messages = h("div", { class: "form-errors" });
-  const load = async () => {
-    const { domains } = await app.api.get(projectPath(project.id, "/domains"));
-    replace(
-      listSlot,
-      domains.length === 0
-        ? emptyState("No custom domains", "Add one to serve the trust profile at your own address.")
-        : domains.map((d) =>
-          domainItem(app, project, d, {
-            onVerify: () => replace(messages),
-            onDeleted: async (removed) => {
-              await load();
-              replace(messages, successAlert(`${removed.domain} was removed`));
-            },
-          })
-        ),
-    );
-  };
-
-  const errorSlot = h("div", { class: "form-errors" });
-  const form = h(
+function addForm(errorSlot) {
+  return h(
     "form",
     { class: "form" },
     field(
@@ -222,20 +221,46 @@ export async function domainsSection(app, project) {
       h("button", { type: "submit", class: "btn btn-primary" }, "Add domain"),
     ),
   );
-  handleSubmit(form, errorSlot, async (data) => {
-    const { domain } = await app.api.post(projectPath(project.id, "/domains"), {
-      domain: String(data.get("domain")).trim(),
-    });
-    form.reset();
-    await load();
-    replace(
-      messages,
-      successAlert(`${domain.domain.domain} added: publish its TXT record, then verify`),
-    );
-    document.getElementById(`domain-${domain.domain.id}`)?.closest("article").querySelector("input")
-      ?.focus();
-  });
+}
 
+/** Adds the domain, reloads the list and moves the focus into the new domain's record. */
+async function addDomain(app, project, data, { form, messages, load }) {
+  const { domain } = await app.api.post(projectPath(project.id, "/domains"), {
+    domain: String(data.get("domain")).trim(),
+  });
+  form.reset();
+  await load();
+  replace(
+    messages,
+    successAlert(`${domain.domain.domain} added: publish its TXT record, then verify`),
+  );
+  document.getElementById(`domain-${domain.domain.id}`)?.closest("article").querySelector("input")
+    ?.focus();
+}
+
+export async function domainsSection(app, project) {
+  const listSlot = h("div", { class: "domain-list" });
+  const messages = h("div", { class: "form-errors" });
+  const load = async () => {
+    const { domains } = await app.api.get(projectPath(project.id, "/domains"));
+    replace(
+      listSlot,
+      domains.length === 0
+        ? emptyState("No custom domains", "Add one to serve the trust profile at your own address.")
+        : domains.map((d) =>
+          domainItem(app, project, d, {
+            onVerify: () => replace(messages),
+            onDeleted: async (removed) => {
+              await load();
+              replace(messages, successAlert(`${removed.domain} was removed`));
+            },
+          })
+        ),
+    );
+  };
+  const errorSlot = h("div", { class: "form-errors" });
+  const form = addForm(errorSlot);
+  handleSubmit(form, errorSlot, (data) => addDomain(app, project, data, { form, messages, load }));
   await load();
   return h(
     "div",

@@ -112,74 +112,68 @@ function recordsTable(app, project, records) {
   );
 }
 
-export async function evidenceSection(app, project) {
-  const listSlot = h("div", {});
-  const moreSlot = h("div", { class: "load-more" });
-  const messages = h("div", { class: "form-errors" });
-  const count = h("p", { class: "hint", role: "status" });
-  let records = [];
-  let cursor = null;
-  let type = "";
+/** One page of records after `after` (the first page when null), filtered by the chosen type. */
+function fetchPage(view, after) {
+  const query = new URLSearchParams({ limit: String(PAGE_SIZE) });
+  if (view.type) query.set("evidenceType", view.type);
+  if (after) query.set("cursor", after);
+  return view.app.api.get(projectPath(view.project.id, `/evidence?${query}`));
+}
 
-  const fetchPage = (after) => {
-    const query = new URLSearchParams({ limit: String(PAGE_SIZE) });
-    if (type) query.set("evidenceType", type);
-    if (after) query.set("cursor", after);
-    return app.api.get(projectPath(project.id, `/evidence?${query}`));
-  };
-  const render = () => {
-    replace(
-      listSlot,
-      records.length === 0
-        ? emptyState(
-          type ? `No ${evidenceTypeLabel(type)} records` : "No evidence yet",
-          "Collectors send evidence to /ingest/evidence; it shows here as it arrives.",
-        )
-        : recordsTable(app, project, records),
-    );
-    replace(
-      count,
-      records.length ? `Showing ${plural(records.length, "record")}` : "",
-    );
-    replace(
-      moreSlot,
-      cursor &&
-        h("button", {
-          type: "button",
-          class: "btn btn-secondary",
-          on: {
-            click: (event) =>
-              runButton(event.currentTarget, messages, async () => {
-                const page = await fetchPage(cursor);
-                records = [...records, ...page.records];
-                cursor = page.records.length > 0 ? page.nextCursor : null;
-                const firstNew = page.records[0]?.id;
-                render();
-                listSlot.querySelector(`tr[data-id="${firstNew}"] button`)?.focus();
-              }),
-          },
-        }, "Load more"),
-    );
-  };
-  const reload = async () => {
-    const page = await fetchPage(null);
-    records = page.records;
-    cursor = page.nextCursor;
-    render();
-  };
+/** Appends the next page and moves the focus to its first record. */
+async function loadMore(view) {
+  const page = await fetchPage(view, view.cursor);
+  view.records = [...view.records, ...page.records];
+  view.cursor = page.records.length > 0 ? page.nextCursor : null;
+  const firstNew = page.records[0]?.id;
+  render(view);
+  view.listSlot.querySelector(`tr[data-id="${firstNew}"] button`)?.focus();
+}
 
+function moreButton(view) {
+  return h("button", {
+    type: "button",
+    class: "btn btn-secondary",
+    on: { click: (event) => runButton(event.currentTarget, view.messages, () => loadMore(view)) },
+  }, "Load more");
+}
+
+function render(view) {
+  const { records, type } = view;
+  replace(
+    view.listSlot,
+    records.length === 0
+      ? emptyState(
+        type ? `No ${evidenceTypeLabel(type)} records` : "No evidence yet",
+        "Collectors send evidence to /ingest/evidence; it shows here as it arrives.",
+      )
+      : recordsTable(view.app, view.project, records),
+  );
+  replace(view.count, records.length ? `Showing ${plural(records.length, "record")}` : "");
+  replace(view.moreSlot, view.cursor && moreButton(view));
+}
+
+async function reload(view) {
+  const page = await fetchPage(view, null);
+  view.records = page.records;
+  view.cursor = page.nextCursor;
+  render(view);
+}
+
+/** The evidence type select; choosing a type reloads the list from its first page. */
+function typeFilter(view) {
   const filter = h(
     "select",
     {
       id: "evidence-type-filter",
       on: {
         change: async () => {
-          type = filter.value;
-          replace(messages);
+          view.type = filter.value;
+          replace(view.messages);
           try {
-            await reload();
+            await reload(view);
           } catch (error) {
-            replace(messages, errorAlert(describeError(error)));
+            replace(view.messages, errorAlert(describeError(error)));
           }
         },
       },
@@ -187,8 +181,23 @@ export async function evidenceSection(app, project) {
     h("option", { value: "" }, "All types"),
     EVIDENCE_TYPES.map(([value, label]) => h("option", { value }, label)),
   );
+  return filter;
+}
 
-  await reload();
+export async function evidenceSection(app, project) {
+  const view = {
+    app,
+    project,
+    listSlot: h("div", {}),
+    moreSlot: h("div", { class: "load-more" }),
+    messages: h("div", { class: "form-errors" }),
+    count: h("p", { class: "hint", role: "status" }),
+    records: [],
+    cursor: null,
+    type: "",
+  };
+  const filter = typeFilter(view);
+  await reload(view);
   return card(
     "Evidence",
     [
@@ -201,11 +210,11 @@ export async function evidenceSection(app, project) {
           h("label", { for: filter.id }, "Evidence type"),
           filter,
         ),
-        count,
+        view.count,
       ),
-      messages,
-      listSlot,
-      moreSlot,
+      view.messages,
+      view.listSlot,
+      view.moreSlot,
     ],
     {
       description:

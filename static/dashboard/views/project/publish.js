@@ -104,79 +104,95 @@ function versionsTable(project, versions) {
   ], versions);
 }
 
-export async function publishSection(app, project) {
-  const latestSlot = h("div", {});
-  const versionsSlot = h("div", {});
-  const previewSlot = h("div", { class: "preview-slot" });
-  const messages = h("div", { class: "form-errors" });
-  const show = (versions) => {
-    replace(latestSlot, latestVersion(project, versions[0]));
-    replace(versionsSlot, versionsTable(project, versions));
-  };
-  const load = async () =>
-    show((await app.api.get(projectPath(project.id, "/published-profiles"))).publishedProfiles);
+/** Shows what the next version would change, with the button that publishes it. */
+async function review(view) {
+  const { app, project, messages, previewSlot } = view;
+  const { preview } = await app.api.get(projectPath(project.id, "/publish/preview"));
+  const confirm = h("button", {
+    type: "button",
+    class: "btn btn-primary",
+    on: { click: () => runButton(confirm, messages, () => publish(view)) },
+  }, `Publish version ${preview.version}`);
+  const cancel = h("button", {
+    type: "button",
+    class: "btn btn-secondary",
+    on: {
+      click: () => {
+        replace(previewSlot);
+        view.button.focus();
+      },
+    },
+  }, "Cancel");
+  replace(previewSlot, previewPanel(preview, { confirm, cancel }));
+  replace(messages);
+  previewSlot.querySelector("h3").focus();
+}
 
-  const isPrivate = project.visibility !== "public";
+async function publish(view) {
+  const { app, project, messages } = view;
+  const { publishedProfile } = await app.api.post(projectPath(project.id, "/publish"));
+  replace(view.previewSlot);
+  await view.load();
+  replace(messages, successAlert(`Published version ${publishedProfile.version}`));
+  view.button.focus();
+}
+
+/** "Publish now": opens the review of the next version. */
+function publishButton(view) {
   const button = h("button", {
     type: "button",
     class: "btn btn-primary",
-    "aria-describedby": isPrivate ? "publish-private-notice" : null,
+    "aria-describedby": view.project.visibility !== "public" ? "publish-private-notice" : null,
     "aria-controls": "publish-review",
-    on: { click: () => runButton(button, messages, review) },
+    on: { click: () => runButton(button, view.messages, () => review(view)) },
   }, "Publish now");
-  previewSlot.id = "publish-review";
+  return button;
+}
 
-  /** Shows what the next version would change, with the button that publishes it. */
-  async function review() {
-    const { preview } = await app.api.get(projectPath(project.id, "/publish/preview"));
-    const confirm = h("button", {
-      type: "button",
-      class: "btn btn-primary",
-      on: { click: () => runButton(confirm, messages, publish) },
-    }, `Publish version ${preview.version}`);
-    const cancel = h("button", {
-      type: "button",
-      class: "btn btn-secondary",
-      on: {
-        click: () => {
-          replace(previewSlot);
-          button.focus();
-        },
-      },
-    }, "Cancel");
-    replace(previewSlot, previewPanel(preview, { confirm, cancel }));
-    replace(messages);
-    previewSlot.querySelector("h3").focus();
-  }
+function publishCard(view) {
+  const { project } = view;
+  const isPrivate = project.visibility !== "public";
+  return card(
+    "Publish",
+    [
+      h("div", { class: "publish-bar" }, view.button, isPrivate && privateBeside(project)),
+      view.previewSlot,
+      view.messages,
+      project.autoPublish &&
+      h(
+        "p",
+        { class: "hint" },
+        "Auto-publish is on: after the first version, a recompute that changes any control state publishes the next version by itself.",
+      ),
+    ],
+    {
+      description:
+        "Publishing evaluates every enabled control now, signs trust.json and adds an immutable version. You review what changes before it goes out; earlier versions stay readable.",
+    },
+  );
+}
 
-  async function publish() {
-    const { publishedProfile } = await app.api.post(projectPath(project.id, "/publish"));
-    replace(previewSlot);
-    await load();
-    replace(messages, successAlert(`Published version ${publishedProfile.version}`));
-    button.focus();
-  }
-
-  await load();
+export async function publishSection(app, project) {
+  const latestSlot = h("div", {});
+  const versionsSlot = h("div", {});
+  const view = {
+    app,
+    project,
+    previewSlot: h("div", { class: "preview-slot" }),
+    messages: h("div", { class: "form-errors" }),
+    load: async () => {
+      const { publishedProfiles } = await app.api.get(
+        projectPath(project.id, "/published-profiles"),
+      );
+      replace(latestSlot, latestVersion(project, publishedProfiles[0]));
+      replace(versionsSlot, versionsTable(project, publishedProfiles));
+    },
+  };
+  view.button = publishButton(view);
+  view.previewSlot.id = "publish-review";
+  await view.load();
   return [
-    card(
-      "Publish",
-      [
-        h("div", { class: "publish-bar" }, button, isPrivate && privateBeside(project)),
-        previewSlot,
-        messages,
-        project.autoPublish &&
-        h(
-          "p",
-          { class: "hint" },
-          "Auto-publish is on: after the first version, a recompute that changes any control state publishes the next version by itself.",
-        ),
-      ],
-      {
-        description:
-          "Publishing evaluates every enabled control now, signs trust.json and adds an immutable version. You review what changes before it goes out; earlier versions stay readable.",
-      },
-    ),
+    publishCard(view),
     card("Latest version", latestSlot),
     card("All versions", versionsSlot, {
       description: "Each version is signed and chained to the one before it.",

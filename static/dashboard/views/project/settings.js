@@ -13,10 +13,55 @@ function changes(project, next) {
   return body;
 }
 
-export function settingsSection(app, project) {
-  const errorSlot = h("div", { class: "form-errors" });
+function subdomainField(app, project) {
   const host = trustHost(app);
-  const form = h(
+  return field(
+    "Hosted subdomain (optional)",
+    h("input", {
+      name: "hostedSubdomain",
+      value: project.hostedSubdomain ?? "",
+      class: "input-mono",
+      autocomplete: "off",
+      spellcheck: "false",
+      maxlength: "63",
+      pattern: "[a-z0-9]([a-z0-9\\-]{0,61}[a-z0-9])?",
+      title: "1-63 lowercase letters, digits or inner hyphens",
+    }),
+    host
+      ? `The trust page is also served at <subdomain>.${host}. Leave empty for none.`
+      : "Leave empty for none.",
+  );
+}
+
+function autoPublishField(project) {
+  return h(
+    "div",
+    { class: "field" },
+    h(
+      "div",
+      { class: "choice" },
+      h("input", {
+        type: "checkbox",
+        id: "autoPublish",
+        name: "autoPublish",
+        checked: project.autoPublish,
+      }),
+      h(
+        "label",
+        { for: "autoPublish" },
+        h("span", { class: "choice-label" }, "Auto-publish"),
+        h(
+          "span",
+          { class: "choice-description" },
+          "Publish a new version by itself when a recompute changes any control state (after the first publication).",
+        ),
+      ),
+    ),
+  );
+}
+
+function settingsForm(app, project, errorSlot) {
+  return h(
     "form",
     { class: "form" },
     field(
@@ -28,47 +73,9 @@ export function settingsSection(app, project) {
       h("input", { name: "slug", readonly: true, value: project.slug, class: "input-mono" }),
       "Fixed at creation: it is part of every public URL of the project, so it never changes.",
     ),
-    field(
-      "Hosted subdomain (optional)",
-      h("input", {
-        name: "hostedSubdomain",
-        value: project.hostedSubdomain ?? "",
-        class: "input-mono",
-        autocomplete: "off",
-        spellcheck: "false",
-        maxlength: "63",
-        pattern: "[a-z0-9]([a-z0-9\\-]{0,61}[a-z0-9])?",
-        title: "1-63 lowercase letters, digits or inner hyphens",
-      }),
-      host
-        ? `The trust page is also served at <subdomain>.${host}. Leave empty for none.`
-        : "Leave empty for none.",
-    ),
+    subdomainField(app, project),
     visibilityChoice("visibility", project.visibility),
-    h(
-      "div",
-      { class: "field" },
-      h(
-        "div",
-        { class: "choice" },
-        h("input", {
-          type: "checkbox",
-          id: "autoPublish",
-          name: "autoPublish",
-          checked: project.autoPublish,
-        }),
-        h(
-          "label",
-          { for: "autoPublish" },
-          h("span", { class: "choice-label" }, "Auto-publish"),
-          h(
-            "span",
-            { class: "choice-description" },
-            "Publish a new version by itself when a recompute changes any control state (after the first publication).",
-          ),
-        ),
-      ),
-    ),
+    autoPublishField(project),
     errorSlot,
     h(
       "div",
@@ -76,25 +83,33 @@ export function settingsSection(app, project) {
       h("button", { type: "submit", class: "btn btn-primary" }, "Save changes"),
     ),
   );
-  handleSubmit(form, errorSlot, async (data) => {
-    const subdomain = String(data.get("hostedSubdomain") ?? "").trim();
-    const body = changes(project, {
-      name: String(data.get("name")).trim(),
-      hostedSubdomain: subdomain === "" ? null : subdomain,
-      visibility: data.get("visibility"),
-      autoPublish: data.get("autoPublish") === "on",
-    });
-    if (Object.keys(body).length === 0) {
-      replace(
-        errorSlot,
-        h("div", { class: "alert alert-info", role: "status" }, "Nothing to save"),
-      );
-      return;
-    }
-    await app.api.patch(projectPath(project.id), body);
-    app.flash("Changes saved");
-    app.rerender();
+}
+
+/** Saves what the form changed, or says there is nothing to save. */
+async function save(app, project, data, errorSlot) {
+  const subdomain = String(data.get("hostedSubdomain") ?? "").trim();
+  const body = changes(project, {
+    name: String(data.get("name")).trim(),
+    hostedSubdomain: subdomain === "" ? null : subdomain,
+    visibility: data.get("visibility"),
+    autoPublish: data.get("autoPublish") === "on",
   });
+  if (Object.keys(body).length === 0) {
+    replace(
+      errorSlot,
+      h("div", { class: "alert alert-info", role: "status" }, "Nothing to save"),
+    );
+    return;
+  }
+  await app.api.patch(projectPath(project.id), body);
+  app.flash("Changes saved");
+  app.rerender();
+}
+
+export function settingsSection(app, project) {
+  const errorSlot = h("div", { class: "form-errors" });
+  const form = settingsForm(app, project, errorSlot);
+  handleSubmit(form, errorSlot, (data) => save(app, project, data, errorSlot));
   return [
     privateNotice(project, "below"),
     h("div", { class: "constrained" }, card("Project settings", form)),
