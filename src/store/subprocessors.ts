@@ -14,7 +14,6 @@ import {
   type SubprocessorChange,
   type UpdateSubprocessorRequest,
 } from "../domain/subprocessors.ts";
-import { badRequest } from "../domain/errors.ts";
 import { type TrustEvent, trustEvent } from "../domain/events.ts";
 import { stageEvents } from "./queue.ts";
 import {
@@ -110,7 +109,7 @@ export async function addSubprocessor(
   options: { request: CreateSubprocessorRequest; actor: SubprocessorActor; now: Date },
 ): Promise<Subprocessor> {
   if ((await countOf(kv, organizationId)) >= MAX_SUBPROCESSORS) {
-    throw badRequest(`An organization lists at most ${MAX_SUBPROCESSORS} subprocessors`);
+    throw conflict(`An organization lists at most ${MAX_SUBPROCESSORS} subprocessors`);
   }
   const at = options.now.toISOString();
   const subprocessor: Subprocessor = {

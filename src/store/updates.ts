@@ -121,7 +121,7 @@ export async function postUpdate(
   },
 ): Promise<TrustUpdate> {
   if ((await countOf(kv, projectId)) >= MAX_UPDATES_PER_PROJECT) {
-    throw badRequest(
+    throw conflict(
       `A project keeps at most ${MAX_UPDATES_PER_PROJECT} updates; delete old ones first`,
     );
   }

@@ -3,7 +3,7 @@
  * project's and the user's write markers, checked against the versions read when counting,
  * so two concurrent creations cannot both slip under a cap.
  */
-import { badRequest, conflict, notFound } from "../domain/errors.ts";
+import { conflict, notFound } from "../domain/errors.ts";
 import {
   MAX_WEBHOOKS_PER_PROJECT,
   MAX_WEBHOOKS_PER_USER,
@@ -66,11 +66,11 @@ export async function createWebhook(kv: Deno.Kv, webhook: WebhookRecord): Promis
       MAX_WEBHOOKS_PER_PROJECT,
     );
     if (inProject >= MAX_WEBHOOKS_PER_PROJECT) {
-      throw badRequest(`A project has at most ${MAX_WEBHOOKS_PER_PROJECT} webhooks`);
+      throw conflict(`A project has at most ${MAX_WEBHOOKS_PER_PROJECT} webhooks`);
     }
     const ofUser = await count(kv, webhooksByUserPrefix(webhook.createdBy), MAX_WEBHOOKS_PER_USER);
     if (ofUser >= MAX_WEBHOOKS_PER_USER) {
-      throw badRequest(`One user registers at most ${MAX_WEBHOOKS_PER_USER} webhooks`);
+      throw conflict(`One user registers at most ${MAX_WEBHOOKS_PER_USER} webhooks`);
     }
     const result = await kv.atomic()
       .check({ key, versionstamp: null }, projectMarker, userMarker)
