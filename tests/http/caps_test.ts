@@ -9,7 +9,7 @@ import { MAX_WEBHOOKS_PER_PROJECT, MAX_WEBHOOKS_PER_USER } from "../../src/domai
 import { createTestApp, snapshotKv, type TestApp } from "../support/app.ts";
 import { team } from "../support/fixtures.ts";
 
-async function fill(ctx: TestApp, count: number, request: (i: number) => Promise<Response>) {
+async function fill(count: number, request: (i: number) => Promise<Response>) {
   for (let i = 0; i < count; i++) {
     const res = await request(i);
     assert.equal(res.status, 201, await res.text());
@@ -41,7 +41,7 @@ Deno.test("[http] full collections answer 409 and change nothing", async (t) => 
           website: "https://v.example",
         },
       });
-    await fill(ctx, MAX_SUBPROCESSORS, add);
+    await fill(MAX_SUBPROCESSORS, add);
     await refusedWithConflict(ctx, () => add(MAX_SUBPROCESSORS), /at most 200 subprocessors/);
   });
 
@@ -51,7 +51,7 @@ Deno.test("[http] full collections answer 409 and change nothing", async (t) => 
         token: owner,
         json: { kind: "change", title: `Change ${i}`, body: "Routine maintenance." },
       });
-    await fill(ctx, MAX_UPDATES_PER_PROJECT, post);
+    await fill(MAX_UPDATES_PER_PROJECT, post);
     await refusedWithConflict(ctx, () => post(MAX_UPDATES_PER_PROJECT), /at most 500 updates/);
   });
 
@@ -63,7 +63,7 @@ Deno.test("[http] full collections answer 409 and change nothing", async (t) => 
           token,
           json: { url: `https://203.0.113.10/hooks/${i}`, events: ["version.published"] },
         });
-      await fill(ctx, MAX_WEBHOOKS_PER_USER, (i) => register(owner, i));
+      await fill(MAX_WEBHOOKS_PER_USER, (i) => register(owner, i));
       await refusedWithConflict(ctx, () => register(owner, 99), /registers at most 20 webhooks/);
       // The project's own cap, reached by other members' endpoints.
       const others = await Promise.all(
@@ -82,7 +82,7 @@ Deno.test("[http] full collections answer 409 and change nothing", async (t) => 
       }
       const writers = [member, ...others];
       const remaining = MAX_WEBHOOKS_PER_PROJECT - MAX_WEBHOOKS_PER_USER;
-      await fill(ctx, remaining, (i) => register(writers[i % writers.length], 100 + i));
+      await fill(remaining, (i) => register(writers[i % writers.length], 100 + i));
       await refusedWithConflict(ctx, () => register(others[1], 999), /at most 50 webhooks/);
     },
   );
