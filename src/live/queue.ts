@@ -19,6 +19,8 @@ export interface QueueConsumer {
   dispatch(message: unknown): Promise<void>;
   /** Processes queue messages until the KV closes. */
   start(): Promise<void>;
+  /** Resolves once no handler is under way (a message still in the queue is not counted). */
+  settled(): Promise<void>;
   /**
    * Stops handling messages, waits for the handlers under way, then closes the KV with
    * `close` and waits for the consumer to end. A message that arrives meanwhile is not
@@ -64,6 +66,9 @@ export function createQueueConsumer(deps: { kv: Deno.Kv; log: Logger }): QueueCo
     start() {
       listening ??= listenQueue(deps.kv, dispatch);
       return listening;
+    },
+    async settled() {
+      while (underWay.size > 0) await Promise.allSettled([...underWay]);
     },
     async stop(close) {
       stopping = true;

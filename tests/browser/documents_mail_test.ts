@@ -5,16 +5,15 @@
  * checked with axe, for console and CSP errors and for sideways scrolling.
  */
 import assert from "node:assert/strict";
-import type { Page } from "../deps.ts";
 import { login, signUp } from "../support/builtin_login.ts";
 import {
   assertAccessible,
   assertNoHorizontalOverflow,
   launchBrowser,
   openPage,
-  type PageLog,
 } from "../support/browser.ts";
 import { makePdf } from "../support/documents.ts";
+import { assertCleanPage, signInToDashboard } from "../support/dashboard.ts";
 import { startTestServer } from "../support/server.ts";
 import { startSmtpServer } from "../support/smtp.ts";
 
@@ -37,23 +36,6 @@ async function api(base: string, token: string, method: string, path: string, bo
   });
   assert.ok(res.ok, `${method} ${path}: ${res.status}`);
   return await res.json();
-}
-
-async function signIn(page: Page, base: string) {
-  await page.goto(`${base}/dashboard/`);
-  await page.getByRole("button", { name: "Sign in" }).click();
-  await page.getByLabel("Email").fill(OWNER.email);
-  await page.getByLabel("Password").fill(PASSWORD);
-  await page.getByRole("button", { name: "Sign in" }).click();
-  await page.waitForURL((url) => url.pathname === "/dashboard/" && !url.search);
-  await page.locator("main[aria-busy]").waitFor({ state: "detached" });
-}
-
-function assertClean(log: PageLog, origin: string) {
-  const errors = log.consoleErrors.filter((line) => !line.includes("/favicon.ico"));
-  assert.deepEqual(errors, [], "console errors (CSP refusals included)");
-  assert.deepEqual(log.pageErrors, []);
-  assert.deepEqual(log.foreignRequests(origin), []);
 }
 
 Deno.test("[browser] documents: a failed automatic approval, approved by hand; a project's documents page", async (t) => {
@@ -105,7 +87,7 @@ Deno.test("[browser] documents: a failed automatic approval, approved by hand; a
   try {
     await t.step("the owner sees why, approves by hand and is shown the link", async () => {
       const { page, log } = await openPage(browser);
-      await signIn(page, base);
+      await signInToDashboard(page, base, { email: OWNER.email, password: PASSWORD });
       await page.goto(`${base}/dashboard/#/orgs/${boot.organization.id}/documents`);
       await page.locator("main[aria-busy]").waitFor({ state: "detached" });
       await page.getByText(/One automatic approval could not be emailed \(pat@partner\.example\)/)
@@ -120,7 +102,7 @@ Deno.test("[browser] documents: a failed automatic approval, approved by hand; a
       assert.match(link, /\/documents\/access\/[A-Za-z0-9_-]{43}$/);
       assert.equal(await fetch(link).then(async (r) => (await r.body?.cancel(), r.status)), 200);
       await assertAccessible(page, "the documents section after approving by hand");
-      assertClean(log, base);
+      assertCleanPage(log, base);
       await page.context().close();
     });
 
@@ -133,7 +115,7 @@ Deno.test("[browser] documents: a failed automatic approval, approved by hand; a
         await page.getByRole("link", { name: "Request access to SOC 2" }).waitFor();
         await assertAccessible(page, `the project's documents page at ${width} px`);
         await assertNoHorizontalOverflow(page, `the project's documents page at ${width} px`);
-        assertClean(log, base);
+        assertCleanPage(log, base);
         await page.context().close();
       });
     }

@@ -5,16 +5,15 @@
  * checked with axe, for console and CSP errors and for sideways scrolling.
  */
 import assert from "node:assert/strict";
-import type { Page } from "../deps.ts";
 import { login, signUp } from "../support/builtin_login.ts";
 import {
   assertAccessible,
   assertNoHorizontalOverflow,
   launchBrowser,
   openPage,
-  type PageLog,
 } from "../support/browser.ts";
 import { makePdf } from "../support/documents.ts";
+import { assertCleanPage, signInToDashboard } from "../support/dashboard.ts";
 import { startTestServer } from "../support/server.ts";
 
 const PASSWORD = "correct horse battery staple";
@@ -28,23 +27,6 @@ async function api(base: string, token: string, method: string, path: string, js
   });
   assert.ok(res.ok, `${method} ${path}: ${res.status}`);
   return await res.json();
-}
-
-async function signIn(page: Page, base: string, person: { email: string }) {
-  await page.goto(`${base}/dashboard/`);
-  await page.getByRole("button", { name: "Sign in" }).click();
-  await page.getByLabel("Email").fill(person.email);
-  await page.getByLabel("Password").fill(PASSWORD);
-  await page.getByRole("button", { name: "Sign in" }).click();
-  await page.waitForURL((url) => url.pathname === "/dashboard/" && !url.search);
-  await page.locator("main[aria-busy]").waitFor({ state: "detached" });
-}
-
-function assertClean(log: PageLog, origin: string) {
-  const errors = log.consoleErrors.filter((line) => !line.includes("/favicon.ico"));
-  assert.deepEqual(errors, [], "console errors (CSP refusals included)");
-  assert.deepEqual(log.pageErrors, []);
-  assert.deepEqual(log.foreignRequests(origin), []);
 }
 
 Deno.test("[browser] documents: dashboard section, public list and access request form", async (t) => {
@@ -68,7 +50,7 @@ Deno.test("[browser] documents: dashboard section, public list and access reques
   try {
     await t.step("an owner sets the NDA and uploads a restricted PDF (1280 px)", async () => {
       const { page, log } = await openPage(browser);
-      await signIn(page, base, OWNER);
+      await signInToDashboard(page, base, { email: OWNER.email, password: PASSWORD });
       await page.goto(documents);
       await page.locator("main[aria-busy]").waitFor({ state: "detached" });
       await page.getByText("No documents yet").waitFor();
@@ -82,7 +64,7 @@ Deno.test("[browser] documents: dashboard section, public list and access reques
       await page.getByRole("cell", { name: "SOC 2 <Type II>", exact: true }).waitFor();
       await assertAccessible(page, "the documents section");
       await assertNoHorizontalOverflow(page, "the documents section");
-      assertClean(log, base);
+      assertCleanPage(log, base);
       await page.context().close();
     });
 
@@ -108,14 +90,14 @@ Deno.test("[browser] documents: dashboard section, public list and access reques
         await page.getByRole("button", { name: "Request access" }).click();
         await page.getByRole("heading", { level: 1, name: "Request received" }).waitFor();
         await assertAccessible(page, `the confirmation at ${width} px`);
-        assertClean(log, base);
+        assertCleanPage(log, base);
         await page.context().close();
       });
     }
 
     await t.step("the owner approves without email, copies the link, then revokes it", async () => {
       const { page, log } = await openPage(browser);
-      await signIn(page, base, OWNER);
+      await signInToDashboard(page, base, { email: OWNER.email, password: PASSWORD });
       await page.goto(documents);
       await page.locator("main[aria-busy]").waitFor({ state: "detached" });
       await page.getByRole("button", { name: "Approve the request of vera375@customer.example" })
@@ -133,7 +115,7 @@ Deno.test("[browser] documents: dashboard section, public list and access reques
         .click();
       await page.getByRole("status").filter({ hasText: "denied" }).waitFor();
       await assertAccessible(page, "the documents section with decided requests");
-      assertClean(log, base);
+      assertCleanPage(log, base);
       await page.context().close();
     });
   } finally {

@@ -4,95 +4,37 @@
  * without the controls to change it.
  */
 import assert from "node:assert/strict";
-import type { Page } from "../deps.ts";
-import { login, signUp } from "../support/builtin_login.ts";
 import {
   assertAccessible,
   assertNoHorizontalOverflow,
   expectFailedRequests,
   launchBrowser,
   openPage,
-  type PageLog,
 } from "../support/browser.ts";
+import {
+  api,
+  assertCleanPage,
+  dashboardTeam,
+  MEMBER,
+  OWNER,
+  PASSWORD,
+  signInToDashboard,
+  viewDashboard,
+} from "../support/dashboard.ts";
 import { startTestServer } from "../support/server.ts";
-
-const PASSWORD = "correct horse battery staple";
-const OWNER = { name: "Olivia Owner", email: "olivia@example.com" };
-const MEMBER = { name: "Mo Member", email: "mo@example.com" };
-
-async function api(base: string, token: string, method: string, path: string, json?: unknown) {
-  const res = await fetch(`${base}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-    body: json === undefined ? undefined : JSON.stringify(json),
-  });
-  assert.ok(res.ok, `${method} ${path}: ${res.status}`);
-  return await res.json();
-}
-
-async function signIn(page: Page, base: string, person: { email: string }) {
-  await page.goto(`${base}/dashboard/`);
-  await page.getByRole("button", { name: "Sign in" }).click();
-  await page.getByLabel("Email").fill(person.email);
-  await page.getByLabel("Password").fill(PASSWORD);
-  await page.getByRole("button", { name: "Sign in" }).click();
-  await page.waitForURL((url) => url.pathname === "/dashboard/" && !url.search);
-  await page.locator("main[aria-busy]").waitFor({ state: "detached" });
-}
-
-function assertClean(log: PageLog, origin: string) {
-  // Chromium probes /favicon.ico by itself for pages without an icon; the service has none.
-  const errors = log.consoleErrors.filter((line) => !line.includes("/favicon.ico"));
-  assert.deepEqual(errors, [], "console errors (CSP refusals included)");
-  assert.deepEqual(log.pageErrors, []);
-  assert.deepEqual(log.foreignRequests(origin), []);
-}
-
-async function team(base: string) {
-  for (const person of [OWNER, MEMBER]) {
-    const res = await signUp(base, "", { ...person, password: PASSWORD });
-    await res.body?.cancel();
-  }
-  const owner = (await login(base, { email: OWNER.email, password: PASSWORD })).access_token;
-  const member = (await login(base, { email: MEMBER.email, password: PASSWORD })).access_token;
-  const boot = await api(base, owner, "POST", "/onboarding/bootstrap", {
-    workspaceName: "Acme Security",
-    projectName: "Acme Cloud",
-    projectSlug: "acme-cloud",
-    projectVisibility: "public",
-  });
-  const invitation = await api(
-    base,
-    owner,
-    "POST",
-    `/organizations/${boot.organization.id}/invitations`,
-    {
-      email: MEMBER.email,
-      role: "member",
-    },
-  );
-  const token = invitation.acceptUrl.split("#invitation=")[1];
-  await api(base, member, "POST", `/invitations/${token}/accept`);
-  return { owner, member, boot };
-}
-
-async function view(page: Page, url: string) {
-  await page.goto(url);
-  await page.locator("main[aria-busy]").waitFor({ state: "detached" });
-}
 
 Deno.test("[browser] subprocessors: owners change the list, members read it", async (t) => {
   await using server = await startTestServer({ env: { SIGNUP: "open" }, queue: false });
   const base = server.baseUrl;
-  const { member, boot } = await team(base);
+  const { member, boot } = await dashboardTeam(base);
   const orgId = boot.organization.id;
   const browser = await launchBrowser();
   try {
     for (const width of [1280, 375]) {
       await t.step(`an owner adds, edits and removes at ${width} px`, async () => {
         const { page, log } = await openPage(browser, { viewport: { width, height: 860 } });
-        await signIn(page, base, OWNER);
-        await view(page, `${base}/dashboard/#/orgs/${orgId}`);
+        await signInToDashboard(page, base, { email: OWNER.email, password: PASSWORD });
+        await viewDashboard(page, `${base}/dashboard/#/orgs/${orgId}`);
         await page.getByRole("link", { name: "Subprocessors" }).click();
         await page.getByRole("heading", { level: 2, name: "Subprocessors" }).waitFor();
         const name = `Postmark ${width}`;
@@ -124,7 +66,7 @@ Deno.test("[browser] subprocessors: owners change the list, members read it", as
         await page.getByRole("button", { name: "Remove", exact: true }).click();
         await page.getByRole("status").filter({ hasText: `${name} removed` }).waitFor();
         await page.getByText(new RegExp(`${name} removed by`)).waitFor();
-        assertClean(log, base);
+        assertCleanPage(log, base);
         await page.context().close();
       });
     }
@@ -132,13 +74,13 @@ Deno.test("[browser] subprocessors: owners change the list, members read it", as
     await api(base, member, "GET", `/organizations/${orgId}/subprocessors`);
     await t.step("a member reads the list without changing it (1280 px)", async () => {
       const { page, log } = await openPage(browser);
-      await signIn(page, base, MEMBER);
-      await view(page, `${base}/dashboard/#/orgs/${orgId}/subprocessors`);
+      await signInToDashboard(page, base, { email: MEMBER.email, password: PASSWORD });
+      await viewDashboard(page, `${base}/dashboard/#/orgs/${orgId}/subprocessors`);
       await page.getByText("Only owners of the organization can change the list.").waitFor();
       assert.equal(await page.getByRole("button", { name: "Add subprocessor" }).count(), 0);
       await page.getByText(/Postmark 1280 added by/).waitFor();
       await assertAccessible(page, "the read-only subprocessors view");
-      assertClean(log, base);
+      assertCleanPage(log, base);
       await page.context().close();
     });
   } finally {

@@ -5,15 +5,15 @@
  * configured, each checked with axe.
  */
 import assert from "node:assert/strict";
-import type { Browser, Page } from "../deps.ts";
+import type { Browser } from "../deps.ts";
 import { login, signUp } from "../support/builtin_login.ts";
 import {
   assertAccessible,
   assertNoHorizontalOverflow,
   launchBrowser,
   openPage,
-  type PageLog,
 } from "../support/browser.ts";
+import { assertCleanPage, signInToDashboard } from "../support/dashboard.ts";
 import { startTestServer } from "../support/server.ts";
 import { startSmtpServer } from "../support/smtp.ts";
 
@@ -43,26 +43,9 @@ async function workspace(base: string) {
   return { orgId: boot.organization.id as string, orgSlug: boot.organization.slug as string };
 }
 
-async function signIn(page: Page, base: string) {
-  await page.goto(`${base}/dashboard/`);
-  await page.getByRole("button", { name: "Sign in" }).click();
-  await page.getByLabel("Email").fill(OWNER.email);
-  await page.getByLabel("Password").fill(PASSWORD);
-  await page.getByRole("button", { name: "Sign in" }).click();
-  await page.waitForURL((url) => url.pathname === "/dashboard/" && !url.search);
-  await page.locator("main[aria-busy]").waitFor({ state: "detached" });
-}
-
-function assertClean(log: PageLog, origin: string) {
-  const errors = log.consoleErrors.filter((line) => !line.includes("/favicon.ico"));
-  assert.deepEqual(errors, [], "console errors (CSP refusals included)");
-  assert.deepEqual(log.pageErrors, []);
-  assert.deepEqual(log.foreignRequests(origin), []);
-}
-
 async function subscribersSection(browser: Browser, base: string, orgId: string) {
   const { page, log } = await openPage(browser);
-  await signIn(page, base);
+  await signInToDashboard(page, base, { email: OWNER.email, password: PASSWORD });
   await page.goto(`${base}/dashboard/#/orgs/${orgId}/subscribers`);
   await page.locator("main[aria-busy]").waitFor({ state: "detached" });
   await page.getByRole("heading", { level: 2, name: "Subscriber counts" }).waitFor();
@@ -99,7 +82,7 @@ Deno.test("[browser] subscriptions: the trust page's and trust center's forms, t
         await assertNoHorizontalOverflow(page, `the confirm page at ${width} px`);
         await page.getByRole("button", { name: "Confirm the subscription" }).click();
         await page.getByRole("heading", { level: 1, name: "Subscription confirmed" }).waitFor();
-        assertClean(log, base);
+        assertCleanPage(log, base);
         await page.context().close();
       });
     }
@@ -117,7 +100,7 @@ Deno.test("[browser] subscriptions: the trust page's and trust center's forms, t
         await page.getByRole("heading", { level: 1, name: "Check your inbox" }).waitFor();
         const mail = await smtp.next((m) => JSON.stringify(m.to).includes(email));
         assert.match(mail.subject ?? "", /Acme Security/);
-        assertClean(log, base);
+        assertCleanPage(log, base);
         await page.context().close();
       });
     }
@@ -132,7 +115,7 @@ Deno.test("[browser] subscriptions: the trust page's and trust center's forms, t
       await page.getByRole("button", { name: "Remove reader375@customer.example" }).click();
       await page.getByRole("button", { name: "Remove", exact: true }).click();
       await page.getByRole("status").filter({ hasText: "was removed" }).waitFor();
-      assertClean(log, base);
+      assertCleanPage(log, base);
       await page.context().close();
     });
   } finally {
@@ -148,7 +131,7 @@ Deno.test("[browser] subscriptions: the dashboard says when email is not configu
   try {
     for (const width of [375, 1280]) {
       const { page, log } = await openPage(browser, { viewport: { width, height: 800 } });
-      await signIn(page, base);
+      await signInToDashboard(page, base, { email: OWNER.email, password: PASSWORD });
       await page.goto(`${base}/dashboard/#/orgs/${orgId}/subscribers`);
       await page.locator("main[aria-busy]").waitFor({ state: "detached" });
       await page.getByText("Email is not configured").waitFor();
@@ -160,7 +143,7 @@ Deno.test("[browser] subscriptions: the dashboard says when email is not configu
       assert.ok(!trustPage.includes('class="subscribe"'), "no form without email");
       const center = await (await fetch(`${base}/public/trust/${orgSlug}.html`)).text();
       assert.ok(!center.includes('class="subscribe"'), "no form on the trust center either");
-      assertClean(log, base);
+      assertCleanPage(log, base);
       await page.context().close();
     }
   } finally {

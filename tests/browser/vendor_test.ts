@@ -13,8 +13,8 @@ import {
   expectFailedRequests,
   launchBrowser,
   openPage,
-  type PageLog,
 } from "../support/browser.ts";
+import { assertCleanPage, signInToDashboard } from "../support/dashboard.ts";
 import { startTestServer } from "../support/server.ts";
 
 const PASSWORD = "correct horse battery staple";
@@ -30,24 +30,6 @@ async function api(base: string, token: string, method: string, path: string, js
   });
   assert.ok(res.ok, `${method} ${path}: ${res.status}`);
   return await res.json();
-}
-
-async function signIn(page: Page, base: string, person: { email: string }) {
-  await page.goto(`${base}/dashboard/`);
-  await page.getByRole("button", { name: "Sign in" }).click();
-  await page.getByLabel("Email").fill(person.email);
-  await page.getByLabel("Password").fill(PASSWORD);
-  await page.getByRole("button", { name: "Sign in" }).click();
-  await page.waitForURL((url) => url.pathname === "/dashboard/" && !url.search);
-  await page.locator("main[aria-busy]").waitFor({ state: "detached" });
-}
-
-function assertClean(log: PageLog, origin: string) {
-  // Chromium probes /favicon.ico by itself for pages without an icon; the service has none.
-  const errors = log.consoleErrors.filter((line) => !line.includes("/favicon.ico"));
-  assert.deepEqual(errors, [], "console errors (CSP refusals included)");
-  assert.deepEqual(log.pageErrors, []);
-  assert.deepEqual(log.foreignRequests(origin), []);
 }
 
 async function imageLoaded(page: Page, selector: string): Promise<boolean> {
@@ -83,7 +65,7 @@ Deno.test("[browser] vendor: dashboard profile section, trust center and trust p
   try {
     await t.step("an owner edits the profile and uploads a logo (1280 px)", async () => {
       const { page, log } = await openPage(browser);
-      await signIn(page, base, OWNER);
+      await signInToDashboard(page, base, { email: OWNER.email, password: PASSWORD });
       await page.goto(`${base}/dashboard/#/orgs/${orgId}/profile`);
       await page.locator("main[aria-busy]").waitFor({ state: "detached" });
       await page.getByRole("heading", { level: 2, name: "Vendor profile" }).waitFor();
@@ -109,7 +91,7 @@ Deno.test("[browser] vendor: dashboard profile section, trust center and trust p
       await page.getByRole("link", { name: "Public trust center" }).waitFor();
       await assertAccessible(page, "the vendor profile section");
       await assertNoHorizontalOverflow(page, "the vendor profile section");
-      assertClean(log, base);
+      assertCleanPage(log, base);
       const stored = await api(base, member, "GET", `/organizations/${orgId}/profile`);
       assert.equal(stored.profile.displayName, "Acme, Inc.");
       assert.equal(stored.profile.brandColor, "#1d4ed8");
@@ -119,7 +101,7 @@ Deno.test("[browser] vendor: dashboard profile section, trust center and trust p
 
     await t.step("a member sees the profile read-only (1280 px)", async () => {
       const { page, log } = await openPage(browser);
-      await signIn(page, base, MEMBER);
+      await signInToDashboard(page, base, { email: MEMBER.email, password: PASSWORD });
       await page.goto(`${base}/dashboard/#/orgs/${orgId}/profile`);
       await page.locator("main[aria-busy]").waitFor({ state: "detached" });
       await page.getByText("Only owners of the organization can change the profile.").waitFor();
@@ -127,7 +109,7 @@ Deno.test("[browser] vendor: dashboard profile section, trust center and trust p
       assert.equal(await page.getByRole("button", { name: "Upload logo" }).count(), 0);
       await page.getByText("security@acme.example").waitFor();
       await assertAccessible(page, "the read-only vendor profile");
-      assertClean(log, base);
+      assertCleanPage(log, base);
       await page.context().close();
     });
 
@@ -156,7 +138,7 @@ Deno.test("[browser] vendor: dashboard profile section, trust center and trust p
         await assertNoHorizontalOverflow(page, `the trust page at ${width} px`);
         await page.getByRole("link", { name: "Trust center" }).first().click();
         await page.waitForURL(`${base}/public/trust/${orgSlug}`);
-        assertClean(log, base);
+        assertCleanPage(log, base);
         await page.context().close();
       });
     }

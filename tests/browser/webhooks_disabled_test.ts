@@ -13,20 +13,11 @@ import {
   launchBrowser,
   openPage,
 } from "../support/browser.ts";
+import { signInToDashboard } from "../support/dashboard.ts";
 import { startTestServer } from "../support/server.ts";
 
 const PASSWORD = "correct horse battery staple";
 const OWNER = { name: "Olivia Owner", email: "olivia@example.com" };
-
-async function signIn(page: Page, base: string) {
-  await page.goto(`${base}/dashboard/`);
-  await page.getByRole("button", { name: "Sign in" }).click();
-  await page.getByLabel("Email").fill(OWNER.email);
-  await page.getByLabel("Password").fill(PASSWORD);
-  await page.getByRole("button", { name: "Sign in" }).click();
-  await page.waitForURL((url) => url.pathname === "/dashboard/" && !url.search);
-  await page.locator("main[aria-busy]").waitFor({ state: "detached" });
-}
 
 async function openSection(page: Page, projectId: string) {
   await page.evaluate(`location.hash = "#/projects/${projectId}"`);
@@ -83,7 +74,7 @@ Deno.test("[browser] webhooks: an endpoint disabled after failed deliveries is s
   const browser = await launchBrowser();
   try {
     const { page, log } = await openPage(browser);
-    await signIn(page, base);
+    await signInToDashboard(page, base, { email: OWNER.email, password: PASSWORD });
     await openSection(page, projectId);
 
     await t.step("the disabled state, the warning and Re-enable; axe-clean", async () => {

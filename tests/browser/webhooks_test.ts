@@ -5,7 +5,6 @@
  * and Redeliver, then removal; axe-clean at 1280 and 375 px, without sideways scrolling.
  */
 import assert from "node:assert/strict";
-import type { Page } from "../deps.ts";
 import { login, signUp } from "../support/builtin_login.ts";
 import {
   assertAccessible,
@@ -14,20 +13,11 @@ import {
   launchBrowser,
   openPage,
 } from "../support/browser.ts";
+import { signInToDashboard } from "../support/dashboard.ts";
 import { startTestServer } from "../support/server.ts";
 
 const PASSWORD = "correct horse battery staple";
 const OWNER = { name: "Olivia Owner", email: "olivia@example.com" };
-
-async function signIn(page: Page, base: string) {
-  await page.goto(`${base}/dashboard/`);
-  await page.getByRole("button", { name: "Sign in" }).click();
-  await page.getByLabel("Email").fill(OWNER.email);
-  await page.getByLabel("Password").fill(PASSWORD);
-  await page.getByRole("button", { name: "Sign in" }).click();
-  await page.waitForURL((url) => url.pathname === "/dashboard/" && !url.search);
-  await page.locator("main[aria-busy]").waitFor({ state: "detached" });
-}
 
 Deno.test("[browser] webhooks: add, test, follow deliveries, redeliver and remove", async (t) => {
   let answers = [500];
@@ -54,7 +44,7 @@ Deno.test("[browser] webhooks: add, test, follow deliveries, redeliver and remov
   const browser = await launchBrowser();
   try {
     const { page, log } = await openPage(browser);
-    await signIn(page, base);
+    await signInToDashboard(page, base, { email: OWNER.email, password: PASSWORD });
     await page.goto(`${base}/dashboard/#/projects/${projectId}/webhooks`);
     await page.locator("main[aria-busy]").waitFor({ state: "detached" });
     await page.getByRole("heading", { level: 2, name: "Webhooks" }).waitFor();

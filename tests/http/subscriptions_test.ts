@@ -97,6 +97,8 @@ Deno.test("[http] subscriptions: double opt-in, no enumeration, one-click unsubs
   });
 
   await t.step("a forged or truncated link is a 404 page and changes nothing", async () => {
+    // The confirmation email's handler records its delivery after the server accepted it.
+    await ctx.services.queue.settled();
     const before = await snapshotKv(ctx.kv);
     for (
       const path of [
@@ -177,6 +179,7 @@ Deno.test("[http] subscriptions: double opt-in, no enumeration, one-click unsubs
 
   await t.step("unsubscribing again answers the same page and changes nothing", async () => {
     await settle(); // the notification's delivery record is written just after it is sent
+    await ctx.services.queue.settled();
     const before = await snapshotKv(ctx.kv);
     const again = await ctx.call("POST", unsubscribePath, {
       body: "List-Unsubscribe=One-Click",
@@ -199,6 +202,7 @@ Deno.test("[http] subscriptions: double opt-in, no enumeration, one-click unsubs
     const [id, mac] = token.split(".");
     const otherId = crypto.randomUUID();
     const confirmToken = confirmPath.slice("/subscriptions/confirm/".length);
+    await ctx.services.queue.settled();
     const before = await snapshotKv(ctx.kv);
     for (
       const forged of [
@@ -237,6 +241,7 @@ Deno.test("[http] subscriptions: bad input, private projects and throttling", as
   const hidden = await workspace(ctx, "other", { projectSlug: "hidden", visibility: "private" });
 
   await t.step("bad addresses, private projects and unknown names change nothing", async () => {
+    await ctx.services.queue.settled();
     const before = await snapshotKv(ctx.kv);
     const cases: [string, unknown, number][] = [
       ["/trust/acme/subscriptions", { email: "not an address" }, 400],
@@ -340,6 +345,7 @@ Deno.test("[http] subscribers: members count, owners list and remove; 401/403 ch
   await t.step("refusals change nothing", async () => {
     const { subscribers } = await (await ctx.call("GET", path, { token: ws.token })).json();
     const item = `${path}/${subscribers[0].id}`;
+    await ctx.services.queue.settled();
     const before = await snapshotKv(ctx.kv);
     const attempts: [string, string, string | undefined, number][] = [
       ["GET", path, undefined, 401],
@@ -380,6 +386,7 @@ Deno.test("[http] subscribers: members count, owners list and remove; 401/403 ch
 Deno.test("[http] subscriptions without SMTP: refused with 409, and the status says so", async () => {
   await using ctx = await createTestApp();
   const ws = await setUp(ctx);
+  await ctx.services.queue.settled();
   const before = await snapshotKv(ctx.kv);
   const res = await ctx.call("POST", "/trust/acme/subscriptions", { json: { email: "a@b.test" } });
   assert.equal(res.status, 409);
