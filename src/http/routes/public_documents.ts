@@ -172,19 +172,20 @@ publicDocumentRoutes.openapi(
   }),
   async (c) => {
     const input = await formInput(c, c.req.valid("param").orgSlug).catch(() => null);
-    if (!input) {
-      return c.body(
-        renderMessageHtml("Not available", "This trust center takes no document requests."),
-        404,
-        {
-          ...trustPageHeaders(documentsCsp()),
-        },
-      );
-    }
+    if (!input) return notAvailable(c);
     const selected = [c.req.valid("query").document ?? ""];
     return formPage(c, renderRequestFormHtml({ ...input, selected }), 200);
   },
 );
+
+/** The page of a trust center that takes no requests (unknown, or no NDA set). */
+function notAvailable(c: Context<AppEnv>) {
+  return c.body(
+    renderMessageHtml("Not available", "This trust center takes no document requests."),
+    404,
+    trustPageHeaders(documentsCsp()),
+  );
+}
 
 function asList(value: string | string[] | undefined): string[] {
   return value === undefined ? [] : Array.isArray(value) ? value : [value];
@@ -216,15 +217,7 @@ publicDocumentRoutes.openapi(
   }),
   async (c) => {
     const input = await formInput(c, c.req.valid("param").orgSlug).catch(() => null);
-    if (!input) {
-      return c.body(
-        renderMessageHtml("Not available", "This trust center takes no document requests."),
-        404,
-        {
-          ...trustPageHeaders(documentsCsp()),
-        },
-      );
-    }
+    if (!input) return notAvailable(c);
     const form = c.req.valid("form");
     const center = input.list.url.slice(0, -"/documents".length);
     const done = renderMessageHtml("Request received", RECEIVED, center);
