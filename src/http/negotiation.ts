@@ -14,6 +14,28 @@ export function wantsMarkdown(c: Context<AppEnv>): boolean {
   return /text\/markdown/i.test(accept) && !/text\/html/i.test(accept.split("text/markdown")[0]);
 }
 
+/** The three representations of a public read. */
+export type PublicFormat = "json" | "html" | "md";
+
+/**
+ * The format a public read answers in: what an explicit `.md`/`.html` suffix chose, else
+ * Markdown for agents (`wantsMarkdown`), HTML for browsers (Accept: text/html), JSON otherwise.
+ */
+export function negotiatedFormat(c: Context<AppEnv>, suffix?: string): PublicFormat {
+  if (suffix === "md" || suffix === "html") return suffix;
+  if (wantsMarkdown(c)) return "md";
+  return /text\/html/i.test(c.req.header("accept") ?? "") ? "html" : "json";
+}
+
+/** The address of another page of a listing, keeping an explicit limit. */
+export function pageUrl(base: string, options: { cursor?: string; limit?: number }): string {
+  const params = new URLSearchParams();
+  if (options.cursor) params.set("cursor", options.cursor);
+  if (options.limit !== undefined) params.set("limit", String(options.limit));
+  const query = params.toString();
+  return query ? `${base}?${query}` : base;
+}
+
 /** Answers a documentation page in the negotiated format. */
 export function sendDoc(
   c: Context<AppEnv>,

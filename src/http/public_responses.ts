@@ -17,7 +17,7 @@ import { JSON_TYPE, MARKDOWN_TYPE, PUBLIC_CACHE, trustPageHeaders } from "../ser
 import type { Artifact, Publication } from "../domain/publication.ts";
 import type { Project } from "../domain/workspace.ts";
 import type { AppEnv } from "./env.ts";
-import { wantsMarkdown } from "./negotiation.ts";
+import { negotiatedFormat } from "./negotiation.ts";
 
 /** Headers of every unversioned public read: shared caching, and readable from any origin. */
 export function publicHeaders(c: Context<AppEnv>): void {
@@ -64,9 +64,7 @@ export async function serveLatestProfile(
   format: "json" | "html" | "md" | undefined,
 ): Promise<Response> {
   const { publication } = latest;
-  const accept = c.req.header("accept") ?? "";
-  const chosen = format ??
-    (wantsMarkdown(c) ? "md" : /text\/html/i.test(accept) ? "html" : "json");
+  const chosen = format ?? negotiatedFormat(c);
   const base = { "cache-control": PUBLIC_CACHE, vary: "Accept" };
   if (chosen === "json") {
     return await serveArtifact(c, publication.artifacts.trustJson, {

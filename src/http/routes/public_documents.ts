@@ -34,7 +34,7 @@ import { currentNda } from "../../store/documents.ts";
 import { getOrganizationBySlug } from "../../store/organizations.ts";
 import { clientIp } from "../client_ip.ts";
 import { type AppEnv, createRouter } from "../env.ts";
-import { wantsMarkdown } from "../negotiation.ts";
+import { negotiatedFormat } from "../negotiation.ts";
 import { errors, json, jsonBody } from "../openapi.ts";
 import { publicHeaders } from "../public_responses.ts";
 
@@ -53,12 +53,13 @@ async function serveList(c: Context<AppEnv>, slug: string, markdown: boolean) {
   publicHeaders(c);
   c.header("Vary", "Accept");
   const center = list.url.slice(0, -"/documents".length);
-  if (markdown || wantsMarkdown(c)) {
+  const format = negotiatedFormat(c, markdown ? "md" : undefined);
+  if (format === "md") {
     return c.body(renderDocumentsMarkdown(list, center), 200, {
       "content-type": "text/markdown; charset=utf-8",
     });
   }
-  if (/text\/html/i.test(c.req.header("accept") ?? "")) {
+  if (format === "html") {
     return c.body(renderDocumentsHtml(list, center), 200, trustPageHeaders(documentsCsp()));
   }
   return c.json(list, 200);

@@ -19,7 +19,7 @@ import { JSON_TYPE, PUBLIC_CACHE, trustPageHeaders } from "../../serve/headers.t
 import { PROFILE_ENVELOPE } from "../../serve/bodies.ts";
 import { publicationByDomain } from "../../serve/public_read.ts";
 import { createRouter } from "../env.ts";
-import { wantsMarkdown } from "../negotiation.ts";
+import { negotiatedFormat } from "../negotiation.ts";
 import { documentedJson, errors, json } from "../openapi.ts";
 import { publicHeaders, serveArtifact } from "../public_responses.ts";
 
@@ -96,12 +96,12 @@ trustCenterRoutes.openapi(
     publicHeaders(c);
     c.header("Vary", "Accept");
     const link = (slug: string) => `${config.baseUrl}/trust/${encodeURIComponent(slug)}`;
-    const html = suffix === "html" || (!suffix && /text\/html/i.test(c.req.header("accept") ?? ""));
-    if (suffix === "md" || (!suffix && wantsMarkdown(c))) {
+    const format = negotiatedFormat(c, suffix);
+    if (format === "md") {
       const md = orgTrustCenterPage(center, { config, format: "md", links: link });
       return c.body(md.bytes, 200, { "content-type": "text/markdown; charset=utf-8" });
     }
-    if (html) {
+    if (format === "html") {
       const page = orgTrustCenterPage(center, { config, format: "html", links: link });
       return c.body(page.bytes, 200, trustPageHeaders(page.csp));
     }
@@ -116,12 +116,13 @@ async function serveSubprocessors(c: Context<AppEnv>, slug: string, markdown: bo
   publicHeaders(c);
   c.header("Vary", "Accept");
   const center = list.url.slice(0, -"/subprocessors".length);
-  if (markdown || wantsMarkdown(c)) {
+  const format = negotiatedFormat(c, markdown ? "md" : undefined);
+  if (format === "md") {
     return c.body(renderSubprocessorsMarkdown(list, center), 200, {
       "content-type": "text/markdown; charset=utf-8",
     });
   }
-  if (!markdown && /text\/html/i.test(c.req.header("accept") ?? "")) {
+  if (format === "html") {
     return c.body(renderSubprocessorsHtml(list, center), 200, trustPageHeaders(subprocessorsCsp()));
   }
   return c.json(list, 200);

@@ -17,7 +17,7 @@ import { publicUrls } from "../../publish/urls.ts";
 import { publicProjectDocuments } from "../../serve/documents.ts";
 import { MARKDOWN_TYPE, trustPageHeaders } from "../../serve/headers.ts";
 import { type AppEnv, createRouter } from "../env.ts";
-import { wantsMarkdown } from "../negotiation.ts";
+import { negotiatedFormat } from "../negotiation.ts";
 import { documentedJson, errors } from "../openapi.ts";
 import { publicHeaders } from "../public_responses.ts";
 
@@ -34,12 +34,13 @@ async function answer(c: Context<AppEnv>, slug: string, markdown: boolean): Prom
   publicHeaders(c);
   c.header("Vary", "Accept");
   const page = publicUrls(services.config, list.project.slug).page;
-  if (markdown || wantsMarkdown(c)) {
+  const format = negotiatedFormat(c, markdown ? "md" : undefined);
+  if (format === "md") {
     return c.body(renderProjectDocumentsMarkdown(list, `${page}.md`), 200, {
       "content-type": MARKDOWN_TYPE,
     });
   }
-  if (/text\/html/i.test(c.req.header("accept") ?? "")) {
+  if (format === "html") {
     return c.body(renderProjectDocumentsHtml(list, page), 200, trustPageHeaders(documentsCsp()));
   }
   return c.json(list, 200);

@@ -23,7 +23,7 @@ import { publicUrls } from "../../publish/urls.ts";
 import { MARKDOWN_TYPE, trustPageHeaders } from "../../serve/headers.ts";
 import { publicUpdateById, publicUpdates } from "../../serve/updates.ts";
 import { type AppEnv, createRouter } from "../env.ts";
-import { wantsMarkdown } from "../negotiation.ts";
+import { negotiatedFormat, pageUrl, type PublicFormat } from "../negotiation.ts";
 import { documentedJson, errors } from "../openapi.ts";
 import { publicHeaders } from "../public_responses.ts";
 
@@ -31,25 +31,10 @@ import { publicHeaders } from "../public_responses.ts";
 export const trustUpdateRoutes = createRouter();
 
 const tags = ["Public trust"];
-type Format = "json" | "html" | "md";
-
-function negotiated(c: Context<AppEnv>, suffix?: string): Format {
-  if (suffix === "md" || suffix === "html") return suffix;
-  if (wantsMarkdown(c)) return "md";
-  return /text\/html/i.test(c.req.header("accept") ?? "") ? "html" : "json";
-}
-
-function pageUrl(base: string, options: { cursor?: string; limit?: number }): string {
-  const params = new URLSearchParams();
-  if (options.cursor) params.set("cursor", options.cursor);
-  if (options.limit !== undefined) params.set("limit", String(options.limit));
-  const query = params.toString();
-  return query ? `${base}?${query}` : base;
-}
 
 async function answerList(
   c: Context<AppEnv>,
-  input: { slug: string; query: UpdatePageQuery; format: Format },
+  input: { slug: string; query: UpdatePageQuery; format: PublicFormat },
 ): Promise<Response> {
   const { services } = c.var;
   const list = await publicUpdates(services, input.slug, input.query);
@@ -100,7 +85,7 @@ trustUpdateRoutes.openapi(
     const response = await answerList(c, {
       slug: c.req.valid("param").projectSlug,
       query: c.req.valid("query"),
-      format: negotiated(c),
+      format: negotiatedFormat(c),
     });
     return documentedJson(PublicTrustUpdates, response);
   },
@@ -172,7 +157,7 @@ trustUpdateRoutes.openapi(
     const found = await publicUpdateById(services, projectSlug, id);
     publicHeaders(c);
     c.header("Vary", "Accept");
-    const format = negotiated(c, suffix);
+    const format = negotiatedFormat(c, suffix);
     const urls = publicUrls(services.config, found.project.slug);
     const input = {
       ...found,

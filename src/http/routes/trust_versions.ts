@@ -16,7 +16,7 @@ import { publicUrls } from "../../publish/urls.ts";
 import { MARKDOWN_TYPE, trustPageHeaders } from "../../serve/headers.ts";
 import { JSON_VERSIONS_LIMIT, PAGE_VERSIONS_LIMIT, versionPage } from "../../serve/history.ts";
 import { type AppEnv, createRouter } from "../env.ts";
-import { wantsMarkdown } from "../negotiation.ts";
+import { negotiatedFormat, pageUrl, type PublicFormat } from "../negotiation.ts";
 import { documentedJson, errors } from "../openapi.ts";
 import { publicHeaders } from "../public_responses.ts";
 
@@ -24,7 +24,6 @@ import { publicHeaders } from "../public_responses.ts";
 export const trustVersionRoutes = createRouter();
 
 const tags = ["Public trust"];
-type Format = "json" | "html" | "md";
 
 const VersionsContent = {
   "application/json": { schema: PublishedVersionListResponse },
@@ -32,23 +31,9 @@ const VersionsContent = {
   "text/markdown": { schema: z.string() },
 };
 
-function negotiated(c: Context<AppEnv>): Format {
-  if (wantsMarkdown(c)) return "md";
-  return /text\/html/i.test(c.req.header("accept") ?? "") ? "html" : "json";
-}
-
-/** The address of another page of the same listing, keeping an explicit limit. */
-function pageUrl(base: string, options: { cursor?: string; limit?: number }): string {
-  const params = new URLSearchParams();
-  if (options.cursor) params.set("cursor", options.cursor);
-  if (options.limit !== undefined) params.set("limit", String(options.limit));
-  const query = params.toString();
-  return query ? `${base}?${query}` : base;
-}
-
 async function answer(
   c: Context<AppEnv>,
-  input: { slug: string; query: VersionPageQuery; format: Format },
+  input: { slug: string; query: VersionPageQuery; format: PublicFormat },
 ): Promise<Response> {
   const { slug, query, format } = input;
   const defaultLimit = format === "json" ? JSON_VERSIONS_LIMIT : PAGE_VERSIONS_LIMIT;
@@ -95,7 +80,7 @@ trustVersionRoutes.openapi(
     const response = await answer(c, {
       slug: c.req.valid("param").projectSlug,
       query: c.req.valid("query"),
-      format: negotiated(c),
+      format: negotiatedFormat(c),
     });
     return documentedJson(PublishedVersionListResponse, response);
   },
