@@ -13,21 +13,8 @@ import {
   openPage,
 } from "../support/browser.ts";
 import { makePdf } from "../support/documents.ts";
-import { assertCleanPage, signInToDashboard } from "../support/dashboard.ts";
+import { api, assertCleanPage, OWNER, PASSWORD, signInToDashboard } from "../support/dashboard.ts";
 import { startTestServer } from "../support/server.ts";
-
-const PASSWORD = "correct horse battery staple";
-const OWNER = { name: "Olivia Owner", email: "olivia@example.com" };
-
-async function api(base: string, token: string, method: string, path: string, json?: unknown) {
-  const res = await fetch(`${base}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-    body: json === undefined ? undefined : JSON.stringify(json),
-  });
-  assert.ok(res.ok, `${method} ${path}: ${res.status}`);
-  return await res.json();
-}
 
 Deno.test("[browser] documents: dashboard section, public list and access request form", async (t) => {
   await using server = await startTestServer({ env: { SIGNUP: "open" }, queue: false });

@@ -14,23 +14,17 @@ import {
   launchBrowser,
   openPage,
 } from "../support/browser.ts";
-import { assertCleanPage, signInToDashboard } from "../support/dashboard.ts";
+import {
+  api,
+  assertCleanPage,
+  MEMBER,
+  OWNER,
+  PASSWORD,
+  signInToDashboard,
+} from "../support/dashboard.ts";
 import { startTestServer } from "../support/server.ts";
 
-const PASSWORD = "correct horse battery staple";
-const OWNER = { name: "Olivia Owner", email: "olivia@example.com" };
-const MEMBER = { name: "Mo Member", email: "mo@example.com" };
 const LOGO = new URL("../fixtures/logos/logo.png", import.meta.url);
-
-async function api(base: string, token: string, method: string, path: string, json?: unknown) {
-  const res = await fetch(`${base}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-    body: json === undefined ? undefined : JSON.stringify(json),
-  });
-  assert.ok(res.ok, `${method} ${path}: ${res.status}`);
-  return await res.json();
-}
 
 async function imageLoaded(page: Page, selector: string): Promise<boolean> {
   const img = `document.querySelector(${JSON.stringify(selector)})`;
