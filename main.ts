@@ -1,16 +1,19 @@
 /**
- * Entry point: load configuration, open stores, build the app, serve.
+ * Entry point: load configuration, open stores, build the app, run the job worker, serve.
+ * `deno task start` runs this file; on Deno Deploy, deploy.ts imports `start` and adds the
+ * Deno.cron that drains due jobs while isolates sleep.
  */
-import { createApp } from "./src/app.ts";
+import { createApp, createServices } from "./src/app.ts";
 import { prepareFirstRun } from "./src/auth/builtin/setup.ts";
 import { openBlobStore } from "./src/blobs/open.ts";
-import { ConfigError, loadConfig } from "./src/config.ts";
+import { type Config, ConfigError, loadConfig } from "./src/config.ts";
+import type { Services } from "./src/http/env.ts";
 import { systemClock } from "./src/lib/clock.ts";
 import { withKvRetry } from "./src/store/kv_retry.ts";
 import { consoleLogger } from "./src/lib/log.ts";
 import { createMailer } from "./src/mail/mod.ts";
-
-const onDeploy = Deno.env.get("DENO_DEPLOYMENT_ID") !== undefined;
+import { upgradeFromKvQueue } from "./src/live/legacy_queue.ts";
+import { liveStatus } from "./src/live/jobs_view.ts";
 
 async function openKv(path: string | undefined): Promise<Deno.Kv> {
   if (path && path !== ":memory:" && !/^https?:\/\//.test(path)) {
@@ -21,43 +24,72 @@ async function openKv(path: string | undefined): Promise<Deno.Kv> {
   return withKvRetry(await Deno.openKv(path));
 }
 
-try {
-  const config = loadConfig(Deno.env.toObject(), { onDeploy });
+/** The start-up lines that say what runs: email, live work, where to go next. */
+async function banner(services: Services, config: Config, setupUrl: string | null) {
+  const lines = [
+    config.mail
+      ? `Email: sending through ${services.mailer.describe}`
+      : "Email: not configured (set SMTP_URL): subscriptions, access-request links and notifications cannot be sent",
+  ];
+  const live = await liveStatus(services);
+  const oldest = live.oldestDueSeconds === null
+    ? "no job is due"
+    : `the oldest due job has waited ${live.oldestDueSeconds} s`;
+  lines.push(
+    `Live work: job worker ${
+      live.worker.running ? "running" : "NOT running"
+    } (${live.worker.mode}); ${oldest}; ${live.deadJobs} dead-lettered; readiness at ${config.baseUrl}/health/ready`,
+  );
+  if (setupUrl) {
+    lines.push(
+      `No account exists yet. Open this one-time link to create the first one:\n  ${setupUrl}`,
+    );
+  } else {
+    lines.push(
+      `Dashboard: ${config.baseUrl}/dashboard/   API description: ${config.baseUrl}/openapi.json`,
+    );
+  }
+  return lines;
+}
+
+/** Starts the service; resolves with its services once it listens. */
+export async function start(options: { onDeploy: boolean }): Promise<Services> {
+  const config = loadConfig(Deno.env.toObject(), options);
   const kv = await openKv(config.kvPath);
   const blobs = openBlobStore(config, kv);
   const mailer = createMailer(config.mail);
-  const app = await createApp(
-    { config, kv, blobs, clock: systemClock, log: consoleLogger, mailer },
-    { queue: true },
-  );
+  const deps = { config, kv, blobs, clock: systemClock, log: consoleLogger, mailer };
+  const services = await createServices(deps);
+  const upgrade = await upgradeFromKvQueue(config.kvPath, services);
+  if (upgrade.ran) {
+    console.log(
+      `Upgraded from the KV queue: ${upgrade.messages} messages and ${upgrade.rebuilt} deliveries became jobs; ${upgrade.projects} projects get a recompute`,
+    );
+  }
+  const app = await createApp(deps, { worker: true, services });
   const setupUrl = await prepareFirstRun(kv, config);
-  const serveOptions = onDeploy ? {} : { port: config.port, hostname: config.hostname };
+  const lines = await banner(services, config, setupUrl);
+  const serveOptions = options.onDeploy ? {} : { port: config.port, hostname: config.hostname };
   Deno.serve({
     ...serveOptions,
     onListen: ({ hostname, port }) => {
       console.log(
         `Trust Profile Service listening on http://${hostname}:${port} (public URL ${config.baseUrl})`,
       );
-      console.log(
-        config.mail
-          ? `Email: sending through ${mailer.describe}`
-          : "Email: not configured (set SMTP_URL): subscriptions, access-request links and notifications cannot be sent",
-      );
-      if (setupUrl) {
-        console.log(
-          `No account exists yet. Open this one-time link to create the first one:\n  ${setupUrl}`,
-        );
-      } else {
-        console.log(
-          `Dashboard: ${config.baseUrl}/dashboard/   API description: ${config.baseUrl}/openapi.json`,
-        );
-      }
+      for (const line of lines) console.log(line);
     },
   }, app.fetch);
-} catch (error) {
-  if (error instanceof ConfigError) {
-    console.error(error.message);
-    Deno.exit(1);
+  return services;
+}
+
+if (import.meta.main) {
+  try {
+    await start({ onDeploy: Deno.env.get("DENO_DEPLOYMENT_ID") !== undefined });
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      console.error(error.message);
+      Deno.exit(1);
+    }
+    throw error;
   }
-  throw error;
 }

@@ -19,7 +19,7 @@ import { loadStaticFiles, serveStatic, staticFile } from "./http/static_files.ts
 import { DESIGN_TOKENS_CSS } from "./lib/design_tokens.ts";
 import { autoPublishAfterRecompute } from "./live/auto_publish.ts";
 import { createScheduler } from "./live/scheduler.ts";
-import { createQueueConsumer } from "./live/queue.ts";
+import { createJobWorker } from "./live/worker.ts";
 import { createMailer } from "./mail/mod.ts";
 import { registerEmail } from "./push/email.ts";
 import { createEventBus } from "./push/events.ts";
@@ -34,7 +34,7 @@ import { createLivePageCache } from "./serve/live_pages.ts";
 import { createMemo } from "./http/memo.ts";
 import type { Project } from "./domain/workspace.ts";
 import { createTxtResolver } from "./publish/dns.ts";
-import { publishProject } from "./publish/publish.ts";
+import { publishIfChanged, publishProject } from "./publish/publish.ts";
 import { describeApi } from "./http/api_document.ts";
 import { type Config, ConfigError } from "./config.ts";
 import { sigstoreVerifierFor } from "./sigstore/verify.ts";
@@ -93,7 +93,7 @@ function createVerifier(deps: AppDeps, keys: Services["keys"]) {
     });
 }
 
-/** Builds the services shared by every request (keys, token verifier, queue, push). */
+/** Builds the services shared by every request (keys, token verifier, jobs, push). */
 export async function createServices(deps: AppDeps): Promise<Services> {
   const { config, kv } = deps;
   try {
@@ -103,25 +103,33 @@ export async function createServices(deps: AppDeps): Promise<Services> {
   }
   const keys = await loadKeys(deps);
   const verifier = createVerifier(deps, keys);
-  const queue = createQueueConsumer(deps);
-  const scheduler = createScheduler({ ...deps, queue });
-  const events = createEventBus({ log: deps.log, queue });
+  const jobs = createJobWorker(deps);
+  const scheduler = createScheduler({ ...deps, jobs });
+  const events = createEventBus({ log: deps.log, jobs });
   const mailer = deps.mailer ?? createMailer(config.mail);
-  registerEmail({ ...deps, mailer, queue, events });
+  registerEmail({ ...deps, mailer, jobs, events });
   const publicCache = createPublicCache();
+  const publishDeps = { ...deps, signingKey: keys.publications };
   const publish = async (project: Project) => {
     try {
-      return await publishProject({ ...deps, signingKey: keys.publications }, project);
+      return await publishProject(publishDeps, project);
     } finally {
       publicCache.invalidate();
     }
   };
-  scheduler.onRecomputed(autoPublishAfterRecompute({ kv, publish }));
+  const publishChanged = async (project: Project) => {
+    try {
+      return await publishIfChanged(publishDeps, project);
+    } finally {
+      publicCache.invalidate();
+    }
+  };
+  scheduler.onRecomputed(autoPublishAfterRecompute({ kv, publishIfChanged: publishChanged }));
   const hostResolver = deps.hostResolver ?? createHostResolver(config.dnsNameserver);
   registerWebhooks({
     ...deps,
     events,
-    queue,
+    jobs,
     key: keys.webhooks,
     resolver: hostResolver,
     allowPrivate: config.webhookAllowPrivate,
@@ -132,7 +140,7 @@ export async function createServices(deps: AppDeps): Promise<Services> {
     keys,
     verifier,
     scheduler,
-    queue,
+    jobs,
     events,
     mailer,
     notifyActivity: scheduler.notify,
@@ -147,21 +155,17 @@ export async function createServices(deps: AppDeps): Promise<Services> {
 }
 
 /**
- * Builds the app. With `queue`, it also consumes the KV queue (scheduled
- * recomputes, trust events, deliveries) until the KV closes; tests that control time leave
- * it off. `services` reuses services already built (tests hold on to them).
+ * Builds the app. With `worker`, it also runs the local job loop (scheduled recomputes,
+ * trust events, deliveries) until `services.jobs.stop`; tests that control time leave it
+ * off. `services` reuses services already built (tests hold on to them).
  */
 export async function createApp(
   deps: AppDeps,
-  options: { queue?: boolean; services?: Services } = {},
+  options: { worker?: boolean; services?: Services } = {},
 ): Promise<OpenAPIHono<AppEnv>> {
   const services = options.services ?? await createServices(deps);
   const { config, log } = services;
-  if (options.queue) {
-    services.queue.start().catch((error) =>
-      log.error("The queue consumer stopped", { error: String(error) })
-    );
-  }
+  if (options.worker) services.jobs.start();
   const staticFiles = await loadStaticFiles(STATIC_DIR);
   // The design tokens live in code, because the trust pages inline them too.
   staticFiles.set("tokens.css", staticFile("tokens.css", DESIGN_TOKENS_CSS));

@@ -1,6 +1,6 @@
 /**
  * What the service pushes to the outside (webhooks and email): a trust event. Events are
- * enqueued on the KV queue in the same atomic commit as the change they report (an outbox),
+ * written as jobs in the same atomic commit as the change they report (an outbox),
  * so a change is never stored without its event, nor an event sent for a change that failed.
  */
 import { z } from "@hono/zod-openapi";

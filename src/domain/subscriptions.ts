@@ -4,6 +4,7 @@
  * subprocessor changes until they unsubscribe (one click, RFC 8058). Addresses are personal
  * data: only owners see them; members see how many there are.
  */
+import { LiveStatus } from "./jobs.ts";
 import { z } from "@hono/zod-openapi";
 import { DateTime, Uuid } from "./common.ts";
 import type { TrustEvent } from "./events.ts";
@@ -58,6 +59,8 @@ export interface MailDelivery {
   sentAt: string | null;
   /** Why it failed or was skipped, e.g. "email not configured". */
   reason: string | null;
+  /** Set while an attempt is sending it (ISO time); left behind only by a crash. */
+  sendingSince?: string | null;
 }
 
 export const Subscriber = z.object({
@@ -94,6 +97,7 @@ export const ServiceStatus = z.object({
       description: "Whether SMTP_URL is set; without it no email (subscriptions) is sent",
     }),
   }),
+  live: LiveStatus,
 }).openapi("ServiceStatus");
 
 /** What an operator sees of a subscription. */

@@ -186,10 +186,10 @@ export const Delivery = z.object({
 }).openapi("WebhookDelivery");
 export type Delivery = z.infer<typeof Delivery>;
 
-/** A delivery as stored: what the queue handler needs besides what is shown. */
+/** A delivery as stored: what the delivery job needs besides what is shown. */
 export interface DeliveryRecord extends Delivery {
   projectId: string;
-  /** Bumped by each (re)scheduling; a queue message of an older sequence is stale. */
+  /** Bumped by each (re)scheduling; a job of an older sequence is stale. */
   sequence: number;
   /** `manual` after a redelivery: one attempt, no automatic retries. */
   round: "automatic" | "manual";

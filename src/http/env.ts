@@ -8,7 +8,7 @@ import type { SigningKey } from "../auth/keys.ts";
 import type { BlobStore } from "../blobs/mod.ts";
 import type { Config } from "../config.ts";
 import type { Scheduler } from "../live/scheduler.ts";
-import type { QueueConsumer } from "../live/queue.ts";
+import type { JobWorker } from "../live/worker.ts";
 import type { Mailer } from "../mail/mod.ts";
 import type { EventBus } from "../push/events.ts";
 import type { WebhookDeliveryOptions } from "../push/webhook_delivery.ts";
@@ -57,9 +57,9 @@ export interface Services extends AppDeps {
   notifyActivity: ActivityListener;
   /** Live re-evaluation: recompute now and schedule. */
   scheduler: Scheduler;
-  /** The KV queue's one consumer; each message kind's owner registers its handler. */
-  queue: QueueConsumer;
-  /** Trust events (enqueued with the change they report) handed to the push channels. */
+  /** The job worker; each job kind's owner registers its handler. */
+  jobs: JobWorker;
+  /** Trust events (written with the change they report) handed to the push channels. */
   events: EventBus;
   mailer: Mailer;
   resolver: TxtResolver;

@@ -16,6 +16,7 @@ import { domainRoutes } from "./routes/domains.ts";
 import { evaluationRoutes } from "./routes/evaluations.ts";
 import { evidenceRoutes } from "./routes/evidence.ts";
 import { ingestRoutes } from "./routes/ingest.ts";
+import { jobRoutes } from "./routes/jobs.ts";
 import { logRoutes } from "./routes/log.ts";
 import { mcpRoutes } from "./routes/mcp.ts";
 import { meRoutes } from "./routes/me.ts";
@@ -55,6 +56,7 @@ import { webhookRoutes } from "./routes/webhooks.ts";
 /** Mounts every sub-app on `app`; the built-in identity provider only in builtin mode. */
 export function mountRoutes(app: OpenAPIHono<AppEnv>, config: Config): void {
   app.route("/", wellKnownRoutes);
+  app.route("/", jobRoutes);
   app.route("/.well-known", discoveryRoutes);
   app.route("/", guideRoutes);
   app.route("/", docsRoutes);

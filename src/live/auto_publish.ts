@@ -1,20 +1,27 @@
 /**
- * The automatic publish policy: with `autoPublish` on and at least one
- * earlier publication, a recompute that changes any state publishes a new
- * version by itself. A recompute that changes nothing publishes nothing, so
- * a queue message handled twice never makes two versions.
+ * The automatic publish policy: with `autoPublish` on and at least one earlier publication,
+ * a recompute whose states differ from the latest version's asks for a new version, which is
+ * made only if they still differ at the publication instant (decided under the publish
+ * lease). Comparing with the latest version rather than with the previous recompute makes
+ * the policy heal itself: a publish that failed is made by the next recompute (the job is
+ * retried), and a recompute that runs twice, or on two instances, makes one version.
  */
 import type { Project } from "../domain/workspace.ts";
-import { getLatestPublicationEntry } from "../store/publications.ts";
+import { getLatestPublicationEntry, getPublication } from "../store/publications.ts";
 import type { RecomputeListener } from "./scheduler.ts";
 
-/** The listener a scheduler calls after each recompute; `publish` makes the next version. */
+/** The listener a scheduler calls after each recompute. */
 export function autoPublishAfterRecompute(
-  deps: { kv: Deno.Kv; publish: (project: Project) => Promise<unknown> },
+  deps: { kv: Deno.Kv; publishIfChanged: (project: Project) => Promise<unknown> },
 ): RecomputeListener {
   return async (project, result) => {
-    if (!project.autoPublish || result.changed.length === 0) return;
-    if (!(await getLatestPublicationEntry(deps.kv, project.id)).value) return;
-    await deps.publish(project);
+    if (!project.autoPublish) return;
+    const latest = await getLatestPublicationEntry(deps.kv, project.id);
+    if (!latest.value) return;
+    const published = await getPublication(deps.kv, project.id, latest.value);
+    const states = published?.states ?? {};
+    const differs = result.evaluations.length !== Object.keys(states).length ||
+      result.evaluations.some((e) => states[e.control.key] !== e.state);
+    if (differs) await deps.publishIfChanged(project);
   };
 }

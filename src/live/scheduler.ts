@@ -1,31 +1,31 @@
 /**
- * Live re-evaluation through the Deno KV queue. After each recompute the
- * next one is scheduled at the earliest nextCheckAt, and new activity
- * schedules one shortly after (debounced): at most one recompute is pending
- * per project. Delivery is at least once, so handling is idempotent: a
- * redelivered or superseded message only repeats a recompute.
+ * Live re-evaluation through the job store. Each project has at most one recompute job (a
+ * unique job whose id is derived from the project's): after each recompute the next one is
+ * due at the earliest nextCheckAt, and new activity brings it forward to shortly after now
+ * (debounced). A job runs at least once, so handling is idempotent: running it again only
+ * repeats a recompute.
  */
 import type { BlobStore } from "../blobs/mod.ts";
+import type { JobMessage } from "../domain/jobs.ts";
 import type { Project } from "../domain/workspace.ts";
 import type { Clock } from "../lib/clock.ts";
 import type { Logger } from "../lib/log.ts";
-import {
-  clearPendingRecompute,
-  enqueueRecompute,
-  getPendingRecompute,
-  isRecomputeMessage,
-  type RecomputeMessage,
-} from "../store/recompute_queue.ts";
+import { scheduleUniqueJob } from "../store/jobs.ts";
 import { getProject } from "../store/projects.ts";
-import type { QueueConsumer } from "./queue.ts";
 import { recomputeProject, type RecomputeResult } from "./recompute.ts";
+import type { JobWorker } from "./worker.ts";
 
 /** New activity is evaluated this long after it arrives, so a burst costs one recompute. */
 export const ACTIVITY_DEBOUNCE_MS = 2000;
-/** Longest queue delay used; a later check is reached in several hops. */
-const MAX_DELAY_MS = 7 * 24 * 3600 * 1000;
-/** A pending marker this far past due is taken as lost and replaced. */
-const LOST_AFTER_MS = 5 * 60 * 1000;
+
+/** The job that recomputes one project. */
+export interface RecomputeMessage extends JobMessage {
+  kind: "recompute";
+  projectId: string;
+}
+
+/** The id of a project's one recompute job. */
+export const recomputeJobId = (projectId: string) => `recompute.${projectId}`;
 
 /** Called after every recompute, e.g. to publish a new version when states changed. */
 export type RecomputeListener = (project: Project, result: RecomputeResult) => Promise<void>;
@@ -41,27 +41,27 @@ export interface Scheduler {
   onRecomputed(listener: RecomputeListener): void;
 }
 
-/** The scheduler; it handles the queue's "recompute" messages. */
+/** The scheduler; it handles the "recompute" jobs. */
 export function createScheduler(
-  deps: { kv: Deno.Kv; blobs: BlobStore; clock: Clock; log: Logger; queue: QueueConsumer },
+  deps: { kv: Deno.Kv; blobs: BlobStore; clock: Clock; log: Logger; jobs: JobWorker },
 ): Scheduler {
   const { kv, clock, log } = deps;
   let listener: RecomputeListener = () => Promise.resolve();
 
   async function schedule(projectId: string, dueAt: number): Promise<void> {
-    for (let attempt = 0; attempt < 5; attempt++) {
-      const now = clock.now().getTime();
-      const pending = await getPendingRecompute(kv, projectId);
-      if (
-        pending.value && pending.value.dueAt <= dueAt && pending.value.dueAt > now - LOST_AFTER_MS
-      ) return;
-      const delay = Math.min(Math.max(0, dueAt - now), MAX_DELAY_MS);
-      const message: RecomputeMessage = { kind: "recompute", projectId, dueAt: now + delay };
-      if (await enqueueRecompute(kv, pending, { message, delayMs: delay })) return;
-    }
+    const message: RecomputeMessage = { kind: "recompute", projectId };
+    await scheduleUniqueJob(kv, recomputeJobId(projectId), { message, dueAt, now: clock.now() });
   }
 
-  async function recompute(projectId: string): Promise<RecomputeResult | null> {
+  /**
+   * Recomputes and runs the follow-up. A failed follow-up is thrown from a job (which then
+   * runs again); from a request, the stored evaluations are answered and a job is scheduled
+   * to try the follow-up again.
+   */
+  async function recompute(
+    projectId: string,
+    options: { inJob?: boolean } = {},
+  ): Promise<RecomputeResult | null> {
     const project = await getProject(kv, projectId);
     if (!project) return null;
     const result = await recomputeProject(deps, projectId, clock.now());
@@ -69,32 +69,25 @@ export function createScheduler(
     try {
       await listener(project, result);
     } catch (error) {
-      // The evaluations are stored; a failing follow-up (an automatic publish) is its own job.
+      // The evaluations are stored; the follow-up (an automatic publish) failed. Its next
+      // recompute sees the published states still behind, and publishes.
       log.error("After-recompute step failed", {
         projectId,
         error: error instanceof Error ? error.message : String(error),
       });
+      if (options.inJob) throw error;
+      await schedule(projectId, clock.now().getTime() + ACTIVITY_DEBOUNCE_MS);
     }
     return result;
   }
 
-  async function handle(message: unknown): Promise<void> {
-    if (!isRecomputeMessage(message)) return;
-    await clearPendingRecompute(kv, message);
-    try {
-      await recompute(message.projectId);
-    } catch (error) {
-      log.error("Scheduled recompute failed; the queue will redeliver it", {
-        projectId: message.projectId,
-        error: error instanceof Error ? error.message : String(error),
-      });
-      throw error;
-    }
-  }
-
-  deps.queue.on("recompute", handle);
+  deps.jobs.on("recompute", async (message) => {
+    const { projectId } = message as RecomputeMessage;
+    if (typeof projectId !== "string") return;
+    await recompute(projectId, { inJob: true });
+  });
   return {
-    recompute,
+    recompute: (projectId) => recompute(projectId),
     schedule,
     notify: (projectId) => schedule(projectId, clock.now().getTime() + ACTIVITY_DEBOUNCE_MS),
     onRecomputed(next) {

@@ -14,6 +14,8 @@ export interface MailMessage {
   html?: string;
   /** Extra headers, e.g. `List-Unsubscribe` (RFC 2369) and `List-Unsubscribe-Post` (RFC 8058). */
   headers?: Record<string, string>;
+  /** The Message-ID header (`<id@host>`); generated when left out. */
+  messageId?: string;
 }
 
 export interface Mailer {

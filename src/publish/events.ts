@@ -12,7 +12,7 @@ import type { Publication } from "../domain/publication.ts";
 import type { Project } from "../domain/workspace.ts";
 import { publicUrls } from "./urls.ts";
 
-/** Controls listed in one event: keeps a queue message well under Deno KV's 64 KiB. */
+/** Controls listed in one event: keeps an event job well under Deno KV's 64 KiB. */
 export const MAX_LISTED_CONTROLS = 50;
 
 export function publicationEvents(

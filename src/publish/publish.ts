@@ -72,6 +72,27 @@ export async function publishProject(
   deps: PublishDeps,
   project: Project,
 ): Promise<{ job: PublishJob; publication: Publication }> {
+  return (await publish(deps, project, { onlyIfChanged: false }))!;
+}
+
+/**
+ * Publishes the next version of `project` only if some control's state differs from the
+ * latest version's (decided under the publish lease, at the publication instant), so however
+ * many recomputes, workers or instances ask, one state change makes one version. Null when
+ * nothing changed or nothing was published before (a first version is the operator's call).
+ */
+export function publishIfChanged(
+  deps: PublishDeps,
+  project: Project,
+): Promise<{ job: PublishJob; publication: Publication } | null> {
+  return publish(deps, project, { onlyIfChanged: true });
+}
+
+async function publish(
+  deps: PublishDeps,
+  project: Project,
+  options: { onlyIfChanged: boolean },
+): Promise<{ job: PublishJob; publication: Publication } | null> {
   const { kv, clock } = deps;
   let job: PublishJob = {
     id: crypto.randomUUID(),
@@ -82,13 +103,15 @@ export async function publishProject(
     startedAt: null,
     completedAt: null,
   };
-  await saveJob(kv, job);
+  // An automatic publish that finds nothing changed leaves no job behind.
+  if (!options.onlyIfChanged) await saveJob(kv, job);
   try {
     return await withLease(kv, PUBLISH_LEASE(project.id), async () => {
       job = { ...job, status: "running", startedAt: clock.now().toISOString() };
-      await saveJob(kv, job);
+      if (!options.onlyIfChanged) await saveJob(kv, job);
       for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-        const done = await attemptPublication(deps, { project, job });
+        const done = await attemptPublication(deps, { project, job, ...options });
+        if (done === "unchanged") return null;
         if (done) return done;
       }
       throw new Error("The latest version kept changing while publishing");
@@ -111,6 +134,15 @@ export async function publishProject(
   }
 }
 
+/** Whether the controls have exactly the states a version recorded. */
+function sameStates(
+  states: Publication["states"],
+  controls: readonly { key: string; state: string }[],
+): boolean {
+  return controls.length === Object.keys(states).length &&
+    controls.every((c) => states[c.key] === c.state);
+}
+
 /** Writes the rendered documents as content-addressed artifacts, all before any commit. */
 async function storeArtifacts<N extends string>(
   blobs: BlobStore,
@@ -127,12 +159,13 @@ async function storeArtifacts<N extends string>(
 /**
  * One try at the next version: recompute at this instant, render, store the artifacts and
  * commit against the latest-version pointer read here. Null when another version landed
- * first (the caller tries again with fresh data).
+ * first (the caller tries again with fresh data); "unchanged" when only a change was to be
+ * published and no state changed.
  */
 async function attemptPublication(
   deps: PublishDeps,
-  context: { project: Project; job: PublishJob },
-): Promise<{ job: PublishJob; publication: Publication } | null> {
+  context: { project: Project; job: PublishJob; onlyIfChanged: boolean },
+): Promise<{ job: PublishJob; publication: Publication } | "unchanged" | null> {
   const { kv, blobs, clock } = deps;
   const { project, job } = context;
   const at = clock.now();
@@ -144,6 +177,9 @@ async function attemptPublication(
   const controls = await publishedControls(kv, project.id, evaluations);
   const latest = await getLatestPublicationEntry(kv, project.id);
   const previous = latest.value ? await getPublication(kv, project.id, latest.value) : null;
+  if (context.onlyIfChanged && (!previous || sameStates(previous.states, controls))) {
+    return "unchanged";
+  }
   const { profile, entry, documents } = await renderVersion(deps, {
     project,
     controls,

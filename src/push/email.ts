@@ -1,9 +1,14 @@
 /**
  * The email channel: trust events become one email per confirmed subscriber, each a
- * delivery record created with its "mail" queue message (so handing an event out again
- * changes nothing), sent by the "mail" handler with its own bounded backoff. Private
- * projects notify nobody; with no SMTP configured nothing is sent and each notification is
- * recorded as skipped.
+ * delivery record created with its "mail" job (so handing an event out again changes
+ * nothing), sent by the "mail" handler with its own bounded backoff. Private projects notify
+ * nobody; with no SMTP configured nothing is sent and each notification is recorded as
+ * skipped.
+ *
+ * Email is sent at most once: the handler records that it is sending before it sends, so a
+ * run that finds that mark left by a run that stopped mid-way (a crash) records the email as
+ * possibly undelivered instead of sending it again. Each email's Message-ID is derived from
+ * its delivery, so a resend by the SMTP server itself is recognizable too.
  */
 import type { Config } from "../config.ts";
 import type { TrustEvent } from "../domain/events.ts";
@@ -15,7 +20,7 @@ import {
 } from "../domain/subscriptions.ts";
 import type { Clock } from "../lib/clock.ts";
 import type { Logger } from "../lib/log.ts";
-import type { QueueConsumer } from "../live/queue.ts";
+import type { JobWorker } from "../live/worker.ts";
 import type { Mailer } from "../mail/mod.ts";
 import { publicUrls, trustCenterUrl } from "../publish/urls.ts";
 import { getOrganization } from "../store/organizations.ts";
@@ -147,19 +152,38 @@ async function compose(deps: EmailDeps, delivery: MailDelivery) {
 }
 
 /** Sends one attempt of a delivery and records what happened. */
-async function attempt(deps: EmailDeps, entry: Deno.KvEntry<MailDelivery>): Promise<void> {
-  const delivery = entry.value;
-  const message = await compose(deps, delivery);
+async function attempt(deps: EmailDeps, read: Deno.KvEntry<MailDelivery>): Promise<void> {
+  const delivery = read.value;
+  let entry = read;
   const finish = (fields: Partial<MailDelivery>, retryInMs?: number) =>
-    recordDelivery(deps.kv, entry, { next: { ...delivery, ...fields }, retryInMs });
+    recordDelivery(deps.kv, entry, {
+      next: { ...delivery, ...fields, sendingSince: null },
+      now: deps.clock.now(),
+      retryInMs,
+    });
+  if (delivery.sendingSince) {
+    deps.log.warn("An email's sending was interrupted; it is not sent again", { id: delivery.id });
+    return void await finish({
+      status: "failed",
+      reason: "Sending was interrupted (the service stopped); it may not have arrived, and is " +
+        "not sent again so that nobody gets it twice",
+    });
+  }
+  const message = await compose(deps, delivery);
   if ("skip" in message) return void await finish({ status: "skipped", reason: message.skip! });
   if (!deps.mailer.configured) {
     deps.log.warn("Email is not configured (SMTP_URL); an email was not sent", { id: delivery.id });
     return void await finish({ status: "skipped", reason: "email not configured" });
   }
+  const claimed = await recordDelivery(deps.kv, entry, {
+    next: { ...delivery, sendingSince: deps.clock.now().toISOString() },
+    now: deps.clock.now(),
+  });
+  if (!claimed) return; // another run got there first
+  entry = claimed;
   const attempts = delivery.attempts + 1;
   try {
-    await deps.mailer.send(message);
+    await deps.mailer.send({ ...message, messageId: messageIdOf(deps.config, delivery) });
     await finish({ status: "sent", attempts, sentAt: deps.clock.now().toISOString() });
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
@@ -178,7 +202,12 @@ async function attempt(deps: EmailDeps, entry: Deno.KvEntry<MailDelivery>): Prom
   }
 }
 
-/** The "mail" queue handler: sends a delivery that is still queued, once. */
+/** A Message-ID of the delivery's own (RFC 5322 §3.6.4), the same on every attempt. */
+function messageIdOf(config: Config, delivery: MailDelivery): string {
+  return `<${delivery.id}.${delivery.attempts}@${new URL(config.baseUrl).hostname}>`;
+}
+
+/** The "mail" job handler: sends a delivery that is still queued, once. */
 export function mailHandler(deps: EmailDeps) {
   return async (message: { kind: string }): Promise<void> => {
     const { deliveryId } = message as MailMessage;
@@ -189,8 +218,8 @@ export function mailHandler(deps: EmailDeps) {
   };
 }
 
-/** Registers the email channel on the bus and the "mail" handler on the queue. */
-export function registerEmail(deps: EmailDeps & { queue: QueueConsumer; events: EventBus }) {
+/** Registers the email channel on the bus and the "mail" job handler. */
+export function registerEmail(deps: EmailDeps & { jobs: JobWorker; events: EventBus }) {
   deps.events.subscribe("email", emailChannel(deps));
-  deps.queue.on("mail", mailHandler(deps));
+  deps.jobs.on("mail", mailHandler(deps));
 }

@@ -1,13 +1,13 @@
 /**
- * Trust events, fanned out: every "event" queue message is handed to each push channel
- * (webhooks, email subscriptions). A channel only enqueues its own work (one delivery per
- * endpoint, one email per subscriber) and must be idempotent, because the message comes
- * again when any channel fails.
+ * Trust events, fanned out: every "event" job is handed to each push channel (webhooks,
+ * email subscriptions). A channel only schedules its own work (one delivery per endpoint, one
+ * email per subscriber) and must be idempotent, because the job runs again when any channel
+ * fails.
  */
 import type { TrustEvent } from "../domain/events.ts";
 import type { Logger } from "../lib/log.ts";
-import type { QueueConsumer } from "../live/queue.ts";
-import type { EventMessage } from "../store/queue.ts";
+import type { JobWorker } from "../live/worker.ts";
+import type { EventMessage } from "../store/event_jobs.ts";
 
 /** One push channel's reaction to an event. */
 export type EventChannel = (event: TrustEvent) => Promise<void>;
@@ -19,7 +19,7 @@ export interface EventBus {
   publish(event: TrustEvent): Promise<void>;
 }
 
-export function createEventBus(deps: { log: Logger; queue: QueueConsumer }): EventBus {
+export function createEventBus(deps: { log: Logger; jobs: JobWorker }): EventBus {
   const channels = new Map<string, EventChannel>();
   async function publish(event: TrustEvent): Promise<void> {
     const failed: string[] = [];
@@ -38,7 +38,7 @@ export function createEventBus(deps: { log: Logger; queue: QueueConsumer }): Eve
     }
     if (failed.length > 0) throw new Error(`Push channels failed: ${failed.join(", ")}`);
   }
-  deps.queue.on("event", (message) => publish((message as unknown as EventMessage).event));
+  deps.jobs.on("event", (message) => publish((message as EventMessage).event));
   return {
     subscribe(name, channel) {
       if (channels.has(name)) throw new Error(`Push channel "${name}" exists`);

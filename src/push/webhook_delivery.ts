@@ -1,5 +1,5 @@
 /**
- * Attempts of webhook deliveries, one queue message each. An attempt re-checks the target
+ * Attempts of webhook deliveries, one job each. An attempt re-checks the target
  * (SSRF), signs the stored body with a fresh `webhook-timestamp` and the same `webhook-id`,
  * POSTs it, and logs the outcome. A 2xx answer delivers; anything else is retried after the
  * next delay of the backoff schedule (with jitter) until the schedule runs out, then the
@@ -16,7 +16,7 @@ import {
 } from "../domain/webhooks.ts";
 import type { Clock } from "../lib/clock.ts";
 import type { Logger } from "../lib/log.ts";
-import type { QueueMessage } from "../store/queue.ts";
+import type { JobMessage } from "../domain/jobs.ts";
 import {
   type DeliveryMessage,
   getDelivery,
@@ -41,7 +41,7 @@ export interface WebhookDeliveryOptions {
   caCerts?: string[];
 }
 
-/** Commits of one attempt's outcome tried before giving up (the queue then asks again). */
+/** Commits of one attempt's outcome tried before giving up (the job then runs again). */
 const MAX_COMMITS = 10;
 
 /** 5 s, 30 s, 2 min, 10 min, 1 h, 3 h, 6 h: eight attempts over about ten hours. */
@@ -155,10 +155,10 @@ export function afterAttempt(
   return { next: { ...base, status: "failed", nextAttemptAt: null }, delayMs: null };
 }
 
-/** The queue handler of "webhook-delivery" messages. */
+/** The handler of "webhook-delivery" jobs. */
 export function deliveryHandler(deps: DeliveryDeps) {
   const claimMs = deps.options.timeoutMs + 30_000;
-  return async (message: QueueMessage): Promise<void> => {
+  return async (message: JobMessage): Promise<void> => {
     if (!isDeliveryMessage(message)) return;
     const entry = await getDelivery(deps.kv, message.webhookId, message.deliveryId);
     const delivery = entry.value;
@@ -168,8 +168,8 @@ export function deliveryHandler(deps: DeliveryDeps) {
     const now = deps.clock.now();
     const claim = delivery.claim;
     if (claim?.sequence === delivery.sequence && now.getTime() - Date.parse(claim.at) < claimMs) {
-      // Another worker is making this attempt, or crashed making it: the queue asks again
-      // later, and by then the attempt is recorded (the message is stale) or the claim old.
+      // Another worker is making this attempt, or crashed making it: the job runs again
+      // later, and by then the attempt is recorded (the job is stale) or the claim old.
       throw new Error("This delivery's attempt is in progress elsewhere");
     }
     const claimed = { ...delivery, claim: { sequence: delivery.sequence, at: now.toISOString() } };
@@ -199,7 +199,7 @@ export function deliveryHandler(deps: DeliveryDeps) {
 }
 
 /**
- * Commits an attempt's outcome: the delivery, the message of its next attempt, and once the
+ * Commits an attempt's outcome: the delivery, the job of its next attempt, and once the
  * delivery is over, its endpoint's count of failed deliveries (webhook_health.ts), all in one
  * atomic commit. A commit that loses to a change of the endpoint alone (another delivery's
  * outcome on another instance, an owner's edit) is made again over what is now stored.
@@ -227,7 +227,7 @@ async function recordAttempt(
     const saved = await saveDelivery(deps.kv, {
       entry: fresh as Deno.KvEntry<DeliveryRecord>,
       next,
-      schedule: delayMs === null ? undefined : { delayMs },
+      schedule: delayMs === null ? undefined : { now, delayMs },
       webhook: changed
         ? { entry: endpoint as Deno.KvEntry<WebhookRecord>, next: changed }
         : undefined,
@@ -263,7 +263,7 @@ export async function redeliver(
   const saved = await saveDelivery(kv, {
     entry: entry as Deno.KvEntry<DeliveryRecord>,
     next,
-    schedule: { delayMs: 0 },
+    schedule: { now, delayMs: 0 },
   });
   if (!saved) throw conflict("The delivery changed while it was being redelivered; please retry");
   return next;

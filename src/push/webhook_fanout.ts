@@ -84,7 +84,7 @@ export async function endpointsFor(kv: Deno.Kv, event: TrustEvent): Promise<Webh
 }
 
 /**
- * The channel for the event bus: creates each delivery with its first queue message. It is
+ * The channel for the event bus: creates each delivery with the job of its first attempt. It is
  * idempotent (one delivery per event and endpoint), as the bus may hand an event out again.
  */
 export function webhookChannel(deps: { kv: Deno.Kv; clock: { now(): Date } }) {

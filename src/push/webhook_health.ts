@@ -4,7 +4,7 @@
  * consecutive failed deliveries, a failed one adds to it, and at
  * DISABLE_AFTER_FAILED_DELIVERIES the endpoint is disabled with the reason and time. The
  * change is committed with the delivery's own outcome (src/store/webhook_deliveries.ts), so a
- * delivery counts once however often its queue message comes, and two instances ending
+ * delivery counts once however often its job runs, and two instances ending
  * deliveries at once both count (one of the commits is retried).
  */
 import {

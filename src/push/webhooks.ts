@@ -14,7 +14,7 @@ import {
 } from "../domain/webhooks.ts";
 import type { Clock } from "../lib/clock.ts";
 import type { Logger } from "../lib/log.ts";
-import type { QueueConsumer } from "../live/queue.ts";
+import type { JobWorker } from "../live/worker.ts";
 import { createDelivery } from "../store/webhook_deliveries.ts";
 import { createWebhook, updateWebhook } from "../store/webhooks.ts";
 import type { EventBus } from "./events.ts";
@@ -27,20 +27,20 @@ import { checkTarget, type HostResolver, TargetRefused } from "./webhook_target.
 /** How long a rotated-away HMAC secret keeps signing next to the new one. */
 export const SECRET_OVERLAP_MS = 24 * 3600 * 1000;
 
-/** Subscribes the webhook channel to the event bus and handles "webhook-delivery" messages. */
+/** Subscribes the webhook channel to the event bus and handles "webhook-delivery" jobs. */
 export function registerWebhooks(deps: {
   kv: Deno.Kv;
   clock: Clock;
   log: Logger;
   events: EventBus;
-  queue: QueueConsumer;
+  jobs: JobWorker;
   key: SigningKey;
   resolver: HostResolver;
   allowPrivate: boolean;
   options: WebhookDeliveryOptions;
 }): void {
   deps.events.subscribe("webhooks", webhookChannel(deps));
-  deps.queue.on("webhook-delivery", deliveryHandler(deps));
+  deps.jobs.on("webhook-delivery", deliveryHandler(deps));
 }
 
 /** An endpoint as `viewer` sees it: never its secret. */

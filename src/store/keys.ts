@@ -118,8 +118,16 @@ export const evaluationPendingKey = (projectId: string, snapshotId: string) =>
   ["evaluations_pending", projectId, snapshotId] as const;
 export const evaluationsPendingPrefix = (projectId: string) =>
   ["evaluations_pending", projectId] as const;
-/** The one scheduled recompute of a project (debounce: at most one pending). */
-export const pendingRecomputeKey = (projectId: string) => ["recompute_pending", projectId] as const;
+/** A job of the live layer (src/domain/jobs.ts), by id. */
+export const jobKey = (id: string) => ["jobs", id] as const;
+/** The due-time index: one entry per scheduled or running job, ordered by when it is due. */
+export const jobDueKey = (dueAt: number, id: string) => ["jobs_due", dueAt, id] as const;
+export const jobsDuePrefix = () => ["jobs_due"] as const;
+/** Dead-lettered jobs, ordered by when they died. */
+export const jobDeadKey = (deadAt: number, id: string) => ["jobs_dead", deadAt, id] as const;
+export const jobsDeadPrefix = () => ["jobs_dead"] as const;
+/** Marks a one-time upgrade of stored data as done. */
+export const upgradeKey = (name: string) => ["upgrades", name] as const;
 
 export const publishJobKey = (projectId: string, jobId: string) =>
   ["publish_jobs", projectId, jobId] as const;
@@ -197,6 +205,7 @@ export const webhookDeliveryKey = (webhookId: string, deliveryId: string) =>
   ["webhook_deliveries", webhookId, deliveryId] as const;
 export const webhookDeliveriesPrefix = (webhookId: string) =>
   ["webhook_deliveries", webhookId] as const;
+export const allWebhookDeliveriesPrefix = () => ["webhook_deliveries"] as const;
 /** The delivery made for an event to an endpoint: what makes the fan-out idempotent. */
 export const webhookDeliveryByEventKey = (webhookId: string, eventId: string) =>
   ["webhook_deliveries_by_event", webhookId, eventId] as const;
@@ -252,3 +261,4 @@ export const subscribeCounterKey = (scope: "ip" | "email", value: string) =>
   ["subscribe_counters", scope, value] as const;
 /** One email (confirmation or notification) and its sending state. */
 export const mailDeliveryKey = (id: string) => ["mail_deliveries", id] as const;
+export const mailDeliveriesPrefix = () => ["mail_deliveries"] as const;

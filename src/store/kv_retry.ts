@@ -57,7 +57,7 @@ function retryingAtomic(kv: Deno.Kv, options: RetryOptions): Deno.AtomicOperatio
         return op.commit();
       }, options),
   };
-  for (const name of ["check", "mutate", "set", "delete", "sum", "min", "max", "enqueue"]) {
+  for (const name of ["check", "mutate", "set", "delete", "sum", "min", "max"]) {
     recorder[name] = (...args: unknown[]) => {
       steps.push((op) =>
         (op[name as keyof Deno.AtomicOperation] as (...a: unknown[]) => unknown).apply(op, args)
@@ -120,9 +120,9 @@ class RetryingListIterator<T> implements AsyncIterableIterator<Deno.KvEntry<T>> 
 }
 
 /**
- * The same KV, with every read, write, commit and enqueue retried on
- * transient errors (see `retryTransient`). Everything else (`listenQueue`,
- * `watch`, `close`) goes to `kv` unchanged.
+ * The same KV, with every read, write and commit retried on transient
+ * errors (see `retryTransient`). Everything else (`close`) goes to `kv`
+ * unchanged.
  */
 export function withKvRetry(kv: Deno.Kv, options: RetryOptions = {}): Deno.Kv {
   const retry = <T>(fn: () => Promise<T>) => retryTransient(fn, options);
@@ -135,7 +135,6 @@ export function withKvRetry(kv: Deno.Kv, options: RetryOptions = {}): Deno.Kv {
         retry(() => kv.getMany(keys, opts))) as Deno.Kv["getMany"],
     set: (key, value, opts) => retry(() => kv.set(key, value, opts)),
     delete: (key) => retry(() => kv.delete(key)),
-    enqueue: (value, opts) => retry(() => kv.enqueue(value, opts)),
     atomic: () => retryingAtomic(kv, options),
     list:
       ((selector: Deno.KvListSelector, opts: Deno.KvListOptions = {}) =>

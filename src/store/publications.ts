@@ -5,7 +5,7 @@
  * beside it (written in the same atomic), so no value outgrows KV's 64 KiB.
  */
 import type { TrustEvent } from "../domain/events.ts";
-import { stageEvents } from "./queue.ts";
+import { stageEvents } from "./event_jobs.ts";
 import type { ControlState } from "../domain/control.ts";
 import type { Publication } from "../domain/publication.ts";
 import type { PublishedVersion, PublishJob } from "../domain/publish.ts";

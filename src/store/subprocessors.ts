@@ -2,7 +2,7 @@
  * An organization's subprocessors and their history. Each write commits the record and
  * its history entry in one atomic operation, so the history never misses or invents a
  * change; the count check rides on the same operation through a per-organization marker.
- * The same operation enqueues the `subprocessor.changed` trust event (the public entry,
+ * The same operation stages the `subprocessor.changed` trust event (the public entry,
  * without who made it).
  */
 import { conflict, notFound } from "../domain/errors.ts";
@@ -15,7 +15,7 @@ import {
   type UpdateSubprocessorRequest,
 } from "../domain/subprocessors.ts";
 import { type TrustEvent, trustEvent } from "../domain/events.ts";
-import { stageEvents } from "./queue.ts";
+import { stageEvents } from "./event_jobs.ts";
 import {
   subprocessorEventKey,
   subprocessorEventsPrefix,

@@ -1,8 +1,8 @@
 /**
  * Email subscriptions and their emails. A subscription is one record and one index entry
  * by (organization, scope, address); pending ones expire. Every email is a delivery record
- * written in the same atomic operation that enqueues its "mail" message, with a check that
- * it did not exist: handing the same event out twice never emails anyone twice.
+ * written in the same atomic operation as the "mail" job that sends it, with a check that it
+ * did not exist: handing the same event out twice never emails anyone twice.
  */
 import { rateLimited } from "../domain/errors.ts";
 import {
@@ -13,7 +13,9 @@ import {
   type Subscription,
 } from "../domain/subscriptions.ts";
 import { randomToken } from "../lib/encoding.ts";
+import { stageJob } from "./jobs.ts";
 import {
+  mailDeliveriesPrefix,
   mailDeliveryKey,
   subscribeCounterKey,
   subscriptionByScopeKey,
@@ -28,10 +30,11 @@ const DAY_MS = 24 * HOUR_MS;
 /** Delivery records are kept this long (what the operator can look back on). */
 const DELIVERY_TTL_MS = 30 * DAY_MS;
 
-/** The queue message that sends one delivery. */
+/** The job that sends one delivery. */
 export interface MailMessage {
   kind: "mail";
   deliveryId: string;
+  [field: string]: unknown;
 }
 
 interface Counter {
@@ -159,7 +162,7 @@ export async function requestSubscription(
       .set(counterKey, verdict.next, { expireIn: DAY_MS });
     if (current) op.check(current);
     if (index.value && index.value !== subscription.id) op.delete(subscriptionKey(index.value));
-    stageDelivery(op, delivery);
+    stageDelivery(op, delivery, now);
     if ((await op.commit()).ok) return;
   }
   throw rateLimited("Too many subscribe requests at once; try again later", 1);
@@ -238,12 +241,12 @@ export async function listSubscriptions(
   return found;
 }
 
-/** Adds a delivery to `op`, enqueuing its message when it is to be sent. */
-function stageDelivery(op: Deno.AtomicOperation, delivery: MailDelivery): void {
+/** Adds a delivery to `op`, with the job that sends it when it is to be sent. */
+function stageDelivery(op: Deno.AtomicOperation, delivery: MailDelivery, now: Date): void {
   const key = mailDeliveryKey(delivery.id);
   op.check({ key, versionstamp: null }).set(key, delivery, { expireIn: DELIVERY_TTL_MS });
   if (delivery.status === "queued") {
-    op.enqueue({ kind: "mail", deliveryId: delivery.id } satisfies MailMessage);
+    stageJob(op, { kind: "mail", deliveryId: delivery.id } satisfies MailMessage, { now });
   }
 }
 
@@ -265,7 +268,7 @@ export async function createNotification(
   }, now);
   if (fields.skipped) Object.assign(delivery, { status: "skipped", reason: fields.skipped });
   const op = kv.atomic();
-  stageDelivery(op, delivery);
+  stageDelivery(op, delivery, now);
   return (await op.commit()).ok;
 }
 
@@ -274,19 +277,28 @@ export function getDelivery(kv: Deno.Kv, id: string): Promise<Deno.KvEntryMaybe<
 }
 
 /**
- * Records the outcome of an attempt; with `retryInMs`, enqueues the next attempt in the same
- * operation. False when the delivery changed meanwhile (another attempt got there first).
+ * Records the outcome of an attempt (or a claim to make one); with `retryInMs`, schedules the
+ * next attempt's job in the same operation. Returns the entry as stored, or null when the
+ * delivery changed meanwhile (another attempt got there first).
  */
 export async function recordDelivery(
   kv: Deno.Kv,
   entry: Deno.KvEntry<MailDelivery>,
-  options: { next: MailDelivery; retryInMs?: number },
-): Promise<boolean> {
+  options: { next: MailDelivery; now: Date; retryInMs?: number },
+): Promise<Deno.KvEntry<MailDelivery> | null> {
   const op = kv.atomic().check(entry).set(entry.key, options.next, { expireIn: DELIVERY_TTL_MS });
   if (options.retryInMs !== undefined) {
-    op.enqueue({ kind: "mail", deliveryId: options.next.id } satisfies MailMessage, {
-      delay: options.retryInMs,
-    });
+    const message: MailMessage = { kind: "mail", deliveryId: options.next.id };
+    stageJob(op, message, { now: options.now, dueAt: options.now.getTime() + options.retryInMs });
   }
-  return (await op.commit()).ok;
+  const result = await op.commit();
+  return result.ok
+    ? { key: entry.key, value: options.next, versionstamp: result.versionstamp }
+    : null;
+}
+
+/** Every email still to be sent (a one-time upgrade reads them). */
+export async function* scanQueuedDeliveries(kv: Deno.Kv): AsyncGenerator<MailDelivery> {
+  const iter = kv.list<MailDelivery>({ prefix: mailDeliveriesPrefix() }, { batchSize: 500 });
+  for await (const entry of iter) if (entry.value.status === "queued") yield entry.value;
 }

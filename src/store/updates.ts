@@ -23,7 +23,7 @@ import {
   updatesByPostedPrefix,
   updatesPrefix,
 } from "./keys.ts";
-import { stageEvents } from "./queue.ts";
+import { stageEvents } from "./event_jobs.ts";
 
 const MAX_ATTEMPTS = 10;
 

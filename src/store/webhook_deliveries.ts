@@ -1,29 +1,31 @@
 /**
- * Webhook deliveries: one record per (event, endpoint), created with its first queue message
- * in one atomic commit that also claims the (event, endpoint) marker, so an event handed out
- * twice makes one delivery. Every later change (an attempt's outcome, the next retry, a
- * redelivery) commits the record and the message it schedules together. Records expire after
- * DELIVERY_RETENTION_MS.
+ * Webhook deliveries: one record per (event, endpoint), created with the job of its first
+ * attempt in one atomic commit that also claims the (event, endpoint) marker, so an event
+ * handed out twice makes one delivery. Every later change (an attempt's outcome, the next
+ * retry, a redelivery) commits the record and the job it schedules together. Records expire
+ * after DELIVERY_RETENTION_MS.
  */
 import {
   DELIVERY_RETENTION_MS,
   type DeliveryRecord,
   type WebhookRecord,
 } from "../domain/webhooks.ts";
+import { stageJob } from "./jobs.ts";
 import {
+  allWebhookDeliveriesPrefix,
   webhookDeliveriesPrefix,
   webhookDeliveryByEventKey,
   webhookDeliveryKey,
   webhookKey,
 } from "./keys.ts";
 
-/** The queue message of one attempt of a delivery. */
+/** The job of one attempt of a delivery. */
 export interface DeliveryMessage {
   kind: "webhook-delivery";
   projectId: string;
   webhookId: string;
   deliveryId: string;
-  /** The delivery's `sequence` when this was enqueued; an older one is stale. */
+  /** The delivery's `sequence` when this was scheduled; an older one is stale. */
   sequence: number;
   [field: string]: unknown;
 }
@@ -35,7 +37,8 @@ export function isDeliveryMessage(value: { kind: string }): value is DeliveryMes
     typeof m.sequence === "number";
 }
 
-function messageOf(delivery: DeliveryRecord): DeliveryMessage {
+/** The job of the next attempt of `delivery`. */
+export function messageOf(delivery: DeliveryRecord): DeliveryMessage {
   return {
     kind: "webhook-delivery",
     projectId: delivery.projectId,
@@ -46,7 +49,7 @@ function messageOf(delivery: DeliveryRecord): DeliveryMessage {
 }
 
 /**
- * Stores a new delivery for `eventId` and enqueues its first attempt, unless the endpoint
+ * Stores a new delivery for `eventId` with the job of its first attempt, unless the endpoint
  * already has a delivery of that event; returns whether it was created.
  */
 export async function createDelivery(
@@ -56,13 +59,12 @@ export async function createDelivery(
 ): Promise<boolean> {
   const marker = webhookDeliveryByEventKey(delivery.webhookId, eventId);
   const expireIn = DELIVERY_RETENTION_MS;
-  const result = await kv.atomic()
+  const op = kv.atomic()
     .check({ key: marker, versionstamp: null })
     .set(marker, delivery.id, { expireIn })
-    .set(webhookDeliveryKey(delivery.webhookId, delivery.id), delivery, { expireIn })
-    .enqueue(messageOf(delivery))
-    .commit();
-  return result.ok;
+    .set(webhookDeliveryKey(delivery.webhookId, delivery.id), delivery, { expireIn });
+  stageJob(op, messageOf(delivery), { now: new Date(delivery.nextAttemptAt ?? Date.now()) });
+  return (await op.commit()).ok;
 }
 
 /** One delivery with its versionstamp (null value when it does not exist). */
@@ -79,16 +81,16 @@ export interface DeliveryChange {
   /** The delivery as read; the commit fails if it has changed since. */
   entry: Deno.KvEntry<DeliveryRecord>;
   next: DeliveryRecord;
-  /** Enqueue the next attempt after `delayMs`. */
-  schedule?: { delayMs: number };
+  /** Schedule the next attempt `delayMs` after `now`. */
+  schedule?: { now: Date; delayMs: number };
   /** Also replace its endpoint (the failure count), read as `entry`, if it has not changed. */
   webhook?: { entry: Deno.KvEntry<WebhookRecord>; next: WebhookRecord };
 }
 
 /**
  * Replaces a delivery read as `entry`, if it has not changed since, with what goes with it
- * (its next attempt's message, its endpoint's new state) in the same commit. Returns whether
- * it committed.
+ * (its next attempt's job, its endpoint's new state) in the same commit. Returns whether it
+ * committed.
  */
 export async function saveDelivery(
   kv: Deno.Kv,
@@ -97,7 +99,8 @@ export async function saveDelivery(
   const op = kv.atomic().check(entry)
     .set(webhookDeliveryKey(next.webhookId, next.id), next, { expireIn: DELIVERY_RETENTION_MS });
   if (schedule) {
-    op.enqueue(messageOf(next), schedule.delayMs > 0 ? { delay: schedule.delayMs } : undefined);
+    const dueAt = schedule.now.getTime() + Math.max(0, schedule.delayMs);
+    stageJob(op, messageOf(next), { now: schedule.now, dueAt });
   }
   if (webhook) {
     op.check(webhook.entry)
@@ -123,4 +126,12 @@ export async function listDeliveries(
   const more = deliveries.length > options.limit;
   const page = deliveries.slice(0, options.limit);
   return { deliveries: page, cursor: more ? page.at(-1)!.id : null };
+}
+
+/** Every delivery still being attempted, of every endpoint (a one-time upgrade reads them). */
+export async function* scanPendingDeliveries(kv: Deno.Kv): AsyncGenerator<DeliveryRecord> {
+  const iter = kv.list<DeliveryRecord>({ prefix: allWebhookDeliveriesPrefix() }, {
+    batchSize: 500,
+  });
+  for await (const entry of iter) if (entry.value.status === "pending") yield entry.value;
 }

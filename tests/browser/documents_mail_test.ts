@@ -42,7 +42,7 @@ Deno.test("[browser] documents: a failed automatic approval, approved by hand; a
   await using smtp = await startSmtpServer();
   await using server = await startTestServer({
     env: { SIGNUP: "open", SMTP_URL: smtp.url },
-    queue: false,
+    worker: false,
   });
   const base = server.baseUrl;
   await (await signUp(base, "", { ...OWNER, password: PASSWORD })).body?.cancel();

@@ -17,7 +17,7 @@ import { api, assertCleanPage, OWNER, PASSWORD, signInToDashboard } from "../sup
 import { startTestServer } from "../support/server.ts";
 
 Deno.test("[browser] documents: dashboard section, public list and access request form", async (t) => {
-  await using server = await startTestServer({ env: { SIGNUP: "open" }, queue: false });
+  await using server = await startTestServer({ env: { SIGNUP: "open" }, worker: false });
   const base = server.baseUrl;
   await (await signUp(base, "", { ...OWNER, password: PASSWORD })).body?.cancel();
   const owner = (await login(base, { email: OWNER.email, password: PASSWORD })).access_token;

@@ -24,7 +24,7 @@ import {
 import { startTestServer } from "../support/server.ts";
 
 Deno.test("[browser] subprocessors: owners change the list, members read it", async (t) => {
-  await using server = await startTestServer({ env: { SIGNUP: "open" }, queue: false });
+  await using server = await startTestServer({ env: { SIGNUP: "open" }, worker: false });
   const base = server.baseUrl;
   const { member, boot } = await dashboardTeam(base);
   const orgId = boot.organization.id;

@@ -56,7 +56,7 @@ Deno.test("[browser] subscriptions: the trust page's and trust center's forms, t
   await using smtp = await startSmtpServer();
   await using server = await startTestServer({
     env: { SIGNUP: "open", SMTP_URL: smtp.url },
-    queue: true,
+    worker: true,
   });
   const base = server.baseUrl;
   const { orgId, orgSlug } = await workspace(base);
@@ -124,7 +124,7 @@ Deno.test("[browser] subscriptions: the trust page's and trust center's forms, t
 });
 
 Deno.test("[browser] subscriptions: the dashboard says when email is not configured", async () => {
-  await using server = await startTestServer({ env: { SIGNUP: "open" }, queue: false });
+  await using server = await startTestServer({ env: { SIGNUP: "open" }, worker: false });
   const base = server.baseUrl;
   const { orgId, orgSlug } = await workspace(base);
   const browser = await launchBrowser();

@@ -97,7 +97,7 @@ async function published(server: TestServer): Promise<{ slug: string; checksum: 
 }
 
 Deno.test("[browser] the trust page groups controls with reasons, digests and signals", async () => {
-  await using server = await startTestServer({ queue: false });
+  await using server = await startTestServer({ worker: false });
   const { slug, checksum } = await published(server);
   const browser = await launchBrowser();
   try {
@@ -151,7 +151,7 @@ Deno.test("[browser] the trust page groups controls with reasons, digests and si
 });
 
 Deno.test("[browser] a missing trust page is a readable, accessible 404 page", async () => {
-  await using server = await startTestServer({ queue: false });
+  await using server = await startTestServer({ worker: false });
   const browser = await launchBrowser();
   try {
     for (const width of WIDTHS) {

@@ -24,7 +24,7 @@ import {
 import { startTestServer } from "../support/server.ts";
 
 Deno.test("[browser] updates: the dashboard section and the public pages", async (t) => {
-  await using server = await startTestServer({ env: { SIGNUP: "open" }, queue: false });
+  await using server = await startTestServer({ env: { SIGNUP: "open" }, worker: false });
   const base = server.baseUrl;
   const { owner, boot } = await dashboardTeam(base);
   const projectId = boot.project.id;

@@ -32,7 +32,7 @@ async function imageLoaded(page: Page, selector: string): Promise<boolean> {
 }
 
 Deno.test("[browser] vendor: dashboard profile section, trust center and trust page", async (t) => {
-  await using server = await startTestServer({ env: { SIGNUP: "open" }, queue: false });
+  await using server = await startTestServer({ env: { SIGNUP: "open" }, worker: false });
   const base = server.baseUrl;
   for (const person of [OWNER, MEMBER]) {
     const res = await signUp(base, "", { ...person, password: PASSWORD });

@@ -75,7 +75,7 @@ async function assertScanChange(page: Page, view: string) {
 }
 
 Deno.test("[browser] versions page and a version's change list at phone and desktop widths", async () => {
-  await using server = await startTestServer({ queue: false });
+  await using server = await startTestServer({ worker: false });
   const slug = await twoVersions(server);
   const browser = await launchBrowser();
   try {

@@ -253,7 +253,7 @@ Deno.test("[e2e] built-in identity provider: setup link, sign-in with PKCE, refr
 });
 
 Deno.test("[e2e] built-in identity provider: invite-only sign-up", async (t) => {
-  await using server = await startTestServer({ env: { SIGNUP: "invite" }, queue: false });
+  await using server = await startTestServer({ env: { SIGNUP: "invite" }, worker: false });
   const base = server.baseUrl;
   const owner = await server.tokenFor("owner");
   const auth = { authorization: `Bearer ${owner}`, "content-type": "application/json" };

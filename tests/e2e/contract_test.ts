@@ -29,7 +29,7 @@ interface Call {
 Deno.test("[contract] every operation answers as /openapi.json documents", async (t) => {
   const dns = await startDnsServer();
   await using server = await startTestServer({
-    queue: false,
+    worker: false,
     env: { SIGNUP: "open", DNS_NAMESERVER: `127.0.0.1:${dns.port}` },
   });
   try {
@@ -362,6 +362,10 @@ Deno.test("[contract] every operation answers as /openapi.json documents", async
         expect: 404,
       });
       await call("getServiceStatus", { expect: 200 });
+      // No job worker runs in this test's server: the readiness route says so.
+      await call("readiness", { expect: 503 });
+      await call("listDeadJobs", { params: org, expect: 200 });
+      await call("retryDeadJob", { params: { ...org, jobId: crypto.randomUUID() }, expect: 404 });
       await call("getTrustSecurityTxt", { params: slug, expect: 200 });
       await call("getOrganizationLogo", { params: { fileName: fx.logo }, expect: 200 });
       await call("deleteOrganizationLogo", { params: { organizationId: fx.org }, expect: 200 });

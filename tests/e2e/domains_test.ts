@@ -11,7 +11,7 @@ import { startTestServer } from "../support/server.ts";
 Deno.test("[e2e] custom domains: DNS TXT verification and Host routing", async (t) => {
   await using dns = await startDnsServerDisposable();
   await using server = await startTestServer({
-    queue: false,
+    worker: false,
     env: { DNS_NAMESERVER: `127.0.0.1:${dns.port}`, TRUST_PAGE_BASE: "http://trust.localhost" },
   });
   const token = await server.tokenFor("alice");

@@ -11,7 +11,7 @@ import { startTestServer } from "../support/server.ts";
 const OWNER = { email: "owner@acme.test", name: "Olga Owner", password: "correct horse battery" };
 
 Deno.test("[e2e] login throttling: 150 concurrent wrong passwords get at most 5 evaluated", async (t) => {
-  await using server = await startTestServer({ queue: false, env: { SIGNUP: "open" } });
+  await using server = await startTestServer({ worker: false, env: { SIGNUP: "open" } });
   const created = await signUp(server.baseUrl, "", OWNER);
   assert.equal(created.status, 200);
   await created.body?.cancel();

@@ -20,7 +20,7 @@ async function sha256(bytes: Uint8Array) {
 }
 
 Deno.test("[e2e] every published version verifies against /.well-known/jwks.json", async () => {
-  await using server = await startTestServer({ queue: false });
+  await using server = await startTestServer({ worker: false });
   const token = await server.tokenFor("alice");
   const auth = { authorization: `Bearer ${token}`, "content-type": "application/json" };
   const { project } = await (await fetch(`${server.baseUrl}/onboarding/bootstrap`, {
@@ -95,7 +95,7 @@ Deno.test("[e2e] rotating the publication key keeps every earlier version verifi
   const slug = "rotating";
   const publishTwice = async (signingKey: string) => {
     await using server = await startTestServer({
-      queue: false,
+      worker: false,
       kv,
       env: { SIGNING_KEY: signingKey },
     });
@@ -125,7 +125,7 @@ Deno.test("[e2e] rotating the publication key keeps every earlier version verifi
   const first = await privateJwk();
   const projectId = await publishTwice(first);
   const second = await privateJwk();
-  await using server = await startTestServer({ queue: false, kv, env: { SIGNING_KEY: second } });
+  await using server = await startTestServer({ worker: false, kv, env: { SIGNING_KEY: second } });
   const token = await server.tokenFor("rita");
   for (let i = 0; i < 2; i++) {
     const res = await fetch(`${server.baseUrl}/projects/${projectId}/publish`, {

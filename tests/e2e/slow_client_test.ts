@@ -41,7 +41,7 @@ async function readResponse(conn: Deno.Conn, waitMs: number): Promise<string> {
 
 Deno.test("[e2e] slow clients: a stalled request body gets 408", async (t) => {
   await using server = await startTestServer({
-    queue: false,
+    worker: false,
     env: { BODY_TIMEOUT_SECONDS: "1" },
   });
   const { port } = new URL(server.baseUrl);

@@ -47,7 +47,7 @@ async function runKit(server: TestServer, dir: string, args: string[]): Promise<
 Deno.test("[e2e] verifier kit served at /verify.ts: verifies a profile, then catches a changed byte", async (t) => {
   const kv = await Deno.openKv(":memory:");
   const dir = await Deno.makeTempDir();
-  let server = await startTestServer({ kv, queue: false });
+  let server = await startTestServer({ kv, worker: false });
   const baseUrl = server.baseUrl;
   try {
     const token = await server.tokenFor("alice");
@@ -124,7 +124,7 @@ Deno.test("[e2e] verifier kit served at /verify.ts: verifies a profile, then cat
     /** A fresh instance on the same KV and BASE_URL: nothing of the old bytes in its memory. */
     const restart = async () => {
       await server.close();
-      server = await startTestServer({ kv, queue: false, env: { BASE_URL: baseUrl } });
+      server = await startTestServer({ kv, worker: false, env: { BASE_URL: baseUrl } });
     };
     const verifyAgain = () =>
       runKit(server, dir, ["acme", "--server", server.baseUrl, "--checkpoint", `${dir}/pinned`]);

@@ -243,7 +243,7 @@ Deno.test("[e2e] a private address is refused at registration and again at deliv
     // Registered while private addresses were allowed (no queue consumer runs here)…
     const permissive = await startTestServer({
       kv,
-      queue: false,
+      worker: false,
       env: { WEBHOOK_ALLOW_PRIVATE: "true" },
     });
     const { call: allowed, project } = await setUp(permissive);

@@ -102,7 +102,7 @@ async function exhaustAddress(baseUrl: string, ip: string) {
 for (const trusted of [true, false]) {
   Deno.test(`[e2e] login throttling by client address ${trusted ? "behind a trusted proxy" : "without TRUSTED_PROXIES"}`, async () => {
     await using server = await startTestServer({
-      queue: false,
+      worker: false,
       env: trusted ? { TRUSTED_PROXIES: "127.0.0.1,::1" } : {},
     });
     const first = await exhaustAddress(server.baseUrl, "203.0.113.1");

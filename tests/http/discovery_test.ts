@@ -30,7 +30,7 @@ function markdownLinks(text: string): string[] {
 }
 
 Deno.test("[discovery] JSON documents follow their formats and agree", async (t) => {
-  await using server = await startTestServer({ queue: false });
+  await using server = await startTestServer({ worker: false });
   const base = server.baseUrl;
   const { body: openapi } = await getJson(server, "/openapi.json");
 
@@ -179,7 +179,7 @@ Deno.test("[discovery] JSON documents follow their formats and agree", async (t)
 });
 
 Deno.test("[discovery] llms.txt and the guides are Markdown whose links resolve", async (t) => {
-  await using server = await startTestServer({ queue: false });
+  await using server = await startTestServer({ worker: false });
   const base = server.baseUrl;
 
   await t.step("llms.txt: H1, blockquote, H2 sections of link lists, all resolving", async () => {
@@ -299,7 +299,7 @@ Deno.test("[discovery] llms.txt and the guides are Markdown whose links resolve"
 });
 
 Deno.test("[discovery] robots.txt lets crawlers read public pages, not the operator side", async () => {
-  await using server = await startTestServer({ queue: false });
+  await using server = await startTestServer({ worker: false });
   const res = await fetch(`${server.baseUrl}/robots.txt`);
   assert.equal(res.status, 200);
   assert.equal(res.headers.get("content-type"), "text/plain; charset=utf-8");

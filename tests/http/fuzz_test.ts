@@ -263,7 +263,9 @@ function check(
   request: FuzzRequest,
   res: { status: number; type: string; text: string },
 ): string[] {
-  if (res.status >= 500) return [`${res.status} ${res.text.slice(0, 300)}`];
+  // The readiness probe answers 503 by design when no job worker runs (as in this test).
+  const notReady = res.status === 503 && request.op.operation.operationId === "readiness";
+  if (res.status >= 500 && !notReady) return [`${res.status} ${res.text.slice(0, 300)}`];
   let body: unknown = res.text;
   if (res.type.includes("json") && res.text) {
     try {

@@ -12,7 +12,7 @@ function linkIn(text: string | undefined, path: string): string {
   return match[0].slice("http://trust.test".length);
 }
 
-/** Waits until the queue is idle long enough for a message that would come to have come. */
+/** Waits a little, so an email that was wrongly sent would have arrived. */
 const settle = () => new Promise((resolve) => setTimeout(resolve, 300));
 
 async function setUp(ctx: TestApp) {
@@ -50,7 +50,7 @@ async function subscribeAndConfirm(ctx: TestApp, smtp: TestSmtp, email: string) 
 
 Deno.test("[http] subscriptions: double opt-in, no enumeration, one-click unsubscribe", async (t) => {
   await using smtp = await startSmtpServer();
-  await using ctx = await createTestApp({ env: { SMTP_URL: smtp.url }, queue: true });
+  await using ctx = await createTestApp({ env: { SMTP_URL: smtp.url }, worker: true });
   const ws = await setUp(ctx);
   const list = () =>
     ctx.call("GET", `/organizations/${ws.organization.id}/subscribers`, { token: ws.token });
@@ -98,7 +98,7 @@ Deno.test("[http] subscriptions: double opt-in, no enumeration, one-click unsubs
 
   await t.step("a forged or truncated link is a 404 page and changes nothing", async () => {
     // The confirmation email's handler records its delivery after the server accepted it.
-    await ctx.services.queue.settled();
+    await ctx.services.jobs.settled();
     const before = await snapshotKv(ctx.kv);
     for (
       const path of [
@@ -179,7 +179,7 @@ Deno.test("[http] subscriptions: double opt-in, no enumeration, one-click unsubs
 
   await t.step("unsubscribing again answers the same page and changes nothing", async () => {
     await settle(); // the notification's delivery record is written just after it is sent
-    await ctx.services.queue.settled();
+    await ctx.services.jobs.settled();
     const before = await snapshotKv(ctx.kv);
     const again = await ctx.call("POST", unsubscribePath, {
       body: "List-Unsubscribe=One-Click",
@@ -202,7 +202,7 @@ Deno.test("[http] subscriptions: double opt-in, no enumeration, one-click unsubs
     const [id, mac] = token.split(".");
     const otherId = crypto.randomUUID();
     const confirmToken = confirmPath.slice("/subscriptions/confirm/".length);
-    await ctx.services.queue.settled();
+    await ctx.services.jobs.settled();
     const before = await snapshotKv(ctx.kv);
     for (
       const forged of [
@@ -236,12 +236,12 @@ Deno.test("[http] subscriptions: double opt-in, no enumeration, one-click unsubs
 
 Deno.test("[http] subscriptions: bad input, private projects and throttling", async (t) => {
   await using smtp = await startSmtpServer();
-  await using ctx = await createTestApp({ env: { SMTP_URL: smtp.url }, queue: true });
+  await using ctx = await createTestApp({ env: { SMTP_URL: smtp.url }, worker: true });
   const ws = await setUp(ctx);
   const hidden = await workspace(ctx, "other", { projectSlug: "hidden", visibility: "private" });
 
   await t.step("bad addresses, private projects and unknown names change nothing", async () => {
-    await ctx.services.queue.settled();
+    await ctx.services.jobs.settled();
     const before = await snapshotKv(ctx.kv);
     const cases: [string, unknown, number][] = [
       ["/trust/acme/subscriptions", { email: "not an address" }, 400],
@@ -313,7 +313,7 @@ Deno.test("[http] subscriptions: bad input, private projects and throttling", as
 
 Deno.test("[http] subscribers: members count, owners list and remove; 401/403 change nothing", async (t) => {
   await using smtp = await startSmtpServer();
-  await using ctx = await createTestApp({ env: { SMTP_URL: smtp.url }, queue: true });
+  await using ctx = await createTestApp({ env: { SMTP_URL: smtp.url }, worker: true });
   const ws = await setUp(ctx);
   const member = await ctx.tokenFor("member", { email: "member@example.com" });
   const stranger = await ctx.tokenFor("stranger");
@@ -345,7 +345,7 @@ Deno.test("[http] subscribers: members count, owners list and remove; 401/403 ch
   await t.step("refusals change nothing", async () => {
     const { subscribers } = await (await ctx.call("GET", path, { token: ws.token })).json();
     const item = `${path}/${subscribers[0].id}`;
-    await ctx.services.queue.settled();
+    await ctx.services.jobs.settled();
     const before = await snapshotKv(ctx.kv);
     const attempts: [string, string, string | undefined, number][] = [
       ["GET", path, undefined, 401],
@@ -378,7 +378,7 @@ Deno.test("[http] subscribers: members count, owners list and remove; 401/403 ch
     const res = await ctx.call("GET", "/service/status", { token: member });
     assert.equal(res.status, 200);
     const text = await res.text();
-    assert.deepEqual(JSON.parse(text), { mail: { configured: true } });
+    assert.deepEqual(JSON.parse(text).mail, { configured: true });
     assert.ok(!text.includes("127.0.0.1"));
   });
 });
@@ -386,14 +386,14 @@ Deno.test("[http] subscribers: members count, owners list and remove; 401/403 ch
 Deno.test("[http] subscriptions without SMTP: refused with 409, and the status says so", async () => {
   await using ctx = await createTestApp();
   const ws = await setUp(ctx);
-  await ctx.services.queue.settled();
+  await ctx.services.jobs.settled();
   const before = await snapshotKv(ctx.kv);
   const res = await ctx.call("POST", "/trust/acme/subscriptions", { json: { email: "a@b.test" } });
   assert.equal(res.status, 409);
   assert.match((await res.json()).error.message, /no email configured/);
   assert.equal(await snapshotKv(ctx.kv), before);
   const status = await ctx.call("GET", "/service/status", { token: ws.token });
-  assert.deepEqual(await status.json(), { mail: { configured: false } });
+  assert.deepEqual((await status.json()).mail, { configured: false });
   const page = await (await ctx.call("GET", "/trust/acme", { headers: { accept: "text/html" } }))
     .text();
   assert.ok(!page.includes('class="subscribe"'));

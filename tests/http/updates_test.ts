@@ -243,7 +243,7 @@ Deno.test("[http] updates: public pages, trust page and feed render hostile Mark
 });
 
 Deno.test("[http] posting an update stages update.posted with the change; edits raise none", async () => {
-  await using ctx = await createTestApp({ queue: true });
+  await using ctx = await createTestApp({ worker: true });
   const seen: TrustEvent[] = [];
   const got = Promise.withResolvers<void>();
   ctx.services.events.subscribe("test", (event) => {

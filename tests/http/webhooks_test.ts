@@ -323,8 +323,8 @@ Deno.test("[http] webhooks: an event makes one delivery per subscribed endpoint"
       .json()).deliveries;
 
   const regression = event("control.regressed", ws.project.id);
-  await ctx.services.queue.dispatch({ kind: "event", event: regression });
-  await ctx.services.queue.dispatch({ kind: "event", event: regression });
+  await ctx.services.jobs.dispatch({ kind: "event", event: regression });
+  await ctx.services.jobs.dispatch({ kind: "event", event: regression });
   for (const hook of [regressed, both, buyerHook]) {
     const list = await deliveries(hook.id);
     assert.equal(list.length, 1, "handed out twice, delivered once");
@@ -343,7 +343,7 @@ Deno.test("[http] webhooks: an event makes one delivery per subscribed endpoint"
   }
   assert.deepEqual(await deliveries(published.id), []);
 
-  await ctx.services.queue.dispatch({ kind: "event", event: event("subprocessor.changed", null) });
+  await ctx.services.jobs.dispatch({ kind: "event", event: event("subprocessor.changed", null) });
   assert.equal((await deliveries(both.id)).length, 2);
   assert.equal((await deliveries(orgWide.id, secondWs)).length, 1, "every project of the org");
 
@@ -352,7 +352,7 @@ Deno.test("[http] webhooks: an event makes one delivery per subscribed endpoint"
     json: { visibility: "private" },
   });
   await hidden.body?.cancel();
-  await ctx.services.queue.dispatch({
+  await ctx.services.jobs.dispatch({
     kind: "event",
     event: event("control.regressed", ws.project.id),
   });

@@ -38,7 +38,7 @@ async function bootstrap(server: TestServer, sub: string, slug: string, visibili
 
 /** Starts the server and publishes both projects. */
 export async function startPublishedServer(): Promise<PublishedFixture> {
-  const server = await startTestServer({ queue: false });
+  const server = await startTestServer({ worker: false });
   try {
     const acme = await bootstrap(server, "alice", "acme", "public");
     const created = await call(server, `/projects/${acme.projectId}/collectors`, acme.token, {

@@ -28,7 +28,7 @@ function textOf(result: Record<string, unknown>): string {
 }
 
 Deno.test("[mcp] get_subprocessors answers the public list's body", async (t) => {
-  await using server = await startTestServer({ queue: false });
+  await using server = await startTestServer({ worker: false });
   const base = server.baseUrl;
   const token = await server.tokenFor("carol");
   const { organization } = await send(`${base}/onboarding/bootstrap`, "POST", token, {

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { type TrustEvent, trustEvent } from "../../src/domain/events.ts";
-import type { MailDelivery } from "../../src/domain/subscriptions.ts";
+import { MAIL_BACKOFF_MS, type MailDelivery } from "../../src/domain/subscriptions.ts";
 import { linkToken } from "../../src/push/links.ts";
 import {
   confirmSubscription,
@@ -58,7 +58,7 @@ function updatePosted(ws: Workspace, title: string): TrustEvent {
 
 Deno.test("[push] a regression published by itself emails confirmed subscribers only", async () => {
   await using smtp = await startSmtpServer();
-  await using ctx = await createTestApp({ env: { SMTP_URL: smtp.url }, queue: true });
+  await using ctx = await createTestApp({ env: { SMTP_URL: smtp.url }, worker: true });
   const ws = await workspace(ctx, "owner", { projectSlug: "acme", visibility: "public" });
   const patched = await ctx.call("PATCH", `/projects/${ws.project.id}`, {
     token: ws.token,
@@ -104,7 +104,7 @@ Deno.test("[push] a regression published by itself emails confirmed subscribers 
 
 Deno.test("[push] subprocessor changes reach organization and project subscribers, once each", async () => {
   await using smtp = await startSmtpServer();
-  await using ctx = await createTestApp({ env: { SMTP_URL: smtp.url }, queue: true });
+  await using ctx = await createTestApp({ env: { SMTP_URL: smtp.url }, worker: true });
   const ws = await workspace(ctx, "owner", { projectSlug: "acme", visibility: "public" });
   await publishVersion(ctx, ws);
   const org = `/public/trust/${ws.organization.slug}/subscriptions`;
@@ -136,7 +136,7 @@ Deno.test("[push] subprocessor changes reach organization and project subscriber
 
 Deno.test("[push] a refused email is tried again and arrives once; events handed out twice mail once", async () => {
   await using smtp = await startSmtpServer();
-  await using ctx = await createTestApp({ env: { SMTP_URL: smtp.url }, queue: true });
+  await using ctx = await createTestApp({ env: { SMTP_URL: smtp.url }, worker: true });
   const ws = await workspace(ctx, "owner", { projectSlug: "acme", visibility: "public" });
   await publishVersion(ctx, ws);
   await confirmed(ctx, smtp, "/trust/acme/subscriptions", "reader@x.test");
@@ -145,6 +145,11 @@ Deno.test("[push] a refused email is tried again and arrives once; events handed
   const event = updatePosted(ws, "TLS change");
   await ctx.services.events.publish(event);
   await ctx.services.events.publish(event);
+  // The refused attempt schedules the next one a second later on the app's (fake) clock.
+  for (let i = 0; i < 100 && !ctx.log.lines.some((l) => l.includes("trying again")); i++) {
+    await settle(50);
+  }
+  ctx.clock.advance(MAIL_BACKOFF_MS[0]);
   const mail = await smtp.next((m) => /Advisory: TLS change/.test(m.subject ?? ""), 15_000);
   assert.equal(mail.subject, "[owner project] Advisory: TLS change");
   await settle(1500);
@@ -172,7 +177,7 @@ async function privateProjectNotifiesNobody(ctx: TestApp, ws: Workspace, smtp: T
 }
 
 Deno.test("[push] without SMTP nothing is sent: notifications are recorded as skipped", async () => {
-  await using ctx = await createTestApp({ queue: true });
+  await using ctx = await createTestApp({ worker: true });
   const ws = await workspace(ctx, "owner", { projectSlug: "acme", visibility: "public" });
   const now = ctx.clock.now();
   const target = { organizationId: ws.organization.id, projectId: ws.project.id };
@@ -187,12 +192,12 @@ Deno.test("[push] without SMTP nothing is sent: notifications are recorded as sk
   assert.equal(notifications[0].reason, "email not configured");
   assert.ok(ctx.log.lines.some((l) => l.includes("Email is not configured")));
   const status = await ctx.call("GET", "/service/status", { token: ws.token });
-  assert.deepEqual(await status.json(), { mail: { configured: false } });
+  assert.deepEqual((await status.json()).mail, { configured: false });
 });
 
 Deno.test("[push] an update posted through the API reaches the project's subscribers", async () => {
   await using smtp = await startSmtpServer();
-  await using ctx = await createTestApp({ env: { SMTP_URL: smtp.url }, queue: true });
+  await using ctx = await createTestApp({ env: { SMTP_URL: smtp.url }, worker: true });
   const ws = await workspace(ctx, "owner", { projectSlug: "acme", visibility: "public" });
   await publishVersion(ctx, ws);
   await confirmed(ctx, smtp, "/trust/acme/subscriptions", "reader@x.test");

@@ -3,7 +3,8 @@ import type { TrustEvent } from "../../src/domain/events.ts";
 import { loadConfig } from "../../src/config.ts";
 import type { Publication } from "../../src/domain/publication.ts";
 import type { Project } from "../../src/domain/workspace.ts";
-import { createQueueConsumer } from "../../src/live/queue.ts";
+import { createJobWorker } from "../../src/live/worker.ts";
+import { fakeClock } from "../../src/lib/clock.ts";
 import { memoryLogger } from "../../src/lib/log.ts";
 import { MAX_LISTED_CONTROLS, publicationEvents } from "../../src/publish/events.ts";
 import { createEventBus } from "../../src/push/events.ts";
@@ -74,8 +75,8 @@ Deno.test("[push] an event lists at most MAX_LISTED_CONTROLS controls and the fu
 Deno.test("[push] the bus hands an event to every channel and asks for it again when one fails", async () => {
   const log = memoryLogger();
   await using kv = await Deno.openKv(":memory:");
-  const queue = createQueueConsumer({ kv, log });
-  const bus = createEventBus({ log, queue });
+  const jobs = createJobWorker({ kv, log, clock: fakeClock() });
+  const bus = createEventBus({ log, jobs });
   const seen: string[] = [];
   let failures = 1;
   bus.subscribe("a", (event) => {
@@ -88,8 +89,8 @@ Deno.test("[push] the bus hands an event to every channel and asks for it again 
     return Promise.resolve();
   });
   const event = { id: crypto.randomUUID(), type: "update.posted" } as TrustEvent;
-  await assert.rejects(queue.dispatch({ kind: "event", event }), /Push channels failed: b/);
-  await queue.dispatch({ kind: "event", event });
+  await assert.rejects(jobs.dispatch({ kind: "event", event }), /Push channels failed: b/);
+  await jobs.dispatch({ kind: "event", event });
   assert.deepEqual(seen, [
     "a:update.posted",
     "b:update.posted",
@@ -97,14 +98,15 @@ Deno.test("[push] the bus hands an event to every channel and asks for it again 
     "b:update.posted",
   ]);
   assert.match(log.lines.join("\n"), /"channel":"b"/);
-  // Unknown kinds and shapes of older releases are dropped, not retried forever.
-  await queue.dispatch({ kind: "something-else" });
-  await queue.dispatch("not a message");
+  // A kind without a handler fails (the job is retried, then dead-lettered for operators);
+  // something that is not a job message is ignored.
+  await assert.rejects(jobs.dispatch({ kind: "something-else" }), /No handler for jobs/);
+  await jobs.dispatch("not a message");
   assert.throws(() => bus.subscribe("a", () => Promise.resolve()), /exists/);
 });
 
-Deno.test("[push] publishing and changing subprocessors enqueue their events with the change", async () => {
-  await using ctx = await createTestApp({ queue: true });
+Deno.test("[push] publishing and changing subprocessors write their events with the change", async () => {
+  await using ctx = await createTestApp({ worker: true });
   const seen: TrustEvent[] = [];
   const done = Promise.withResolvers<void>();
   ctx.services.events.subscribe("test", (event) => {

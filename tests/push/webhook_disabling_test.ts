@@ -3,7 +3,7 @@
  * the endpoint off with the reason and time, a delivered one resets the count, fan-out skips
  * the disabled endpoint, and `PATCH { enabled: true }` turns it back on with a fresh count.
  * Deliveries go to a real receiver on 127.0.0.1 (WEBHOOK_ALLOW_PRIVATE=true), each with one
- * attempt (no retries), through the app's own queue consumer or its delivery handler.
+ * attempt (no retries), through the app's own job worker or its delivery handler.
  */
 import assert from "node:assert/strict";
 import { DISABLE_AFTER_FAILED_DELIVERIES } from "../../src/domain/webhooks.ts";
@@ -41,10 +41,10 @@ function startReceiver() {
   };
 }
 
-async function setUp(receiver: ReturnType<typeof startReceiver>, queue: boolean) {
+async function setUp(receiver: ReturnType<typeof startReceiver>, worker: boolean) {
   const ctx = await createTestApp({
     env: { WEBHOOK_ALLOW_PRIVATE: "true" },
-    queue,
+    worker,
     webhookDelivery: ONE_ATTEMPT,
   });
   const ws = await workspace(ctx, "owner");
@@ -199,7 +199,7 @@ Deno.test("[push] deliveries ending at once on two workers both count, and only 
     assert.equal(stored.enabled, false);
     assert.equal(stored.disabled?.failedDeliveries, 5);
 
-    // The same messages again (the queue may repeat them): nothing more is counted.
+    // The same jobs again (a job may run twice): nothing more is counted.
     await Promise.all(messages.map((message, i) => handlers[1 - i](message)));
     stored = (await getWebhook(ctx.kv, projectId, webhookId))!;
     assert.equal(stored.consecutiveFailures, 5);

@@ -42,7 +42,7 @@ function lockedAtFirst(kv: Deno.Kv, failures: number, failAt = 10) {
         const value = Reflect.get(target, property, target);
         if (typeof value !== "function") return value;
         return (...args: unknown[]) =>
-          ["get", "getMany", "set", "delete", "enqueue"].includes(name) && fails(name)
+          ["get", "getMany", "set", "delete"].includes(name) && fails(name)
             ? Promise.reject(locked())
             : value.apply(target, args);
       },
@@ -70,7 +70,7 @@ Deno.test("[store] withKvRetry() retries transient errors", async (t) => {
     assert.equal((await raw.get<Deno.KvU64>(["n"])).value?.value, 1n, "applied exactly once");
   });
 
-  await t.step("get, getMany, set, delete and enqueue", async () => {
+  await t.step("get, getMany, set and delete", async () => {
     await using raw = await Deno.openKv(":memory:");
     const flaky = lockedAtFirst(raw, 2);
     const kv = withKvRetry(flaky.kv, noSleep);
@@ -79,8 +79,7 @@ Deno.test("[store] withKvRetry() retries transient errors", async (t) => {
     assert.deepEqual((await kv.getMany([["b"], ["c"]])).map((e) => e.value), ["x", null]);
     await kv.delete(["b"]);
     assert.equal((await raw.get(["b"])).value, null);
-    assert.equal((await kv.enqueue({ kind: "noop" }, { delay: 3_600_000 })).ok, true);
-    for (const name of ["set", "get", "getMany", "delete", "enqueue"]) {
+    for (const name of ["set", "get", "getMany", "delete"]) {
       assert.equal(flaky.calls.get(name), 3, name);
     }
   });

@@ -39,8 +39,8 @@ export async function createTestApp(
     env?: Record<string, string>;
     blobs?: (kv: Deno.Kv) => BlobStore;
     mailer?: Mailer;
-    /** Consume the KV queue (trust events, deliveries, recomputes) until disposed. */
-    queue?: boolean;
+    /** Run the job worker's loop (trust events, deliveries, recomputes) until disposed. */
+    worker?: boolean;
     /** Webhook retry schedule and timeout (tests shorten them). */
     webhookDelivery?: AppDeps["webhookDelivery"];
   } = {},
@@ -60,7 +60,7 @@ export async function createTestApp(
   };
   const services = await createServices(deps);
   const app = await createApp(deps, { services });
-  const consumer = options.queue ? services.queue.start() : null;
+  if (options.worker) services.jobs.start();
   const tokenFor = (sub: string, claims: { email?: string; name?: string } = {}) =>
     signAccessToken(services.keys.tokens, {
       issuer: config.auth.issuer,
@@ -93,9 +93,8 @@ export async function createTestApp(
     tokenFor,
     call,
     async [Symbol.asyncDispose]() {
-      // Handlers under way finish on an open KV; closing it then ends the consumer's loop.
-      if (consumer) await services.queue.stop(() => kv.close());
-      else kv.close();
+      // Jobs under way finish on an open KV; then it closes.
+      await services.jobs.stop(() => kv.close());
     },
   };
 }

@@ -30,9 +30,18 @@ export interface ServiceProcess {
   exited(): Promise<Deno.CommandStatus>;
 }
 
-export function startService(env: Record<string, string>): ServiceProcess {
+/** A module that makes the KV's queue and watch calls fail, as Deno Deploy and KV Connect do. */
+export const NO_KV_QUEUES = new URL("./no_kv_queues.ts", import.meta.url).pathname;
+
+export function startService(
+  env: Record<string, string>,
+  options: { preload?: string } = {},
+): ServiceProcess {
+  const args = options.preload
+    ? [...START_ARGS.slice(0, -1), "--preload", options.preload, START_ARGS.at(-1)!]
+    : START_ARGS;
   const child = new Deno.Command(Deno.execPath(), {
-    args: START_ARGS,
+    args,
     env: { ...env, NO_COLOR: "1" },
     stdout: "piped",
     stderr: "piped",

@@ -33,8 +33,8 @@ export interface TestServerOptions {
   blobs?: (kv: Deno.Kv) => BlobStore;
   kv?: Deno.Kv;
   fetch?: typeof fetch;
-  /** Consume the KV queue (scheduled recomputes), as the real service does. Default true. */
-  queue?: boolean;
+  /** Run the job worker's loop (recomputes, events, deliveries), as the service does. Default true. */
+  worker?: boolean;
   /** Webhook retry schedule and timeout (tests shorten them). */
   webhookDelivery?: AppDeps["webhookDelivery"];
 }
@@ -62,8 +62,8 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
       webhookDelivery: options.webhookDelivery,
     };
     const services = await createServices(deps);
-    const queue = options.queue ?? true;
-    const app = await createApp(deps, { queue, services });
+    const worker = options.worker ?? true;
+    const app = await createApp(deps, { worker, services });
     handler = (req, info) => app.fetch(req, info);
     const tokenKey = await loadSigningKey(kv, "tokens");
     const tokenFor = (sub: string) =>
@@ -80,10 +80,8 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
       });
     const close = async () => {
       await server.shutdown();
-      if (options.kv) return;
-      // Handlers under way finish on an open KV; closing it then ends the consumer.
-      if (queue) await services.queue.stop(() => kv.close());
-      else kv.close();
+      // Jobs under way finish on an open KV; then it closes (unless the caller owns it).
+      await services.jobs.stop(() => options.kv || kv.close());
     };
     return { baseUrl, port, config, kv, app, log, tokenFor, close, [Symbol.asyncDispose]: close };
   } catch (error) {

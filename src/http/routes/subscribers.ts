@@ -12,6 +12,7 @@ import {
   SubscriberResponse,
   subscriberView,
 } from "../../domain/subscriptions.ts";
+import { liveStatus } from "../../live/jobs_view.ts";
 import { getOrganization } from "../../store/organizations.ts";
 import {
   deleteSubscription,
@@ -106,12 +107,17 @@ subscriberRoutes.openapi(
     path: "/service/status",
     operationId: "getServiceStatus",
     tags,
-    summary: "What this service can do: whether email is configured (signed-in users)",
+    summary:
+      "What this service can do: whether email is configured and live work runs (signed-in users)",
     description:
-      "`mail.configured` is false when SMTP_URL is not set: no subscription email is sent, and subscribe requests answer 409. Where mail goes is never shown.",
+      "`mail.configured` is false when SMTP_URL is not set: no subscription email is sent, and subscribe requests answer 409. Where mail goes is never shown. `live` is what `/health/ready` answers: whether the job worker runs, how long the oldest due job has waited, and how many jobs were dead-lettered.",
     security: HUMAN,
     middleware: [requireHuman] as const,
     responses: { 200: json(ServiceStatus, "The service's status"), ...errors(401) },
   }),
-  (c) => c.json({ mail: { configured: c.var.services.mailer.configured } }, 200),
+  async (c) =>
+    c.json({
+      mail: { configured: c.var.services.mailer.configured },
+      live: await liveStatus(c.var.services),
+    }, 200),
 );

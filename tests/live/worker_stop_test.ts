@@ -1,11 +1,13 @@
 /**
- * The queue consumer and closing the KV: handlers under way finish their writes on an open
- * KV (no "BadResource" from a handler cut off by the close), and nothing new starts once
+ * The job worker and closing the KV: handlers under way finish their writes on an open KV
+ * (no "BadResource" from a handler cut off by the close), and nothing new starts once
  * stopping has begun.
  */
 import assert from "node:assert/strict";
-import { createQueueConsumer } from "../../src/live/queue.ts";
+import { createJobWorker } from "../../src/live/worker.ts";
+import { systemClock } from "../../src/lib/clock.ts";
 import { memoryLogger } from "../../src/lib/log.ts";
+import { insertJob } from "../../src/store/jobs.ts";
 import { createTestApp } from "../support/app.ts";
 
 const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -17,10 +19,10 @@ function signal() {
 }
 
 Deno.test("[live] disposing the test app lets a handler under way finish its writes", async () => {
-  const ctx = await createTestApp({ queue: true });
+  const ctx = await createTestApp({ worker: true });
   const started = signal();
   const outcome: { wrote?: boolean; error?: unknown } = {};
-  ctx.services.queue.on("test.slow", async () => {
+  ctx.services.jobs.on("test.slow", async () => {
     started.fire();
     await delay(200);
     try {
@@ -29,16 +31,16 @@ Deno.test("[live] disposing the test app lets a handler under way finish its wri
       outcome.error = error;
     }
   });
-  await ctx.kv.enqueue({ kind: "test.slow" });
+  await insertJob(ctx.kv, { kind: "test.slow" }, { now: ctx.clock.now() });
   await started.fired;
   await ctx[Symbol.asyncDispose]();
   assert.equal(outcome.error, undefined, String(outcome.error));
   assert.equal(outcome.wrote, true);
 });
 
-Deno.test("[live] once stopping, the consumer starts no handler; the close ends it", async () => {
+Deno.test("[live] once stopping, the worker starts no job; then the KV closes", async () => {
   const kv = await Deno.openKv(":memory:");
-  const consumer = createQueueConsumer({ kv, log: memoryLogger() });
+  const consumer = createJobWorker({ kv, log: memoryLogger(), clock: systemClock });
   const first = signal();
   const stopping = signal();
   const handled: string[] = [];
@@ -46,7 +48,7 @@ Deno.test("[live] once stopping, the consumer starts no handler; the close ends 
     handled.push("first");
     first.fire();
     await stopping.fired;
-    await kv.enqueue({ kind: "test.second" });
+    await insertJob(kv, { kind: "test.second" }, { now: new Date() });
     await delay(300);
     await kv.set(["test", "first"], "done");
   });
@@ -54,8 +56,8 @@ Deno.test("[live] once stopping, the consumer starts no handler; the close ends 
     handled.push("second");
     await kv.set(["test", "second"], "done");
   });
-  const listening = consumer.start();
-  await kv.enqueue({ kind: "test.first" });
+  consumer.start();
+  await insertJob(kv, { kind: "test.first" }, { now: new Date() });
   await first.fired;
   let closed = false;
   const stopped = consumer.stop(() => {
@@ -64,7 +66,6 @@ Deno.test("[live] once stopping, the consumer starts no handler; the close ends 
   });
   stopping.fire();
   await stopped;
-  await listening;
   assert.equal(closed, true);
   assert.deepEqual(handled, ["first"]);
 });

@@ -1,10 +1,13 @@
 /**
- * Live re-evaluation through the real KV queue, with short policies and
+ * Live re-evaluation through the job store and the worker's loop, with short policies and
  * the real clock: states change by themselves, without any request.
  */
 import assert from "node:assert/strict";
 import { startTestServer } from "../support/server.ts";
-import { pendingRecomputeKey } from "../../src/store/keys.ts";
+import type { Job } from "../../src/domain/jobs.ts";
+import { recomputeJobId } from "../../src/live/scheduler.ts";
+import { insertJob } from "../../src/store/jobs.ts";
+import { jobKey } from "../../src/store/keys.ts";
 
 async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 15_000) {
   const deadline = Date.now() + timeoutMs;
@@ -84,12 +87,12 @@ Deno.test("[live] a control turns degraded then stale by itself; redelivery does
     assert.equal(evaluation.nextCheckAt, null, "nothing further to schedule for this control");
   });
 
-  await t.step("a redelivered message recomputes to the same states", async () => {
+  await t.step("a recompute job run twice recomputes to the same states", async () => {
     const before = await api("GET", `/projects/${project.id}/evaluations`);
-    const message = { kind: "recompute", projectId: project.id, dueAt: Date.now() };
-    await server.kv.enqueue(message);
-    await server.kv.enqueue(message);
-    await waitFor("the redelivered messages to run", async () => {
+    const message = { kind: "recompute", projectId: project.id };
+    await insertJob(server.kv, message, { now: new Date() });
+    await insertJob(server.kv, message, { now: new Date() });
+    await waitFor("the repeated jobs to run", async () => {
       const now = await api("GET", `/projects/${project.id}/evaluations`);
       const ran = now.evaluations.every((e: { updatedAt: string }, i: number) =>
         e.updatedAt > before.evaluations[i].updatedAt
@@ -106,15 +109,15 @@ Deno.test("[live] a control turns degraded then stale by itself; redelivery does
     );
   });
 
-  await t.step("a burst of heartbeats enqueues one recompute", async () => {
+  await t.step("a burst of heartbeats schedules one recompute job", async () => {
     const { collectors } = await api("GET", `/projects/${project.id}/collectors`);
     const beat = () =>
       api("POST", `/collectors/${collectors[0].id}/heartbeat`, { sourceRef: "ci" }, secret.value);
     await beat();
-    const first = await server.kv.get<{ dueAt: number }>(pendingRecomputeKey(project.id));
-    assert.ok(first.value, "the first heartbeat schedules a recompute");
+    const first = await server.kv.get<Job>(jobKey(recomputeJobId(project.id)));
+    assert.equal(first.value?.state, "scheduled", "the first heartbeat schedules a recompute");
     for (let i = 0; i < 4; i++) await beat();
-    const after = await server.kv.get(pendingRecomputeKey(project.id));
-    assert.equal(after.versionstamp, first.versionstamp, "later heartbeats found it pending");
+    const after = await server.kv.get<Job>(jobKey(recomputeJobId(project.id)));
+    assert.equal(after.versionstamp, first.versionstamp, "later heartbeats found it scheduled");
   });
 });

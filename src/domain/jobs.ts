@@ -1,0 +1,113 @@
+/**
+ * Jobs: the live layer's units of work (a recompute at a due time, a trust event's fan-out,
+ * one webhook delivery attempt, one email), kept in Deno KV so they work on every Deno KV
+ * (local SQLite, Deno Deploy, KV Connect), none of which needs a queue.
+ */
+import { z } from "@hono/zod-openapi";
+
+/** What a job does: `kind` picks the handler, the other fields are its arguments. */
+export interface JobMessage {
+  kind: string;
+  [field: string]: unknown;
+}
+
+/** One failed run of a job, kept for operators. */
+export interface JobError {
+  attempt: number;
+  at: string;
+  error: string;
+}
+
+/**
+ * A job record. `scheduled` jobs wait for `dueAt`; a `running` job is held by a lease until
+ * `dueAt` (its lease end), after which another worker may take it; `dead` jobs ran out of
+ * attempts and wait for an operator.
+ */
+export interface Job {
+  id: string;
+  kind: string;
+  message: JobMessage;
+  state: "scheduled" | "running" | "dead";
+  /** Epoch ms: when a scheduled job is due, or when a running job's lease ends. */
+  dueAt: number;
+  /** Runs started so far (a run that crashed counts). */
+  attempt: number;
+  maxAttempts: number;
+  /** The newest failures, oldest first. */
+  errors: JobError[];
+  createdAt: string;
+  /** Who holds a running job, and the token that proves it. */
+  lease: { token: string; owner: string } | null;
+  /** A unique job asked for again while running: run once more at this time (epoch ms). */
+  rerunAt: number | null;
+  deadAt: string | null;
+}
+
+/** Runs of a job before it is dead-lettered. */
+export const DEFAULT_MAX_ATTEMPTS = 8;
+
+/** Waits before the 2nd, 3rd, … run of a failing job; the last one repeats. */
+export const JOB_BACKOFF_MS = [1_000, 5_000, 30_000, 120_000, 600_000, 1_800_000, 3_600_000];
+
+/** How long a claim holds a job without renewal; the holder renews every third of it. */
+export const JOB_LEASE_MS = 60_000;
+
+/** Failures kept on a job, and the longest error text kept of each. */
+export const MAX_JOB_ERRORS = 5;
+export const MAX_JOB_ERROR_CHARS = 500;
+
+/** The wait before the run after `attempt` failed runs, with up to ±20 % jitter. */
+export function backoffMs(attempt: number, random = Math.random): number {
+  const base = JOB_BACKOFF_MS[Math.min(Math.max(attempt, 1) - 1, JOB_BACKOFF_MS.length - 1)];
+  return Math.round(base * (0.8 + 0.4 * random()));
+}
+
+/** Whether a value read back (from KV or a legacy queue) is a job message. */
+export function isJobMessage(value: unknown): value is JobMessage {
+  return typeof value === "object" && value !== null &&
+    typeof (value as JobMessage).kind === "string";
+}
+
+/** The live layer's health, as the readiness route, the banner and the dashboard tell it. */
+export const LiveStatus = z.object({
+  ready: z.boolean().openapi({
+    description: "Whether live work runs: a worker runs here and no due job has waited too long",
+  }),
+  worker: z.object({
+    mode: z.enum(["loop", "cron", "off"]).openapi({
+      description:
+        "`loop`: this instance runs the job loop; `cron`: only Deno.cron drains due jobs (every minute); `off`: nothing runs jobs here",
+    }),
+    running: z.boolean(),
+    lastCheckAt: z.string().nullable().openapi({
+      description: "When this instance last looked for due jobs",
+    }),
+  }),
+  oldestDueSeconds: z.number().nullable().openapi({
+    description: "How long the oldest due job has waited (null: none is due)",
+  }),
+  deadJobs: z.number().int().openapi({
+    description: "Jobs that ran out of attempts and wait for an operator (counted up to 1000)",
+  }),
+  problems: z.array(z.string()).openapi({ description: "Why it is not ready, in words" }),
+}).openapi("LiveStatus");
+export type LiveStatus = z.infer<typeof LiveStatus>;
+
+/** A job as operators see it (dashboard, API). */
+export const JobView = z.object({
+  id: z.string(),
+  kind: z.string().openapi({ description: "recompute, event, webhook-delivery or mail" }),
+  state: z.enum(["scheduled", "running", "dead"]),
+  summary: z.string().openapi({ description: "What the job does, in words" }),
+  projectId: z.string().nullable(),
+  attempt: z.number().int(),
+  maxAttempts: z.number().int(),
+  errors: z.array(z.object({ attempt: z.number().int(), at: z.string(), error: z.string() })),
+  createdAt: z.string(),
+  dueAt: z.string(),
+  deadAt: z.string().nullable(),
+}).openapi("Job");
+export type JobView = z.infer<typeof JobView>;
+
+export const JobListResponse = z.object({ jobs: z.array(JobView) }).openapi("JobList");
+export const JobResponse = z.object({ job: JobView }).openapi("JobResponse");

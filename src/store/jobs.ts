@@ -1,0 +1,343 @@
+/**
+ * The job store: each job is a record plus one entry in a due-time index, written with the
+ * change that causes it (an outbox: `stageJob` adds both to that change's atomic operation).
+ * A worker claims a due job by an atomic check of its versionstamp that moves its index entry
+ * to the end of a lease, so a crashed worker's job becomes due again by itself; it then ends
+ * the job (deleted, rescheduled with backoff, or dead-lettered) in one more atomic commit.
+ *
+ * Only get, list and atomic check/set/delete are used, so this runs on every Deno KV: local
+ * SQLite, Deno Deploy's database and KV Connect, none of which needs `enqueue`.
+ */
+import {
+  backoffMs,
+  DEFAULT_MAX_ATTEMPTS,
+  type Job,
+  type JobMessage,
+  MAX_JOB_ERROR_CHARS,
+  MAX_JOB_ERRORS,
+} from "../domain/jobs.ts";
+import { timeOrderedUuid } from "../lib/ids.ts";
+import { jobDeadKey, jobDueKey, jobKey, jobsDeadPrefix, jobsDuePrefix } from "./keys.ts";
+
+/** Commits tried when a job changed between a read and the commit that follows it. */
+const MAX_TRIES = 10;
+
+type StagedListener = (dueAt: number) => void;
+const stagedListeners = new Set<StagedListener>();
+const stagedOps = new WeakMap<Deno.AtomicOperation, number>();
+
+/**
+ * Calls `listener` with the earliest due time of the jobs an operation staged, once that
+ * operation has committed in this process: a worker here wakes for work this instance made.
+ * Returns the function that removes the listener.
+ */
+export function onJobsCommitted(listener: StagedListener): () => void {
+  stagedListeners.add(listener);
+  return () => stagedListeners.delete(listener);
+}
+
+/** Makes `op` tell the listeners about `dueAt` once it commits. */
+function announceOnCommit(op: Deno.AtomicOperation, dueAt: number): void {
+  const earlier = stagedOps.get(op);
+  stagedOps.set(op, Math.min(earlier ?? Infinity, dueAt));
+  if (earlier !== undefined) return;
+  const commit = op.commit.bind(op);
+  op.commit = async () => {
+    const result = await commit();
+    if (result.ok) {
+      const earliest = stagedOps.get(op)!;
+      for (const listener of stagedListeners) listener(earliest);
+    }
+    return result;
+  };
+}
+
+/** A new scheduled job. */
+export function newJob(
+  message: JobMessage,
+  options: { now: Date; dueAt?: number; id?: string; maxAttempts?: number },
+): Job {
+  return {
+    id: options.id ?? timeOrderedUuid(options.now),
+    kind: message.kind,
+    message,
+    state: "scheduled",
+    dueAt: options.dueAt ?? options.now.getTime(),
+    attempt: 0,
+    maxAttempts: options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
+    errors: [],
+    createdAt: options.now.toISOString(),
+    lease: null,
+    rerunAt: null,
+    deadAt: null,
+  };
+}
+
+/**
+ * Adds a job to `op`, so it exists only if (and when) `op` commits: the outbox of the change
+ * `op` makes. Due at `dueAt` (epoch ms), or now.
+ */
+export function stageJob(
+  op: Deno.AtomicOperation,
+  message: JobMessage,
+  options: { now: Date; dueAt?: number; id?: string },
+): Job {
+  const job = newJob(message, options);
+  op.check({ key: jobKey(job.id), versionstamp: null })
+    .set(jobKey(job.id), job)
+    .set(jobDueKey(job.dueAt, job.id), job.id);
+  announceOnCommit(op, job.dueAt);
+  return job;
+}
+
+/** Adds a job in a commit of its own; returns it. */
+export async function insertJob(
+  kv: Deno.Kv,
+  message: JobMessage,
+  options: { now: Date; dueAt?: number },
+): Promise<Job> {
+  const op = kv.atomic();
+  const job = stageJob(op, message, options);
+  if (!(await op.commit()).ok) throw new Error("Could not store the job");
+  return job;
+}
+
+/** Adds to `op` the replacement of a job read as `entry` by `next`, index entries included. */
+function stageReplace(op: Deno.AtomicOperation, entry: Deno.KvEntry<Job>, next: Job | null) {
+  const current = entry.value;
+  op.check(entry);
+  if (current.state === "dead") op.delete(jobDeadKey(Date.parse(current.deadAt!), current.id));
+  else op.delete(jobDueKey(current.dueAt, current.id));
+  if (!next) return op.delete(entry.key);
+  op.set(entry.key, next);
+  if (next.state === "dead") op.set(jobDeadKey(Date.parse(next.deadAt!), next.id), next.id);
+  else op.set(jobDueKey(next.dueAt, next.id), next.id);
+  if (next.state === "scheduled") announceOnCommit(op, next.dueAt);
+  return op;
+}
+
+/**
+ * Ensures the unique job `id` runs no later than `dueAt`: creates it, moves it earlier, or,
+ * while it runs, asks for one more run at `dueAt` once this one ends (work that arrived during
+ * a run is not lost). One job per id: a project's recomputes are one job.
+ */
+export async function scheduleUniqueJob(
+  kv: Deno.Kv,
+  id: string,
+  options: { message: JobMessage; dueAt: number; now: Date },
+): Promise<void> {
+  for (let attempt = 0; attempt < MAX_TRIES; attempt++) {
+    const entry = await kv.get<Job>(jobKey(id));
+    const job = entry.value;
+    const op = kv.atomic();
+    if (!job) {
+      op.check(entry);
+      stageJob(op, options.message, { now: options.now, dueAt: options.dueAt, id });
+    } else if (job.state === "running") {
+      if (job.rerunAt !== null && job.rerunAt <= options.dueAt) return;
+      op.check(entry).set(entry.key, { ...job, rerunAt: options.dueAt });
+    } else if (job.state === "scheduled") {
+      if (job.dueAt <= options.dueAt) return;
+      stageReplace(op, entry as Deno.KvEntry<Job>, { ...job, dueAt: options.dueAt });
+    } else {
+      // A dead unique job is revived: new work is a new chance, with a fresh count.
+      stageReplace(op, entry as Deno.KvEntry<Job>, {
+        ...job,
+        state: "scheduled",
+        dueAt: options.dueAt,
+        attempt: 0,
+        deadAt: null,
+      });
+    }
+    if ((await op.commit()).ok) return;
+  }
+  throw new Error(`Could not schedule job "${id}": it kept changing`);
+}
+
+/** A due-index entry: which job, due when. */
+export interface DueRef {
+  id: string;
+  dueAt: number;
+}
+
+/** Up to `limit` jobs due at `now` or earlier, earliest first. */
+export async function listDueJobs(kv: Deno.Kv, now: number, limit: number): Promise<DueRef[]> {
+  const refs: DueRef[] = [];
+  const iter = kv.list<string>(
+    { start: [...jobsDuePrefix()], end: [...jobsDuePrefix(), now + 1] },
+    { limit },
+  );
+  for await (const entry of iter) {
+    refs.push({ dueAt: entry.key[1] as number, id: entry.key[2] as string });
+  }
+  return refs;
+}
+
+/** When the earliest scheduled or running job is due (a running one: its lease end). */
+export async function nextDueAt(kv: Deno.Kv): Promise<number | null> {
+  for await (const entry of kv.list<string>({ prefix: [...jobsDuePrefix()] }, { limit: 1 })) {
+    return entry.key[1] as number;
+  }
+  return null;
+}
+
+/** A claim on a running job: its id and the lease token that proves the claim. */
+export interface JobClaim {
+  job: Job;
+  token: string;
+}
+
+/**
+ * Claims a due job: if it is still due as `ref` says, it becomes `running` under a new lease
+ * that ends `leaseMs` from `now` (its index entry moves there), with one more attempt counted.
+ * Null when another worker took it first or it is no longer due.
+ */
+export async function claimJob(
+  kv: Deno.Kv,
+  ref: DueRef,
+  options: { now: number; leaseMs: number; owner: string },
+): Promise<JobClaim | null> {
+  const entry = await kv.get<Job>(jobKey(ref.id));
+  const job = entry.value;
+  if (!job || job.state === "dead" || job.dueAt !== ref.dueAt) {
+    // Another worker moved it first (its entry at `ref.dueAt` is gone already), or the entry
+    // is not the job's own (no commit here leaves one; a hand-edited database might): either
+    // way the entry at `ref.dueAt` is not a valid one, and deleting it is safe.
+    await kv.atomic().check(entry).delete(jobDueKey(ref.dueAt, ref.id)).commit();
+    return null;
+  }
+  if (job.dueAt > options.now) return null;
+  const token = crypto.randomUUID();
+  const next: Job = {
+    ...job,
+    state: "running",
+    dueAt: options.now + options.leaseMs,
+    attempt: job.attempt + 1,
+    lease: { token, owner: options.owner },
+  };
+  const op = stageReplace(kv.atomic(), entry as Deno.KvEntry<Job>, next);
+  return (await op.commit()).ok ? { job: next, token } : null;
+}
+
+/**
+ * Changes a job this claim still holds: `change` gets the stored job and returns its next
+ * state (null deletes it). Returns false when the claim was lost (the lease ran out and
+ * another worker took the job, or an operator changed it).
+ */
+async function changeClaimed(
+  kv: Deno.Kv,
+  claim: JobClaim,
+  change: (job: Job) => Job | null,
+): Promise<boolean> {
+  for (let attempt = 0; attempt < MAX_TRIES; attempt++) {
+    const entry = await kv.get<Job>(jobKey(claim.job.id));
+    const job = entry.value;
+    if (!job || job.state !== "running" || job.lease?.token !== claim.token) return false;
+    const op = stageReplace(kv.atomic(), entry as Deno.KvEntry<Job>, change(job));
+    if ((await op.commit()).ok) return true;
+  }
+  throw new Error(`Job "${claim.job.id}" kept changing while it was being updated`);
+}
+
+/** Extends a held lease to `leaseMs` from `now`; false once the claim was lost. */
+export function renewJobLease(
+  kv: Deno.Kv,
+  claim: JobClaim,
+  options: { now: number; leaseMs: number },
+): Promise<boolean> {
+  return changeClaimed(kv, claim, (job) => ({ ...job, dueAt: options.now + options.leaseMs }));
+}
+
+/**
+ * Ends a successful run: the job is deleted, unless it was asked for again while it ran
+ * (then it is scheduled for that time, with a fresh count of attempts).
+ */
+export function completeJob(kv: Deno.Kv, claim: JobClaim): Promise<boolean> {
+  return changeClaimed(kv, claim, (job) =>
+    job.rerunAt === null ? null : {
+      ...job,
+      state: "scheduled",
+      dueAt: job.rerunAt,
+      attempt: 0,
+      errors: [],
+      lease: null,
+      rerunAt: null,
+    });
+}
+
+/**
+ * Ends a failed run: the job is scheduled again after a backoff, or, after its last attempt,
+ * dead-lettered with its errors. Returns the job as stored (null when the claim was lost).
+ */
+export async function failJob(
+  kv: Deno.Kv,
+  claim: JobClaim,
+  options: { error: string; now: Date; random?: () => number },
+): Promise<Job | null> {
+  let stored: Job | null = null;
+  const ok = await changeClaimed(kv, claim, (job) => {
+    const errors = [...job.errors, {
+      attempt: job.attempt,
+      at: options.now.toISOString(),
+      error: options.error.slice(0, MAX_JOB_ERROR_CHARS),
+    }].slice(-MAX_JOB_ERRORS);
+    const base = { ...job, errors, lease: null, rerunAt: null };
+    stored = job.attempt >= job.maxAttempts
+      ? { ...base, state: "dead", deadAt: options.now.toISOString() }
+      : {
+        ...base,
+        state: "scheduled",
+        dueAt: options.now.getTime() + backoffMs(job.attempt, options.random),
+      };
+    return stored;
+  });
+  return ok ? stored : null;
+}
+
+/** Dead-lettered jobs, newest first. */
+export async function listDeadJobs(kv: Deno.Kv, limit: number): Promise<Job[]> {
+  const ids: string[] = [];
+  for await (
+    const entry of kv.list<string>({ prefix: [...jobsDeadPrefix()] }, { reverse: true, limit })
+  ) ids.push(entry.value);
+  const jobs: Job[] = [];
+  for (let i = 0; i < ids.length; i += 10) {
+    const entries = await kv.getMany<Job[]>(ids.slice(i, i + 10).map(jobKey));
+    for (const entry of entries) if (entry.value?.state === "dead") jobs.push(entry.value);
+  }
+  return jobs;
+}
+
+/** The number of dead-lettered jobs, counted up to `max`. */
+export async function countDeadJobs(kv: Deno.Kv, max: number): Promise<number> {
+  let count = 0;
+  for await (const _ of kv.list({ prefix: [...jobsDeadPrefix()] }, { limit: max })) count++;
+  return count;
+}
+
+/** One job, or null. */
+export async function getJob(kv: Deno.Kv, id: string): Promise<Job | null> {
+  return (await kv.get<Job>(jobKey(id))).value;
+}
+
+/**
+ * Schedules a dead-lettered job to run now, with a fresh count of attempts (its errors are
+ * kept). Returns the job, or null when no dead job has that id.
+ */
+export async function retryDeadJob(kv: Deno.Kv, id: string, now: Date): Promise<Job | null> {
+  for (let attempt = 0; attempt < MAX_TRIES; attempt++) {
+    const entry = await kv.get<Job>(jobKey(id));
+    if (entry.value?.state !== "dead") return null;
+    const next: Job = {
+      ...entry.value,
+      state: "scheduled",
+      dueAt: now.getTime(),
+      attempt: 0,
+      deadAt: null,
+    };
+    if ((await stageReplace(kv.atomic(), entry as Deno.KvEntry<Job>, next).commit()).ok) {
+      return next;
+    }
+  }
+  throw new Error(`Job "${id}" kept changing while it was being retried`);
+}
