@@ -111,7 +111,10 @@ export async function createServices(deps: AppDeps): Promise<Services> {
   const publicCache = createPublicCache();
   const publish = async (project: Project) => {
     try {
-      return await publishProject({ ...deps, signingKey: keys.publications }, project);
+      return await publishProject(
+        { ...deps, signingKey: keys.publications, logKey: keys.log },
+        project,
+      );
     } finally {
       publicCache.invalidate();
     }

@@ -59,20 +59,31 @@ Deno.test("[e2e] verifier kit served at /verify.ts: verifies a profile, then cat
       assert.match(await Deno.readTextFile(`${dir}/pinned`), /\n3\n/);
     });
 
-    await t.step("the keys trusted on first use are printed, and verify when pinned", async () => {
-      const first = await runKit(server, dir, ["acme"]);
-      assert.equal(first.code, 0, `${first.stdout}\n${first.stderr}`);
-      assert.match(first.stdout, /note {2}trusted on first use: the publication key\(s\) \S+/);
-      const pins = printedPins(first.stdout);
-      const jwks = await (await fetch(`${server.baseUrl}/.well-known/jwks.json`)).json();
-      const log = await (await fetch(`${server.baseUrl}/log`)).json();
-      assert.ok(jwks.keys.some((k: { kid: string }) => `jwks=${k.kid}` === pins[1]));
-      assert.equal(pins[3], `log=${log.verifierKey}`);
-      const pinned = await runKit(server, dir, ["acme", ...pins]);
-      assert.equal(pinned.code, 0, `${pinned.stdout}\n${pinned.stderr}`);
-      assert.match(pinned.stdout, /ok {4}pinned: key\(s\) \S+; log key \S+/);
-      assert.doesNotMatch(pinned.stdout, /trusted on first use/);
-    });
+    await t.step(
+      "the keys trusted on first use are printed; the trust page's pinned command verifies",
+      async () => {
+        const first = await runKit(server, dir, ["acme"]);
+        assert.equal(first.code, 0, `${first.stdout}\n${first.stderr}`);
+        assert.match(first.stdout, /note {2}trusted on first use: the publication key\(s\) \S+/);
+        const pins = printedPins(first.stdout);
+        const jwks = await (await fetch(`${server.baseUrl}/.well-known/jwks.json`)).json();
+        const log = await (await fetch(`${server.baseUrl}/log`)).json();
+        assert.ok(jwks.keys.some((k: { kid: string }) => `jwks=${k.kid}` === pins[1]));
+        assert.equal(pins[3], `log=${log.verifierKey}`);
+        const markdown = await (await fetch(`${server.baseUrl}/trust/acme.md`)).text();
+        const html = await (await fetch(`${server.baseUrl}/trust/acme.html`)).text();
+        const command = markdown.split("\n").find((line) => line.startsWith("deno run "));
+        assert.ok(command, "the page shows the command");
+        assert.deepEqual(command.split(" ").slice(-4), pins, "the page pins the same keys");
+        assert.ok(html.includes(`<code>${command}</code>`), "the HTML page shows it too");
+        const [, , , kit, ...args] = command.split(" ");
+        assert.equal(kit, `${server.baseUrl}/verify.ts`);
+        const pinned = await runKit(server, dir, args);
+        assert.equal(pinned.code, 0, `${pinned.stdout}\n${pinned.stderr}`);
+        assert.match(pinned.stdout, /ok {4}pinned: key\(s\) \S+; log key \S+/);
+        assert.doesNotMatch(pinned.stdout, /trusted on first use/);
+      },
+    );
 
     await t.step(
       "after more publishes, the log proves it only grew since the pinned checkpoint",
