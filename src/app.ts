@@ -109,7 +109,7 @@ export async function createServices(deps: AppDeps): Promise<Services> {
   const mailer = deps.mailer ?? createMailer(config.mail);
   registerEmail({ ...deps, mailer, jobs, events });
   const publicCache = createPublicCache();
-  const publishDeps = { ...deps, signingKey: keys.publications };
+  const publishDeps = { ...deps, signingKey: keys.publications, logKey: keys.log };
   const publish = async (project: Project) => {
     try {
       return await publishProject(publishDeps, project);

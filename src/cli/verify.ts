@@ -5,15 +5,22 @@
  *
  *   deno run --allow-net https://trust.example.com/verify.ts acme
  *   deno run --allow-net --allow-read https://trust.example.com/verify.ts \
- *     https://trust.example.com/trust/acme --checkpoint pinned.checkpoint
+ *     https://trust.example.com/trust/acme --checkpoint pinned.checkpoint \
+ *     --pin jwks=<kid> --pin log=<verifier key>
  *
- * It fetches the JWKS and every listed version's trust.json and JWS, checks
- * each signature (EdDSA, WebCrypto) over the exact bytes, walks the hash chain
- * (`prev` of version n is the digest of version n−1), verifies the log's
- * latest checkpoint (C2SP signed note) with the log's verifier key, checks
- * each version's inclusion proof (RFC 9162 §2.1.3.2) against it, and, with a
- * pinned checkpoint, a consistency proof (§2.1.4.2) that the log only grew
- * since. Any failure exits 1.
+ * It reads every page of the version listing and fails on a listing out of
+ * order, a repeated version or a missing one; fetches each version's
+ * trust.json and JWS and checks the signature (EdDSA, WebCrypto) over the
+ * exact bytes with a JWKS key whose id is its RFC 7638 thumbprint; chains
+ * each version to the previous verified one (`prev` of version n is the
+ * digest of version n−1); verifies the log's latest checkpoint (C2SP signed
+ * note) with the log's verifier key and each version's inclusion proof
+ * (RFC 9162 §2.1.3.2) against it; checks that the versions it verified are
+ * exactly the project's entries in the log up to that checkpoint (count, leaf
+ * indexes and leaf hashes) and that the latest trust.json is the newest
+ * version; and, with a pinned checkpoint, a consistency proof (§2.1.4.2) that
+ * the log only grew since. With `--pin`, only the pinned keys are trusted;
+ * without, it prints the keys it trusted on first use. Any failure exits 1.
  *
  * @module
  */
@@ -22,18 +29,23 @@ export function usage(moduleUrl: string): string {
   const module = servedFrom(moduleUrl) ? moduleUrl : "<server>/verify.ts";
   return `Usage: deno run --allow-net ${module} <trust page URL or slug> [options]
 
-Verifies every listed version of a trust profile: JWS signatures against the
-service's JWKS, the hash chain between versions, each version's inclusion in
-the publication log, and (with --checkpoint) that the log only grew since a
-checkpoint you pinned earlier.
+Verifies every version of a trust profile: the listing is complete and in
+order, each JWS signature verifies against the service's JWKS, each version
+is chained to the previous one, each is in the publication log, the log's
+entries of the project are exactly the versions verified, and (with
+--checkpoint) the log only grew since a checkpoint you pinned earlier.
 
 Options:
   --server <url>             the service (default: from the URL, else where this file was loaded from)
+  --pin jwks=<kid>[,<kid>…]  trust only these JWKS keys (their RFC 7638 thumbprints) for the JWS
+  --pin log=<verifier key>   check the log's checkpoints with this key, not the one the service
+                             publishes at /log (--vkey <key> is the same)
   --checkpoint <file>        a checkpoint saved earlier (needs --allow-read)
   --save-checkpoint <file>   write the verified latest checkpoint, to pin next time (needs --allow-write)
-  --vkey <key>               the log's verifier key, when pinned out of band
-                             (default: the one the service publishes at /log)
   help, --help               print this text
+
+Without --pin, the keys are trusted on first use and printed, with the command
+that pins them: run that one from then on, so a server that swaps its keys fails.
 
 Exit status: 0 verified; 1 a check failed; 2 usage error; 3 the service could not be read.`;
 }
@@ -46,6 +58,15 @@ export class UsageError extends Error {
 /** The service could not be read: exit status 3. */
 export class FetchError extends Error {
   override name = "FetchError";
+  constructor(message: string, readonly status?: number) {
+    super(message);
+  }
+}
+
+/** Keys trusted whatever the service says: JWKS key ids and the log's verifier key. */
+export interface Pins {
+  jwks?: string[];
+  log?: string;
 }
 
 export interface Options {
@@ -53,7 +74,9 @@ export interface Options {
   slug: string;
   checkpoint?: string;
   saveCheckpoint?: string;
-  vkey?: string;
+  pins: Pins;
+  /** How to run this kit again (its URL or path), for the command that pins the keys. */
+  kit?: string;
 }
 
 function servedFrom(moduleUrl: string): string | undefined {
@@ -62,23 +85,59 @@ function servedFrom(moduleUrl: string): string | undefined {
   return new URL(".", url).href.replace(/\/$/, "");
 }
 
+/** How to name this module in a command: its URL when served, else its path. */
+export function kitReference(moduleUrl: string): string {
+  const url = new URL(moduleUrl);
+  return url.protocol === "file:" ? decodeURIComponent(url.pathname) : url.href;
+}
+
 const SLUG = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
+/** An RFC 7638 SHA-256 thumbprint, base64url without padding: how the service names its keys. */
+const KID = /^[A-Za-z0-9_-]{43}$/;
+/** A C2SP signed-note verifier key: name+hex(key hash)+base64(type || key). */
+const VKEY = /^([^+\s]+)\+([0-9a-f]{8})\+([A-Za-z0-9+/]+=*)$/;
+
+function parsePin(value: string, pins: Pins): void {
+  const at = value.indexOf("=");
+  const [kind, text] = at < 0 ? [value, ""] : [value.slice(0, at), value.slice(at + 1)];
+  if (kind === "jwks") {
+    const kids = text.split(",").filter((kid) => kid !== "");
+    const bad = kids.find((kid) => !KID.test(kid));
+    if (kids.length === 0 || bad !== undefined) {
+      throw new UsageError(`--pin jwks= takes key ids (RFC 7638 thumbprints), not "${bad ?? ""}"`);
+    }
+    pins.jwks = [...new Set([...(pins.jwks ?? []), ...kids])];
+  } else if (kind === "log") {
+    if (!VKEY.test(text)) {
+      throw new UsageError(
+        `--pin log= takes the log's verifier key (name+hash+key), not "${text}"`,
+      );
+    }
+    if (pins.log !== undefined && pins.log !== text) {
+      throw new UsageError("Two different log keys are pinned");
+    }
+    pins.log = text;
+  } else throw new UsageError(`--pin takes jwks=<kid>[,<kid>…] or log=<verifier key>`);
+}
 
 /** Parses the command line; `null` asks for the usage text. */
 export function parseArgs(args: string[], moduleUrl: string): Options | null {
   const values = new Map<string, string>();
+  const pins: Pins = {};
   const positional: string[] = [];
   for (let i = 0; i < args.length; i++) {
     const arg = args[i];
     if (arg === "help" || arg === "--help" || arg === "-h") return null;
     if (arg.startsWith("--")) {
       const name = arg.slice(2);
-      if (!["server", "checkpoint", "save-checkpoint", "vkey"].includes(name)) {
+      if (!["server", "checkpoint", "save-checkpoint", "vkey", "pin"].includes(name)) {
         throw new UsageError(`Unknown option "${arg}"`);
       }
       const value = args[++i];
       if (value === undefined) throw new UsageError(`${arg} needs a value`);
-      values.set(name, value);
+      if (name === "pin") parsePin(value, pins);
+      else if (name === "vkey") parsePin(`log=${value}`, pins);
+      else values.set(name, value);
     } else positional.push(arg);
   }
   if (positional.length !== 1) throw new UsageError("Name one trust page URL or slug");
@@ -102,7 +161,8 @@ export function parseArgs(args: string[], moduleUrl: string): Options | null {
     slug,
     checkpoint: values.get("checkpoint"),
     saveCheckpoint: values.get("save-checkpoint"),
-    vkey: values.get("vkey"),
+    pins,
+    kit: kitReference(moduleUrl),
   };
 }
 
@@ -113,6 +173,11 @@ function fromBase64(text: string): Uint8Array<ArrayBuffer> {
   const standard = text.replace(/-/g, "+").replace(/_/g, "/");
   const padded = standard.padEnd(Math.ceil(standard.length / 4) * 4, "=");
   return Uint8Array.from(atob(padded), (c) => c.charCodeAt(0));
+}
+
+function toBase64Url(bytes: Uint8Array): string {
+  return btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-").replace(/\//g, "_")
+    .replace(/=+$/, "");
 }
 
 function equal(a: Uint8Array, b: Uint8Array): boolean {
@@ -206,7 +271,7 @@ export interface Checkpoint {
  * (`name+hex(key hash)+base64(0x01 || key)`) and reads it as a tlog checkpoint.
  */
 export async function verifyCheckpoint(note: string, vkey: string): Promise<Checkpoint> {
-  const parts = vkey.trim().match(/^([^+\s]+)\+([0-9a-f]{8})\+([A-Za-z0-9+/]+=*)$/);
+  const parts = vkey.trim().match(VKEY);
   if (!parts) throw new Error("the log's verifier key is malformed");
   const [, name, keyHashHex, keyBase64] = parts;
   const key = fromBase64(keyBase64);
@@ -240,6 +305,12 @@ export async function verifyCheckpoint(note: string, vkey: string): Promise<Chec
   return { origin, size: Number(size), root: rootBytes, note };
 }
 
+/** RFC 7638 thumbprint (SHA-256, base64url) of an Ed25519 public JWK: the id it should have. */
+async function jwkThumbprint(jwk: { crv: string; kty: string; x: string }): Promise<string> {
+  const canonical = JSON.stringify({ crv: jwk.crv, kty: jwk.kty, x: jwk.x });
+  return toBase64Url(await sha256(encoder.encode(canonical)));
+}
+
 interface JwsHeader {
   alg?: string;
   kid?: string;
@@ -247,24 +318,42 @@ interface JwsHeader {
   prev?: string | null;
 }
 
+/** The keys a JWS may be verified with, and the served ones that are not pinned. */
+interface Keyring {
+  keys: Map<string, CryptoKey>;
+  unpinned: Set<string>;
+}
+
 /** Verifies a compact JWS with an attached payload; returns its header and payload bytes. */
 async function verifyJws(
   jws: string,
-  keys: Map<string, CryptoKey>,
+  ring: Keyring,
 ): Promise<{ header: JwsHeader; payload: Uint8Array }> {
   const segments = jws.trim().split(".");
   if (segments.length !== 3) throw new Error("the signature is not a compact JWS");
-  const header = JSON.parse(decoder.decode(fromBase64(segments[0]))) as JwsHeader;
+  let header: JwsHeader;
+  try {
+    header = JSON.parse(decoder.decode(fromBase64(segments[0])));
+  } catch {
+    throw new Error("the JWS header is not JSON");
+  }
   if (header.alg !== "EdDSA") throw new Error(`unexpected JWS algorithm "${header.alg}"`);
-  const key = keys.get(header.kid ?? "");
-  if (!key) throw new Error(`no key "${header.kid}" in the JWKS`);
+  const kid = String(header.kid);
+  const key = ring.keys.get(kid);
+  if (!key) {
+    throw new Error(
+      ring.unpinned.has(kid)
+        ? `signed by key "${kid}", which is not pinned`
+        : `signed by key "${kid}", which the JWKS does not hold`,
+    );
+  }
   const ok = await crypto.subtle.verify(
     "Ed25519",
     key,
     fromBase64(segments[2]),
     encoder.encode(`${segments[0]}.${segments[1]}`),
   );
-  if (!ok) throw new Error("the JWS signature does not verify");
+  if (!ok) throw new Error(`the JWS signature does not verify with key "${kid}"`);
   return { header, payload: fromBase64(segments[1]) };
 }
 
@@ -285,14 +374,570 @@ async function get(io: Io, url: string): Promise<Response> {
   }
   if (!res.ok) {
     await res.body?.cancel();
-    throw new FetchError(`${url} answered ${res.status}`);
+    throw new FetchError(`${url} answered ${res.status}`, res.status);
   }
   return res;
 }
 
-const getJson = async <T>(io: Io, url: string) => (await (await get(io, url)).json()) as T;
+async function getJson<T>(io: Io, url: string): Promise<T> {
+  const res = await get(io, url);
+  try {
+    return await res.json() as T;
+  } catch {
+    throw new FetchError(`${url} did not answer JSON`);
+  }
+}
+
 const getBytes = async (io: Io, url: string) =>
   new Uint8Array(await (await get(io, url)).arrayBuffer());
+
+/** The bytes at `url`, or null when it answers 404. */
+async function getOptionalBytes(io: Io, url: string): Promise<Uint8Array | null> {
+  try {
+    return await getBytes(io, url);
+  } catch (error) {
+    if (error instanceof FetchError && error.status === 404) return null;
+    throw error;
+  }
+}
+
+/** Runs `work` on each item with at most `width` under way; yields the results in order. */
+async function* inOrder<T, R>(
+  items: readonly T[],
+  width: number,
+  work: (item: T) => Promise<R>,
+): AsyncGenerator<[T, R]> {
+  const started: Promise<R>[] = [];
+  const start = () => {
+    const promise = work(items[started.length]);
+    promise.catch(() => {}); // awaited in turn below; not an unhandled rejection meanwhile
+    started.push(promise);
+  };
+  while (started.length < Math.min(width, items.length)) start();
+  for (let i = 0; i < items.length; i++) {
+    const result = await started[i];
+    if (started.length < items.length) start();
+    yield [items[i], result];
+  }
+}
+
+/** `2, 5-7` for [2, 5, 6, 7]. */
+function ranges(numbers: number[]): string {
+  const parts: string[] = [];
+  for (let i = 0; i < numbers.length; i++) {
+    let j = i;
+    while (j + 1 < numbers.length && numbers[j + 1] === numbers[j] + 1) j++;
+    parts.push(i === j ? `${numbers[i]}` : `${numbers[i]}-${numbers[j]}`);
+    i = j;
+  }
+  return parts.join(", ");
+}
+
+const isCount = (n: unknown): n is number => Number.isSafeInteger(n) && (n as number) >= 0;
+
+/** Prints one line per check and counts the failures. */
+class Report {
+  failures = 0;
+  constructor(readonly out: (line: string) => void) {}
+  pass(line: string) {
+    this.out(`ok    ${line}`);
+  }
+  note(line: string) {
+    this.out(`note  ${line}`);
+  }
+  fail(line: string) {
+    this.failures++;
+    this.out(`FAIL  ${line}`);
+  }
+}
+
+/**
+ * The JWKS's Ed25519 keys that may verify a JWS: each must be served under its own RFC 7638
+ * thumbprint, and with pinned key ids only those are used (a pinned one not served fails).
+ */
+async function readKeys(io: Io, server: string, pins: Pins, report: Report): Promise<Keyring> {
+  const url = `${server}/.well-known/jwks.json`;
+  const jwks = await getJson<{ keys?: unknown }>(io, url);
+  const before = report.failures;
+  const ring: Keyring = { keys: new Map(), unpinned: new Set() };
+  const served = new Set<string>();
+  for (const jwk of Array.isArray(jwks.keys) ? jwks.keys : []) {
+    const { kty, crv, x, kid } = (jwk ?? {}) as Record<string, unknown>;
+    if (kty !== "OKP" || crv !== "Ed25519" || typeof x !== "string") continue;
+    const thumbprint = await jwkThumbprint({ kty, crv, x });
+    if (kid !== thumbprint) {
+      report.fail(
+        `JWKS: key "${kid}" is not the key its id names (its RFC 7638 thumbprint differs)`,
+      );
+      continue;
+    }
+    served.add(thumbprint);
+    if (pins.jwks && !pins.jwks.includes(thumbprint)) {
+      ring.unpinned.add(thumbprint);
+      continue;
+    }
+    try {
+      ring.keys.set(
+        thumbprint,
+        await crypto.subtle.importKey("jwk", { kty, crv, x }, "Ed25519", false, ["verify"]),
+      );
+    } catch {
+      report.fail(`JWKS: key "${kid}" is not a valid Ed25519 key`);
+    }
+  }
+  for (const kid of pins.jwks ?? []) {
+    if (!served.has(kid)) report.fail(`JWKS: the pinned key "${kid}" is not served`);
+  }
+  if (report.failures > before) return ring;
+  report.pass(
+    pins.jwks
+      ? `JWKS: ${ring.keys.size} pinned Ed25519 key(s) of ${served.size} from ${url}`
+      : `JWKS: ${ring.keys.size} Ed25519 key(s) from ${url}, trusted on first use`,
+  );
+  return ring;
+}
+
+/**
+ * The log's latest checkpoint, verified with the pinned log key (else the one /log names),
+ * and with a pinned checkpoint the proof that the log only grew since. Null when the latest
+ * checkpoint does not verify: nothing else can be checked.
+ */
+async function readCheckpoint(
+  io: Io,
+  options: Options,
+  report: Report,
+): Promise<{ latest: Checkpoint; vkey: string } | null> {
+  const { server, pins } = options;
+  const vkey = pins.log ??
+    (await getJson<{ verifierKey?: string }>(io, `${server}/log`)).verifierKey ?? "";
+  const byKey = pins.log ? "the pinned log key" : "the log key the service publishes";
+  let latest: Checkpoint;
+  try {
+    latest = await verifyCheckpoint(await (await get(io, `${server}/log/checkpoint`)).text(), vkey);
+    report.pass(`log checkpoint: ${latest.origin}, ${latest.size} entries, signed by ${byKey}`);
+  } catch (error) {
+    if (error instanceof FetchError) throw error;
+    report.fail(`log checkpoint: ${(error as Error).message} (checked with ${byKey})`);
+    return null;
+  }
+  if (!options.checkpoint) return { latest, vkey };
+  try {
+    const pinned = await verifyCheckpoint(await io.readTextFile(options.checkpoint), vkey);
+    if (pinned.origin !== latest.origin) throw new Error("the pinned checkpoint is of another log");
+    if (pinned.size > latest.size) {
+      throw new Error(`the log shrank from ${pinned.size} to ${latest.size} entries`);
+    }
+    const proof = await getJson<{ proof: string[] }>(
+      io,
+      `${server}/log/consistency?from=${pinned.size}&to=${latest.size}`,
+    );
+    const ok = pinned.size === 0 || await verifyConsistency(
+      pinned.size,
+      latest.size,
+      proof.proof.map(fromBase64),
+      pinned.root,
+      latest.root,
+    );
+    if (!ok) throw new Error("the consistency proof does not verify: the log was rewritten");
+    report.pass(
+      `log only grew since the pinned checkpoint (${pinned.size} → ${latest.size} entries)`,
+    );
+  } catch (error) {
+    if (error instanceof FetchError) throw error;
+    report.fail(`pinned checkpoint: ${(error as Error).message}`);
+  }
+  return { latest, vkey };
+}
+
+/** A version as the listing gives it. */
+interface Listed {
+  version: number;
+  digest: string;
+}
+
+/** Versions per page the kit asks for (the listing's most). */
+const PAGE = 100;
+
+/**
+ * Every page of the version listing (newest first), each version once in ascending order.
+ * Fails a listing out of order, a version listed twice and every version missing below the
+ * newest; null when the listing cannot be walked at all. A page must move back in the
+ * history, and the listing may not outgrow the log, so the walk always ends.
+ */
+async function readListing(
+  io: Io,
+  page: string,
+  logSize: number,
+  report: Report,
+): Promise<Listed[] | null> {
+  const listed: Listed[] = [];
+  let disorder: string | undefined;
+  const twice = new Set<number>();
+  for (let cursor: string | null = null, pages = 1;; pages++) {
+    const url: string = `${page}/versions?limit=${PAGE}${cursor ? `&cursor=${cursor}` : ""}`;
+    const body = await getJson<{ versions?: unknown; nextCursor?: unknown }>(io, url);
+    const items = Array.isArray(body.versions) ? body.versions as Listed[] : null;
+    if (!items || items.some((v) => !isCount(v?.version) || typeof v.digest !== "string")) {
+      report.fail(`listing: ${url} is not a version listing`);
+      return null;
+    }
+    for (const { version, digest } of items) {
+      const last = listed.at(-1);
+      if (last && version >= last.version) {
+        if (listed.some((l) => l.version === version)) twice.add(version);
+        disorder ??= `version ${version} comes after version ${last.version}`;
+      }
+      listed.push({ version, digest });
+    }
+    const next = body.nextCursor ?? null;
+    if (next === null) break;
+    if (
+      typeof next !== "string" || !/^[1-9][0-9]*$/.test(next) || items.length === 0 ||
+      (cursor !== null && Number(next) >= Number(cursor))
+    ) {
+      report.fail(`listing: page ${pages} gives a cursor that does not move back ("${next}")`);
+      return null;
+    }
+    if (listed.length > logSize) {
+      report.fail(`listing: more versions listed than the log holds entries (${logSize})`);
+      return null;
+    }
+    cursor = next;
+  }
+  if (disorder) report.fail(`listing: out of order (newest first expected): ${disorder}`);
+  if (twice.size) {
+    report.fail(`listing: version(s) ${ranges([...twice].sort((a, b) => a - b))} listed twice`);
+  }
+  const versions = new Map<number, Listed>();
+  for (const item of listed) if (!versions.has(item.version)) versions.set(item.version, item);
+  const ordered = [...versions.values()].sort((a, b) => a.version - b.version);
+  if (ordered.length === 0) {
+    report.fail(`listing: ${page}/versions lists no version`);
+    return null;
+  }
+  const newest = ordered.at(-1)!.version;
+  const missing: number[] = [];
+  for (let n = 1; n <= newest; n++) if (!versions.has(n)) missing.push(n);
+  if (missing.length) {
+    report.fail(`listing: version(s) ${ranges(missing)} of 1-${newest} missing from the listing`);
+  } else if (!disorder && !twice.size) {
+    const pages = Math.max(1, Math.ceil(listed.length / PAGE));
+    report.pass(`listing: versions 1-${newest}, newest first, on ${pages} page(s)`);
+  }
+  return ordered;
+}
+
+/** What the kit knows of the log while it checks the versions. */
+interface LogContext {
+  server: string;
+  slug: string;
+  page: string;
+  latest: Checkpoint;
+  ring: Keyring;
+}
+
+/** A version's documents: trust.json and JWS (null when 404) and its inclusion proof. */
+interface Fetched {
+  bytes: Uint8Array | null;
+  jws: Uint8Array | null;
+  inclusion: { leafIndex: unknown; proof: unknown } | null;
+}
+
+/** Version `n`'s documents; a 404 (or 400: beyond the checkpoint) proof is null. */
+async function fetchVersion(io: Io, ctx: LogContext, n: number): Promise<Fetched> {
+  const proofUrl =
+    `${ctx.server}/log/publications/${ctx.slug}/${n}/inclusion?treeSize=${ctx.latest.size}`;
+  const inclusion = async () => {
+    if (ctx.latest.size === 0) return null;
+    let res: Response;
+    try {
+      res = await io.fetch(proofUrl, { signal: AbortSignal.timeout(30_000) });
+    } catch (error) {
+      throw new FetchError(`${proofUrl}: ${(error as Error).message}`);
+    }
+    if (res.status === 404 || res.status === 400) {
+      await res.body?.cancel();
+      return null;
+    }
+    if (!res.ok) {
+      await res.body?.cancel();
+      throw new FetchError(`${proofUrl} answered ${res.status}`, res.status);
+    }
+    return await res.json() as Fetched["inclusion"];
+  };
+  const [bytes, jws, proof] = await Promise.all([
+    getOptionalBytes(io, `${ctx.page}/versions/${n}/trust.json`),
+    getOptionalBytes(io, `${ctx.page}/versions/${n}/trust.json.jws`),
+    inclusion(),
+  ]);
+  return { bytes, jws, inclusion: proof };
+}
+
+type Profile = { project?: { slug?: string }; version?: number; publishedAt?: string };
+
+/** The log entry a trust.json makes (see GET /log's entryFormat). */
+function entryOf(profile: Profile, digest: string): string {
+  return `trust-profile-publication/v1\n${profile.project?.slug}\n${profile.version}\n${digest}\n${profile.publishedAt}\n`;
+}
+
+const leafHashOf = (entry: string) => sha256(Uint8Array.of(0), encoder.encode(entry));
+
+/** A version that passed every check: where it is in the log, and its leaf hash. */
+interface Verified {
+  leafIndex: number;
+  leafHash: Uint8Array;
+}
+
+/** What the versions checked before tell the next one: each digest, and whether it verified. */
+type Chain = Map<number, { digest: string; verified: boolean }>;
+
+/** The problems of version `listed` (none: it verified), given the versions before it. */
+async function versionProblems(
+  ctx: LogContext,
+  listed: Listed,
+  fetched: Fetched & { bytes: Uint8Array; jws: Uint8Array },
+  chain: Chain,
+  signers: Set<string>,
+): Promise<{ problems: string[]; digest: string; verified?: Verified }> {
+  const n = listed.version;
+  const problems: string[] = [];
+  const { bytes } = fetched;
+  const digest = `sha256:${hex(await sha256(bytes))}`;
+  try {
+    const { header, payload } = await verifyJws(decoder.decode(fetched.jws), ctx.ring);
+    signers.add(String(header.kid));
+    if (!equal(payload, bytes)) problems.push("the JWS signs other bytes than trust.json");
+    if (header.ver !== n) problems.push(`the JWS names version ${header.ver}`);
+    const before = chain.get(n - 1);
+    if (n === 1) {
+      if (header.prev !== null) problems.push(`prev is ${header.prev}, but version 1 has none`);
+    } else if (!before) {
+      problems.push(`version ${n - 1} is missing, so its prev ${header.prev} is unchecked`);
+    } else if (header.prev !== before.digest) {
+      problems.push(`prev is ${header.prev}, but version ${n - 1} hashes to ${before.digest}`);
+    } else if (!before.verified) {
+      problems.push(`it follows version ${n - 1}, which did not verify`);
+    }
+  } catch (error) {
+    problems.push((error as Error).message);
+  }
+  if (digest !== listed.digest) problems.push(`listed digest ${listed.digest} is not ${digest}`);
+  let profile: Profile = {};
+  try {
+    profile = JSON.parse(decoder.decode(bytes));
+  } catch {
+    problems.push("trust.json is not JSON");
+  }
+  if (profile.project?.slug !== ctx.slug) {
+    problems.push(`trust.json names "${profile.project?.slug}"`);
+  }
+  if (profile.version !== n) problems.push(`trust.json names version ${profile.version}`);
+
+  const { latest } = ctx;
+  const proof = fetched.inclusion;
+  const leafHash = await leafHashOf(entryOf(profile, digest));
+  if (!proof) {
+    problems.push(`not in the publication log up to the checkpoint (${latest.size} entries)`);
+    return { problems, digest };
+  }
+  const included = isCount(proof.leafIndex) && Array.isArray(proof.proof) &&
+    await verifyInclusion(
+      proof.leafIndex,
+      latest.size,
+      (proof.proof as string[]).map(fromBase64),
+      leafHash,
+      latest.root,
+    );
+  if (!included) problems.push("its inclusion proof does not verify against the checkpoint");
+  if (problems.length) return { problems, digest };
+  return { problems, digest, verified: { leafIndex: proof.leafIndex as number, leafHash } };
+}
+
+/** Documents fetched at once. */
+const WIDTH = 8;
+
+/**
+ * Checks every listed version in ascending order, each chained to the verified version
+ * before it. Returns the versions that verified and the keys that signed them.
+ */
+async function checkVersions(io: Io, ctx: LogContext, ordered: Listed[], report: Report) {
+  const chain: Chain = new Map();
+  const verified = new Map<number, Verified>();
+  const signers = new Set<string>();
+  for await (
+    const [listed, fetched] of inOrder(ordered, WIDTH, (l) => fetchVersion(io, ctx, l.version))
+  ) {
+    const n = listed.version;
+    const { bytes, jws } = fetched;
+    if (!bytes || !jws) {
+      report.fail(`version ${n}: listed, but its ${bytes ? "JWS" : "trust.json"} answers 404`);
+      continue;
+    }
+    const result = await versionProblems(ctx, listed, { ...fetched, bytes, jws }, chain, signers);
+    chain.set(n, { digest: result.digest, verified: result.verified !== undefined });
+    if (result.verified) {
+      verified.set(n, result.verified);
+      report.pass(
+        `version ${n}: signature, chain and log inclusion (${result.digest.slice(0, 19)}…)`,
+      );
+    } else report.fail(`version ${n}: ${result.problems.join("; ")}`);
+  }
+  return { verified, signers: [...signers] };
+}
+
+/** The latest trust.json the service serves must be the newest version listed. */
+async function checkLatest(io: Io, page: string, newest: Listed, report: Report) {
+  const url = `${page}/trust.json`;
+  const bytes = await getBytes(io, url);
+  let version: unknown;
+  try {
+    version = JSON.parse(decoder.decode(bytes)).version;
+  } catch {
+    version = undefined;
+  }
+  if (version !== newest.version) {
+    report.fail(`latest: ${url} is version ${version}, but the listing ends at ${newest.version}`);
+  } else if (`sha256:${hex(await sha256(bytes))}` !== newest.digest) {
+    report.fail(`latest: ${url} differs from version ${newest.version} as listed`);
+  } else report.pass(`latest: ${url} is version ${newest.version}`);
+}
+
+/** A project's entry as the log lists it. */
+interface LoggedEntry {
+  version: number;
+  leafIndex: number;
+  leafHash: string;
+  entry: string;
+}
+
+/**
+ * Every page of the project's entries in the log up to the checkpoint, in version and leaf
+ * order; a string says why the list is unusable.
+ */
+async function readProjectEntries(io: Io, ctx: LogContext): Promise<LoggedEntry[] | string> {
+  const logged: LoggedEntry[] = [];
+  const size = ctx.latest.size;
+  for (let cursor: string | null = null; size > 0;) {
+    const url: string = `${ctx.server}/log/publications/${ctx.slug}?treeSize=${size}${
+      cursor ? `&cursor=${cursor}` : ""
+    }`;
+    const body = await getJson<{ entries?: unknown; nextCursor?: unknown }>(io, url);
+    const items = Array.isArray(body.entries) ? body.entries as LoggedEntry[] : null;
+    const malformed = (e: LoggedEntry) =>
+      !isCount(e?.version) || !isCount(e.leafIndex) || typeof e.leafHash !== "string" ||
+      typeof e.entry !== "string";
+    if (!items || items.some(malformed)) return `${url} is not a list of log entries`;
+    for (const item of items) {
+      const last = logged.at(-1);
+      if (
+        item.leafIndex >= size ||
+        (last && (item.version <= last.version || item.leafIndex <= last.leafIndex))
+      ) {
+        return `entry ${item.leafIndex} (version ${item.version}) is out of order or beyond the checkpoint`;
+      }
+      logged.push(item);
+    }
+    const next = body.nextCursor ?? null;
+    if (next === null) break;
+    if (items.length === 0 || next !== String(logged.at(-1)!.version)) {
+      return `the page after version ${cursor ?? 0} gives the cursor "${next}"`;
+    }
+    cursor = next;
+  }
+  return logged;
+}
+
+/**
+ * The versions verified must be exactly the project's entries in the log up to the
+ * checkpoint: the same count, leaf indexes and leaf hashes. An entry that is not listed is
+ * a hidden version; its inclusion is checked so the message says whether the log holds it.
+ */
+async function checkLogEntries(
+  io: Io,
+  ctx: LogContext,
+  listed: ReadonlySet<number>,
+  verified: ReadonlyMap<number, Verified>,
+  report: Report,
+) {
+  const logged = await readProjectEntries(io, ctx);
+  if (typeof logged === "string") return report.fail(`log: the project's entries: ${logged}`);
+  const before = report.failures;
+  const inLog = new Set<number>();
+  for (const item of logged) {
+    inLog.add(item.version);
+    const leaf = await leafHashOf(item.entry);
+    const mine = verified.get(item.version);
+    if (!equal(leaf, fromBase64(item.leafHash))) {
+      report.fail(`log: entry ${item.leafIndex}'s text does not hash to its leaf hash`);
+    } else if (!listed.has(item.version)) {
+      const { latest } = ctx;
+      const proof = await getJson<{ proof?: unknown }>(
+        io,
+        `${ctx.server}/log/entries/${item.leafIndex}/inclusion?treeSize=${latest.size}`,
+      );
+      const included = Array.isArray(proof.proof) && await verifyInclusion(
+        item.leafIndex,
+        latest.size,
+        (proof.proof as string[]).map(fromBase64),
+        leaf,
+        latest.root,
+      );
+      report.fail(
+        `log: version ${item.version} is in the log (entry ${item.leafIndex}, ${
+          included ? "inclusion verified" : "its inclusion proof does not verify"
+        }) but not listed`,
+      );
+    } else if (mine && (mine.leafIndex !== item.leafIndex || !equal(mine.leafHash, leaf))) {
+      report.fail(
+        `log: version ${item.version}'s entry in the project's list is not the one proven`,
+      );
+    }
+  }
+  for (const [n, mine] of verified) {
+    if (!inLog.has(n)) {
+      report.fail(`log: the project's entries omit version ${n} (entry ${mine.leafIndex})`);
+    }
+  }
+  if (report.failures > before) return;
+  if (logged.length === verified.size && verified.size === listed.size) {
+    report.pass(
+      `log: the project's ${logged.length} entries up to the checkpoint are exactly the ` +
+        `${verified.size} versions verified`,
+    );
+  } else if (report.failures === 0) {
+    report.fail(`log: ${logged.length} entries for ${verified.size} verified version(s)`);
+  }
+}
+
+/** After a clean run: the pins used, or the keys trusted on first use and how to pin them. */
+function reportPins(
+  options: Options,
+  trusted: { signers: string[]; vkey: string },
+  report: Report,
+) {
+  const { pins, server, slug } = options;
+  if (pins.jwks || pins.log) {
+    report.pass(
+      `pinned: ${pins.jwks ? `key(s) ${pins.jwks.join(", ")}` : "no JWKS key"}; ${
+        pins.log ? `log key ${pins.log}` : "the log key the service publishes"
+      }`,
+    );
+    return;
+  }
+  const kit = options.kit ?? `${server}/verify.ts`;
+  report.note(`trusted on first use: the publication key(s) ${trusted.signers.join(", ")}`);
+  report.out(`      and the log key ${trusted.vkey}`);
+  report.out(`      Pin them, to verify from now on without trusting this server's keys:`);
+  report.out(
+    `      deno run --allow-net ${kit} ${server}/trust/${slug} ` +
+      `--pin jwks=${trusted.signers.join(",")} --pin log=${trusted.vkey}`,
+  );
+  if (/^https?:/.test(kit)) {
+    report.out(
+      `      (from a copy of this kit you keep, so the server cannot change the kit either)`,
+    );
+  }
+}
 
 /**
  * Runs every check and prints one line each; returns the number of failures. Throws a
@@ -300,154 +945,24 @@ const getBytes = async (io: Io, url: string) =>
  */
 export async function verify(options: Options, io: Io): Promise<number> {
   const { server, slug } = options;
-  let failures = 0;
-  const pass = (line: string) => io.out(`ok    ${line}`);
-  const fail = (line: string) => {
-    failures++;
-    io.out(`FAIL  ${line}`);
-  };
-
-  const jwks = await getJson<{ keys: Array<{ kty: string; crv: string; x: string; kid: string }> }>(
-    io,
-    `${server}/.well-known/jwks.json`,
-  );
-  const keys = new Map<string, CryptoKey>();
-  for (const jwk of jwks.keys ?? []) {
-    if (jwk.kty !== "OKP" || jwk.crv !== "Ed25519") continue;
-    const key = await crypto.subtle.importKey(
-      "jwk",
-      { kty: jwk.kty, crv: jwk.crv, x: jwk.x },
-      "Ed25519",
-      false,
-      ["verify"],
-    );
-    keys.set(jwk.kid, key);
-  }
-  pass(`JWKS: ${keys.size} Ed25519 key(s) from ${server}/.well-known/jwks.json`);
-
+  const report = new Report(io.out);
+  const ring = await readKeys(io, server, options.pins, report);
+  const log = await readCheckpoint(io, options, report);
+  if (!log) return report.failures;
   const page = `${server}/trust/${slug}`;
-  const { versions } = await getJson<{ versions: Array<{ version: number; digest: string }> }>(
-    io,
-    `${page}/versions`,
-  );
-  const ordered = [...versions].sort((a, b) => a.version - b.version);
-  if (ordered.length === 0) throw new FetchError(`${page} has no published version`);
-  if (ordered[0].version !== 1) {
-    io.out(`note  only versions ${ordered[0].version}..${ordered.at(-1)!.version} are listed`);
+  const ordered = await readListing(io, page, log.latest.size, report);
+  if (!ordered) return report.failures;
+  const ctx: LogContext = { server, slug, page, latest: log.latest, ring };
+  const { verified, signers } = await checkVersions(io, ctx, ordered, report);
+  await checkLatest(io, page, ordered.at(-1)!, report);
+  const listed = new Set(ordered.map((l) => l.version));
+  await checkLogEntries(io, ctx, listed, verified, report);
+  if (report.failures === 0) reportPins(options, { signers, vkey: log.vkey }, report);
+  if (options.saveCheckpoint && report.failures === 0) {
+    await io.writeTextFile(options.saveCheckpoint, log.latest.note);
+    io.out(`saved the checkpoint (${log.latest.size} entries) to ${options.saveCheckpoint}`);
   }
-
-  const log = await getJson<{ origin: string; verifierKey: string }>(io, `${server}/log`);
-  const vkey = options.vkey ?? log.verifierKey;
-  let latest: Checkpoint;
-  try {
-    latest = await verifyCheckpoint(await (await get(io, `${server}/log/checkpoint`)).text(), vkey);
-    pass(
-      `log checkpoint: ${latest.origin}, ${latest.size} entries, signed by ${vkey.split("+")[0]}`,
-    );
-  } catch (error) {
-    if (error instanceof FetchError) throw error;
-    fail(`log checkpoint: ${(error as Error).message}`);
-    return failures;
-  }
-
-  if (options.checkpoint) {
-    try {
-      const pinned = await verifyCheckpoint(await io.readTextFile(options.checkpoint), vkey);
-      if (pinned.origin !== latest.origin) {
-        throw new Error("the pinned checkpoint is of another log");
-      }
-      if (pinned.size > latest.size) {
-        throw new Error(`the log shrank from ${pinned.size} to ${latest.size} entries`);
-      }
-      const proof = await getJson<{ proof: string[] }>(
-        io,
-        `${server}/log/consistency?from=${pinned.size}&to=${latest.size}`,
-      );
-      const ok = pinned.size === 0 || await verifyConsistency(
-        pinned.size,
-        latest.size,
-        proof.proof.map(fromBase64),
-        pinned.root,
-        latest.root,
-      );
-      if (!ok) throw new Error("the consistency proof does not verify: the log was rewritten");
-      pass(`log only grew since the pinned checkpoint (${pinned.size} → ${latest.size} entries)`);
-    } catch (error) {
-      if (error instanceof FetchError) throw error;
-      fail(`pinned checkpoint: ${(error as Error).message}`);
-    }
-  }
-
-  let previous: { version: number; digest: string } | null = null;
-  for (const listed of ordered) {
-    const n = listed.version;
-    const label = `version ${n}`;
-    const problems: string[] = [];
-    const bytes = await getBytes(io, `${page}/versions/${n}/trust.json`);
-    const jws = decoder.decode(await getBytes(io, `${page}/versions/${n}/trust.json.jws`));
-    const digest = `sha256:${hex(await sha256(bytes))}`;
-    try {
-      const { header, payload } = await verifyJws(jws, keys);
-      if (!equal(payload, bytes)) problems.push("the JWS signs other bytes than trust.json");
-      if (header.ver !== n) problems.push(`the JWS names version ${header.ver}`);
-      const expectedPrev = n === 1
-        ? null
-        : previous?.version === n - 1
-        ? previous.digest
-        : undefined;
-      if (expectedPrev !== undefined && header.prev !== expectedPrev) {
-        problems.push(`prev is ${header.prev}, but version ${n - 1} hashes to ${expectedPrev}`);
-      }
-    } catch (error) {
-      problems.push((error as Error).message);
-    }
-    if (digest !== listed.digest) problems.push(`listed digest ${listed.digest} is not ${digest}`);
-    let profile: { project?: { slug?: string }; version?: number; publishedAt?: string } = {};
-    try {
-      profile = JSON.parse(decoder.decode(bytes));
-    } catch {
-      problems.push("trust.json is not JSON");
-    }
-    if (profile.project?.slug !== slug) {
-      problems.push(`trust.json names "${profile.project?.slug}"`);
-    }
-    if (profile.version !== n) problems.push(`trust.json names version ${profile.version}`);
-
-    const entry =
-      `trust-profile-publication/v1\n${profile.project?.slug}\n${profile.version}\n${digest}\n${profile.publishedAt}\n`;
-    const res = await io.fetch(
-      `${server}/log/publications/${slug}/${n}/inclusion?treeSize=${latest.size}`,
-    ).catch((error) => {
-      throw new FetchError((error as Error).message);
-    });
-    if (res.status === 404) {
-      await res.body?.cancel();
-      problems.push("not in the publication log");
-    } else if (!res.ok) {
-      await res.body?.cancel();
-      throw new FetchError(`inclusion proof of ${label} answered ${res.status}`);
-    } else {
-      const proof = await res.json() as { leafIndex: number; proof: string[] };
-      const leaf = await sha256(Uint8Array.of(0), encoder.encode(entry));
-      const included = await verifyInclusion(
-        proof.leafIndex,
-        latest.size,
-        proof.proof.map(fromBase64),
-        leaf,
-        latest.root,
-      );
-      if (!included) problems.push("its inclusion proof does not verify against the checkpoint");
-    }
-    if (problems.length) fail(`${label}: ${problems.join("; ")}`);
-    else pass(`${label}: signature, chain and log inclusion (${digest.slice(0, 19)}…)`);
-    previous = { version: n, digest };
-  }
-
-  if (options.saveCheckpoint && failures === 0) {
-    await io.writeTextFile(options.saveCheckpoint, latest.note);
-    io.out(`saved the checkpoint (${latest.size} entries) to ${options.saveCheckpoint}`);
-  }
-  return failures;
+  return report.failures;
 }
 
 if (import.meta.main) {

@@ -21,6 +21,12 @@ import { z } from "@hono/zod-openapi";
 /** The first line of every log entry: names the entry format. */
 export const LOG_ENTRY_HEADER = "trust-profile-publication/v1";
 
+/** The checkpoint origin of a log served at `baseUrl`: the URL without its scheme, then `/log`. */
+export function logOriginOf(baseUrl: string): string {
+  const url = new URL(baseUrl);
+  return `${url.host}${url.pathname.replace(/\/+$/, "")}/log`;
+}
+
 /** What a log entry commits to. */
 export interface LogEntryFields {
   slug: string;
@@ -90,3 +96,40 @@ export const LogConsistencyProof = z.object({
   proof: z.array(Base64Hash).openapi({ description: "RFC 9162 §2.1.4 consistency proof" }),
   checkpoint: z.string().openapi({ description: "The signed checkpoint of toSize" }),
 }).openapi("LogConsistencyProof");
+
+export const LogProjectEntry = z.object({
+  version: z.int().min(1),
+  leafIndex: LogTreeSize,
+  leafHash: Base64Hash,
+  entry: z.string().openapi({ description: "The entry's canonical text" }),
+}).openapi("LogProjectEntry");
+
+export const LogProjectEntries = z.object({
+  projectSlug: z.string(),
+  treeSize: LogTreeSize.openapi({
+    description: "Only entries with a leaf index below it are listed",
+  }),
+  entries: z.array(LogProjectEntry).openapi({
+    description: "The project's entries in version (and log) order, oldest first",
+  }),
+  nextCursor: z.string().nullable().openapi({
+    description: "Pass as `cursor` to read the next entries; null on the last page",
+  }),
+}).openapi("LogProjectEntries");
+
+/** Query of /log/publications/{projectSlug}: a page of a project's entries, oldest first. */
+export const LogProjectEntriesQuery = z.object({
+  treeSize: z.coerce.number().int().min(1).max(Number.MAX_SAFE_INTEGER).optional().openapi({
+    param: { name: "treeSize", in: "query" },
+    description: "List the entries in the tree of this size (default: the log's current size)",
+    example: 12,
+  }),
+  cursor: z.string().max(15).regex(/^[1-9][0-9]{0,14}$/).optional().openapi({
+    description: "nextCursor of the previous page: lists the versions after it",
+    example: "100",
+  }),
+  limit: z.coerce.number().int().min(1).max(1000).optional().openapi({
+    description: "Entries per page, 1 to 1000 (default 100)",
+    example: 100,
+  }),
+});

@@ -101,9 +101,13 @@ Or let the [verifier kit](${u.verifyKit}) do all of it ("Verify this page"):
 deno run --allow-net ${u.verifyKit} {projectSlug}
 \`\`\`
 
-It fetches the keys, checks every version's JWS, walks the hash chain and checks each version's
-inclusion proof against the log's signed checkpoint; it exits non-zero on any failure. Save the
-checkpoint with \`--save-checkpoint <file>\` (and \`--allow-write\`) and pass it back with
+It fetches the keys, reads every page of the version history, checks every version's JWS, walks
+the hash chain, checks each version's inclusion proof against the log's signed checkpoint and that
+the versions are exactly the project's entries in the log; it exits non-zero on any failure,
+including a missing or reordered version. The first run prints the keys it trusted and the command
+that pins them (\`--pin jwks=<kid> --pin log=<verifier key>\`, also shown on each trust page): use
+that one afterwards, so a swapped key fails. Save the checkpoint with
+\`--save-checkpoint <file>\` (and \`--allow-write\`) and pass it back with
 \`--checkpoint <file>\` (\`--allow-read\`) to prove the log only grew since.
 
 The exports are signed with the same publication key: the OSCAL and Security Insights documents

@@ -50,6 +50,8 @@ export interface PublishDeps {
   log: Logger;
   config: Config;
   signingKey: SigningKey;
+  /** The key that signs the log's checkpoints: its verifier key is pinned on the trust page. */
+  logKey: SigningKey;
 }
 
 /** The operator-facing metadata of a publication (SPEC.md PublishedProfile). */

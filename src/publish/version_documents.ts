@@ -3,11 +3,15 @@
  * its signature, the HTML and Markdown pages, the Atom feed, the badges and the standard
  * exports. Pure rendering apart from the reads of the vendor, signals and earlier versions.
  */
+import type { SigningKey } from "../auth/keys.ts";
 import type { ControlState } from "../domain/control.ts";
+import { logOriginOf } from "../domain/log.ts";
 import type { PublishedTrustControl, PublishedVersion } from "../domain/publish.ts";
 import type { Publication } from "../domain/publication.ts";
 import type { Project } from "../domain/workspace.ts";
+import { decodeBase64Url } from "../lib/encoding.ts";
 import { sha256HexSync } from "../lib/hash.ts";
+import { noteVerifierKey } from "../lib/signed_note.ts";
 import { getPublication, listPublications } from "../store/publications.ts";
 import {
   badgeJson,
@@ -18,7 +22,9 @@ import {
   renderTrustPageMarkdown,
   serializeTrustJson,
 } from "./render/mod.ts";
+import type { KitPins } from "./render/_links.ts";
 import { getLatestSignals } from "../store/signals.ts";
+import { listPublicKeys } from "../store/signing_keys.ts";
 import { getOrganization } from "../store/organizations.ts";
 import { getVendor } from "../store/org_profiles.ts";
 import { renderExports, verifyLinksOf } from "./exports.ts";
@@ -72,8 +78,28 @@ async function feedHistory(
   return history;
 }
 
+/**
+ * The keys the verifier kit's command on the page pins: every publication key the service
+ * has signed with (current first), and the log key's verifier key.
+ */
+async function kitPins(deps: Pick<PublishDeps, "kv" | "config" | "signingKey" | "logKey">) {
+  const earlier = (await listPublicKeys<SigningKey["publicJwk"]>(deps.kv, "publications"))
+    .map((known) => known.jwk.kid).filter((kid) => kid !== deps.signingKey.kid).reverse();
+  return {
+    jwks: [deps.signingKey.kid, ...earlier],
+    log: noteVerifierKey(
+      logOriginOf(deps.config.baseUrl),
+      decodeBase64Url(deps.logKey.publicJwk.x),
+    ),
+  };
+}
+
 /** The links a version's pages show (the unversioned addresses of the latest version). */
-function pageLinks(urls: ReturnType<typeof publicUrls>, trustCenter: string | undefined) {
+function pageLinks(
+  urls: ReturnType<typeof publicUrls>,
+  trustCenter: string | undefined,
+  pins: KitPins,
+) {
   return {
     trustJson: urls.trustJson,
     signature: urls.jws,
@@ -82,13 +108,13 @@ function pageLinks(urls: ReturnType<typeof publicUrls>, trustCenter: string | un
     versions: urls.versions,
     badge: urls.badgeSvg,
     trustCenter,
-    verify: verifyLinksOf(urls),
+    verify: { ...verifyLinksOf(urls), pins },
   };
 }
 
 /** Renders every document of one version, with its history entry. */
 export async function renderVersion(
-  deps: Pick<PublishDeps, "kv" | "config" | "signingKey">,
+  deps: Pick<PublishDeps, "kv" | "config" | "signingKey" | "logKey">,
   input: RenderInput,
 ) {
   const { project, controls, reasons, version, publishedAt, previous } = input;
@@ -120,6 +146,7 @@ export async function renderVersion(
   const links = pageLinks(
     urls,
     organization ? trustCenterUrl(deps.config, organization.slug) : undefined,
+    await kitPins(deps),
   );
   // The page shows the signals known at publication, dated: it never changes afterwards.
   const signals = await getLatestSignals(deps.kv, project.id);

@@ -4,12 +4,14 @@
  * public project's version) and consistency proofs. Checkpoints are signed
  * when read: Ed25519 is deterministic, so every instance gives the same
  * bytes for the same tree size and key. Entries of projects that are private
- * now show only their leaf hash, so the log never names a private project.
+ * now show only their leaf hash, so the log never names a private project;
+ * the list of one project's entries (what the verifier kit compares with the
+ * versions it verified) answers for public projects only.
  */
 import type { SigningKey } from "../auth/keys.ts";
 import type { Config } from "../config.ts";
 import { badRequest, notFound } from "../domain/errors.ts";
-import { LOG_ENTRY_HEADER } from "../domain/log.ts";
+import { LOG_ENTRY_HEADER, logOriginOf } from "../domain/log.ts";
 import { decodeBase64Url, encodeBase64 } from "../lib/encoding.ts";
 import { consistencyRanges, EMPTY_ROOT, inclusionRanges, type Range } from "../lib/merkle.ts";
 import { checkpointText, type NoteSigner, noteVerifierKey, signNote } from "../lib/signed_note.ts";
@@ -18,6 +20,7 @@ import {
   getLogIndexOfPublication,
   getLogRangeHashes,
   getLogSize,
+  listProjectLogEntries,
 } from "../store/log.ts";
 import { getProject } from "../store/projects.ts";
 import { inclusionRelation } from "./headers.ts";
@@ -34,8 +37,7 @@ export const LOG_CACHE = "public, max-age=10";
 
 /** The checkpoint origin of this service's log: BASE_URL without its scheme, then `/log`. */
 export function logOrigin(config: Config): string {
-  const url = new URL(config.baseUrl);
-  return `${url.host}${url.pathname.replace(/\/+$/, "")}/log`;
+  return logOriginOf(config.baseUrl);
 }
 
 function signer(reads: LogReads): NoteSigner {
@@ -136,6 +138,38 @@ export async function publicationInclusionProof(
     throw notFound(`Version ${options.version} of "${options.slug}" is not in the log`);
   }
   return await inclusionProof(reads, index, options.treeSize);
+}
+
+/** Entries per page of a project's log entries when the request names no limit. */
+export const PROJECT_ENTRIES_LIMIT = 100;
+
+/**
+ * One page of a public project's entries in the tree of `treeSize` (default: the current
+ * size), oldest first, or 404 (private, unknown, or a tree size beyond the log).
+ */
+export async function projectLogEntries(
+  reads: LogReads,
+  options: { slug: string; treeSize?: number; cursor?: string; limit?: number },
+) {
+  const project = await publicProject(reads, options.slug);
+  const size = await sizeAtLeast(reads, options.treeSize);
+  const { entries, more } = await listProjectLogEntries(reads.kv, project.id, {
+    after: options.cursor === undefined ? undefined : Number(options.cursor),
+    limit: options.limit ?? PROJECT_ENTRIES_LIMIT,
+    treeSize: size,
+  });
+  const last = entries.at(-1);
+  return {
+    projectSlug: project.slug,
+    treeSize: size,
+    entries: entries.map((e) => ({
+      version: e.version,
+      leafIndex: e.index,
+      leafHash: encodeBase64(e.leafHash),
+      entry: e.entry,
+    })),
+    nextCursor: more && last ? String(last.version) : null,
+  };
 }
 
 /** The consistency proof from the tree of `from` entries to the tree of `to` (default: now). */

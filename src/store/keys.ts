@@ -161,6 +161,9 @@ export const logEntryKey = (index: number) => ["log_entries", index] as const;
 /** The leaf index of a publication in the log. */
 export const logEntryByPublicationKey = (projectId: string, version: number) =>
   ["log_entries_by_publication", projectId, version] as const;
+/** The leaf indexes of every logged publication of a project, by version. */
+export const logEntriesOfProjectPrefix = (projectId: string) =>
+  ["log_entries_by_publication", projectId] as const;
 
 /** An organization's current subprocessors, by id. */
 export const subprocessorKey = (organizationId: string, id: string) =>

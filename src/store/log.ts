@@ -17,7 +17,13 @@ import {
   type Range,
 } from "../lib/merkle.ts";
 import { getManyChunked } from "./_chunks.ts";
-import { logEntryByPublicationKey, logEntryKey, logHeadKey, logNodeKey } from "./keys.ts";
+import {
+  logEntriesOfProjectPrefix,
+  logEntryByPublicationKey,
+  logEntryKey,
+  logHeadKey,
+  logNodeKey,
+} from "./keys.ts";
 
 /** The stored head: how many entries, and the hashes of the frontier's subtrees. */
 interface LogHead {
@@ -117,4 +123,51 @@ export async function getLogIndexOfPublication(
   version: number,
 ): Promise<number | null> {
   return (await kv.get<number>(logEntryByPublicationKey(projectId, version))).value;
+}
+
+/** A project's log entry: the version it records, its leaf index, text and leaf hash. */
+export interface ProjectLogEntry {
+  version: number;
+  index: number;
+  entry: string;
+  leafHash: Uint8Array;
+}
+
+/**
+ * One page of a project's entries in the log, oldest first: the versions after `after`
+ * (from version 1 when not given) whose leaf index is below `treeSize`. A project's entries
+ * are appended in version order, so their leaf indexes grow with the version and the page
+ * ends at the first one outside the tree. Reads at most `limit + 1` index entries.
+ */
+export async function listProjectLogEntries(
+  kv: Deno.Kv,
+  projectId: string,
+  options: { after?: number; limit: number; treeSize: number },
+): Promise<{ entries: ProjectLogEntry[]; more: boolean }> {
+  const prefix = logEntriesOfProjectPrefix(projectId);
+  const selector = options.after === undefined
+    ? { prefix }
+    : { prefix, start: logEntryByPublicationKey(projectId, options.after + 1) };
+  const found: Array<{ version: number; index: number }> = [];
+  let more = false;
+  for await (const item of kv.list<number>(selector, { limit: options.limit + 1 })) {
+    if (item.value >= options.treeSize) break;
+    if (found.length === options.limit) {
+      more = true;
+      break;
+    }
+    found.push({ version: item.key[2] as number, index: item.value });
+  }
+  const [entries, leaves] = await Promise.all([
+    getManyChunked<StoredLogEntry>(kv, found.map((f) => logEntryKey(f.index))),
+    getManyChunked<Uint8Array>(kv, found.map((f) => logNodeKey(0, f.index))),
+  ]);
+  return {
+    entries: found.map((f, i) => {
+      const entry = entries[i].value, leaf = leaves[i].value;
+      if (!entry || !leaf) throw new Error(`The log misses entry ${f.index}`);
+      return { version: f.version, index: f.index, entry: entry.entry, leafHash: leaf };
+    }),
+    more,
+  };
 }

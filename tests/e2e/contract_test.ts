@@ -287,6 +287,13 @@ Deno.test("[contract] every operation answers as /openapi.json documents", async
         expect: 200,
       });
       await call("getLogInclusionProofByVersion", { params: { ...slug, version: 0 }, expect: 400 });
+      await call("listLogEntriesOfProject", {
+        params: slug,
+        query: { treeSize: "2", limit: "1" },
+        expect: 200,
+      });
+      await call("listLogEntriesOfProject", { params: slug, query: { limit: "0" }, expect: 400 });
+      await call("listLogEntriesOfProject", { params: { projectSlug: "nobody" }, expect: 404 });
       await call("getLogConsistencyProof", { query: { from: "1", to: "2" }, expect: 200 });
       await call("getLogConsistencyProof", { query: { from: "2", to: "1" }, expect: 400 });
       await call("getOrganizationTrustCenter", { params: { orgSlug: fx.orgSlug }, expect: 200 });

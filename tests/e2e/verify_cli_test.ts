@@ -9,40 +9,8 @@ import { createKvBlobStore, type KvBlobMeta } from "../../src/blobs/kv.ts";
 import type { Publication } from "../../src/domain/publication.ts";
 import { sha256HexSync } from "../../src/lib/hash.ts";
 import { getPublication } from "../../src/store/publications.ts";
-import { bootstrapAcme, jsonApi, startTestServer, type TestServer } from "../support/server.ts";
-
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-async function runKit(server: TestServer, dir: string, args: string[]): Promise<Run> {
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "--no-lock",
-      "--no-config",
-      "--quiet",
-      "--allow-net=127.0.0.1",
-      `--allow-read=${dir}`,
-      `--allow-write=${dir}`,
-      `--allow-import=127.0.0.1:${server.port}`,
-      `${server.baseUrl}/verify.ts`,
-      ...args,
-    ],
-    cwd: dir,
-    env: { NO_COLOR: "1" },
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  return {
-    code: out.code,
-    stdout: new TextDecoder().decode(out.stdout).trim(),
-    stderr: new TextDecoder().decode(out.stderr).trim(),
-  };
-}
+import { bootstrapAcme, jsonApi, startTestServer } from "../support/server.ts";
+import { printedPins, runKit } from "../support/verify_kit.ts";
 
 Deno.test("[e2e] verifier kit served at /verify.ts: verifies a profile, then catches a changed byte", async (t) => {
   const kv = await Deno.openKv(":memory:");
@@ -92,6 +60,32 @@ Deno.test("[e2e] verifier kit served at /verify.ts: verifies a profile, then cat
     });
 
     await t.step(
+      "the keys trusted on first use are printed; the trust page's pinned command verifies",
+      async () => {
+        const first = await runKit(server, dir, ["acme"]);
+        assert.equal(first.code, 0, `${first.stdout}\n${first.stderr}`);
+        assert.match(first.stdout, /note {2}trusted on first use: the publication key\(s\) \S+/);
+        const pins = printedPins(first.stdout);
+        const jwks = await (await fetch(`${server.baseUrl}/.well-known/jwks.json`)).json();
+        const log = await (await fetch(`${server.baseUrl}/log`)).json();
+        assert.ok(jwks.keys.some((k: { kid: string }) => `jwks=${k.kid}` === pins[1]));
+        assert.equal(pins[3], `log=${log.verifierKey}`);
+        const markdown = await (await fetch(`${server.baseUrl}/trust/acme.md`)).text();
+        const html = await (await fetch(`${server.baseUrl}/trust/acme.html`)).text();
+        const command = markdown.split("\n").find((line) => line.startsWith("deno run "));
+        assert.ok(command, "the page shows the command");
+        assert.deepEqual(command.split(" ").slice(-4), pins, "the page pins the same keys");
+        assert.ok(html.includes(`<code>${command}</code>`), "the HTML page shows it too");
+        const [, , , kit, ...args] = command.split(" ");
+        assert.equal(kit, `${server.baseUrl}/verify.ts`);
+        const pinned = await runKit(server, dir, args);
+        assert.equal(pinned.code, 0, `${pinned.stdout}\n${pinned.stderr}`);
+        assert.match(pinned.stdout, /ok {4}pinned: key\(s\) \S+; log key \S+/);
+        assert.doesNotMatch(pinned.stdout, /trusted on first use/);
+      },
+    );
+
+    await t.step(
       "after more publishes, the log proves it only grew since the pinned checkpoint",
       async () => {
         await publish();
@@ -109,6 +103,11 @@ Deno.test("[e2e] verifier kit served at /verify.ts: verifies a profile, then cat
     await t.step("a usage mistake exits 2, an unknown project 3", async () => {
       assert.equal((await runKit(server, dir, [])).code, 2);
       assert.equal((await runKit(server, dir, ["Not A Slug"])).code, 2);
+      for (const pin of ["jwks=short", "jwks=", "log=not-a-key", "keys=x", "log"]) {
+        const run = await runKit(server, dir, ["acme", "--pin", pin]);
+        assert.equal(run.code, 2, pin);
+        assert.match(run.stderr, /--pin/, pin);
+      }
       const unknown = await runKit(server, dir, ["nobody"]);
       assert.equal(unknown.code, 3);
       assert.match(unknown.stdout, /NOT VERIFIED/);

@@ -309,11 +309,14 @@ Deno.test("[http] the trust page links the exports, the log and the verifier kit
   await using ctx = await createTestApp();
   await published(ctx);
   const base = ctx.config.baseUrl;
-  const command = `deno run --allow-net ${base}/verify.ts acme`;
+  // The publication key is the JWKS's first; the command pins it and the log's key.
+  const kid = (await (await get(ctx, "/.well-known/jwks.json")).json()).keys[0].kid;
+  const vkey = (await (await get(ctx, "/log")).json()).verifierKey;
+  const command = `deno run --allow-net ${base}/verify.ts acme --pin jwks=${kid} --pin log=${vkey}`;
   const html = await (await get(ctx, "/trust/acme.html")).text();
   const markdown = await (await get(ctx, "/trust/acme.md")).text();
   for (const page of [html, markdown]) {
-    assert.ok(page.includes(command), "the command to verify the page");
+    assert.ok(page.includes(command), "the pinned command to verify the page");
     for (
       const path of [
         "/verify.ts",

@@ -222,6 +222,71 @@ Deno.test("[http] publication log: checkpoints, trust.json links, inclusion and 
   });
 });
 
+Deno.test("[http] publication log: a public project's entries, paged and in a given tree; private and unknown projects are 404", async (t) => {
+  await using ctx = await createTestApp();
+  const acme = await workspace(ctx, "alice", { projectSlug: "acme", visibility: "public" });
+  const hidden = await workspace(ctx, "bob", { projectSlug: "hidden", visibility: "private" });
+  await publishVersion(ctx, acme); // entry 0
+  await publishVersion(ctx, hidden); // entry 1
+  await publishVersion(ctx, acme); // entry 2
+  await publishVersion(ctx, acme); // entry 3
+
+  await t.step("every entry of the project, oldest first, as the log holds it", async () => {
+    const body = await getJson(ctx, "/log/publications/acme");
+    assert.equal(body.projectSlug, "acme");
+    assert.equal(body.treeSize, 4);
+    assert.equal(body.nextCursor, null);
+    assert.deepEqual(
+      body.entries.map((e: { version: number; leafIndex: number }) => [e.version, e.leafIndex]),
+      [[1, 0], [2, 2], [3, 3]],
+    );
+    for (const item of body.entries) {
+      const res = await ctx.call("GET", `/trust/acme/versions/${item.version}/trust.json`);
+      const entry = await entryOf(new Uint8Array(await res.arrayBuffer()));
+      assert.equal(item.entry, entry);
+      assert.equal(item.leafHash, toBase64(await rfcLeafHash(entry)));
+      assert.equal(item.leafHash, (await getJson(ctx, `/log/entries/${item.leafIndex}`)).leafHash);
+    }
+  });
+
+  await t.step("pages follow nextCursor; treeSize leaves out later entries", async () => {
+    const first = await getJson(ctx, "/log/publications/acme?limit=2");
+    assert.deepEqual(first.entries.map((e: { version: number }) => e.version), [1, 2]);
+    assert.equal(first.nextCursor, "2");
+    const second = await getJson(ctx, "/log/publications/acme?limit=2&cursor=2");
+    assert.deepEqual(second.entries.map((e: { version: number }) => e.version), [3]);
+    assert.equal(second.nextCursor, null);
+    const older = await getJson(ctx, "/log/publications/acme?treeSize=3");
+    assert.equal(older.treeSize, 3);
+    assert.deepEqual(older.entries.map((e: { version: number }) => e.version), [1, 2]);
+    const exact = await getJson(ctx, "/log/publications/acme?treeSize=3&limit=2");
+    assert.equal(exact.nextCursor, null, "no further page inside the tree");
+  });
+
+  await t.step("private, unknown and bad requests are 4xx in the envelope", async () => {
+    const before = await snapshotKv(ctx.kv);
+    for (
+      const [path, status] of [
+        ["/log/publications/hidden", 404],
+        ["/log/publications/nobody", 404],
+        ["/log/publications/acme?treeSize=9", 404],
+        ["/log/publications/acme?treeSize=0", 400],
+        ["/log/publications/acme?limit=0", 400],
+        ["/log/publications/acme?limit=1001", 400],
+        ["/log/publications/acme?cursor=0", 400],
+        ["/log/publications/acme?cursor=x", 400],
+      ] as const
+    ) {
+      const res = await ctx.call("GET", path);
+      assert.equal(res.status, status, path);
+      const body = await res.json();
+      assert.equal(typeof body.error?.code, "string", path);
+      assert.ok(!JSON.stringify(body).includes("hidden workspace"), path);
+    }
+    assert.equal(await snapshotKv(ctx.kv), before);
+  });
+});
+
 Deno.test("[http] publication log: concurrent publishes of several projects on two instances match the versions exactly", async () => {
   await using ctx = await createTestApp();
   const other = await createServices({

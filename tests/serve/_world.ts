@@ -49,7 +49,8 @@ export async function serveWorld(): Promise<ServeWorld> {
   const draft = await project("draft", "public");
   const hidden = await project("hidden", "private");
   const signingKey = await loadSigningKey(kv, "publications");
-  const deps = { kv, blobs, clock, config, log: memoryLogger(), signingKey };
+  const logKey = await loadSigningKey(kv, "log");
+  const deps = { kv, blobs, clock, config, log: memoryLogger(), signingKey, logKey };
   const { publication } = await publishProject(deps, acme);
   await publishProject(deps, hidden);
   return {

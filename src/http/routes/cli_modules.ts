@@ -5,8 +5,8 @@
  *   --allow-env --allow-read <base_url>/collector.ts heartbeat`; loaded from the service, it
  *   talks to that service by default.
  * - GET /verify.ts, the verifier kit (src/cli/verify.ts): `deno run --allow-net
- *   <base_url>/verify.ts <slug>` checks a trust profile's signatures, hash chain and
- *   publication log proofs without trusting the service.
+ *   <base_url>/verify.ts <slug>` checks a trust profile's signatures, hash chain,
+ *   completeness and publication log proofs without trusting the service.
  */
 import { createRoute, z } from "@hono/zod-openapi";
 import { createRouter } from "../env.ts";
@@ -61,8 +61,11 @@ serveModule(new URL("../../cli/verify.ts", import.meta.url), {
   tag: "Publication log",
   summary: "The verifier kit as one runnable module",
   description:
-    "`deno run --allow-net <base_url>/verify.ts <trust page URL or slug> [--checkpoint <file>]` " +
-    "verifies every listed version's JWS against the JWKS, the hash chain, each version's " +
-    "inclusion in the publication log and, with a pinned checkpoint, that the log only grew. " +
+    "`deno run --allow-net <base_url>/verify.ts <trust page URL or slug> [--pin jwks=<kid>] " +
+    "[--pin log=<verifier key>] [--checkpoint <file>]` reads every page of the version listing " +
+    "and fails on a missing or reordered version, verifies each version's JWS against the JWKS " +
+    "(only the pinned keys when given), the hash chain, each version's inclusion in the " +
+    "publication log, that the verified versions are exactly the project's log entries and, " +
+    "with a pinned checkpoint, that the log only grew. " +
     "Exit status 0 verified, 1 a check failed, 2 usage error, 3 the service could not be read.",
 });

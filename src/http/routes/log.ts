@@ -1,7 +1,7 @@
 /**
  * The publication log's public API, mounted at /log: its description and
  * verifier key, the latest signed checkpoint (C2SP tlog-checkpoint), entries,
- * inclusion proofs (by leaf index, or by a public project's version) and
+ * a public project's entries, inclusion proofs (by leaf index, or by a public project's version) and
  * consistency proofs between two tree sizes, all with RFC 6962 hashing.
  */
 import { createRoute, z } from "@hono/zod-openapi";
@@ -10,6 +10,8 @@ import {
   LogEntryResponse,
   LogInclusionProof,
   LogInfo,
+  LogProjectEntries,
+  LogProjectEntriesQuery,
 } from "../../domain/log.ts";
 import { SlugParams } from "../../domain/publish.ts";
 import {
@@ -19,6 +21,7 @@ import {
   LOG_CACHE,
   logEntry,
   logInfo,
+  projectLogEntries,
   publicationInclusionProof,
 } from "../../serve/log.ts";
 import { createRouter } from "../env.ts";
@@ -113,6 +116,28 @@ logRoutes.openapi(
   async (c) => {
     const { index } = c.req.valid("param");
     const body = await inclusionProof(c.var.services, index, c.req.valid("query").treeSize);
+    return c.json(body, 200, { "cache-control": LOG_CACHE });
+  },
+);
+
+logRoutes.openapi(
+  createRoute({
+    method: "get",
+    path: "/publications/{projectSlug}",
+    operationId: "listLogEntriesOfProject",
+    tags,
+    summary: "A public project's entries in the log, oldest first",
+    description:
+      "Every logged version of the project with its leaf index, leaf hash and entry text, in the tree of `treeSize` entries (default: the current size), so a verifier can check that the versions it was shown are exactly the project's entries. 404 for private and unknown projects.",
+    request: { params: SlugParams, query: LogProjectEntriesQuery },
+    responses: { 200: json(LogProjectEntries, "One page of entries"), ...errors(400, 404) },
+  }),
+  async (c) => {
+    const { projectSlug } = c.req.valid("param");
+    const body = await projectLogEntries(c.var.services, {
+      slug: projectSlug,
+      ...c.req.valid("query"),
+    });
     return c.json(body, 200, { "cache-control": LOG_CACHE });
   },
 );

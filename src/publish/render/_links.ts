@@ -25,9 +25,17 @@ export function companion(link: CompanionLink): Html {
   `;
 }
 
+/** The keys the verifier kit's command pins: publication key ids and the log's verifier key. */
+export interface KitPins {
+  jwks: string[];
+  log: string;
+}
+
 /** Where the exports of a version, the verifier kit and the publication log are. */
 export interface VerifyLinks {
   verifyKit: string;
+  /** The keys at publication, pinned in the command the page shows. */
+  pins?: KitPins;
   log: string;
   logCheckpoint: string;
   oscal: string;
@@ -37,9 +45,13 @@ export interface VerifyLinks {
   securityInsightsSignature: string;
 }
 
-/** The command that verifies a project's every version with the kit at `verifyKit`. */
-export function verifyCommand(verifyKit: string, slug: string): string {
-  return `deno run --allow-net ${verifyKit} ${slug}`;
+/**
+ * The command that verifies a project's every version with the kit at `verifyKit`, trusting
+ * only the pinned keys when `pins` are given.
+ */
+export function verifyCommand(verifyKit: string, slug: string, pins?: KitPins): string {
+  const pinned = pins ? ` --pin jwks=${pins.jwks.join(",")} --pin log=${pins.log}` : "";
+  return `deno run --allow-net ${verifyKit} ${slug}${pinned}`;
 }
 
 /** The exports and the log, after the page's own companions. */
@@ -127,7 +139,7 @@ export function verifyLinks(links: TrustPageLinks, slug: string): Html {
       Check every version yourself, without trusting this site: with
       <a href="https://deno.com">Deno</a> installed, run
     </p>
-    <p><code>${verifyCommand(links.verify.verifyKit, slug)}</code></p>
+    <p><code>${verifyCommand(links.verify.verifyKit, slug, links.verify.pins)}</code></p>
     <p>
       The <a href="${links.verify.verifyKit}">verifier kit</a> checks each version's signature
       against the published keys, the hash chain between versions and each version's inclusion

@@ -254,7 +254,7 @@ function verifyMarkdown(links: TrustPageLinks, slug: string): string[] {
     } (Deno): it checks each signature, the hash chain and each version's inclusion in the publication log, and exits non-zero on any failure.`,
     "",
     "```sh",
-    verifyCommand(links.verify.verifyKit, slug),
+    verifyCommand(links.verify.verifyKit, slug, links.verify.pins),
     "```",
   ];
 }
