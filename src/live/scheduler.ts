@@ -15,8 +15,11 @@ import { getProject } from "../store/projects.ts";
 import { recomputeProject, type RecomputeResult } from "./recompute.ts";
 import type { JobWorker } from "./worker.ts";
 
-/** New activity is evaluated this long after it arrives, so a burst costs one recompute. */
-export const ACTIVITY_DEBOUNCE_MS = 2000;
+/**
+ * New activity is evaluated this long after it arrives, so records sent together cost one
+ * recompute; activity during a recompute asks for one more run after it (not one each).
+ */
+export const ACTIVITY_DEBOUNCE_MS = 200;
 
 /** The job that recomputes one project. */
 export interface RecomputeMessage extends JobMessage {

@@ -4,12 +4,14 @@
  * again. Other organizations and anonymous callers see and change nothing.
  */
 import assert from "node:assert/strict";
-import { DEFAULT_MAX_ATTEMPTS, JOB_BACKOFF_MS } from "../../src/domain/jobs.ts";
+import { DEFAULT_MAX_ATTEMPTS, type Job, JOB_BACKOFF_MS } from "../../src/domain/jobs.ts";
 import { trustEvent } from "../../src/domain/events.ts";
 import { fakeClock } from "../../src/lib/clock.ts";
 import { liveStatus } from "../../src/live/jobs_view.ts";
 import type { JobWorker } from "../../src/live/worker.ts";
-import { insertJob } from "../../src/store/jobs.ts";
+import { recomputeJobId } from "../../src/live/scheduler.ts";
+import { insertJob, listDueJobs } from "../../src/store/jobs.ts";
+import { jobKey } from "../../src/store/keys.ts";
 import { createTestApp, snapshotKv } from "../support/app.ts";
 import { team } from "../support/fixtures.ts";
 
@@ -130,4 +132,29 @@ Deno.test("[live] liveStatus() reports a due job that waited too long", async ()
   assert.equal(status.ready, false);
   assert.equal(status.oldestDueSeconds, 600);
   assert.match(status.problems[0], /oldest due job has waited 600 s \(more than 120 s\)/);
+});
+
+Deno.test("[live] a burst of heartbeats schedules one recompute job", async () => {
+  await using ctx = await createTestApp();
+  const tm = await team(ctx);
+  const made = await ctx.call("POST", `/projects/${tm.project.id}/collectors`, {
+    token: tm.owner,
+    json: { name: "ci" },
+  });
+  const { collector, secret } = await made.json();
+  const beat = async () => {
+    const res = await ctx.call("POST", `/collectors/${collector.id}/heartbeat`, {
+      token: secret.value,
+      json: { sourceRef: "ci" },
+    });
+    assert.equal(res.status, 200);
+    await res.body?.cancel();
+  };
+  await beat();
+  const first = await ctx.kv.get<Job>(jobKey(recomputeJobId(tm.project.id)));
+  assert.equal(first.value?.state, "scheduled", "the first heartbeat schedules a recompute");
+  for (let i = 0; i < 4; i++) await beat();
+  const after = await ctx.kv.get<Job>(jobKey(recomputeJobId(tm.project.id)));
+  assert.equal(after.versionstamp, first.versionstamp, "later heartbeats found it scheduled");
+  assert.equal((await listDueJobs(ctx.kv, Date.now() + 86_400_000 * 365, 100)).length, 1);
 });

@@ -4,10 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { startTestServer } from "../support/server.ts";
-import type { Job } from "../../src/domain/jobs.ts";
-import { recomputeJobId } from "../../src/live/scheduler.ts";
 import { insertJob } from "../../src/store/jobs.ts";
-import { jobKey } from "../../src/store/keys.ts";
 
 async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 15_000) {
   const deadline = Date.now() + timeoutMs;
@@ -107,17 +104,5 @@ Deno.test("[live] a control turns degraded then stale by itself; redelivery does
       !server.log.lines.some((l) => l.includes('"level":"error"')),
       server.log.lines.join("\n"),
     );
-  });
-
-  await t.step("a burst of heartbeats schedules one recompute job", async () => {
-    const { collectors } = await api("GET", `/projects/${project.id}/collectors`);
-    const beat = () =>
-      api("POST", `/collectors/${collectors[0].id}/heartbeat`, { sourceRef: "ci" }, secret.value);
-    await beat();
-    const first = await server.kv.get<Job>(jobKey(recomputeJobId(project.id)));
-    assert.equal(first.value?.state, "scheduled", "the first heartbeat schedules a recompute");
-    for (let i = 0; i < 4; i++) await beat();
-    const after = await server.kv.get<Job>(jobKey(recomputeJobId(project.id)));
-    assert.equal(after.versionstamp, first.versionstamp, "later heartbeats found it scheduled");
   });
 });
