@@ -65,7 +65,7 @@ const encoder = new TextEncoder();
 
 Deno.test("[e2e] verifier kit behind a tampering proxy: omissions, reordering and swapped keys all fail", async (t) => {
   const dir = await Deno.makeTempDir();
-  await using server = await startTestServer({ queue: false });
+  await using server = await startTestServer({ worker: false });
   const proxy = startProxy(server.baseUrl);
   try {
     const api = jsonApi(server.baseUrl, await server.tokenFor("alice"));
@@ -235,7 +235,7 @@ Deno.test("[e2e] verifier kit behind a tampering proxy: omissions, reordering an
 
 Deno.test("[e2e] verifier kit: a project with 150 versions verifies all of them, page by page", async () => {
   const dir = await Deno.makeTempDir();
-  await using server: TestServer = await startTestServer({ queue: false });
+  await using server: TestServer = await startTestServer({ worker: false });
   try {
     const api = jsonApi(server.baseUrl, await server.tokenFor("alice"));
     const projectId = await bootstrapAcme(api);
