@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { createJobWorker } from "../../src/live/worker.ts";
 import { systemClock } from "../../src/lib/clock.ts";
 import { memoryLogger } from "../../src/lib/log.ts";
-import { insertJob } from "../../src/store/jobs.ts";
+import { insertJob, listDueJobs } from "../../src/store/jobs.ts";
 import { createTestApp } from "../support/app.ts";
 
 const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -68,4 +68,22 @@ Deno.test("[live] once stopping, the worker starts no job; then the KV closes", 
   await stopped;
   assert.equal(closed, true);
   assert.deepEqual(handled, ["first"]);
+});
+
+Deno.test("[live] drain() runs every due job and waits for them (the Deno.cron driver)", async () => {
+  await using kv = await Deno.openKv(":memory:");
+  const worker = createJobWorker({ kv, log: memoryLogger(), clock: systemClock });
+  worker.cronRegistered();
+  assert.equal(worker.status().mode, "cron");
+  let done = 0;
+  worker.on("test.work", async () => {
+    await delay(5);
+    done++;
+  });
+  for (let i = 0; i < 20; i++) await insertJob(kv, { kind: "test.work", i }, { now: new Date() });
+  await insertJob(kv, { kind: "test.work" }, { now: new Date(), dueAt: Date.now() + 3_600_000 });
+  assert.equal(await worker.drain(), 20);
+  assert.equal(done, 20, "every due job ran before drain() resolved");
+  assert.equal((await listDueJobs(kv, Date.now(), 100)).length, 0);
+  assert.equal((await listDueJobs(kv, Date.now() + 3_600_000, 100)).length, 1, "later ones wait");
 });
