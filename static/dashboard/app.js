@@ -7,6 +7,7 @@ import { Auth, loadAuthSettings } from "./auth.js";
 import { describeError, h, replace } from "./dom.js";
 import { href, parseHash } from "./routes.js";
 import { invitationView } from "./views/invitation.js";
+import { liveWorkView } from "./views/live.js";
 import { membersView } from "./views/members.js";
 import { onboardingView } from "./views/onboarding.js";
 import { organizationView } from "./views/organization.js";
@@ -29,6 +30,7 @@ const VIEWS = {
   subprocessors: subprocessorsView,
   documents: organizationDocumentsView,
   subscribers: subscribersView,
+  live: liveWorkView,
   project: projectView,
 };
 

@@ -2,6 +2,7 @@
  * Hash routes of the dashboard. Every location is a fragment, so the server
  * serves one page and a reload keeps the view: `#/orgs/<id>`,
  * `#/orgs/<id>/members`, `#/orgs/<id>/profile`, `#/orgs/<id>/subprocessors`, `#/orgs/<id>/documents`,
+ * `#/orgs/<id>/subscribers`, `#/orgs/<id>/live`,
  * `#/projects/<id>[/<section>]`, and the accept link
  * of an invitation, `#invitation=<token>`.
  */
@@ -17,6 +18,7 @@ export const href = {
   subprocessors: (id) => `#/orgs/${seg(id)}/subprocessors`,
   documents: (id) => `#/orgs/${seg(id)}/documents`,
   subscribers: (id) => `#/orgs/${seg(id)}/subscribers`,
+  live: (id) => `#/orgs/${seg(id)}/live`,
   project: (id, section) => `#/projects/${seg(id)}${section ? `/${seg(section)}` : ""}`,
 };
 
@@ -28,6 +30,7 @@ const ROUTES = [
   { name: "subprocessors", pattern: /^\/orgs\/([^/]+)\/subprocessors$/ },
   { name: "documents", pattern: /^\/orgs\/([^/]+)\/documents$/ },
   { name: "subscribers", pattern: /^\/orgs\/([^/]+)\/subscribers$/ },
+  { name: "live", pattern: /^\/orgs\/([^/]+)\/live$/ },
   { name: "project", pattern: /^\/projects\/([^/]+)(?:\/([a-z-]+))?$/ },
 ];
 

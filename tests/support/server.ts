@@ -10,7 +10,7 @@ import { loadSigningKey } from "../../src/auth/keys.ts";
 import { createKvBlobStore } from "../../src/blobs/kv.ts";
 import type { BlobStore } from "../../src/blobs/mod.ts";
 import { type Config, loadConfig } from "../../src/config.ts";
-import type { AppDeps, AppEnv } from "../../src/http/env.ts";
+import type { AppDeps, AppEnv, Services } from "../../src/http/env.ts";
 import { type Clock, systemClock } from "../../src/lib/clock.ts";
 import { memoryLogger } from "../../src/lib/log.ts";
 
@@ -20,6 +20,8 @@ export interface TestServer {
   config: Config;
   kv: Deno.Kv;
   app: OpenAPIHono<AppEnv>;
+  /** The services the app runs on (its job worker, event bus, scheduler). */
+  services: Services;
   log: ReturnType<typeof memoryLogger>;
   /** A valid built-in access token for `sub` (email `<sub>@example.com`). */
   tokenFor(sub: string): Promise<string>;
@@ -83,7 +85,18 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
       // Jobs under way finish on an open KV; then it closes (unless the caller owns it).
       await services.jobs.stop(() => options.kv || kv.close());
     };
-    return { baseUrl, port, config, kv, app, log, tokenFor, close, [Symbol.asyncDispose]: close };
+    return {
+      baseUrl,
+      port,
+      config,
+      kv,
+      app,
+      services,
+      log,
+      tokenFor,
+      close,
+      [Symbol.asyncDispose]: close,
+    };
   } catch (error) {
     await server.shutdown();
     if (!options.kv) kv.close();

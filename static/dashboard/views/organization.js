@@ -1,7 +1,11 @@
-/** An organization: its projects (list and create) and its members. */
+/**
+ * An organization: its projects (list and create), the section tabs every organization view
+ * shares, and a warning when live work is not running.
+ */
 import { badge, field, h, handleSubmit } from "../dom.js";
 import { capitalize, formatDate } from "../format.js";
 import { href } from "../routes.js";
+import { liveBanner } from "./live_status.js";
 import { slugInput, visibilityChoice } from "./onboarding.js";
 import { card, dataTable, emptyState, pageHeader, tabs, visibilityBadge } from "./layout.js";
 
@@ -13,6 +17,7 @@ export const ORGANIZATION_SECTIONS = [
   { id: "subprocessors", label: "Subprocessors", href: href.subprocessors },
   { id: "documents", label: "Documents", href: href.documents },
   { id: "subscribers", label: "Subscribers", href: href.subscribers },
+  { id: "live", label: "Live work", href: href.live },
 ];
 
 /** The organization's public trust center (every public, published project). */
@@ -117,13 +122,15 @@ function createProjectForm(app, organization) {
 export async function organizationView(app, organizationId) {
   const organization = await app.requireOrganization(organizationId);
   app.setTitle("Projects", organization.name);
-  const { projects } = await app.api.get(
-    `/organizations/${encodeURIComponent(organization.id)}/projects`,
-  );
+  const [{ projects }, banner] = await Promise.all([
+    app.api.get(`/organizations/${encodeURIComponent(organization.id)}/projects`),
+    liveBanner(app, organization.id),
+  ]);
   return h(
     "div",
     {},
     organizationHeader(organization, "projects"),
+    banner,
     h(
       "div",
       { class: "layout-split" },

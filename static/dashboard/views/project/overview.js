@@ -1,10 +1,12 @@
 /**
  * A project's overview, its default view: key facts, the live status of its
- * controls, and the control catalog where controls are configured.
+ * controls, and the control catalog where controls are configured; a warning
+ * first when live work (recomputes, publishing, push) is not running.
  */
 import { h, replace } from "../../dom.js";
 import { formatDate } from "../../format.js";
 import { facts } from "../layout.js";
+import { liveBanner } from "../live_status.js";
 import { catalogCard } from "./catalog.js";
 import { privateNotice, projectPath, trustHost } from "./common.js";
 import { statusCard } from "./status.js";
@@ -24,9 +26,10 @@ function projectFacts(app, project, controls) {
 }
 
 export async function overviewSection(app, project) {
-  const [{ controls }, { evaluations }] = await Promise.all([
+  const [{ controls }, { evaluations }, banner] = await Promise.all([
     app.api.get(projectPath(project.id, "/controls")),
     app.api.get(projectPath(project.id, "/evaluations")),
+    liveBanner(app, project.organizationId),
   ]);
   let current = controls;
   const summary = h(
@@ -35,6 +38,7 @@ export async function overviewSection(app, project) {
     projectFacts(app, project, current),
   );
   return [
+    banner,
     privateNotice(project),
     summary,
     statusCard(app, project, evaluations, () => current.filter((c) => c.enabled).length),
