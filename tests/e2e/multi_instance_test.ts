@@ -1,6 +1,6 @@
 /**
  * Two real service processes on one KV file, the way a self-hoster scales out:
- * concurrent batch ingest and publishes through both, with the queue on in both.
+ * concurrent batch ingest and publishes through both, with the job worker on in both.
  */
 import assert from "node:assert/strict";
 import { login, signUp } from "../support/builtin_login.ts";
@@ -129,7 +129,7 @@ Deno.test("[e2e] two instances on one KV file: concurrent ingest and publish, no
     assert.deepEqual(versions, Array.from({ length: versions.length }, (_, i) => i + 1));
     assert.ok(publishedVersions.every((v) => versions.includes(v)));
 
-    // The ingest scheduled a recompute through the queue both instances consume.
+    // The ingest scheduled a recompute job, which either instance may run.
     const latest = publishedProfiles[0].publishedAt;
     let queued = false;
     for (let i = 0; i < 100 && !queued; i++) {
