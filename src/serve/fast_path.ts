@@ -48,7 +48,11 @@ interface Answers {
 interface ArtifactAnswers {
   codings: readonly Coding[];
   byCoding: Map<Coding | "identity", Answers>;
+  /** The answer for each Accept-Encoding value seen (clients send a handful of them). */
+  byAccept: Map<string, Answers>;
 }
+
+const MAX_ACCEPT_VALUES = 32;
 
 function answersFor(
   artifact: { digest: string },
@@ -120,20 +124,25 @@ export function createFastPath(deps: FastPathDeps): (request: Request) => Respon
         answersByKey.clear();
         answerBytes = 0;
       }
-      entry = { codings: codingsOf(artifact), byCoding: new Map() };
+      entry = { codings: codingsOf(artifact), byCoding: new Map(), byAccept: new Map() };
       answersByKey.set(artifact.key, entry);
     }
     const headers = request.headers;
-    const accept = headers.get("accept-encoding");
-    const wanted = accept ? negotiateCoding(accept, entry.codings) : null;
-    let answers = entry.byCoding.get(wanted ?? "identity");
+    const accept = headers.get("accept-encoding") ?? "";
+    let answers = entry.byAccept.get(accept);
     if (!answers) {
-      const found = bytesInMemory(deps.artifacts, artifact, wanted);
-      if (!found) return null;
-      const base = trustJsonHeaders(deps.config, view.publication.logIndex);
-      answers = answersFor(artifact, found.coding, found.bytes, base);
-      entry.byCoding.set(wanted ?? "identity", answers);
-      answerBytes += found.bytes.byteLength;
+      const wanted = accept ? negotiateCoding(accept, entry.codings) : null;
+      answers = entry.byCoding.get(wanted ?? "identity");
+      if (!answers) {
+        const found = bytesInMemory(deps.artifacts, artifact, wanted);
+        if (!found) return null;
+        const base = trustJsonHeaders(deps.config, view.publication.logIndex);
+        answers = answersFor(artifact, found.coding, found.bytes, base);
+        entry.byCoding.set(wanted ?? "identity", answers);
+        answerBytes += found.bytes.byteLength;
+      }
+      if (entry.byAccept.size >= MAX_ACCEPT_VALUES) entry.byAccept.clear();
+      entry.byAccept.set(accept, answers);
     }
     if (ifNoneMatchHits(headers.get("if-none-match"), answers.etag)) {
       return answers.notModified.clone();
