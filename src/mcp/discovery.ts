@@ -35,6 +35,9 @@ export function serviceUrls(config: Config) {
     apiCatalog: `${base}/.well-known/api-catalog`,
     mcpManifest: `${base}/.well-known/mcp.json`,
     serverCards: `${base}/.well-known/mcp/server-cards.json`,
+    /** The card's recommended location: the streamable-HTTP URL + `/server-card`. */
+    serverCard: `${base}/mcp/server-card`,
+    aiCatalog: `${base}/.well-known/ai-catalog.json`,
     aiPlugin: `${base}/.well-known/ai-plugin.json`,
     llms: `${base}/llms.txt`,
     agentInstructions: `${base}/agent-instructions`,
@@ -105,7 +108,8 @@ export function apiCatalog(config: Config): z.infer<typeof ApiCatalog> {
         anchor: u.mcp,
         "service-desc": [
           { href: u.mcpManifest, type: "application/json", title: "MCP server manifest" },
-          { href: u.serverCards, type: "application/json", title: "MCP server cards" },
+          { href: u.serverCard, type: SERVER_CARD_TYPE, title: "MCP server card" },
+          { href: u.serverCards, type: "application/json", title: "MCP server cards (list)" },
         ],
         "service-doc": docs,
         status: [{ href: u.health, type: "application/json" }],
@@ -175,13 +179,21 @@ export function mcpManifest(config: Config): z.infer<typeof McpManifest> {
   };
 }
 
-/** One MCP server card, in the shape of the server-card proposal (SEP-2127 draft). */
+/** Media type of a server card (SEP-2127 draft, docs/discovery.md of its extension). */
+export const SERVER_CARD_TYPE = "application/mcp-server-card+json";
+/** Media type of an AI Catalog. */
+export const AI_CATALOG_TYPE = "application/ai-catalog+json";
+/** The only `$schema` the draft's server-card schema accepts (a `/vN/` family, not a date). */
+export const SERVER_CARD_SCHEMA =
+  "https://static.modelcontextprotocol.io/schemas/v1/server-card.schema.json";
+
+/** One MCP server card, in the shape of the server-card draft (SEP-2127, schema v1). */
 export const ServerCard = z.object({
-  $schema: z.string(),
-  name: z.string().regex(/^[a-zA-Z0-9.-]+\/[a-zA-Z0-9._-]+$/),
-  version: z.string(),
-  description: z.string().max(100),
-  title: z.string(),
+  $schema: z.literal(SERVER_CARD_SCHEMA),
+  name: z.string().min(3).max(200).regex(/^[a-zA-Z0-9.-]+\/[a-zA-Z0-9._-]+$/),
+  version: z.string().max(255),
+  description: z.string().min(1).max(100),
+  title: z.string().min(1).max(100),
   websiteUrl: z.string(),
   icons: z.array(z.object({ src: z.string(), mimeType: z.string(), sizes: z.array(z.string()) })),
   remotes: z.array(z.object({
@@ -189,20 +201,25 @@ export const ServerCard = z.object({
     url: z.string(),
     supportedProtocolVersions: z.array(z.string()),
   })),
-}).openapi("McpServerCard", { description: "MCP server card (SEP-2127 draft shape)" });
+}).openapi("McpServerCard", { description: "MCP server card (SEP-2127 draft, schema v1)" });
+
+/** BASE_URL's host as a name segment: brackets of an IPv6 address dropped, `:` as `-`. */
+function hostSegment(config: Config): string {
+  return new URL(config.baseUrl).hostname.replace(/^\[|\]$/g, "").replace(/:/g, "-");
+}
 
 /** The card's reverse-DNS name: `com.example.trust/trust-profile-service` for trust.example.com. */
 function cardName(config: Config): string {
-  const host = new URL(config.baseUrl).hostname.replace(/^\[|\]$/g, "").replace(/:/g, "-");
+  const host = hostSegment(config);
   const namespace = /^[\d.-]+$/.test(host) ? host : host.split(".").reverse().join(".");
   return `${namespace}/${MCP_SERVER_INFO.name}`;
 }
 
-/** /.well-known/mcp/server-cards.json: one card, for the one MCP server of this deployment. */
-export function serverCards(config: Config): z.infer<typeof ServerCard>[] {
+/** The server card of this deployment's one MCP server, served at `/mcp/server-card`. */
+export function serverCard(config: Config): z.infer<typeof ServerCard> {
   const u = serviceUrls(config);
-  return [{
-    $schema: "https://static.modelcontextprotocol.io/schemas/v2/server-card.schema.json",
+  return {
+    $schema: SERVER_CARD_SCHEMA,
     name: cardName(config),
     version: MCP_SERVER_INFO.version,
     description: SHORT_DESCRIPTION,
@@ -214,7 +231,63 @@ export function serverCards(config: Config): z.infer<typeof ServerCard>[] {
       url: u.mcp,
       supportedProtocolVersions: [...SUPPORTED_PROTOCOL_VERSIONS],
     }],
-  }];
+  };
+}
+
+/** /.well-known/mcp/server-cards.json (SPEC.md): the same card, in a list. */
+export function serverCards(config: Config): z.infer<typeof ServerCard>[] {
+  return [serverCard(config)];
+}
+
+/**
+ * An AI Catalog (github.com/Agent-Card/ai-catalog, specVersion 1.0), the domain-level
+ * discovery document the server-card draft points clients to. The draft names an entry's
+ * media type `type` (the catalog's ADR 0014); the catalog's 1.0 text still says `mediaType`:
+ * entries carry both, with the same value, so readers of either find it.
+ */
+export const AiCatalog = z.object({
+  specVersion: z.literal("1.0"),
+  host: z.object({
+    displayName: z.string(),
+    identifier: z.string(),
+    documentationUrl: z.string(),
+    logoUrl: z.string(),
+  }),
+  entries: z.array(z.object({
+    identifier: z.string(),
+    displayName: z.string(),
+    type: z.string(),
+    mediaType: z.string(),
+    url: z.string(),
+    description: z.string(),
+    version: z.string(),
+  })),
+}).openapi("AiCatalog", { description: "AI Catalog 1.0 listing the MCP server card" });
+
+/** /.well-known/ai-catalog.json: one entry, this deployment's MCP server card (by URL). */
+export function aiCatalog(config: Config): z.infer<typeof AiCatalog> {
+  const u = serviceUrls(config);
+  const host = hostSegment(config);
+  const card = serverCard(config);
+  return {
+    specVersion: "1.0",
+    host: {
+      displayName: MCP_SERVER_INFO.title,
+      identifier: host,
+      documentationUrl: `${u.agentInstructions}.md`,
+      logoUrl: u.logo,
+    },
+    entries: [{
+      // The draft's domain-anchored form, urn:air:{publisher}:{namespace}:{name}.
+      identifier: `urn:air:${host}:mcp:${MCP_SERVER_INFO.name}`,
+      displayName: card.title,
+      type: SERVER_CARD_TYPE,
+      mediaType: SERVER_CARD_TYPE,
+      url: u.serverCard,
+      description: card.description,
+      version: card.version,
+    }],
+  };
 }
 
 /** The ai-plugin.json (v1) descriptor, with its published length limits. */

@@ -64,7 +64,9 @@ every email has a one-click \`List-Unsubscribe\` (RFC 8058).
 - [OpenAPI 3.1](${u.openapi}): every operation, generated from the validating schemas
 - [API catalog](${u.apiCatalog}): RFC 9727 linkset of the HTTP API and the MCP server
 - [MCP server manifest](${u.mcpManifest}): transport URL, tools and resource template
-- [MCP server cards](${u.serverCards}): the MCP server in the server-card shape
+- [AI Catalog](${u.aiCatalog}): domain-level discovery, listing the MCP server card
+- [MCP server card](${u.serverCard}): the MCP server's card (SEP-2127 draft, schema v1)
+- [MCP server cards](${u.serverCards}): the same card in a list
 - [Plugin descriptor](${u.aiPlugin}): ai-plugin.json pointing at the OpenAPI description
 
 ## Keys and status

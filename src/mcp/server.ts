@@ -82,5 +82,19 @@ export function createTrustMcpServer(reader: TrustReader): McpServer {
     }
     return { contents: [{ uri: uri.href, mimeType: TRUST_JSON_RESOURCE.mimeType, text }] };
   });
+  withoutListChanged(server);
   return server;
+}
+
+/**
+ * Registering a tool or a resource makes the SDK announce `listChanged: true` for it. This
+ * server is stateless, with no stream to send a notification on, and its lists never change
+ * while it runs, so `initialize` must not announce it: the keys are set to `undefined`, which
+ * the capability merge keeps and JSON leaves out (`tools: {}`, `resources: {}`).
+ */
+function withoutListChanged(server: McpServer): void {
+  server.server.registerCapabilities({
+    tools: { listChanged: undefined },
+    resources: { listChanged: undefined },
+  });
 }

@@ -15,6 +15,7 @@ import type { PublishedProfile, PublishJob } from "../domain/publish.ts";
 import type { Artifact, Publication } from "../domain/publication.ts";
 import type { Project } from "../domain/workspace.ts";
 import type { Clock } from "../lib/clock.ts";
+import { type Coding, CODINGS, compress } from "../lib/content_coding.ts";
 import type { Logger } from "../lib/log.ts";
 import { recomputeProject } from "../live/recompute.ts";
 import {
@@ -145,17 +146,38 @@ function sameStates(
     controls.every((c) => states[c.key] === c.state);
 }
 
-/** Writes the rendered documents as content-addressed artifacts, all before any commit. */
+/**
+ * Writes the rendered documents as content-addressed artifacts, all before any commit, each
+ * with its gzip and brotli encodings (compressed once, at the highest settings) where they
+ * are smaller than the document: readers that accept them get those bytes as stored.
+ */
 async function storeArtifacts<N extends string>(
   blobs: BlobStore,
   documents: Record<N, Uint8Array>,
 ): Promise<Record<N, Artifact>> {
   const names = Object.keys(documents) as N[];
-  const keys = await blobs.putMany("artifact", names.map((n) => documents[n]));
-  return Object.fromEntries(names.map((n, i) => [n, {
-    key: keys[i],
-    digest: `sha256:${keys[i].slice(keys[i].indexOf("/") + 1)}`,
-  }])) as Record<N, Artifact>;
+  const encoded = await Promise.all(names.map(async (name) => {
+    const bytes = documents[name];
+    const found: [Coding, Uint8Array][] = [];
+    for (const coding of CODINGS) {
+      const compressed = await compress(bytes, coding, "stored");
+      if (compressed.byteLength < bytes.byteLength) found.push([coding, compressed]);
+    }
+    return found;
+  }));
+  const all = [...names.map((n) => documents[n]), ...encoded.flat().map(([, bytes]) => bytes)];
+  const keys = await blobs.putMany("artifact", all);
+  let next = names.length;
+  return Object.fromEntries(names.map((n, i) => {
+    const artifact: Artifact = {
+      key: keys[i],
+      digest: `sha256:${keys[i].slice(keys[i].indexOf("/") + 1)}`,
+    };
+    if (encoded[i].length > 0) {
+      artifact.encodings = Object.fromEntries(encoded[i].map(([coding]) => [coding, keys[next++]]));
+    }
+    return [n, artifact];
+  })) as Record<N, Artifact>;
 }
 
 /**

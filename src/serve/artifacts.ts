@@ -1,11 +1,24 @@
 /**
  * Serving published artifacts: the stored bytes as they are (never
  * re-rendered), a strong ETag that is their digest, 304 on If-None-Match,
- * and an in-memory cache by digest (artifacts are immutable).
+ * and an in-memory cache by digest (artifacts are immutable). A client that
+ * accepts brotli or gzip gets the encoding stored at publish time (its own
+ * ETag, `Content-Encoding`, `Vary: Accept-Encoding`); versions published
+ * before encodings were stored, and bytes built per request, are compressed
+ * on first use and kept in memory.
  */
 import type { BlobStore } from "../blobs/mod.ts";
 import { notFound } from "../domain/errors.ts";
 import type { Artifact } from "../domain/publication.ts";
+import {
+  type Coding,
+  CODINGS,
+  compress,
+  encodedEtag,
+  isCompressible,
+  negotiateCoding,
+  varyWithEncoding,
+} from "../lib/content_coding.ts";
 import { PUBLIC_CORS_HEADERS } from "./headers.ts";
 
 /** Bytes around an artifact, e.g. the `{"profile":…}` envelope around trust.json. */
@@ -24,16 +37,80 @@ export interface ArtifactCache {
   bytes(blobs: BlobStore, artifact: Artifact): Promise<Uint8Array<ArrayBuffer>>;
   /** The bytes of an artifact inside `wrap`, built once per artifact and wrap. */
   wrapped(blobs: BlobStore, artifact: Artifact, wrap: Wrap): Promise<Uint8Array<ArrayBuffer>>;
+  /**
+   * The `coding` encoding of an artifact (inside `wrap` when given): the one stored at
+   * publish time, else compressed now and kept. Null when it is not smaller than the bytes
+   * themselves (then identity is served).
+   */
+  encoded(
+    blobs: BlobStore,
+    artifact: Artifact,
+    coding: Coding,
+    wrap?: Wrap,
+  ): Promise<Uint8Array<ArrayBuffer> | null>;
+  /** `encoded` when already in memory (undefined when not). */
+  cachedEncoded(artifact: Artifact, coding: Coding): Uint8Array<ArrayBuffer> | null | undefined;
+  /**
+   * The `coding` encoding of bytes built per request, identified by `id` (their ETag):
+   * compressed on first use and kept, null when not smaller.
+   */
+  encodedBytes(
+    id: string,
+    bytes: Uint8Array,
+    coding: Coding,
+  ): Promise<Uint8Array<ArrayBuffer> | null>;
+}
+
+/** The codings an artifact can be served in: those stored with it, else any (made on demand). */
+export function codingsOf(artifact: Artifact, wrap?: Wrap): readonly Coding[] {
+  if (wrap || !artifact.encodings) return CODINGS;
+  return CODINGS.filter((coding) => artifact.encodings![coding] !== undefined);
 }
 
 const CACHE_BYTES = 64 * 1024 * 1024;
 const MAX_WRAPPED = 1000;
+const ENCODED_BYTES = 32 * 1024 * 1024;
 
 /**
  * Creates the artifact cache of one app: least recently used bytes are dropped past 64 MiB,
- * wrapped copies past 1000 entries (oldest first).
+ * wrapped copies past 1000 entries (oldest first), encodings past 32 MiB (least recently
+ * used first).
  */
 export function createArtifactCache(): ArtifactCache {
+  // Encodings by `<blob key>#<wrap tag>#<coding>` (or `<id>#<coding>`); null: not smaller.
+  const encodings = new Map<string, Uint8Array<ArrayBuffer> | null>();
+  const pending = new Map<string, Promise<Uint8Array<ArrayBuffer> | null>>();
+  let encodedBytes = 0;
+  const remember = (id: string, value: Uint8Array<ArrayBuffer> | null) => {
+    encodings.set(id, value);
+    encodedBytes += value?.byteLength ?? 0;
+    for (const [key, old] of encodings) {
+      if (encodedBytes <= ENCODED_BYTES) break;
+      encodings.delete(key);
+      encodedBytes -= old?.byteLength ?? 0;
+    }
+  };
+  /** The encoding under `id`, from memory, or made once by `make` however many ask at once. */
+  const encodedOnce = (id: string, make: () => Promise<Uint8Array<ArrayBuffer> | null>) => {
+    if (encodings.has(id)) {
+      const hit = encodings.get(id)!;
+      encodings.delete(id);
+      encodings.set(id, hit);
+      return Promise.resolve(hit);
+    }
+    const running = pending.get(id);
+    if (running) return running;
+    const made = make().then((value) => {
+      remember(id, value);
+      return value;
+    }).finally(() => pending.delete(id));
+    pending.set(id, made);
+    return made;
+  };
+  const smaller = async (bytes: Uint8Array, coding: Coding) => {
+    const out = await compress(bytes, coding, "dynamic");
+    return out.byteLength < bytes.byteLength ? out : null;
+  };
   const cache = new Map<string, Uint8Array<ArrayBuffer>>();
   const wrapped = new Map<string, Uint8Array<ArrayBuffer>>();
   let cachedBytes = 0;
@@ -56,24 +133,43 @@ export function createArtifactCache(): ArtifactCache {
     }
     return copy;
   };
+  const wrappedBytes = async (blobs: BlobStore, artifact: Artifact, wrap: Wrap) => {
+    const id = `${artifact.key}#${wrap.tag}`;
+    const hit = wrapped.get(id);
+    if (hit) return hit;
+    const inner = await bytes(blobs, artifact);
+    const encoder = new TextEncoder();
+    const before = encoder.encode(wrap.prefix);
+    const after = encoder.encode(wrap.suffix);
+    const joined = new Uint8Array(before.length + inner.length + after.length);
+    joined.set(before);
+    joined.set(inner, before.length);
+    joined.set(after, before.length + inner.length);
+    if (wrapped.size >= MAX_WRAPPED) wrapped.delete(wrapped.keys().next().value!);
+    wrapped.set(id, joined);
+    return joined;
+  };
   return {
     cached: (artifact) => cache.get(artifact.key),
     bytes,
-    async wrapped(blobs, artifact, wrap) {
-      const id = `${artifact.key}#${wrap.tag}`;
-      const hit = wrapped.get(id);
-      if (hit) return hit;
-      const inner = await bytes(blobs, artifact);
-      const encoder = new TextEncoder();
-      const before = encoder.encode(wrap.prefix);
-      const after = encoder.encode(wrap.suffix);
-      const joined = new Uint8Array(before.length + inner.length + after.length);
-      joined.set(before);
-      joined.set(inner, before.length);
-      joined.set(after, before.length + inner.length);
-      if (wrapped.size >= MAX_WRAPPED) wrapped.delete(wrapped.keys().next().value!);
-      wrapped.set(id, joined);
-      return joined;
+    wrapped: wrappedBytes,
+    encoded(blobs, artifact, coding, wrap) {
+      const id = `${artifact.key}#${wrap?.tag ?? ""}#${coding}`;
+      return encodedOnce(id, async () => {
+        if (wrap) return await smaller(await wrappedBytes(blobs, artifact, wrap), coding);
+        if (!artifact.encodings) return await smaller(await bytes(blobs, artifact), coding);
+        const key = artifact.encodings[coding];
+        if (!key) return null;
+        const stored = await blobs.get(key);
+        if (!stored) throw notFound("This version's documents are missing");
+        return new Uint8Array(stored) as Uint8Array<ArrayBuffer>;
+      });
+    },
+    cachedEncoded(artifact, coding) {
+      return encodings.get(`${artifact.key}##${coding}`);
+    },
+    encodedBytes(id, bytes, coding) {
+      return encodedOnce(`${id}#${coding}`, () => smaller(bytes, coding));
     },
   };
 }
@@ -90,7 +186,10 @@ export function ifNoneMatchHits(header: string | null | undefined, etag: string)
   });
 }
 
-/** Headers of an artifact's 200 answer, and of its 304 (the same without Content-Type). */
+/**
+ * Headers of an artifact's 200 answer, and of its 304 (the same without Content-Type and
+ * Content-Encoding, which describe a body it does not have; ETag and Vary stay).
+ */
 export function artifactHeaders(etag: string, headers: Record<string, string>) {
   const ok: Record<string, string> = {
     etag,
@@ -98,7 +197,7 @@ export function artifactHeaders(etag: string, headers: Record<string, string>) {
     "x-content-type-options": "nosniff",
     ...headers,
   };
-  const { "content-type": _type, ...notModified } = ok;
+  const { "content-type": _type, "content-encoding": _coding, ...notModified } = ok;
   return { ok, notModified };
 }
 
@@ -109,8 +208,23 @@ export interface ArtifactSource {
 }
 
 /**
- * Responds with an artifact's stored bytes (inside `wrap` when given), or 304 when the
- * request's If-None-Match already names them.
+ * Headers of a representation in `coding` (null: identity): `Vary: Accept-Encoding` when the
+ * type is compressible (every representation of it varies by that header), and the coding.
+ */
+export function encodingHeaders(
+  headers: Record<string, string>,
+  coding: Coding | null,
+): Record<string, string> {
+  if (!isCompressible(headers["content-type"])) return headers;
+  const out: Record<string, string> = { ...headers, vary: varyWithEncoding(headers.vary) };
+  if (coding) out["content-encoding"] = coding;
+  return out;
+}
+
+/**
+ * Responds with an artifact's stored bytes (inside `wrap` when given), in the coding the
+ * request's Accept-Encoding prefers (q-values honoured, identity the fallback), or 304 when
+ * its If-None-Match already names that representation.
  */
 export async function respondWithArtifact(
   request: Request,
@@ -118,13 +232,46 @@ export async function respondWithArtifact(
   options: { artifact: Artifact; headers: Record<string, string>; wrap?: Wrap },
 ): Promise<Response> {
   const { artifact, wrap } = options;
-  const etag = wrap ? `"${artifact.digest}.${wrap.tag}"` : `"${artifact.digest}"`;
-  const { ok, notModified } = artifactHeaders(etag, options.headers);
+  const identityTag = wrap ? `"${artifact.digest}.${wrap.tag}"` : `"${artifact.digest}"`;
+  const wanted = isCompressible(options.headers["content-type"])
+    ? negotiateCoding(request.headers.get("accept-encoding"), codingsOf(artifact, wrap))
+    : null;
+  const encoded = wanted
+    ? await source.artifacts.encoded(source.blobs, artifact, wanted, wrap)
+    : null;
+  const coding = encoded ? wanted : null;
+  const etag = encodedEtag(identityTag, coding);
+  const { ok, notModified } = artifactHeaders(etag, encodingHeaders(options.headers, coding));
   if (ifNoneMatchHits(request.headers.get("if-none-match"), etag)) {
     return new Response(null, { status: 304, headers: notModified });
   }
-  const bytes = wrap
-    ? await source.artifacts.wrapped(source.blobs, artifact, wrap)
-    : await source.artifacts.bytes(source.blobs, artifact);
+  const bytes = encoded ??
+    (wrap
+      ? await source.artifacts.wrapped(source.blobs, artifact, wrap)
+      : await source.artifacts.bytes(source.blobs, artifact));
   return new Response(bytes, { status: 200, headers: ok });
+}
+
+/**
+ * Responds with bytes built per request (the latest page with its live block) whose ETag is
+ * `etag`, compressed as the request prefers (kept in memory by ETag), or 304.
+ */
+export async function respondWithBytes(
+  request: Request,
+  source: Pick<ArtifactSource, "artifacts">,
+  options: { bytes: Uint8Array<ArrayBuffer>; etag: string; headers: Record<string, string> },
+): Promise<Response> {
+  const wanted = isCompressible(options.headers["content-type"])
+    ? negotiateCoding(request.headers.get("accept-encoding"))
+    : null;
+  const encoded = wanted
+    ? await source.artifacts.encodedBytes(options.etag, options.bytes, wanted)
+    : null;
+  const coding = encoded ? wanted : null;
+  const etag = encodedEtag(options.etag, coding);
+  const { ok, notModified } = artifactHeaders(etag, encodingHeaders(options.headers, coding));
+  if (ifNoneMatchHits(request.headers.get("if-none-match"), etag)) {
+    return new Response(null, { status: 304, headers: notModified });
+  }
+  return new Response(encoded ?? options.bytes, { status: 200, headers: ok });
 }

@@ -3,12 +3,21 @@
  * machines poll), answered before the router: from the public cache and the
  * in-memory artifact bytes, with exactly the route's headers. When both are
  * warm the answer is a clone of a response prepared once per artifact,
- * returned synchronously. Anything it cannot answer from
- * memory (unknown or private slug, another host, a cold cache) goes to the
- * full app, which gives the same answer and warms the caches.
+ * returned synchronously, in the coding Accept-Encoding asks for (one prepared
+ * answer per coding). Anything it cannot answer from memory (unknown or private
+ * slug, another host, a cold cache, an encoding not loaded yet) goes to the full
+ * app, which gives the same answer and warms the caches.
  */
 import type { Config } from "../config.ts";
-import { type ArtifactCache, artifactHeaders, ifNoneMatchHits } from "./artifacts.ts";
+import type { Artifact } from "../domain/publication.ts";
+import { type Coding, encodedEtag, negotiateCoding } from "../lib/content_coding.ts";
+import {
+  type ArtifactCache,
+  artifactHeaders,
+  codingsOf,
+  encodingHeaders,
+  ifNoneMatchHits,
+} from "./artifacts.ts";
 import { trustJsonHeaders } from "./headers.ts";
 import { serviceHostTest } from "./hosts.ts";
 import type { PublicCache } from "./public_cache.ts";
@@ -27,7 +36,7 @@ function slugOf(path: string): string | null {
 const MAX_ANSWERS = 1000;
 const MAX_ANSWER_BYTES = 16 * 1024 * 1024;
 
-/** The answers for one trust.json artifact, built once and cloned per request. */
+/** One answer for one trust.json artifact in one coding, built once and cloned per request. */
 interface Answers {
   etag: string;
   /** Also the answer to HEAD: the HTTP server drops the body and keeps its length. */
@@ -35,18 +44,47 @@ interface Answers {
   notModified: Response;
 }
 
+/** The answers of one artifact: the codings it is served in, and the answers built so far. */
+interface ArtifactAnswers {
+  codings: readonly Coding[];
+  byCoding: Map<Coding | "identity", Answers>;
+  /** The answer for each Accept-Encoding value seen (clients send a handful of them). */
+  byAccept: Map<string, Answers>;
+}
+
+const MAX_ACCEPT_VALUES = 32;
+
 function answersFor(
   artifact: { digest: string },
+  coding: Coding | null,
   bytes: Uint8Array<ArrayBuffer>,
   headers: Record<string, string>,
 ): Answers {
-  const etag = `"${artifact.digest}"`;
-  const { ok, notModified } = artifactHeaders(etag, headers);
+  const etag = encodedEtag(`"${artifact.digest}"`, coding);
+  const { ok, notModified } = artifactHeaders(etag, encodingHeaders(headers, coding));
   return {
     etag,
     get: new Response(bytes, { headers: ok }),
     notModified: new Response(null, { status: 304, headers: notModified }),
   };
+}
+
+/**
+ * The bytes of `artifact` in `coding` when in memory: the encoding, or the identity bytes
+ * when the encoding is not smaller (coding null then); undefined when not loaded yet.
+ */
+function bytesInMemory(
+  artifacts: ArtifactCache,
+  artifact: Artifact,
+  coding: Coding | null,
+): { bytes: Uint8Array<ArrayBuffer>; coding: Coding | null } | undefined {
+  if (coding) {
+    const encoded = artifacts.cachedEncoded(artifact, coding);
+    if (encoded === undefined) return undefined;
+    if (encoded) return { bytes: encoded, coding };
+  }
+  const bytes = artifacts.cached(artifact);
+  return bytes && { bytes, coding: null };
 }
 
 /** What the fast path reads: the app's configuration and its two public-read caches. */
@@ -62,9 +100,9 @@ export interface FastPathDeps {
  */
 export function createFastPath(deps: FastPathDeps): (request: Request) => Response | null {
   const isServiceHost = serviceHostTest(deps.config);
-  // Responses per artifact, built once and answered with clone(): a clone copies the
-  // already validated header list, where a new Response would check every header again.
-  const answersByKey = new Map<string, Answers>();
+  // Responses per artifact and coding, built once and answered with clone(): a clone copies
+  // the already validated header list, where a new Response would check every header again.
+  const answersByKey = new Map<string, ArtifactAnswers>();
   let answerBytes = 0;
   return (request: Request): Response | null => {
     const method = request.method;
@@ -80,20 +118,33 @@ export function createFastPath(deps: FastPathDeps): (request: Request) => Respon
     const view = deps.publicCache.peek(slug);
     if (view?.project?.visibility !== "public" || !view.publication) return null;
     const artifact = view.publication.artifacts.trustJson;
-    let answers = answersByKey.get(artifact.key);
-    if (!answers) {
-      const bytes = deps.artifacts.cached(artifact);
-      if (!bytes) return null;
+    let entry = answersByKey.get(artifact.key);
+    if (!entry) {
       if (answersByKey.size >= MAX_ANSWERS || answerBytes > MAX_ANSWER_BYTES) {
         answersByKey.clear();
         answerBytes = 0;
       }
-      const headers = trustJsonHeaders(deps.config, view.publication.logIndex);
-      answers = answersFor(artifact, bytes, headers);
-      answersByKey.set(artifact.key, answers);
-      answerBytes += bytes.byteLength;
+      entry = { codings: codingsOf(artifact), byCoding: new Map(), byAccept: new Map() };
+      answersByKey.set(artifact.key, entry);
     }
-    if (ifNoneMatchHits(request.headers.get("if-none-match"), answers.etag)) {
+    const headers = request.headers;
+    const accept = headers.get("accept-encoding") ?? "";
+    let answers = entry.byAccept.get(accept);
+    if (!answers) {
+      const wanted = accept ? negotiateCoding(accept, entry.codings) : null;
+      answers = entry.byCoding.get(wanted ?? "identity");
+      if (!answers) {
+        const found = bytesInMemory(deps.artifacts, artifact, wanted);
+        if (!found) return null;
+        const base = trustJsonHeaders(deps.config, view.publication.logIndex);
+        answers = answersFor(artifact, found.coding, found.bytes, base);
+        entry.byCoding.set(wanted ?? "identity", answers);
+        answerBytes += found.bytes.byteLength;
+      }
+      if (entry.byAccept.size >= MAX_ACCEPT_VALUES) entry.byAccept.clear();
+      entry.byAccept.set(accept, answers);
+    }
+    if (ifNoneMatchHits(headers.get("if-none-match"), answers.etag)) {
       return answers.notModified.clone();
     }
     return answers.get.clone();

@@ -15,13 +15,19 @@
  * If-None-Match as any conditional GET must, shows how much of the gap is
  * that reading (Deno materializes the request's headers on first access)
  * rather than the service's own code.
+ *
+ * With BENCH_ACCEPT_ENCODING (e.g. "gzip, br"), wrk sends that Accept-Encoding and the bare
+ * servers return the bytes and headers the service answers to it (its stored encoding,
+ * Content-Encoding, Vary), so the service's choice of coding is part of what is measured.
  */
+import { request as httpRequest } from "node:http";
 import { median, processCpuMs, startBenchService } from "./_harness.ts";
 import { freePort } from "../support/process.ts";
 
 const DURATION = Deno.env.get("BENCH_DURATION") ?? "2s";
 const CONNECTIONS = Deno.env.get("BENCH_CONNECTIONS") ?? "32";
 const ROUNDS = Number(Deno.env.get("BENCH_ROUNDS") ?? 5);
+const ACCEPT_ENCODING = Deno.env.get("BENCH_ACCEPT_ENCODING") ?? "";
 const TARGET = 0.85;
 
 interface WrkResult {
@@ -63,7 +69,14 @@ export function parseWrk(text: string): WrkResult {
 
 async function wrk(url: string, duration = DURATION): Promise<WrkResult> {
   const out = await new Deno.Command("wrk", {
-    args: ["-t2", `-c${CONNECTIONS}`, `-d${duration}`, "--latency", url],
+    args: [
+      "-t2",
+      `-c${CONNECTIONS}`,
+      `-d${duration}`,
+      "--latency",
+      ...(ACCEPT_ENCODING ? ["-H", `Accept-Encoding: ${ACCEPT_ENCODING}`] : []),
+      url,
+    ],
     stdout: "piped",
     stderr: "piped",
   }).output();
@@ -149,6 +162,30 @@ async function startBareServer(
   return { url: `http://127.0.0.1:${port}/`, pid: child.pid, close };
 }
 
+/** One GET with node:http, which hands over the body as sent (no decoding). */
+function rawGet(url: string, headers: Record<string, string>) {
+  return new Promise<{ status: number; headers: Record<string, unknown>; body: Uint8Array }>(
+    (resolve, reject) => {
+      const req = httpRequest(url, { headers }, (res) => {
+        const chunks: Uint8Array[] = [];
+        res.on("data", (chunk: Uint8Array) => chunks.push(chunk));
+        res.on("end", () => {
+          const body = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
+          let at = 0;
+          for (const chunk of chunks) {
+            body.set(chunk, at);
+            at += chunk.length;
+          }
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, body });
+        });
+        res.on("error", reject);
+      });
+      req.on("error", reject);
+      req.end();
+    },
+  );
+}
+
 export async function benchTrustJson(): Promise<{ ratio: number; line: string }> {
   const service = await startBenchService();
   const dir = await Deno.makeTempDir();
@@ -162,12 +199,16 @@ export async function benchTrustJson(): Promise<{ ratio: number; line: string }>
     const url = `${
       service.baseUrl.replace("localhost", "127.0.0.1")
     }/trust/${service.slug}/trust.json`;
-    const sample = await fetch(url);
-    const bytes = new Uint8Array(await sample.arrayBuffer());
+    // The bytes as sent (fetch would decode a compressed body), and every header but the
+    // ones the HTTP server writes itself.
+    const sample = await rawGet(url, ACCEPT_ENCODING ? { "accept-encoding": ACCEPT_ENCODING } : {});
+    const bytes = sample.body;
     if (sample.status !== 200) throw new Error(`GET trust.json answered ${sample.status}`);
     const headers: Record<string, string> = {};
-    for (const [name, value] of sample.headers) {
-      if (!["content-length", "date", "vary"].includes(name)) headers[name] = value;
+    for (const [name, value] of Object.entries(sample.headers)) {
+      if (!["content-length", "date", "connection", "keep-alive"].includes(name)) {
+        headers[name] = String(value);
+      }
     }
     const file = `${dir}/trust.json`;
     await Deno.writeFile(file, bytes);
@@ -216,7 +257,13 @@ export async function benchTrustJson(): Promise<{ ratio: number; line: string }>
             ratio.toFixed(2)
           } (rounds ${spread}; target >= ${TARGET}${
             Number(ratio.toFixed(2)) < TARGET ? ", BELOW TARGET" : ""
-          }; ${bytes.length} bytes, ${ROUNDS} rotating rounds of wrk -t2 -c${CONNECTIONS} -d${DURATION}); ` +
+          }; ${bytes.length} bytes${
+            ACCEPT_ENCODING
+              ? ` (Accept-Encoding: ${ACCEPT_ENCODING}; ${
+                headers["content-encoding"] ?? "identity"
+              })`
+              : ""
+          }, ${ROUNDS} rotating rounds of wrk -t2 -c${CONNECTIONS} -d${DURATION}); ` +
           `bare reading URL and If-None-Match ${rps("reading")} req/s, service/that ${
             readingRatio.toFixed(2)
           }${cpuLine}`,

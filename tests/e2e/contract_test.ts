@@ -477,6 +477,8 @@ Deno.test("[contract] every operation answers as /openapi.json documents", async
           "getApiCatalog",
           "getMcpManifest",
           "getMcpServerCards",
+          "getAiCatalog",
+          "getMcpServerCard",
           "getAiPluginManifest",
           "getLlmsTxt",
           "getRobotsTxt",

@@ -129,12 +129,21 @@ Deno.test("[e2e] verifier kit served at /verify.ts: verifies a profile, then cat
       runKit(server, dir, ["acme", "--server", server.baseUrl, "--checkpoint", `${dir}/pinned`]);
 
     await t.step("one byte of version 2's stored trust.json flipped: the kit fails", async () => {
+      // The kit's fetch accepts brotli, so it would be served the stored encoding, which this
+      // flip leaves alone: drop the encodings, so the flipped bytes are what every client gets.
+      const record = (await kv.get<Publication>(["publications", projectId, 2])).value!;
+      const { encodings: _kept, ...bare } = record.artifacts.trustJson;
+      await kv.set(["publications", projectId, 2], {
+        ...record,
+        artifacts: { ...record.artifacts, trustJson: bare },
+      });
       await kv.set(metaKey, { ...original, inline: altered });
       await restart();
       const run = await verifyAgain();
       assert.notEqual(run.code, 0, run.stdout);
       assert.match(run.stdout, /NOT VERIFIED/);
       await kv.set(metaKey, original);
+      await kv.set(["publications", projectId, 2], record);
     });
 
     await t.step(

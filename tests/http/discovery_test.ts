@@ -5,7 +5,22 @@
  * announce answering 200.
  */
 import assert from "node:assert/strict";
+import { addFormats, Ajv2020 } from "../deps.ts";
 import { startTestServer, type TestServer } from "../support/server.ts";
+
+/** The server-card draft's own JSON Schema (tests/fixtures/README.md), its ServerCard. */
+const validateServerCard = await (async () => {
+  const schema = JSON.parse(
+    await Deno.readTextFile(new URL("../fixtures/mcp/server-card.schema.json", import.meta.url)),
+  );
+  // Not strict, as upstream validates its examples: the generated schema has annotations.
+  const ajv = new Ajv2020({ allErrors: true, strict: false });
+  (addFormats as unknown as (a: unknown) => void)(ajv);
+  ajv.addSchema(schema, "server-card.schema.json");
+  return ajv.getSchema("server-card.schema.json#/$defs/ServerCard")!;
+})();
+
+const SERVER_CARD_TYPE = "application/mcp-server-card+json";
 
 async function get(url: string, headers: Record<string, string> = {}) {
   return await fetch(url, { headers, signal: AbortSignal.timeout(10_000) });
@@ -123,14 +138,73 @@ Deno.test("[discovery] JSON documents follow their formats and agree", async (t)
     assert.ok(openapi.paths["/mcp"].post, "the transport URL is described in /openapi.json");
   });
 
-  await t.step("server-cards.json holds cards in the server-card shape", async () => {
+  let cardUrl = "";
+  await t.step("ai-catalog.json lists the server card as the draft's discovery asks", async () => {
+    const res = await get(`${base}/.well-known/ai-catalog.json`);
+    assert.equal(res.status, 200);
+    assert.equal(res.headers.get("content-type"), "application/ai-catalog+json");
+    assert.equal(res.headers.get("access-control-allow-origin"), "*");
+    const catalog = await res.json();
+    assert.equal(catalog.specVersion, "1.0");
+    assert.ok(catalog.host.displayName.length > 0);
+    const cards = catalog.entries.filter((e: { type: string }) => e.type === SERVER_CARD_TYPE);
+    assert.equal(cards.length, 1);
+    const [entry] = cards;
+    assert.equal(entry.mediaType, SERVER_CARD_TYPE, "the catalog 1.0 text's member name too");
+    assert.match(entry.identifier, /^urn:air:[^:]+:mcp:trust-profile-service$/);
+    assert.ok(entry.displayName.length > 0);
+    assert.equal(entry.url, `${base}/mcp/server-card`, "<streamable-http-url>/server-card");
+    assert.equal(entry.data, undefined, "exactly one of url and data");
+    cardUrl = entry.url;
+  });
+
+  await t.step("the server card is served at its URL, cacheable and revalidated", async () => {
+    const res = await get(cardUrl, { accept: SERVER_CARD_TYPE });
+    assert.equal(res.status, 200);
+    assert.equal(res.headers.get("content-type"), SERVER_CARD_TYPE);
+    assert.equal(res.headers.get("access-control-allow-origin"), "*");
+    assert.match(res.headers.get("access-control-expose-headers") ?? "", /\bETag\b/);
+    assert.equal(res.headers.get("cache-control"), "public, max-age=3600");
+    const etag = res.headers.get("etag");
+    assert.match(etag ?? "", /^"[0-9a-f]{64}"$/);
+    const card = await res.json();
+    assert.ok(validateServerCard(card), JSON.stringify(validateServerCard.errors));
+    const again = await get(cardUrl, { "if-none-match": etag! });
+    assert.equal(again.status, 304);
+    assert.equal(again.headers.get("etag"), etag);
+    assert.equal(await again.text(), "");
+    const head = await fetch(cardUrl, { method: "HEAD" });
+    assert.equal(head.status, 200);
+    assert.equal(await head.text(), "");
+    const preflight = await fetch(cardUrl, {
+      method: "OPTIONS",
+      headers: {
+        origin: "https://agent.example",
+        "access-control-request-method": "GET",
+        "access-control-request-headers": "content-type, if-none-match",
+      },
+    });
+    assert.equal(preflight.status, 204);
+    await preflight.body?.cancel();
+    assert.match(preflight.headers.get("access-control-allow-methods") ?? "", /\bGET\b/);
+    const allowed = (preflight.headers.get("access-control-allow-headers") ?? "").toLowerCase();
+    for (const header of ["content-type", "if-none-match"]) assert.ok(allowed.includes(header));
+    const { body: listed } = await getJson(server, "/.well-known/mcp/server-cards.json");
+    assert.deepEqual(listed, [card], "the listed card is the same card");
+  });
+
+  await t.step("server-cards.json holds cards valid against the draft's schema (v1)", async () => {
     const { body } = await getJson(server, "/.well-known/mcp/server-cards.json");
     assert.ok(Array.isArray(body) && body.length === 1);
     const [card] = body;
+    assert.ok(validateServerCard(card), JSON.stringify(validateServerCard.errors));
+    assert.equal(
+      card.$schema,
+      "https://static.modelcontextprotocol.io/schemas/v1/server-card.schema.json",
+    );
     assert.match(card.name, /^[a-zA-Z0-9.-]+\/[a-zA-Z0-9._-]+$/);
     assert.equal(card.version, openapi.info.version);
     assert.ok(card.description.length > 0 && card.description.length <= 100);
-    assert.match(card.$schema, /^https:\/\/static\.modelcontextprotocol\.io\/schemas\//);
     assert.equal(card.remotes.length, 1);
     assert.equal(card.remotes[0].type, "streamable-http");
     assert.equal(card.remotes[0].url, mcpUrl, "the same URL as mcp.json");
@@ -163,6 +237,8 @@ Deno.test("[discovery] JSON documents follow their formats and agree", async (t)
         "/.well-known/api-catalog",
         "/.well-known/mcp.json",
         "/.well-known/mcp/server-cards.json",
+        "/.well-known/ai-catalog.json",
+        "/mcp/server-card",
         "/.well-known/ai-plugin.json",
         "/.well-known/oauth-authorization-server",
         "/llms.txt",
@@ -310,5 +386,7 @@ Deno.test("[discovery] robots.txt lets crawlers read public pages, not the opera
   for (const path of ["/dashboard/", "/oauth2/", "/projects/", "/mcp"]) {
     assert.ok(lines.includes(`Disallow: ${path}`), path);
   }
+  // The longest match decides (RFC 9309 §2.2.2): the server card stays findable.
+  assert.ok(lines.includes("Allow: /mcp/server-card"));
   assert.ok(!lines.some((l) => /Disallow: \/(trust|public)/.test(l)), "trust pages are findable");
 });

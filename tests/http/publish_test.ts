@@ -74,7 +74,7 @@ Deno.test("[http] publish: versions, public reads, headers, visibility", async (
       assert.equal(profile.schemaVersion, 1);
       assert.equal(profile.summary.totalControls, 7);
       const envelope = await ctx.call("GET", "/trust/acme");
-      assert.equal(envelope.headers.get("vary"), "Accept");
+      assert.equal(envelope.headers.get("vary"), "Accept, Accept-Encoding");
       assert.deepEqual(await envelope.json(), { profile });
       const byBytes = await (await ctx.call("GET", "/trust/acme")).text();
       assert.equal(byBytes, `{"profile":${bytes}}`);

@@ -1,5 +1,5 @@
 /**
- * Validates response bodies against the schemas /openapi.json documents,
+ * Validates response bodies, and requests, against the schemas /openapi.json documents,
  * with Ajv's JSON Schema 2020-12 dialect (OpenAPI 3.1's).
  */
 import { addFormats, Ajv2020 } from "../deps.ts";
@@ -8,6 +8,7 @@ type Schema = Record<string, unknown>;
 interface Operation {
   operationId: string;
   security?: unknown[];
+  requestBody?: { required?: boolean; content: Record<string, { schema?: Schema }> };
   responses: Record<string, { content?: Record<string, { schema?: Schema }> }>;
 }
 export interface OpenApiDocument {
@@ -48,11 +49,16 @@ function rewriteRefs(value: unknown): unknown {
   return value;
 }
 
-/** A checker of (operation, status, content type, body) against the document. */
-export function createResponseValidator(doc: OpenApiDocument) {
+function documentAjv(doc: OpenApiDocument) {
   const ajv = new Ajv2020({ strict: false, allErrors: true });
   (addFormats as unknown as (a: unknown) => void)(ajv);
   ajv.addSchema({ $id: "components.json", $defs: rewriteRefs(doc.components.schemas) });
+  return ajv;
+}
+
+/** A checker of (operation, status, content type, body) against the document. */
+export function createResponseValidator(doc: OpenApiDocument) {
+  const ajv = documentAjv(doc);
   return (
     op: DocumentedOperation,
     status: number,
@@ -72,6 +78,43 @@ export function createResponseValidator(doc: OpenApiDocument) {
     if (validate(body)) return [];
     return (validate.errors ?? []).map((e: { instancePath: string; message?: string }) =>
       `${e.instancePath || "/"} ${e.message}`
+    );
+  };
+}
+
+/**
+ * A checker of a request's body against its operation's `requestBody`, as a validating proxy
+ * (Prism) reads it: a body sent to an operation that declares none, no body where one is
+ * required, a media type the operation does not list, or content its schema refuses. An
+ * empty body counts as none. JSON is parsed, forms become objects of their string fields.
+ */
+export function createRequestValidator(doc: OpenApiDocument) {
+  const ajv = documentAjv(doc);
+  return async (op: DocumentedOperation, request: Request): Promise<string[]> => {
+    const declared = op.operation.requestBody;
+    const text = await request.clone().text();
+    const type = request.headers.get("content-type");
+    if (!declared) {
+      return text.length > 0 ? ["the operation declares no request body, yet one is sent"] : [];
+    }
+    if (text.length === 0) return declared.required ? ["the request body is required"] : [];
+    const media = (type ?? "").split(";")[0].trim().toLowerCase();
+    const entry = declared.content[media];
+    if (!entry) return [`content type "${type}" is not documented for the request`];
+    let value: unknown = text;
+    if (/^application\/([\w.-]+\+)?json$/.test(media)) value = JSON.parse(text);
+    if (media === "application/x-www-form-urlencoded") {
+      value = Object.fromEntries(new URLSearchParams(text));
+    }
+    if (media === "multipart/form-data") {
+      const form = await request.clone().formData();
+      value = Object.fromEntries([...form].filter(([, v]) => typeof v === "string"));
+    }
+    if (!entry.schema) return [];
+    const validate = ajv.compile(rewriteRefs(entry.schema) as Schema);
+    if (validate(value)) return [];
+    return (validate.errors ?? []).map((e: { instancePath: string; message?: string }) =>
+      `request ${e.instancePath || "/"} ${e.message}`
     );
   };
 }

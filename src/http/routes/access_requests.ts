@@ -25,7 +25,7 @@ import {
 import { getOrganization } from "../../store/organizations.ts";
 import { requireHuman, requireMembership } from "../auth.ts";
 import { type AppEnv, createRouter } from "../env.ts";
-import { errors, HUMAN, json, jsonBody } from "../openapi.ts";
+import { errors, HUMAN, json, optionalJsonBody } from "../openapi.ts";
 
 export const accessRequestRoutes = createRouter();
 
@@ -110,10 +110,10 @@ accessRequestRoutes.openapi(
     tags,
     summary: "Approve a pending request: a link, emailed to the requester (owners)",
     description:
-      "Creates a link to the requested documents, valid for expiresInDays (7 when left out, at most 90), and emails it. The link's URL is in the answer once (its token is stored only as a hash). Without SMTP the approval still stands and email.sent is false: copy the URL to the requester. A request already decided is 409.",
+      "Creates a link to the requested documents, valid for expiresInDays (7 when left out, at most 90), and emails it. The body is optional: without one the link lasts 7 days. The link's URL is in the answer once (its token is stored only as a hash). Without SMTP the approval still stands and email.sent is false: copy the URL to the requester. A request already decided is 409.",
     security: HUMAN,
     middleware: [requireHuman] as const,
-    request: { params: RequestParams, body: jsonBody(ApproveRequest) },
+    request: { params: RequestParams, body: optionalJsonBody(ApproveRequest) },
     responses: {
       200: json(ApprovalResponse, "The approved request, its link and whether it was emailed"),
       ...errors(400, 401, 403, 404, 409, 413, 415),
@@ -126,7 +126,7 @@ accessRequestRoutes.openapi(
     const approved = await approveAccessRequest({ kv, config, mailer }, {
       org,
       id: requestId,
-      days: c.req.valid("json").expiresInDays,
+      days: c.req.valid("json")?.expiresInDays,
       actor,
       now: clock.now(),
     });

@@ -8,6 +8,9 @@ import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { Config } from "../../config.ts";
 import {
+  AI_CATALOG_TYPE,
+  AiCatalog,
+  aiCatalog,
   AiPlugin,
   aiPlugin,
   API_CATALOG_TYPE,
@@ -100,10 +103,29 @@ discoveryRoutes.openapi(
     path: "/mcp/server-cards.json",
     operationId: "getMcpServerCards",
     tags,
-    summary: "MCP server cards (server-card proposal shape) with the streamable-http remote",
+    summary: "MCP server cards: the card of /mcp/server-card, in a list",
     responses: { 200: json(z.array(ServerCard), "One card per MCP server") },
   }),
   (c) => sendJson(c, serverCards(c.var.services.config)),
+);
+
+discoveryRoutes.openapi(
+  createRoute({
+    method: "get",
+    path: "/ai-catalog.json",
+    operationId: "getAiCatalog",
+    tags,
+    summary: "AI Catalog (specVersion 1.0) listing the MCP server card, for domain-level discovery",
+    description:
+      "Where the MCP server-card draft (SEP-2127) sends clients first. Its one entry has the server card's media type and its URL, /mcp/server-card.",
+    responses: {
+      200: {
+        content: { [AI_CATALOG_TYPE]: { schema: AiCatalog } },
+        description: "The catalog",
+      },
+    },
+  }),
+  (c) => sendJson(c, aiCatalog(c.var.services.config), AI_CATALOG_TYPE),
 );
 
 discoveryRoutes.openapi(
@@ -151,6 +173,7 @@ Disallow: /onboarding/
 Disallow: /organizations/
 Disallow: /projects/
 Disallow: /invitations/
+Allow: /mcp/server-card
 Disallow: /mcp
 `;
 

@@ -2,18 +2,22 @@
  * POST /mcp: the MCP server over Streamable HTTP, stateless (a fresh server
  * and transport per request, JSON responses, no session), no credentials,
  * published data only. GET and DELETE answer 405: without sessions there
- * is no stream to open and nothing to end.
+ * is no stream to open and nothing to end. GET /mcp/server-card is the server
+ * card at the location the server-card draft reserves (`<streamable-http-url>/server-card`).
  */
 import { createRoute, z } from "@hono/zod-openapi";
 // @ts-types="@modelcontextprotocol/sdk/server/webStandardStreamableHttp"
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { ApiError } from "../../domain/common.ts";
 import { AppError } from "../../domain/errors.ts";
+import { SERVER_CARD_TYPE, ServerCard, serverCard } from "../../mcp/discovery.ts";
 import { toolInput } from "../../mcp/guides.ts";
 import { mcpAllowedHosts, mcpAllowedOrigins } from "../../mcp/hosts.ts";
 import { createTrustReader } from "../../mcp/reader.ts";
 import { createTrustMcpServer } from "../../mcp/server.ts";
 import { TRUST_TOOLS } from "../../mcp/tools.ts";
+import { sha256HexSync } from "../../lib/hash.ts";
+import { ifNoneMatchHits } from "../../serve/artifacts.ts";
 import { createRouter } from "../env.ts";
 import { errors } from "../openapi.ts";
 
@@ -143,3 +147,34 @@ for (const method of ["get", "delete"] as const) {
     );
   });
 }
+
+/** The card changes only with configuration or a deploy; the draft suggests an hour. */
+const SERVER_CARD_CACHE = "public, max-age=3600";
+
+mcpRoutes.openapi(
+  createRoute({
+    method: "get",
+    path: "/server-card",
+    operationId: "getMcpServerCard",
+    tags,
+    summary:
+      "The MCP server card (SEP-2127 draft, schema v1), listed in /.well-known/ai-catalog.json",
+    description:
+      `Served as ${SERVER_CARD_TYPE} with a strong ETag; If-None-Match answers 304. Readable from any origin.`,
+    responses: {
+      200: {
+        content: { [SERVER_CARD_TYPE]: { schema: ServerCard } },
+        headers: z.object({ ETag: z.string() }),
+        description: "The server card",
+      },
+      304: { description: "Not modified: the If-None-Match names the current card" },
+    },
+  }),
+  (c) => {
+    const body = JSON.stringify(serverCard(c.var.services.config));
+    const etag = `"${sha256HexSync(body)}"`;
+    const headers = { etag, "cache-control": SERVER_CARD_CACHE };
+    if (ifNoneMatchHits(c.req.header("if-none-match"), etag)) return c.body(null, 304, headers);
+    return c.body(body, 200, { ...headers, "content-type": SERVER_CARD_TYPE });
+  },
+);

@@ -57,6 +57,16 @@ const TokenParams = z.object({
 });
 const linkResponses = (ok: string) => ({ 200: page(ok), ...errors(400, 404) });
 
+/**
+ * What RFC 8058 §3.1 has a mail client POST: `List-Unsubscribe=One-Click`, as
+ * multipart/form-data or application/x-www-form-urlencoded. The page's button posts an empty
+ * form. The value is not otherwise checked (at most 100 characters, as every string is
+ * bounded): any such POST of the link unsubscribes.
+ */
+const OneClickForm = z.object({
+  "List-Unsubscribe": z.string().max(100).optional().openapi({ example: "One-Click" }),
+}).openapi("OneClickUnsubscribe");
+
 subscriptionLinkRoutes.openapi(
   createRoute({
     method: "get",
@@ -137,9 +147,21 @@ subscriptionLinkRoutes.openapi(
     tags,
     summary: "Unsubscribe at once (RFC 8058 one-click; no sign-in, no confirmation)",
     description:
-      "Mail clients POST `List-Unsubscribe=One-Click` here; any body is accepted and ignored. The subscription and its address are deleted. Unsubscribing again (a repeated POST, an old link) answers the same page and changes nothing; a forged token is a 404.",
-    request: { params: TokenParams },
-    responses: linkResponses("Unsubscribed (again: the same page, nothing changed)"),
+      "Mail clients POST `List-Unsubscribe=One-Click` here (RFC 8058), form-encoded; the page's button posts an empty form, and a POST without a body works too. The value is not otherwise checked (at most 100 characters). The subscription and its address are deleted. Unsubscribing again (a repeated POST, an old link) answers the same page and changes nothing; a forged token is a 404. A body of another media type is 415.",
+    request: {
+      params: TokenParams,
+      body: {
+        required: false,
+        content: {
+          "application/x-www-form-urlencoded": { schema: OneClickForm },
+          "multipart/form-data": { schema: OneClickForm },
+        },
+      },
+    },
+    responses: {
+      ...linkResponses("Unsubscribed (again: the same page, nothing changed)"),
+      ...errors(413, 415),
+    },
   }),
   async (c) => {
     const { kv } = c.var.services;

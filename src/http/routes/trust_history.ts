@@ -15,7 +15,7 @@ import {
   trustPageHeaders,
 } from "../../serve/headers.ts";
 import { publicVersion } from "../../serve/public_read.ts";
-import { artifactHeaders, ifNoneMatchHits } from "../../serve/artifacts.ts";
+import { respondWithBytes } from "../../serve/artifacts.ts";
 import { latestFeed } from "../../serve/feed.ts";
 import { EXPORT_FILES, type ExportName } from "../../publish/exports.ts";
 import { createRouter } from "../env.ts";
@@ -137,14 +137,14 @@ trustHistoryRoutes.openapi(
   }),
   async (c) => {
     const { bytes, etag } = await latestFeed(c.var.services, c.req.valid("param").projectSlug);
-    const { ok, notModified } = artifactHeaders(etag, {
-      "content-type": "application/atom+xml; charset=utf-8",
-      "cache-control": PUBLIC_CACHE,
+    return await respondWithBytes(c.req.raw, c.var.services, {
+      bytes,
+      etag,
+      headers: {
+        "content-type": "application/atom+xml; charset=utf-8",
+        "cache-control": PUBLIC_CACHE,
+      },
     });
-    if (ifNoneMatchHits(c.req.header("if-none-match"), etag)) {
-      return new Response(null, { status: 304, headers: notModified });
-    }
-    return new Response(bytes, { status: 200, headers: ok });
   },
 );
 
