@@ -388,7 +388,11 @@ Deno.test("[contract] every operation answers as /openapi.json documents", async
       const hooks = { projectId: fx.project };
       const hook = await call("createWebhook", {
         params: hooks,
-        json: { url: "https://203.0.113.10/hooks", events: ["version.published"], signing: "hmac" },
+        json: {
+          url: "https://93.184.215.14/hooks",
+          events: ["version.published"],
+          signing: "hmac",
+        },
         expect: 201,
       });
       await call("createWebhook", {

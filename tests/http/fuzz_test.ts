@@ -141,7 +141,7 @@ async function restock(ctx: TestApp, fx: Fixtures) {
   const hook = await expectOk(
     await ctx.call("POST", `/projects/${fx.id}/webhooks`, {
       token: fx.owner,
-      json: { url: "https://203.0.113.10/hooks", events: ["version.published"], signing: "hmac" },
+      json: { url: "https://93.184.215.14/hooks", events: ["version.published"], signing: "hmac" },
     }),
     "webhook",
   );
