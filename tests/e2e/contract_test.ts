@@ -240,6 +240,8 @@ Deno.test("[contract] every operation answers as /openapi.json documents", async
       await call("getTrustJsonSignature", { params: slug, expect: 200 });
       await call("getTrustControls", { params: slug, expect: 200 });
       await call("getTrustSignals", { params: slug, expect: 200 });
+      await call("getTrustSetupGuide", { params: slug, expect: 200 });
+      await call("getTrustSetupGuide", { params: { projectSlug: "nobody" }, expect: 404 });
       await call("listTrustVersions", { params: slug, expect: 200 });
       await call("listTrustVersions", { params: slug, query: { limit: "1" }, expect: 200 });
       await call("getTrustVersionsPage", { params: slug, expect: 200 });
