@@ -4,7 +4,7 @@
  * only as a hash of their token) and the log of every download through a link.
  */
 import { z } from "@hono/zod-openapi";
-import { DateTime, Uuid } from "./common.ts";
+import { DateTime, oneLine, Uuid } from "./common.ts";
 import { plainText } from "./vendor.ts";
 
 /** Longest NDA text. */
@@ -104,10 +104,7 @@ export const DownloadLogEntry = z.object({
 }).openapi("DownloadLogEntry");
 export type DownloadLogEntry = z.infer<typeof DownloadLogEntry>;
 
-const Name = plainText(200).pipe(z.string().min(1)).refine(
-  (t) => !/[\r\n]/.test(t),
-  "Must be one line",
-);
+const Name = oneLine(200);
 const Email = z.string().trim().toLowerCase().max(254).pipe(z.email());
 
 /** What a visitor submits (JSON, or the form's fields). */

@@ -5,7 +5,7 @@
  * organization, optionally to one of its projects.
  */
 import { z } from "@hono/zod-openapi";
-import { DateTime, Uuid } from "./common.ts";
+import { DateTime, oneLine, Uuid } from "./common.ts";
 import { plainText } from "./vendor.ts";
 
 /** Largest document accepted (20 MiB). */
@@ -40,8 +40,6 @@ export const DocumentVisibility = z.enum(["public", "restricted"]).openapi({
 });
 export type DocumentVisibility = z.infer<typeof DocumentVisibility>;
 
-const oneLine = (max: number) =>
-  plainText(max).pipe(z.string().min(1)).refine((t) => !/[\r\n]/.test(t), "Must be one line");
 const Title = oneLine(200).openapi({ example: "SOC 2 Type II report 2026" });
 const Description = plainText(1000).openapi({ example: "Covers October 2025 to September 2026" });
 

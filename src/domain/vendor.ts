@@ -6,7 +6,7 @@
 import { z } from "@hono/zod-openapi";
 import { contrastRatio, HEX_COLOR, MIN_TEXT_CONTRAST } from "../lib/contrast.ts";
 import { IMAGE_TYPES } from "../lib/image_type.ts";
-import { DateTime, Uuid } from "./common.ts";
+import { DateTime, oneLine, Uuid } from "./common.ts";
 
 /** Longest description, in characters. */
 export const MAX_DESCRIPTION_LENGTH = 500;
@@ -72,10 +72,7 @@ export const OrganizationProfileResponse = z.object({ profile: OrganizationProfi
   .openapi("OrganizationProfileResponse");
 
 export const UpdateOrganizationProfileRequest = z.strictObject({
-  displayName: plainText(200).pipe(z.string().min(1)).refine(
-    (name) => !/[\r\n]/.test(name),
-    "Must be one line",
-  ).nullable().optional(),
+  displayName: oneLine(200).nullable().optional(),
   description: plainText(MAX_DESCRIPTION_LENGTH).nullable().optional(),
   website: HttpsUrl.nullable().optional(),
   securityContact: z.strictObject({

@@ -1,22 +1,35 @@
 /**
- * The per-project setup guide, for members only (GET /projects/{id}/setup.md and
- * the dashboard): what a vendor's engineer, or an agent following it, runs to
- * connect a collector. It names the project and collector ids (never a secret),
- * so it has no public copy: the generic /setup.md serves everyone else.
+ * The per-project setup guide: what a vendor's engineer, or an agent following it, runs to
+ * connect a collector. Members read it for any project (GET /projects/{id}/setup.md and the
+ * dashboard); anyone reads it for a public project (GET /trust/{projectSlug}/setup.md, a row of
+ * the specification). It names the project id and a collector id, which are identifiers, not
+ * credentials: the collector secret is never part of it.
  */
 import type { Config } from "../config.ts";
 import type { Collector } from "../domain/collector.ts";
 import type { Project } from "../domain/workspace.ts";
 import { listCollectorsByProject } from "../store/collectors.ts";
+import { publicProject, type PublicReads } from "./public_read.ts";
 
-/** The guide of `project`, naming its oldest active collector (or a placeholder). */
+/**
+ * The guide of `project`, naming its most recently created active collector (the one a new
+ * pipeline is most likely set up with), or a placeholder saying how to create one.
+ */
 export async function setupGuideOf(
   deps: { kv: Deno.Kv; config: Config },
   project: Project,
 ): Promise<string> {
   const collectors = await listCollectorsByProject(deps.kv, project.id);
-  const collector = collectors.find((x) => x.status === "active") ?? null;
+  const collector = collectors.findLast((x) => x.status === "active") ?? null;
   return renderSetupGuide(deps.config, { project, collector });
+}
+
+/** The guide of the public project `slug`; the public reads' one 404 for a private or unknown one. */
+export async function publicSetupGuide(
+  deps: PublicReads & { config: Config },
+  slug: string,
+): Promise<string> {
+  return await setupGuideOf(deps, await publicProject(deps, slug));
 }
 
 function renderSetupGuide(
@@ -33,7 +46,7 @@ Project slug: \`${project.slug}\`
 Collector id: \`${collectorId}\`${
     collector
       ? ""
-      : " (no collector yet: an operator creates one in the dashboard or with `POST /projects/{id}/collectors`)"
+      : " (no active collector yet: create one in the dashboard, under the project's Collectors, or with `POST /projects/{id}/collectors`, and use its id wherever this guide says `<COLLECTOR_ID>`)"
   }
 
 The collector secret (\`tpc_…\`) is shown once, to the operator who creates or rotates the

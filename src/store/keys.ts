@@ -143,7 +143,11 @@ export const latestPublicationKey = (projectId: string) =>
   ["publications_latest", projectId] as const;
 
 export const domainKey = (id: string) => ["domains", id] as const;
+/** The domain record that verified a name: the one project its Host is served for. */
 export const domainByNameKey = (domain: string) => ["domains_by_name", domain] as const;
+/** One project's claim on a name (pending or verified); several projects may claim one name. */
+export const domainClaimKey = (domain: string, projectId: string) =>
+  ["domain_claims", domain, projectId] as const;
 export const domainByProjectKey = (projectId: string, id: string) =>
   ["domains_by_project", projectId, id] as const;
 export const domainsByProjectPrefix = (projectId: string) =>

@@ -401,6 +401,11 @@ Deno.test("[browser] dashboard project: collectors, evidence, status, publishing
       assert.match(value, /^trust-verification=\S+$/);
       await page.getByRole("button", { name: "Copy record value" }).waitFor();
       await page.locator(".domain .badge", { hasText: "Pending" }).waitFor();
+      assert.match(
+        await page.locator(".domain .domain-meta").innerText(),
+        /Verify by .+, or the claim lapses/,
+        "a pending claim says when it lapses",
+      );
       assert.equal(await page.getByLabel("CNAME name", { exact: true }).inputValue(), DOMAIN);
       assert.equal(
         await page.getByLabel("CNAME target", { exact: true }).inputValue(),
@@ -427,6 +432,7 @@ Deno.test("[browser] dashboard project: collectors, evidence, status, publishing
       await page.getByRole("button", { name: `Verify ${DOMAIN}` }).click();
       await page.getByText(`${DOMAIN} is verified`).waitFor();
       await page.locator(".domain .badge", { hasText: "Verified" }).waitFor();
+      assert.doesNotMatch(await page.locator(".domain .domain-meta").innerText(), /lapses/);
       assert.equal(
         await page.getByLabel("CNAME target", { exact: true }).inputValue(),
         TRUST_HOST,

@@ -240,6 +240,8 @@ Deno.test("[contract] every operation answers as /openapi.json documents", async
       await call("getTrustJsonSignature", { params: slug, expect: 200 });
       await call("getTrustControls", { params: slug, expect: 200 });
       await call("getTrustSignals", { params: slug, expect: 200 });
+      await call("getTrustSetupGuide", { params: slug, expect: 200 });
+      await call("getTrustSetupGuide", { params: { projectSlug: "nobody" }, expect: 404 });
       await call("listTrustVersions", { params: slug, expect: 200 });
       await call("listTrustVersions", { params: slug, query: { limit: "1" }, expect: 200 });
       await call("getTrustVersionsPage", { params: slug, expect: 200 });
@@ -399,7 +401,11 @@ Deno.test("[contract] every operation answers as /openapi.json documents", async
       const hooks = { projectId: fx.project };
       const hook = await call("createWebhook", {
         params: hooks,
-        json: { url: "https://203.0.113.10/hooks", events: ["version.published"], signing: "hmac" },
+        json: {
+          url: "https://93.184.215.14/hooks",
+          events: ["version.published"],
+          signing: "hmac",
+        },
         expect: 201,
       });
       await call("createWebhook", {

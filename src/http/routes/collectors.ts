@@ -48,7 +48,7 @@ collectorRoutes.openapi(
     tags,
     summary: "The project's collector setup guide, with its ids filled in",
     description:
-      "For members only: it names the project id and the active collector's id (never a secret), which are of no use to a reader of the trust page, so there is no public copy.",
+      "For members, private projects included: it names the project id and the most recently created active collector's id (never a secret). Public projects' guides are also at GET /trust/{projectSlug}/setup.md.",
     security: HUMAN,
     middleware: [requireHuman] as const,
     request: { params: ProjectParams },
