@@ -41,6 +41,8 @@ export const projectsByOrganizationPrefix = (organizationId: string) =>
   ["projects_by_organization", organizationId] as const;
 export const sigstoreIdentitiesKey = (projectId: string) =>
   ["sigstore_identities", projectId] as const;
+export const provenanceSubjectsKey = (projectId: string) =>
+  ["provenance_subjects", projectId] as const;
 
 export const controlKey = (projectId: string, controlId: string) =>
   ["controls", projectId, controlId] as const;

@@ -143,6 +143,16 @@ Deno.test("[contract] every operation answers as /openapi.json documents", async
         expect: 200,
       });
       await call("getSigstoreIdentities", { params: { id: fx.project }, expect: 200 });
+      await call("setProvenanceSubjects", {
+        params: { id: fx.project },
+        json: {
+          requireMatch: true,
+          digestsFrom: ["deployment_snapshot", "sbom"],
+          artifactNames: ["ghcr.io/acme/*"],
+        },
+        expect: 200,
+      });
+      await call("getProvenanceSubjects", { params: { id: fx.project }, expect: 200 });
       const controls = await call("listProjectControls", {
         params: { id: fx.project },
         expect: 200,
