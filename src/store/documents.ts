@@ -13,6 +13,7 @@ import {
   documentKey,
   documentSettingsKey,
   documentsPrefix,
+  documentStampKey,
   documentWritesKey,
   ndaVersionKey,
   ndaVersionsPrefix,
@@ -169,4 +170,32 @@ export async function setDocumentSettings(
 ): Promise<DocumentSettings> {
   await kv.set(documentSettingsKey(organizationId), settings);
   return settings;
+}
+
+/**
+ * The stamped copy of a PDF for one recipient: the digest of the stamped bytes (a blob of
+ * kind "document"), or null when the PDF could not be stamped; with when it was made.
+ */
+export interface DocumentStamp {
+  stampedSha256: string | null;
+  at: string;
+}
+
+/** The stamp made earlier for (`documentSha256`, `recipientHash`), or null. */
+export async function getDocumentStamp(
+  kv: Deno.Kv,
+  documentSha256: string,
+  recipientHash: string,
+): Promise<DocumentStamp | null> {
+  return (await kv.get<DocumentStamp>(documentStampKey(documentSha256, recipientHash))).value;
+}
+
+/** Records the stamp for (`documentSha256`, `recipientHash`); the bytes are stored first. */
+export async function setDocumentStamp(
+  kv: Deno.Kv,
+  documentSha256: string,
+  recipientHash: string,
+  stamp: DocumentStamp,
+): Promise<void> {
+  await kv.set(documentStampKey(documentSha256, recipientHash), stamp);
 }

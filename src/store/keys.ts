@@ -231,6 +231,12 @@ export const accessLinksPrefix = (organizationId: string) =>
 export const accessLinkByTokenKey = (tokenHash: string) =>
   ["access_links_by_token", tokenHash] as const;
 /** Every download through an access link, by time-ordered id (UUIDv7). */
+/**
+ * A PDF's copy stamped for one recipient, by the original's SHA-256 and the SHA-256 of the
+ * recipient's lowercased email: stamped once, served again on every later download.
+ */
+export const documentStampKey = (documentSha256: string, recipientHash: string) =>
+  ["document_stamps", documentSha256, recipientHash] as const;
 export const documentDownloadKey = (organizationId: string, id: string) =>
   ["document_downloads", organizationId, id] as const;
 export const documentDownloadsPrefix = (organizationId: string) =>
