@@ -282,6 +282,11 @@ Deno.test("[contract] every operation answers as /openapi.json documents", async
       await call("getTrustBadgeSvg", { params: slug, expect: 200 });
       await call("getTrustBadgeJson", { params: slug, expect: 200 });
       await call("getLogInfo", { expect: 200 });
+      await call("getLogInfo", { headers: { accept: "text/html" }, expect: 200 });
+      await call("getLogInfo", { headers: { accept: "text/markdown" }, expect: 200 });
+      await call("getLogInfoJson", { expect: 200 });
+      await call("getLogPage", { expect: 200 });
+      await call("getLogMarkdown", { expect: 200 });
       await call("getLogCheckpoint", { expect: 200 });
       await call("getLogEntry", { params: { index: 0 }, expect: 200 });
       await call("getLogEntry", { params: { index: 99 }, expect: 404 });
