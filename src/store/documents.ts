@@ -18,6 +18,7 @@ import {
   ndaVersionKey,
   ndaVersionsPrefix,
 } from "./keys.ts";
+import { compareCodePoints } from "../lib/order.ts";
 
 const MAX_ATTEMPTS = 10;
 
@@ -27,7 +28,7 @@ export async function listDocuments(kv: Deno.Kv, organizationId: string): Promis
   for await (const entry of kv.list<TrustDocument>({ prefix: documentsPrefix(organizationId) })) {
     list.push(entry.value);
   }
-  return list.sort((a, b) => a.title.localeCompare(b.title, "en") || a.id.localeCompare(b.id));
+  return list.sort((a, b) => a.title.localeCompare(b.title, "en") || compareCodePoints(a.id, b.id));
 }
 
 /** One document, or null. */

@@ -5,6 +5,7 @@
 import type { ProjectDomain } from "../domain/publish.ts";
 import { conflict } from "../domain/errors.ts";
 import { domainByNameKey, domainByProjectKey, domainKey, domainsByProjectPrefix } from "./keys.ts";
+import { compareCodePoints } from "../lib/order.ts";
 
 export async function createDomain(kv: Deno.Kv, domain: ProjectDomain): Promise<ProjectDomain> {
   const res = await kv.atomic()
@@ -38,7 +39,7 @@ export async function listDomainsByProject(
     const domain = (await getDomainEntry(kv, entry.value)).value;
     if (domain) out.push(domain);
   }
-  return out.sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+  return out.sort((a, b) => compareCodePoints(a.createdAt, b.createdAt));
 }
 
 /** Saves a checked domain record; false when it changed meanwhile. */
