@@ -95,7 +95,7 @@ async function world(ctx: TestApp) {
 
 type Operation = {
   security?: unknown[];
-  parameters?: Array<Record<string, any>>;
+  parameters?: Array<{ name: string; in: string; schema?: { enum?: string[] } }>;
   responses: object;
 };
 
