@@ -62,6 +62,11 @@ export const refreshTokenKey = (tokenHash: string) => ["refresh_tokens", tokenHa
 export const refreshFamilyKey = (familyId: string) => ["refresh_families", familyId] as const;
 export const loginFailuresKey = (scope: "email" | "ip", value: string) =>
   ["login_failures", scope, value] as const;
+/** An emailed one-time sign-in link, by the SHA-256 of its token. */
+export const signInLinkKey = (tokenHash: string) => ["sign_in_links", tokenHash] as const;
+/** How many sign-in links were asked for an email or from an address in the current window. */
+export const signInLinkRequestsKey = (scope: "email" | "ip", value: string) =>
+  ["sign_in_link_requests", scope, value] as const;
 
 export const signingKeyKey = (purpose: string) => ["signing_keys", purpose] as const;
 /** A public key that has signed for `purpose`, kept after rotation so old signatures verify. */

@@ -467,6 +467,20 @@ Deno.test("[contract] every operation answers as /openapi.json documents", async
         },
         expect: 400,
       });
+      await call("requestSignInLink", {
+        form: {
+          response_type: "code",
+          client_id: "dashboard",
+          redirect_uri: "http://127.0.0.1:9/cb",
+          code_challenge: "a".repeat(43),
+          code_challenge_method: "S256",
+          csrf: "x",
+          email: "a@b.test",
+        },
+        expect: 400,
+      });
+      await call("openSignInLink", { params: { token: "x".repeat(43) }, expect: 410 });
+      await call("useSignInLink", { params: { token: "x".repeat(43) }, expect: 410 });
       await call("token", {
         form: { grant_type: "refresh_token", refresh_token: "nope" },
         expect: 400,
