@@ -32,6 +32,8 @@ import { createFastPath } from "./serve/fast_path.ts";
 import { createArtifactCache } from "./serve/artifacts.ts";
 import { createLivePageCache } from "./serve/live_pages.ts";
 import { createMemo } from "./http/memo.ts";
+import { createLimiter } from "./lib/limiter.ts";
+import { STAMPING_LIMITS } from "./serve/watermark.ts";
 import type { Project } from "./domain/workspace.ts";
 import { createTxtResolver } from "./publish/dns.ts";
 import { publishIfChanged, publishProject } from "./publish/publish.ts";
@@ -150,6 +152,7 @@ export async function createServices(deps: AppDeps): Promise<Services> {
     artifacts: createArtifactCache(),
     livePages: createLivePageCache(),
     memo: createMemo(),
+    stamping: createLimiter({ ...STAMPING_LIMITS, ...deps.stampingLimits }),
     publish,
   };
 }

@@ -10,6 +10,11 @@ import { plainText } from "./vendor.ts";
 
 /** Largest document accepted (20 MiB). */
 export const MAX_DOCUMENT_BYTES = 20 * 1024 * 1024;
+/**
+ * Most pages a PDF may have: a recipient's first download through an access link stamps
+ * every page (2 000 pages: 0.7–0.8 s; 20 000: 6.7 s and 400 MB on a 2-core machine).
+ */
+export const MAX_PDF_PAGES = 2000;
 /** Most documents one organization may hold at once. */
 export const MAX_DOCUMENTS = 100;
 

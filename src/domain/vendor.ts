@@ -12,6 +12,11 @@ import { DateTime, oneLine, Uuid } from "./common.ts";
 export const MAX_DESCRIPTION_LENGTH = 500;
 /** Largest logo, in bytes. */
 export const MAX_LOGO_BYTES = 256 * 1024;
+/**
+ * Largest logo width and height, in pixels, as the image header declares them: a browser
+ * decodes a logo to about 4 bytes per pixel, so 4096 × 4096 costs a visitor at most 64 MiB.
+ */
+export const MAX_LOGO_PIXELS = 4096;
 /** The text colour the brand colour is a background for, everywhere it is shown. */
 export const BRAND_TEXT_COLOR = "#ffffff";
 

@@ -146,11 +146,20 @@ export const PROBES: readonly ProbeDefinition[] = [
       "the Fulcio certificate chain, the Rekor entry (signed entry timestamp and/or " +
       "inclusion proof) and the signer's identity, which must match one of the project's " +
       "expected identities (`PUT /projects/{id}/sigstore-identities`: issuer exactly, " +
-      "subject exactly or with `*` wildcards). Only then does it pass, and the reason names " +
-      "the signer's SAN, its issuer and the Rekor log index. Anything else fails with the " +
-      "reason: a bare statement (not signed), a DSSE envelope without Sigstore material " +
-      "(its key is unknown), a bundle that does not verify or whose signer is not " +
-      "expected. Any other evidence carried in a bundle or envelope whose signature does " +
+      "subject exactly or with `*` wildcards that match within one `/` segment and never " +
+      "across `@`). When the project requires it (`PUT /projects/{id}/provenance-subjects`), " +
+      "one of the statement's subjects must also be an artifact the project reports: a " +
+      "digest in the images of its latest deployment snapshot or of the component its " +
+      "latest SBOM describes, or a name matching one of its artifact name patterns. Only " +
+      "then does it pass, and the reason names the signer's SAN, its issuer, the Rekor log " +
+      "index, the verified log time and which subject rule decided. Signed evidence is as " +
+      "old as its signature: its age counts from the earlier of its `observedAt` and its " +
+      "verified log time (Rekor's integrated time under a signed entry timestamp, or an " +
+      "RFC 3161 timestamp), so a bundle sent again later is not fresh. Anything else fails " +
+      "with the reason: a bare statement (not signed), a DSSE envelope without Sigstore " +
+      "material (its key is unknown), a bundle that does not verify, whose signer is not " +
+      "expected or whose subjects are not the project's artifacts when that is required. " +
+      "Any other evidence carried in a bundle or envelope whose signature does " +
       "not verify fails the same way, whichever control reads it. An envelope whose " +
       "payload does not decode is `unknown`.",
     remediation: "Generate signed provenance in the build job (for example " +

@@ -17,7 +17,7 @@ import { evaluationRoutes } from "./routes/evaluations.ts";
 import { evidenceRoutes } from "./routes/evidence.ts";
 import { ingestRoutes } from "./routes/ingest.ts";
 import { jobRoutes } from "./routes/jobs.ts";
-import { logRoutes } from "./routes/log.ts";
+import { logPageRoutes, logRoutes } from "./routes/log.ts";
 import { mcpRoutes } from "./routes/mcp.ts";
 import { meRoutes } from "./routes/me.ts";
 import { oauthRoutes } from "./routes/oauth.ts";
@@ -75,6 +75,7 @@ export function mountRoutes(app: OpenAPIHono<AppEnv>, config: Config): void {
   app.route("/trust", trustDocumentRoutes);
   app.route("/trust", trustExportRoutes);
   app.route("/log", logRoutes);
+  app.route("/", logPageRoutes);
   app.route("/trust", securityTxtRoutes);
   app.route("/trust", projectSubscriptionRoutes);
   app.route("/", subscriptionLinkRoutes);

@@ -18,6 +18,7 @@ import {
   domainKey,
   domainsByProjectPrefix,
 } from "./keys.ts";
+import { compareCodePoints } from "../lib/order.ts";
 
 /** The domain record that verified `name`, or null (an older pending index entry is no owner). */
 async function verifiedOwner(kv: Deno.Kv, id: string | null): Promise<ProjectDomain | null> {
@@ -92,7 +93,7 @@ export async function listDomainsByProject(
     const domain = (await getDomainEntry(kv, entry.value)).value;
     if (domain && !isDomainClaimLapsed(domain, now)) out.push(domain);
   }
-  return out.sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+  return out.sort((a, b) => compareCodePoints(a.createdAt, b.createdAt));
 }
 
 /** Saves the result of a check that did not verify; false when the record changed meanwhile. */

@@ -41,6 +41,8 @@ export const projectsByOrganizationPrefix = (organizationId: string) =>
   ["projects_by_organization", organizationId] as const;
 export const sigstoreIdentitiesKey = (projectId: string) =>
   ["sigstore_identities", projectId] as const;
+export const provenanceSubjectsKey = (projectId: string) =>
+  ["provenance_subjects", projectId] as const;
 
 export const controlKey = (projectId: string, controlId: string) =>
   ["controls", projectId, controlId] as const;
@@ -60,6 +62,11 @@ export const refreshTokenKey = (tokenHash: string) => ["refresh_tokens", tokenHa
 export const refreshFamilyKey = (familyId: string) => ["refresh_families", familyId] as const;
 export const loginFailuresKey = (scope: "email" | "ip", value: string) =>
   ["login_failures", scope, value] as const;
+/** An emailed one-time sign-in link, by the SHA-256 of its token. */
+export const signInLinkKey = (tokenHash: string) => ["sign_in_links", tokenHash] as const;
+/** How many sign-in links were asked for an email or from an address in the current window. */
+export const signInLinkRequestsKey = (scope: "email" | "ip", value: string) =>
+  ["sign_in_link_requests", scope, value] as const;
 
 export const signingKeyKey = (purpose: string) => ["signing_keys", purpose] as const;
 /** A public key that has signed for `purpose`, kept after rotation so old signatures verify. */
@@ -245,6 +252,12 @@ export const accessLinksPrefix = (organizationId: string) =>
 export const accessLinkByTokenKey = (tokenHash: string) =>
   ["access_links_by_token", tokenHash] as const;
 /** Every download through an access link, by time-ordered id (UUIDv7). */
+/**
+ * A PDF's copy stamped for one recipient, by the original's SHA-256 and the SHA-256 of the
+ * recipient's lowercased email: stamped once, served again on every later download.
+ */
+export const documentStampKey = (documentSha256: string, recipientHash: string) =>
+  ["document_stamps", documentSha256, recipientHash] as const;
 export const documentDownloadKey = (organizationId: string, id: string) =>
   ["document_downloads", organizationId, id] as const;
 export const documentDownloadsPrefix = (organizationId: string) =>

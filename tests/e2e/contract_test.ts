@@ -143,6 +143,16 @@ Deno.test("[contract] every operation answers as /openapi.json documents", async
         expect: 200,
       });
       await call("getSigstoreIdentities", { params: { id: fx.project }, expect: 200 });
+      await call("setProvenanceSubjects", {
+        params: { id: fx.project },
+        json: {
+          requireMatch: true,
+          digestsFrom: ["deployment_snapshot", "sbom"],
+          artifactNames: ["ghcr.io/acme/*"],
+        },
+        expect: 200,
+      });
+      await call("getProvenanceSubjects", { params: { id: fx.project }, expect: 200 });
       const controls = await call("listProjectControls", {
         params: { id: fx.project },
         expect: 200,
@@ -274,6 +284,11 @@ Deno.test("[contract] every operation answers as /openapi.json documents", async
       await call("getTrustBadgeSvg", { params: slug, expect: 200 });
       await call("getTrustBadgeJson", { params: slug, expect: 200 });
       await call("getLogInfo", { expect: 200 });
+      await call("getLogInfo", { headers: { accept: "text/html" }, expect: 200 });
+      await call("getLogInfo", { headers: { accept: "text/markdown" }, expect: 200 });
+      await call("getLogInfoJson", { expect: 200 });
+      await call("getLogPage", { expect: 200 });
+      await call("getLogMarkdown", { expect: 200 });
       await call("getLogCheckpoint", { expect: 200 });
       await call("getLogEntry", { params: { index: 0 }, expect: 200 });
       await call("getLogEntry", { params: { index: 99 }, expect: 404 });
@@ -469,6 +484,20 @@ Deno.test("[contract] every operation answers as /openapi.json documents", async
         },
         expect: 400,
       });
+      await call("requestSignInLink", {
+        form: {
+          response_type: "code",
+          client_id: "dashboard",
+          redirect_uri: "http://127.0.0.1:9/cb",
+          code_challenge: "a".repeat(43),
+          code_challenge_method: "S256",
+          csrf: "x",
+          email: "a@b.test",
+        },
+        expect: 400,
+      });
+      await call("openSignInLink", { params: { token: "x".repeat(43) }, expect: 410 });
+      await call("useSignInLink", { params: { token: "x".repeat(43) }, expect: 410 });
       await call("token", {
         form: { grant_type: "refresh_token", refresh_token: "nope" },
         expect: 400,

@@ -93,7 +93,7 @@ accessLinkRoutes.openapi(
     tags,
     summary: "Download one document through an access link (logged)",
     description:
-      "The document as an attachment. A PDF is stamped on every page with `Provided to <email> on <date>`; if the PDF cannot be stamped, the original is served and the log says so. Office formats are not stamped.",
+      "The document as an attachment. A PDF is stamped on every page with `Provided to <email> on <date>` at the recipient's first download, and that stamped copy is kept and served again on their later downloads (the date is the first download's); if the PDF cannot be stamped, the original is served and the log says so. Office formats are not stamped. Stamping is bounded per instance: when its queue is full the answer is 503 with Retry-After and nothing is logged.",
     request: {
       params: z.object({
         token: Token,
@@ -107,21 +107,37 @@ accessLinkRoutes.openapi(
       },
       404: page("No link with this token, or the link does not grant this document"),
       410: page("The link expired or was revoked"),
+      503: {
+        ...page("Too many PDFs are being stamped on this instance; retry after Retry-After"),
+        headers: z.object({
+          "Retry-After": z.string().openapi({ description: "Seconds to wait", example: "5" }),
+        }),
+      },
     },
   }),
   async (c) => {
     const { token, documentId } = c.req.valid("param");
-    const { kv, blobs, log, clock } = c.var.services;
+    const { kv, blobs, log, clock, stamping } = c.var.services;
     const now = clock.now();
     const opened = await openAccessLink(kv, token, now);
     if (opened.state !== "ok") return closed(c, opened);
-    const served = await downloadThroughLink({ kv, blobs, log }, {
+    const served = await downloadThroughLink({ kv, blobs, log, stamping }, {
       opened,
       documentId,
       ip: clientIp(c),
       now,
     });
-    if (!served) {
+    if (served.state === "busy") {
+      const body = renderMessageHtml(
+        "Busy, please retry",
+        "Too many documents are being prepared right now. Try again in a few seconds.",
+      );
+      return c.body(body, 503, {
+        ...HEADERS,
+        "retry-after": String(served.retryAfterSeconds),
+      });
+    }
+    if (served.state === "missing") {
       const body = renderMessageHtml(
         "Document not found",
         "This link does not grant that document.",

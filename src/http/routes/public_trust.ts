@@ -13,6 +13,7 @@ import {
   PublishedTrustProfileResponse,
   SlugParams,
 } from "../../domain/publish.ts";
+import { ifNoneMatchHits } from "../../serve/artifacts.ts";
 import { latestControls, latestSignals } from "../../serve/bodies.ts";
 import { publicSetupGuide } from "../../serve/setup_guide.ts";
 import { MARKDOWN_TYPE, trustJsonHeaders } from "../../serve/headers.ts";
@@ -120,6 +121,7 @@ publicTrustRoutes.openapi(
     request: { params: SlugParams },
     responses: {
       200: json(PublishedTrustControlsResponse, "Controls with state, confidence and freshness"),
+      304: { description: "Not modified (If-None-Match)" },
       ...errors(404),
     },
   }),
@@ -128,6 +130,7 @@ publicTrustRoutes.openapi(
     const { controls, etag } = await latestControls(c.var.services, slug);
     publicHeaders(c);
     c.header("ETag", etag);
+    if (ifNoneMatchHits(c.req.header("if-none-match"), etag)) return c.body(null, 304);
     return c.json(controls, 200);
   },
 );
