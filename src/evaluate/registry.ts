@@ -4,6 +4,7 @@
  * here, so what runs and what is documented cannot drift apart.
  */
 import type { ControlRule, EvidenceType } from "../domain/control.ts";
+import { closestFormatHint } from "./formats.ts";
 import type { SignatureCheck } from "../domain/sigstore.ts";
 import { hasSlsaProvenance } from "./probes/build_provenance.ts";
 import { doesRuleHold } from "./probes/custom_rule.ts";
@@ -49,7 +50,7 @@ export interface ProbeContext {
 }
 
 /** Every probe, in the order of the default catalog, custom rules last. */
-export const PROBES: readonly ProbeDefinition[] = [
+const DEFINITIONS: readonly ProbeDefinition[] = [
   {
     id: "hasActiveCollector",
     name: "Active collector seen",
@@ -254,6 +255,24 @@ export const PROBES: readonly ProbeDefinition[] = [
       rule === null ? unknown("Control has no rule") : doesRuleHold(payload, rule),
   },
 ];
+
+/**
+ * The probes as they run: a probe that reads an evidence type and recognizes no format in
+ * a payload ends its `unknown` reason with the closest supported format and the command
+ * that produces it (formats.ts).
+ */
+export const PROBES: readonly ProbeDefinition[] = DEFINITIONS.map((probe) => {
+  const reads = probe.reads;
+  if (reads === "collector_heartbeat" || reads === "any_evidence") return probe;
+  return {
+    ...probe,
+    run(payload, rule, context) {
+      const result = probe.run(payload, rule, context);
+      if (result.outcome !== "unknown" || result.format !== undefined) return result;
+      return { ...result, reason: `${result.reason}; ${closestFormatHint(payload, reads)}` };
+    },
+  };
+});
 
 const BY_ID = new Map(PROBES.map((probe) => [probe.id, probe]));
 

@@ -1,11 +1,19 @@
 /**
  * The scanners vendors already run, read from their own output (tests/fixtures, origins in
  * its README.md): npm, pnpm and Yarn audits, pip-audit, cargo-audit, govulncheck, Snyk and
- * SARIF, as a vulnerability scan and as a policy result.
+ * SARIF, as a vulnerability scan and as a policy result; and the closest-format reason for
+ * a document no probe reads.
  */
 import assert from "node:assert/strict";
 import { splitJsonStream } from "../../src/cli/collector.ts";
-import { didPoliciesPass, hasNoFindingAbove, readEvidence } from "../../src/evaluate/mod.ts";
+import {
+  didPoliciesPass,
+  hasNoFindingAbove,
+  probeById,
+  readEvidence,
+  renderEvaluationMarkdown,
+} from "../../src/evaluate/mod.ts";
+import { EVIDENCE_FORMATS } from "../../src/domain/evidence_formats.ts";
 import { probeTable } from "./_table.ts";
 
 function text(path: string): string {
@@ -351,5 +359,79 @@ Deno.test("[evaluate] readEvidence() names each scanner's format and understands
         understood: true,
       }, reading.summary);
     });
+  }
+});
+
+Deno.test("[evaluate] a document nobody reads is told the closest format and how to produce it", async (t) => {
+  const rows: [string, "vulnerability_scan" | "policy_result" | "sbom", unknown, RegExp][] = [
+    [
+      "npm 6's audit without metadata is closest to the v1 report pnpm prints",
+      "vulnerability_scan",
+      { actions: [], advisories: [] },
+      /; closest supported format: pnpm audit JSON \(npm's v1 report\), produced by: pnpm audit --json/,
+    ],
+    [
+      "an old govulncheck -json (one Vulns object) matches nothing: the usual format is named",
+      "vulnerability_scan",
+      { Vulns: null, Modules: [] },
+      /; no supported format is close; for example Trivy JSON, produced by: trivy fs --format json .*\/docs\/evaluation\)$/,
+    ],
+    [
+      "a CycloneDX SBOM sent as a scan names its own evidence type",
+      "vulnerability_scan",
+      { bomFormat: "CycloneDX", specVersion: "1.5", components: "x" },
+      /closest supported format: CycloneDX JSON SBOM, which is read as sbom evidence, produced by: syft/,
+    ],
+    [
+      "a conftest-like array without successes is told conftest",
+      "policy_result",
+      [{ filename: "a.yaml", failures: [] }],
+      /closest supported format: conftest JSON, produced by: conftest test --output json/,
+    ],
+    [
+      "null as a policy result",
+      "policy_result",
+      null,
+      /^Payload is null, not a policy result; no supported format is close; for example conftest JSON/,
+    ],
+  ];
+  for (const [name, type, payload, reason] of rows) {
+    await t.step(name, () => {
+      const reading = readEvidence(type, payload);
+      assert.equal(reading.understood, false);
+      assert.equal(reading.format, null);
+      assert.match(reading.summary, reason);
+      assert.ok(!/[\r\n]/.test(reading.summary));
+      const probe = probeById(
+        type === "policy_result"
+          ? "didPoliciesPass"
+          : type === "sbom"
+          ? "isSbomDocument"
+          : "hasNoFindingAbove",
+      );
+      assert.match(probe.run(payload, null).reason, reason, "the control's reason says it too");
+    });
+  }
+});
+
+Deno.test("[evaluate] the evaluation rules page lists every evidence format", () => {
+  const markdown = renderEvaluationMarkdown();
+  assert.ok(markdown.includes("## Evidence formats"));
+  for (const format of EVIDENCE_FORMATS) {
+    assert.match(markdown, new RegExp(`^\\| \`${format}\`: `, "m"), format);
+  }
+  for (
+    const command of [
+      "npm audit --json",
+      "pnpm audit --json",
+      "yarn npm audit",
+      "pip-audit -f json",
+      "cargo audit --json",
+      "govulncheck -json",
+      "snyk test --json",
+      "semgrep scan --sarif",
+    ]
+  ) {
+    assert.ok(markdown.includes(command), command);
   }
 });
