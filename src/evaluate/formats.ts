@@ -125,7 +125,8 @@ export const FORMAT_GUIDES: Readonly<Record<EvidenceFormat, FormatGuide>> = {
       "--format sarif --output trivy.sarif .",
     counts: `by \`security-severity\` (${CVSS_BANDS}), else by level: error high, warning ` +
       "medium, note low, none not counted; suppressed results and kinds other than fail are " +
-      "left out; as a policy result, any high or critical result fails",
+      "left out; a log without runs is unknown; as a policy result, any high or critical " +
+      "result fails",
     keys: ["version", "$schema", "runs"],
   },
   cyclonedx: {

@@ -288,6 +288,11 @@ Deno.test("[evaluate] SARIF 2.1.0 as a vulnerability scan and as a policy result
         expected: { outcome: "pass", reason: /^SARIF \(x\): 0 critical, 0 high, 0 medium, 0 low;/ },
       },
       {
+        name: "a log without runs is unknown: no tool ran",
+        input: { version: "2.1.0", runs: [] },
+        expected: { outcome: "unknown", reason: /^SARIF log has no runs: no tool ran$/ },
+      },
+      {
         name: "a suppression under review still counts; an accepted one does not",
         input: {
           version: "2.1.0",
@@ -329,6 +334,11 @@ Deno.test("[evaluate] SARIF 2.1.0 as a vulnerability scan and as a policy result
         name: "CodeQL notes pass",
         input: fixture("sarif/codeql-action-valid.sarif.json"),
         expected: { outcome: "pass", reason: /3 results: .* 3 low; none high or critical$/ },
+      },
+      {
+        name: "a log without runs is unknown",
+        input: { version: "2.1.0", runs: [] },
+        expected: { outcome: "unknown", reason: /^SARIF log has no runs/ },
       },
       {
         name: "Trivy's medium findings pass",

@@ -52,7 +52,10 @@ export function readSarif(log: JsonObject): ScanReading {
   const format = "sarif";
   const findings: Finding[] = [];
   let suppressed = 0;
-  for (const [r, run] of (own(log, "runs") as unknown[]).entries()) {
+  const runs = own(log, "runs") as unknown[];
+  // A log without runs says no tool ran: nothing to judge, not a clean result.
+  if (runs.length === 0) return { format, error: "SARIF log has no runs: no tool ran" };
+  for (const [r, run] of runs.entries()) {
     if (!isObject(run)) return { format, error: `SARIF runs[${r}] is not an object` };
     const results = own(run, "results") ?? [];
     if (!Array.isArray(results)) return { format, error: `SARIF runs[${r}].results is not a list` };
