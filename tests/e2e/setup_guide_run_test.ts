@@ -103,6 +103,9 @@ Deno.test("[e2e] setup guide: every shell block, the GitHub workflow and the Git
   const guide = await (await fetch(`${base}/projects/${projectId}/setup.md`, {
     headers: { authorization: `Bearer ${token}` },
   })).text();
+  const publicGuide = await fetch(`${base}/trust/acme/setup.md`);
+  assert.equal(publicGuide.status, 200);
+  assert.equal(await publicGuide.text(), guide, "the public copy is the guide run here");
   const records = async () =>
     (await api("GET", `/projects/${projectId}/evidence?limit=100`)).json.records as {
       sourceType: string;
