@@ -25,7 +25,7 @@ Deno.test("[e2e] start: prints the setup link, keeps data across a restart", asy
         const health = await fetch(`${base}/health`);
         assert.deepEqual(await health.json(), { status: "ok" });
         const res = await signUp(base, new URL(setupUrl).search.slice(1), account);
-        assert.equal(res.status, 200);
+        assert.equal(res.status, 303);
         await res.body?.cancel();
       } finally {
         await service.stop();
