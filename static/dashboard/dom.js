@@ -66,7 +66,10 @@ export function uniqueId(prefix) {
 export function field(label, control, hint) {
   const id = control.id || uniqueId("field");
   control.id = id;
-  const parts = [h("label", { for: id }, label), control];
+  // A required control is marked in its label; the `required` attribute tells assistive tech.
+  const mark = control.required &&
+    h("span", { class: "required-mark", "aria-hidden": "true" }, " (required)");
+  const parts = [h("label", { for: id }, label, mark), control];
   if (hint) {
     const hintId = `${id}-hint`;
     control.setAttribute("aria-describedby", hintId);
