@@ -68,7 +68,7 @@ Deno.test("[browser] onboarding: sign-up → checklist → collector → first p
         });
 
         await t.step(`${width} px: required fields are marked`, async () => {
-          const label = page.locator("label", { hasText: "Workspace name" });
+          const label = page.locator(".field-label", { hasText: "Workspace name" });
           assert.match(await label.innerText(), /Workspace name\s*\(required\)/);
           await page.getByLabel("Workspace name").fill(`Acme ${width}`);
           await page.getByLabel("Project name").fill("Acme Cloud");
@@ -99,7 +99,7 @@ Deno.test("[browser] onboarding: sign-up → checklist → collector → first p
         });
 
         await t.step(`${width} px: a collector and the rendered setup guide`, async () => {
-          const label = page.locator("label", { hasText: "Collector name" });
+          const label = page.locator(".field-label", { hasText: "Collector name" });
           assert.match(await label.innerText(), /\(required\)/);
           await page.getByLabel("Collector name").fill("GitHub Actions");
           await page.getByRole("button", { name: "Create collector" }).click();
