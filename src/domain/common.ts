@@ -2,6 +2,7 @@
  * Shared primitives of the typed contract (SPEC.md "General conventions").
  */
 import { z } from "@hono/zod-openapi";
+import "./messages.ts";
 
 /**
  * RFC 3339 timestamp; offsets are accepted on input and normalized to UTC by `toUtc`. The

@@ -20,7 +20,22 @@ export const MAX_LOGO_PIXELS = 4096;
 /** The text colour the brand colour is a background for, everywhere it is shown. */
 export const BRAND_TEXT_COLOR = "#ffffff";
 
-export const HttpsUrl = z.url({ protocol: /^https$/, hostname: z.regexes.domain }).max(2048)
+/** What to do about an address HttpsUrl refused: http:// and bare hosts are the usual ones. */
+function httpsUrlProblem(issue: { input?: unknown }): string {
+  const input = typeof issue.input === "string" ? issue.input.trim() : "";
+  const example = "e.g. https://acme.example";
+  if (/^http:\/\//i.test(input)) return `must start with https:// (not http://), ${example}`;
+  if (!/^[a-z][a-z0-9+.-]*:/i.test(input)) {
+    return `must be a full address starting with https://, ${example}`;
+  }
+  return `must be an https:// address with a domain name, ${example}`;
+}
+
+export const HttpsUrl = z.url({
+  protocol: /^https$/,
+  hostname: z.regexes.domain,
+  error: httpsUrlProblem,
+}).max(2048)
   .openapi({ description: "An https URL", example: "https://acme.example" });
 
 /** C0 controls other than tab, line feed and carriage return, and DEL. */

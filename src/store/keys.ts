@@ -59,6 +59,7 @@ export const setupTokenKey = () => ["setup_tokens", "first_run"] as const;
 export const authorizationCodeKey = (codeHash: string) =>
   ["authorization_codes", codeHash] as const;
 export const refreshTokenKey = (tokenHash: string) => ["refresh_tokens", tokenHash] as const;
+export const signInTicketKey = (ticketHash: string) => ["sign_in_tickets", ticketHash] as const;
 export const refreshFamilyKey = (familyId: string) => ["refresh_families", familyId] as const;
 export const loginFailuresKey = (scope: "email" | "ip", value: string) =>
   ["login_failures", scope, value] as const;

@@ -4,7 +4,12 @@
  * per sign-in) whose deletion revokes every token rotated from that sign-in.
  */
 import type { AuthorizationCode, RefreshToken } from "../domain/account.ts";
-import { authorizationCodeKey, refreshFamilyKey, refreshTokenKey } from "./keys.ts";
+import {
+  authorizationCodeKey,
+  refreshFamilyKey,
+  refreshTokenKey,
+  signInTicketKey,
+} from "./keys.ts";
 
 /**
  * Stores a new code under `hash`, kept ten times `ttlMs` (past its lifetime it is refused
@@ -86,4 +91,27 @@ export async function rotateRefreshToken(
     .set(refreshTokenKey(next.hash), next.token, { expireIn: Math.max(ttl, 1) })
     .commit();
   return res.ok;
+}
+
+/** A one-time sign-in ticket: the account it signs in, until `expiresAt` (epoch ms). */
+export interface SignInTicket {
+  accountId: string;
+  expiresAt: number;
+}
+
+/** Stores a new ticket under `hash`; KV drops it after `ttlMs`. */
+export async function saveSignInTicket(
+  kv: Deno.Kv,
+  ticket: SignInTicket,
+  options: { hash: string; ttlMs: number },
+): Promise<void> {
+  await kv.set(signInTicketKey(options.hash), ticket, { expireIn: options.ttlMs });
+}
+
+/** Takes the ticket stored under `hash` once: deleted in the same atomic; null when absent. */
+export async function takeSignInTicket(kv: Deno.Kv, hash: string): Promise<SignInTicket | null> {
+  const entry = await kv.get<SignInTicket>(signInTicketKey(hash));
+  if (entry.versionstamp === null) return null;
+  const res = await kv.atomic().check(entry).delete(entry.key).commit();
+  return res.ok ? entry.value : null;
 }

@@ -257,6 +257,18 @@ async function start() {
       app.signInFailed(describeError(error));
     }
     history.replaceState(null, "", `/dashboard/${returnHash}`);
+  } else if (url.searchParams.has("signed-up")) {
+    // Just signed up: the provider remembers this browser for one sign-in, so this goes
+    // through without asking for the password again.
+    history.replaceState(null, "", `/dashboard/${location.hash}`);
+    if (!app.auth.isSignedIn()) {
+      try {
+        await app.auth.beginSignIn(location.hash);
+        return;
+      } catch (error) {
+        app.signInFailed(describeError(error));
+      }
+    }
   }
   addEventListener("hashchange", () => app.render());
   // A link to the hash already shown (e.g. after a replaceState) still re-renders.

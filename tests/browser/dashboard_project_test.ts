@@ -74,18 +74,14 @@ Deno.test("[browser] dashboard project: collectors, evidence, status, publishing
         body: JSON.stringify(body),
       });
 
-    await t.step("signs up, signs in and creates a workspace", async () => {
+    await t.step("signs up (and is signed in) and creates a workspace", async () => {
       await page.goto(`${base}/dashboard/`);
       await page.getByRole("link", { name: "Create an account" }).click();
       await page.getByLabel("Name").fill(OWNER.name);
       await page.getByLabel("Email").fill(OWNER.email);
       await page.getByLabel(/^Password/).fill(PASSWORD);
       await page.getByRole("button", { name: "Create account" }).click();
-      await page.getByRole("link", { name: "Continue to the dashboard" }).click();
-      await page.getByRole("button", { name: "Sign in" }).click();
-      await page.getByLabel("Email").fill(OWNER.email);
-      await page.getByLabel("Password").fill(PASSWORD);
-      await page.getByRole("button", { name: "Sign in" }).click();
+      // Signing up signs in: no second form.
       await heading(page, "Create your workspace").waitFor();
       await page.getByLabel("Workspace name").fill("Acme Security");
       await page.getByLabel("Project name").fill("Acme Cloud");

@@ -182,6 +182,7 @@ Deno.test("[contract] every operation answers as /openapi.json documents", async
       fx.secret = created.secret.value;
       await call("listCollectors", { params: { id: fx.project }, expect: 200 });
       await call("getCollectorSetupGuide", { params: { id: fx.project }, expect: 200 });
+      await call("getCollectorSetupGuideBlocks", { params: { id: fx.project }, expect: 200 });
       await call("collectorHeartbeat", {
         params: { collectorId: fx.collector },
         json: { sourceRef: "ci" },

@@ -123,3 +123,51 @@ Deno.test("[http] setup guide: GET /trust/{projectSlug}/setup.md serves a public
     assert.ok(operation.responses["404"]);
   });
 });
+
+Deno.test("[http] setup guide as blocks: the same guide, its text never markup, members only", async () => {
+  await using ctx = await createTestApp();
+  const ws = await workspace(ctx, "alice", { projectSlug: "acme" });
+  const renamed = await ctx.call("PATCH", `/projects/${ws.project.id}`, {
+    token: ws.token,
+    json: { name: "<b>Acme</b> *Cloud*" },
+  });
+  assert.equal(renamed.status, 200);
+  await renamed.body?.cancel();
+  const made = await collector(ctx, ws, { name: "ci" });
+  const res = await ctx.call("GET", `/projects/${ws.project.id}/setup.json`, { token: ws.token });
+  assert.equal(res.status, 200);
+  assert.equal(res.headers.get("content-type"), "application/json");
+  assert.equal(res.headers.get("cache-control"), "private, no-cache");
+  const { markdown, blocks } = await res.json();
+  const md = await ctx.call("GET", `/projects/${ws.project.id}/setup.md`, { token: ws.token });
+  assert.equal(markdown, await md.text());
+  assert.deepEqual(blocks[0], {
+    type: "heading",
+    level: 1,
+    content: [{ type: "text", text: "Set up evidence collection for <b>Acme</b> *Cloud*" }],
+  });
+  const code = blocks.filter((b: { type: string }) => b.type === "code");
+  assert.deepEqual(code.map((b: { language: string }) => b.language), [
+    "sh",
+    "sh",
+    "sh",
+    "yaml",
+    "yaml",
+  ]);
+  assert.ok(code[0].text.includes(`export TRUST_COLLECTOR_ID=${made.id}`));
+  assert.ok(!JSON.stringify(blocks).includes(made.secret));
+  type Part = { type: string; href?: string };
+  const parts = blocks.flatMap((b: { content?: Part[]; items?: Part[][] }) => [
+    ...(b.content ?? []),
+    ...(b.items ?? []).flat(),
+  ]);
+  const links = parts.filter((p: Part) => p.type === "link");
+  assert.ok(links.some((l: Part) => l.href === "http://trust.test/trust/acme"), "linked");
+
+  const stranger = await ctx.tokenFor("mallory");
+  const refused = await ctx.call("GET", `/projects/${ws.project.id}/setup.json`, {
+    token: stranger,
+  });
+  assert.equal(refused.status, 403);
+  await refused.body?.cancel();
+});

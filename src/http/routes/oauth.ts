@@ -6,6 +6,7 @@
  */
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
+import { deleteCookie, getCookie } from "hono/cookie";
 import {
   authenticateAccount,
   type AuthorizationRequest,
@@ -19,6 +20,7 @@ import {
   SIGN_IN_LINK_TTL_MS,
   useSignInLink,
 } from "../../auth/builtin/sign_in_link.ts";
+import { redeemSignInTicket } from "../../auth/builtin/sign_in_ticket.ts";
 import { revokeToken } from "../../auth/builtin/revoke.ts";
 import { exchangeGrant } from "../../auth/builtin/token.ts";
 import { AppError } from "../../domain/errors.ts";
@@ -33,6 +35,8 @@ export const oauthRoutes = createRouter();
 
 const tags = ["OAuth"];
 const CSRF_COOKIE = "tp_csrf";
+/** Set by the sign-up form (routes/signup.ts) for the authorization request that follows it. */
+const SIGN_IN_COOKIE = "tp_sign_in";
 
 const AuthorizeParams = z.object({
   response_type: z.string().max(64),
@@ -182,15 +186,29 @@ oauthRoutes.openapi(
     responses: {
       200: { ...HtmlPage, description: "The sign-in form" },
       302: { description: "Back to the client with an `error` parameter" },
+      303: {
+        description:
+          "Back to the client with `code`, `state` and `iss` without the form: the browser has just signed up (a one-time cookie the sign-up set)",
+      },
       400: { ...HtmlPage, description: "Unknown client or unregistered redirect URI" },
     },
   }),
-  (c) => {
+  async (c) => {
     const p = c.req.valid("query");
-    const { config } = c.var.services;
+    const services = c.var.services;
+    const { config } = services;
     const problem = checkAuthorizationRequest(config, p);
     if (problem && "page" in problem) return errorPage(c, problem.page);
-    if (!problem) return loginForm(c, p, {});
+    if (!problem) {
+      const ticket = getCookie(c, SIGN_IN_COOKIE);
+      if (ticket === undefined) return loginForm(c, p, {});
+      deleteCookie(c, SIGN_IN_COOKIE, { path: "/oauth2/authorize" });
+      const account = await redeemSignInTicket(services, ticket);
+      if (!account) return loginForm(c, p, {});
+      const code = await issueAuthorizationCode(services, { account, request: p });
+      c.header("Cache-Control", "no-store");
+      return c.redirect(clientRedirect(p, { issuer: config.auth.issuer, params: { code } }), 303);
+    }
     const params = { error: problem.redirect };
     return c.redirect(clientRedirect(p, { issuer: config.auth.issuer, params }), 302);
   },
