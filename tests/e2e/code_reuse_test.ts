@@ -16,7 +16,7 @@ Deno.test("[e2e] built-in identity provider: a code reused after it expired stil
   const base = server.baseUrl;
   const setup = new URL((await prepareFirstRun(server.kv, server.config))!).search.slice(1);
   const created = await signUp(base, setup, ADMIN);
-  assert.equal(created.status, 200);
+  assert.equal(created.status, 303, "signing up signs in (a redirect to the dashboard)");
   await created.body?.cancel();
 
   for (const [label, later] of [["61 s", 61_000], ["one day", 86_400_000]] as const) {

@@ -81,7 +81,7 @@ async function lockOut(base: string, email = OWNER.email) {
 
 async function setUp(server: TestServer) {
   const created = await signUp(server.baseUrl, "", OWNER);
-  assert.equal(created.status, 200);
+  assert.equal(created.status, 303, "signing up signs in (a redirect to the dashboard)");
   await created.body?.cancel();
 }
 
