@@ -15,6 +15,7 @@ import { docsRoutes } from "./routes/docs.ts";
 import { domainRoutes } from "./routes/domains.ts";
 import { evaluationRoutes } from "./routes/evaluations.ts";
 import { evidenceRoutes } from "./routes/evidence.ts";
+import { frameworkRoutes, trustFrameworkRoutes } from "./routes/frameworks.ts";
 import { ingestRoutes } from "./routes/ingest.ts";
 import { jobRoutes } from "./routes/jobs.ts";
 import { logRoutes } from "./routes/log.ts";
@@ -74,6 +75,7 @@ export function mountRoutes(app: OpenAPIHono<AppEnv>, config: Config): void {
   app.route("/trust", trustUpdateRoutes);
   app.route("/trust", trustDocumentRoutes);
   app.route("/trust", trustExportRoutes);
+  app.route("/trust", trustFrameworkRoutes);
   app.route("/log", logRoutes);
   app.route("/trust", securityTxtRoutes);
   app.route("/trust", projectSubscriptionRoutes);
@@ -91,6 +93,7 @@ export function mountRoutes(app: OpenAPIHono<AppEnv>, config: Config): void {
   app.route("/", projectRoutes);
   app.route("/", sigstoreIdentityRoutes);
   app.route("/", controlRoutes);
+  app.route("/", frameworkRoutes);
   app.route("/", evaluationRoutes);
   app.route("/", collectorRoutes);
   app.route("/", evidenceRoutes);

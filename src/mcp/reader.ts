@@ -20,6 +20,8 @@ import type { PublicTrustUpdates, UpdatePageQuery } from "../domain/updates.ts";
 import type { PublicDocuments } from "../domain/documents.ts";
 import { publicDocuments } from "../serve/documents.ts";
 import { publicUpdates } from "../serve/updates.ts";
+import type { PublicFrameworkView } from "../domain/frameworks.ts";
+import { publicFrameworkView } from "../serve/frameworks.ts";
 
 /** Reads of published trust data; each throws the same 404 as HTTP for unknown or private slugs. */
 export interface TrustReader {
@@ -37,6 +39,8 @@ export interface TrustReader {
   documents(orgSlug: string): Promise<PublicDocuments>;
   /** A page of a public project's updates (the JSON of /trust/{projectSlug}/updates). */
   updates(projectSlug: string, query: UpdatePageQuery): Promise<PublicTrustUpdates>;
+  /** A public project's framework view (the JSON of /trust/{projectSlug}/frameworks). */
+  frameworks(projectSlug: string): Promise<PublicFrameworkView>;
   log: Logger;
 }
 
@@ -60,6 +64,7 @@ export function createTrustReader(
       return list;
     },
     updates: (projectSlug, query) => publicUpdates(reads, projectSlug, query),
+    frameworks: (projectSlug) => publicFrameworkView(reads, projectSlug),
     log: reads.log,
   };
 }

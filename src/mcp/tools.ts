@@ -18,6 +18,7 @@ import {
 import { OrgSlugParams, PublicSubprocessors } from "../domain/subprocessors.ts";
 import { PublicDocuments } from "../domain/documents.ts";
 import { PublicTrustUpdates, UpdatePageQuery } from "../domain/updates.ts";
+import { PublicFrameworkView } from "../domain/frameworks.ts";
 import { controlsOf, profileEnvelope } from "../serve/bodies.ts";
 import type { TrustReader } from "./reader.ts";
 
@@ -174,6 +175,15 @@ export const TRUST_TOOLS: readonly TrustTool[] = [
     read: async (reader, { projectSlug, cursor, limit }) =>
       JSON.stringify(await reader.updates(projectSlug, { cursor, limit })),
   }),
+  slugTool({
+    name: "get_trust_frameworks",
+    title: "Framework mappings (SOC 2, ISO 27001, SSDF, SLSA)",
+    description:
+      `Which criteria of SOC 2 (2017 Trust Services Criteria ids such as CC7.1), ISO/IEC 27001:2022 Annex A (A.8.8), NIST SSDF (PW.4.1, RV.1.1) and SLSA v1.0 Build track the controls of a project's latest version support: per framework, each supported criterion with our short wording, and its controls with their state and when their evidence was observed. A mapping is not an audit opinion; criteria without a control are not listed. Use it to answer how a vendor's controls relate to a buyer's framework. Same body as GET /trust/{projectSlug}/frameworks. ${ABOUT_SLUG} ${ABOUT_ERRORS} ${ABOUT_POLLING}`,
+    outputSchema: PublicFrameworkView,
+    route: "/trust/{projectSlug}/frameworks",
+    read: async (reader, slug) => JSON.stringify(await reader.frameworks(slug)),
+  }),
 ];
 
 /** The published trust.json of every public project, as an MCP resource template. */
@@ -188,4 +198,4 @@ export const TRUST_JSON_RESOURCE = {
 
 /** Guidance the server returns at initialization, for agents that read it. */
 export const SERVER_INSTRUCTIONS =
-  "Read-only access to published vendor trust profiles; no credentials. Find a project slug with search_trust_profiles when you only know a name. Start with get_trust_profile for a project slug, then get_trust_controls for details, get_trust_history for when and why states changed, or get_trust_signals for repository signals; get_subprocessors gives an organization's subprocessors and list_documents the documents it shares; get_trust_updates a project's incidents, advisories and changes. get_trust_json (or the trust://{projectSlug}/trust.json resource) gives the signed document. Call each tool at most once per minute per project.";
+  "Read-only access to published vendor trust profiles; no credentials. Find a project slug with search_trust_profiles when you only know a name. Start with get_trust_profile for a project slug, then get_trust_controls for details, get_trust_history for when and why states changed, or get_trust_signals for repository signals; get_subprocessors gives an organization's subprocessors and list_documents the documents it shares; get_trust_updates a project's incidents, advisories and changes; get_trust_frameworks which SOC 2, ISO 27001, SSDF and SLSA criteria its controls support. get_trust_json (or the trust://{projectSlug}/trust.json resource) gives the signed document. Call each tool at most once per minute per project.";

@@ -19,6 +19,7 @@ import { cssHash, trustPageCsp } from "../publish/render/_style.ts";
 import type { ArtifactCache } from "./artifacts.ts";
 import type { LivePage, LivePageCache } from "./live_pages.ts";
 import { documentsSection } from "./live/documents.ts";
+import { frameworksSection } from "./live/frameworks.ts";
 import { subscribeSection } from "./live/subscribe.ts";
 import { subprocessorsSection } from "./live/subprocessors.ts";
 import { updatesSection } from "./live/updates.ts";
@@ -50,6 +51,7 @@ export interface LiveSection {
 /** The live sections, in page order. */
 export const LIVE_SECTIONS: readonly LiveSection[] = [
   updatesSection,
+  frameworksSection,
   subprocessorsSection,
   documentsSection,
   subscribeSection,

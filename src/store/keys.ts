@@ -49,6 +49,11 @@ export const controlByKeyKey = (projectId: string, key: string) =>
   ["controls_by_key", projectId, key] as const;
 /** How many controls a project has, kept by control creation to enforce the cap. */
 export const controlCountKey = (projectId: string) => ["control_counts", projectId] as const;
+/** The framework criteria a member mapped a custom control to, by the control's key. */
+export const controlCriteriaKey = (projectId: string, key: string) =>
+  ["control_criteria", projectId, key] as const;
+export const controlCriteriaPrefix = (projectId: string) =>
+  ["control_criteria", projectId] as const;
 
 export const accountKey = (id: string) => ["accounts", id] as const;
 export const accountByEmailKey = (email: string) => ["accounts_by_email", email] as const;
