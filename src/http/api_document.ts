@@ -15,6 +15,11 @@ const TAGS = [
   { name: "Projects", description: "Projects of an organization" },
   { name: "Subprocessors", description: "The third parties an organization discloses" },
   {
+    name: "Answers",
+    description:
+      "An organization's answers to security questions: the knowledge base, its search and questionnaire exports",
+  },
+  {
     name: "Webhooks",
     description:
       "Signed webhook endpoints of a project (Standard Webhooks), their deliveries and the payloads (`webhooks`)",

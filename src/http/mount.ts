@@ -15,6 +15,8 @@ import { docsRoutes } from "./routes/docs.ts";
 import { domainRoutes } from "./routes/domains.ts";
 import { evaluationRoutes } from "./routes/evaluations.ts";
 import { evidenceRoutes } from "./routes/evidence.ts";
+import { answerRoutes } from "./routes/answers.ts";
+import { publicAnswerRoutes } from "./routes/public_answers.ts";
 import { frameworkRoutes, trustFrameworkRoutes } from "./routes/frameworks.ts";
 import { ingestRoutes } from "./routes/ingest.ts";
 import { jobRoutes } from "./routes/jobs.ts";
@@ -65,6 +67,7 @@ export function mountRoutes(app: OpenAPIHono<AppEnv>, config: Config): void {
   app.route("/trust/domains", trustDomainRoutes);
   app.route("/public/trust", trustCenterRoutes);
   app.route("/public/trust", publicDocumentRoutes);
+  app.route("/public/trust", publicAnswerRoutes);
   app.route("/documents/access", accessLinkRoutes);
   app.route("/public/trust", organizationSubscriptionRoutes);
   app.route("/public/trust-profiles", publicSearchRoutes);
@@ -87,6 +90,7 @@ export function mountRoutes(app: OpenAPIHono<AppEnv>, config: Config): void {
   app.route("/", organizationRoutes);
   app.route("/", organizationProfileRoutes);
   app.route("/", subprocessorRoutes);
+  app.route("/", answerRoutes);
   app.route("/", documentRoutes);
   app.route("/", accessRequestRoutes);
   app.route("/", subscriberRoutes);

@@ -18,6 +18,7 @@ import { Html, html } from "../lib/html.ts";
 import { cssHash, trustPageCsp } from "../publish/render/_style.ts";
 import type { ArtifactCache } from "./artifacts.ts";
 import type { LivePage, LivePageCache } from "./live_pages.ts";
+import { answersSection } from "./live/answers.ts";
 import { documentsSection } from "./live/documents.ts";
 import { frameworksSection } from "./live/frameworks.ts";
 import { subscribeSection } from "./live/subscribe.ts";
@@ -54,6 +55,7 @@ export const LIVE_SECTIONS: readonly LiveSection[] = [
   frameworksSection,
   subprocessorsSection,
   documentsSection,
+  answersSection,
   subscribeSection,
 ];
 

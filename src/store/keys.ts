@@ -170,6 +170,13 @@ export const logEntryByPublicationKey = (projectId: string, version: number) =>
 export const logEntriesOfProjectPrefix = (projectId: string) =>
   ["log_entries_by_publication", projectId] as const;
 
+/** An organization's answers to security questions, by id, and how many it keeps. */
+export const answerKey = (organizationId: string, id: string) =>
+  ["answers", organizationId, id] as const;
+export const answersPrefix = (organizationId: string) => ["answers", organizationId] as const;
+export const answerCountKey = (organizationId: string) =>
+  ["answer_counts", organizationId] as const;
+
 /** An organization's current subprocessors, by id. */
 export const subprocessorKey = (organizationId: string, id: string) =>
   ["subprocessors", organizationId, id] as const;

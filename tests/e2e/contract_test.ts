@@ -12,7 +12,7 @@ import {
   operations,
 } from "../support/openapi_validator.ts";
 import { startTestServer } from "../support/server.ts";
-import { exerciseFrameworks } from "./_contract_buyer.ts";
+import { exerciseAnswers, exerciseFrameworks } from "./_contract_buyer.ts";
 import { exerciseDocuments } from "./_contract_documents.ts";
 
 interface Call {
@@ -350,6 +350,7 @@ Deno.test("[contract] every operation answers as /openapi.json documents", async
       await call("deleteProjectUpdate", { params: updateItem, expect: 404 });
       await exerciseDocuments(call, { ...fx, projectSlug: slug.projectSlug });
       await exerciseFrameworks(call, { ...fx, projectSlug: slug.projectSlug });
+      await exerciseAnswers(call, fx);
       // No SMTP here: subscribing is refused (409), links are unknown (404).
       const email = { email: "buyer@customer.example" };
       await call("subscribeToProject", { params: slug, json: email, expect: 409 });
