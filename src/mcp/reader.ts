@@ -20,6 +20,10 @@ import type { PublicTrustUpdates, UpdatePageQuery } from "../domain/updates.ts";
 import type { PublicDocuments } from "../domain/documents.ts";
 import { publicDocuments } from "../serve/documents.ts";
 import { publicUpdates } from "../serve/updates.ts";
+import type { PublicFrameworkView } from "../domain/frameworks.ts";
+import type { PublicAnswers } from "../domain/answers.ts";
+import { publicAnswers } from "../serve/answers.ts";
+import { publicFrameworkView } from "../serve/frameworks.ts";
 
 /** Reads of published trust data; each throws the same 404 as HTTP for unknown or private slugs. */
 export interface TrustReader {
@@ -37,6 +41,10 @@ export interface TrustReader {
   documents(orgSlug: string): Promise<PublicDocuments>;
   /** A page of a public project's updates (the JSON of /trust/{projectSlug}/updates). */
   updates(projectSlug: string, query: UpdatePageQuery): Promise<PublicTrustUpdates>;
+  /** A public project's framework view (the JSON of /trust/{projectSlug}/frameworks). */
+  frameworks(projectSlug: string): Promise<PublicFrameworkView>;
+  /** An organization's answers, searched (the JSON of /public/trust/{orgSlug}/answers?q=). */
+  answers(orgSlug: string, q?: string): Promise<PublicAnswers>;
   log: Logger;
 }
 
@@ -45,7 +53,7 @@ export interface TrustReader {
  * what keeps "private" and "unknown" answered identically on both surfaces.
  */
 export function createTrustReader(
-  reads: PublicReads & { log: Logger; config: Pick<Config, "baseUrl"> },
+  reads: PublicReads & { log: Logger; config: Config },
 ): TrustReader {
   return {
     trustJson: (projectSlug) => latestTrustJson(reads, projectSlug),
@@ -60,6 +68,14 @@ export function createTrustReader(
       return list;
     },
     updates: (projectSlug, query) => publicUpdates(reads, projectSlug, query),
+    frameworks: (projectSlug) => publicFrameworkView(reads, projectSlug),
+    answers: async (orgSlug, q) => {
+      const { organizationId: _id, ...list } = await publicAnswers(reads.kv, orgSlug, {
+        config: reads.config,
+        q,
+      });
+      return list;
+    },
     log: reads.log,
   };
 }

@@ -18,7 +18,9 @@ import { Html, html } from "../lib/html.ts";
 import { cssHash, trustPageCsp } from "../publish/render/_style.ts";
 import type { ArtifactCache } from "./artifacts.ts";
 import type { LivePage, LivePageCache } from "./live_pages.ts";
+import { answersSection } from "./live/answers.ts";
 import { documentsSection } from "./live/documents.ts";
+import { frameworksSection } from "./live/frameworks.ts";
 import { subscribeSection } from "./live/subscribe.ts";
 import { subprocessorsSection } from "./live/subprocessors.ts";
 import { updatesSection } from "./live/updates.ts";
@@ -50,8 +52,10 @@ export interface LiveSection {
 /** The live sections, in page order. */
 export const LIVE_SECTIONS: readonly LiveSection[] = [
   updatesSection,
+  frameworksSection,
   subprocessorsSection,
   documentsSection,
+  answersSection,
   subscribeSection,
 ];
 

@@ -20,7 +20,13 @@ import { getVendor } from "../store/org_profiles.ts";
 import { listProjectsByOrganization } from "../store/projects.ts";
 import { getLatestPublication } from "../store/publications.ts";
 import { orgSubscribeContent } from "./live/subscribe.ts";
-import { appendLiveMarkdown, insertLiveBlock, liveBlockOf, liveCsp } from "./live_sections.ts";
+import {
+  appendLiveMarkdown,
+  insertLiveBlock,
+  liveBlockOf,
+  liveCsp,
+  type LiveSectionContent,
+} from "./live_sections.ts";
 
 /** An organization's trust center: its public projects that have published, or 404. */
 export async function orgTrustCenter(
@@ -61,11 +67,17 @@ export async function orgTrustCenter(
  */
 export function orgTrustCenterPage(
   center: OrganizationTrustCenter,
-  options: { config: Config; format: "html" | "md"; links: (slug: string) => string },
+  options: {
+    config: Config;
+    format: "html" | "md";
+    links: (slug: string) => string;
+    /** Sections shown before the subscribe form (the answers search). */
+    sections?: readonly (LiveSectionContent | null)[];
+  },
 ): { bytes: Uint8Array<ArrayBuffer>; csp: string } {
   const { config, links } = options;
   const org = { name: trustCenterName(center), slug: center.organization.slug };
-  const block = liveBlockOf([orgSubscribeContent(config, org)]);
+  const block = liveBlockOf([...(options.sections ?? []), orgSubscribeContent(config, org)]);
   const encode = (text: string) => new TextEncoder().encode(text);
   return options.format === "html"
     ? {

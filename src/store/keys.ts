@@ -51,6 +51,11 @@ export const controlByKeyKey = (projectId: string, key: string) =>
   ["controls_by_key", projectId, key] as const;
 /** How many controls a project has, kept by control creation to enforce the cap. */
 export const controlCountKey = (projectId: string) => ["control_counts", projectId] as const;
+/** The framework criteria a member mapped a custom control to, by the control's key. */
+export const controlCriteriaKey = (projectId: string, key: string) =>
+  ["control_criteria", projectId, key] as const;
+export const controlCriteriaPrefix = (projectId: string) =>
+  ["control_criteria", projectId] as const;
 
 export const accountKey = (id: string) => ["accounts", id] as const;
 export const accountByEmailKey = (email: string) => ["accounts_by_email", email] as const;
@@ -176,6 +181,13 @@ export const logEntryByPublicationKey = (projectId: string, version: number) =>
 /** The leaf indexes of every logged publication of a project, by version. */
 export const logEntriesOfProjectPrefix = (projectId: string) =>
   ["log_entries_by_publication", projectId] as const;
+
+/** An organization's answers to security questions, by id, and how many it keeps. */
+export const answerKey = (organizationId: string, id: string) =>
+  ["answers", organizationId, id] as const;
+export const answersPrefix = (organizationId: string) => ["answers", organizationId] as const;
+export const answerCountKey = (organizationId: string) =>
+  ["answer_counts", organizationId] as const;
 
 /** An organization's current subprocessors, by id. */
 export const subprocessorKey = (organizationId: string, id: string) =>

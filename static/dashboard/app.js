@@ -14,6 +14,7 @@ import { organizationView } from "./views/organization.js";
 import { organizationProfileView } from "./views/org_profile.js";
 import { subprocessorsView } from "./views/subprocessors.js";
 import { organizationDocumentsView } from "./views/org_documents.js";
+import { answersView } from "./views/answers.js";
 import { subscribersView } from "./views/subscribers.js";
 import { projectView } from "./views/project.js";
 import { renderTopbar, selectOrganization } from "./views/shell.js";
@@ -29,6 +30,7 @@ const VIEWS = {
   profile: organizationProfileView,
   subprocessors: subprocessorsView,
   documents: organizationDocumentsView,
+  answers: answersView,
   subscribers: subscribersView,
   live: liveWorkView,
   project: projectView,

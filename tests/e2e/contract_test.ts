@@ -12,6 +12,7 @@ import {
   operations,
 } from "../support/openapi_validator.ts";
 import { startTestServer } from "../support/server.ts";
+import { exerciseAnswers, exerciseFrameworks } from "./_contract_buyer.ts";
 import { exerciseDocuments } from "./_contract_documents.ts";
 
 interface Call {
@@ -366,6 +367,8 @@ Deno.test("[contract] every operation answers as /openapi.json documents", async
       await call("deleteProjectUpdate", { params: updateItem, expect: 200 });
       await call("deleteProjectUpdate", { params: updateItem, expect: 404 });
       await exerciseDocuments(call, { ...fx, projectSlug: slug.projectSlug });
+      await exerciseFrameworks(call, { ...fx, projectSlug: slug.projectSlug });
+      await exerciseAnswers(call, fx);
       // No SMTP here: subscribing is refused (409), links are unknown (404).
       const email = { email: "buyer@customer.example" };
       await call("subscribeToProject", { params: slug, json: email, expect: 409 });

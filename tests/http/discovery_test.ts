@@ -146,7 +146,7 @@ Deno.test("[discovery] JSON documents follow their formats and agree", async (t)
   });
 
   let mcpUrl = "";
-  await t.step("mcp.json names the transport URL and the nine tools", async () => {
+  await t.step("mcp.json names the transport URL and the eleven tools", async () => {
     const { res, body } = await getJson(server, "/.well-known/mcp.json");
     assert.equal(res.headers.get("access-control-allow-origin"), "*");
     assert.equal(body.name, "trust-profile-service");
@@ -164,6 +164,8 @@ Deno.test("[discovery] JSON documents follow their formats and agree", async (t)
       "get_subprocessors",
       "list_documents",
       "get_trust_updates",
+      "get_trust_frameworks",
+      "search_answers",
     ]);
     for (const tool of body.tools) assert.ok(tool.description.length > 40, tool.name);
     assert.equal(body.resourceTemplates[0].uriTemplate, "trust://{projectSlug}/trust.json");
@@ -377,6 +379,8 @@ Deno.test("[discovery] llms.txt and the guides are Markdown whose links resolve"
         "| `list_documents` | `{ orgSlug }` | `GET /public/trust/{orgSlug}/documents` |",
         "/trust/{projectSlug}/documents",
         "| `get_trust_updates` | `{ projectSlug, cursor?, limit? }` | `GET /trust/{projectSlug}/updates` |",
+        "| `get_trust_frameworks` | `{ projectSlug }` | `GET /trust/{projectSlug}/frameworks` |",
+        "| `search_answers` | `{ orgSlug, q? }` | `GET /public/trust/{orgSlug}/answers?q={q}` |",
         "/trust/{projectSlug}/updates",
         "once per minute",
         `${base}/.well-known/jwks.json`,

@@ -9,6 +9,8 @@ import { ApiError, Uuid } from "../../domain/common.ts";
 import { DOCUMENT_DOWNLOAD_CONTENT, DOCUMENT_TYPES } from "../../domain/documents.ts";
 import { renderAccessPageHtml, renderMessageHtml } from "../../publish/render/documents.ts";
 import { downloadThroughLink, openAccessLink, type OpenedLink } from "../../serve/access_links.ts";
+import { restrictedAnswersSection } from "../../publish/render/answers.ts";
+import { openedRestrictedAnswers } from "../../serve/answers.ts";
 import { downloadHeaders } from "../../serve/documents.ts";
 import { documentsCsp } from "../../publish/render/documents.ts";
 import { trustPageHeaders } from "../../serve/headers.ts";
@@ -55,7 +57,8 @@ accessLinkRoutes.openapi(
     path: "/{token}",
     operationId: "openAccessLink",
     tags,
-    summary: "An access link's page: the documents it grants",
+    summary:
+      "An access link's page: the documents it grants (and the restricted answers, when asked for)",
     request: { params: z.object({ token: Token }) },
     responses: {
       200: page("The documents, each with its download"),
@@ -69,7 +72,11 @@ accessLinkRoutes.openapi(
     const opened = await openAccessLink(kv, token, clock.now());
     if (opened.state !== "ok") return closed(c, opened);
     const base = `${config.baseUrl}/documents/access/${encodeURIComponent(token)}`;
+    const answers = opened.link.answers
+      ? restrictedAnswersSection(await openedRestrictedAnswers(kv, opened.org, config))
+      : undefined;
     const body = renderAccessPageHtml({
+      answers,
       organization: opened.org,
       link: opened.link,
       documents: opened.documents.map((d) => ({

@@ -16,6 +16,7 @@ export const ORGANIZATION_SECTIONS = [
   { id: "profile", label: "Vendor profile", href: href.profile },
   { id: "subprocessors", label: "Subprocessors", href: href.subprocessors },
   { id: "documents", label: "Documents", href: href.documents },
+  { id: "answers", label: "Answers", href: href.answers },
   { id: "subscribers", label: "Subscribers", href: href.subscribers },
   { id: "live", label: "Live work", href: href.live },
 ];
