@@ -3,6 +3,7 @@
  * its search (`?q=`) in JSON, HTML (a GET form, no script) and Markdown, and the answers keyed
  * by questionnaire id as CSV and XLSX downloads.
  */
+import { ifNoneMatchHits } from "../../serve/artifacts.ts";
 import type { Context } from "hono";
 import { createRoute, z } from "@hono/zod-openapi";
 import {
@@ -150,11 +151,13 @@ async function exportFile(
     lastChanged,
   });
   publicHeaders(c);
+  const etag = `"${sha256HexSync(bytes)}"`;
+  if (ifNoneMatchHits(c.req.header("if-none-match"), etag)) return c.body(null, 304, { etag });
   return c.body(bytes, 200, {
     "content-type": format === "csv" ? CSV_TYPE : XLSX_TYPE,
     "content-disposition": `attachment; filename="${list.organization.slug}-answers.${format}"`,
     "x-content-type-options": "nosniff",
-    etag: `"${sha256HexSync(bytes)}"`,
+    etag,
   });
 }
 
@@ -181,6 +184,7 @@ for (
           content: { [type]: { schema: z.string().openapi({ format: "binary" }) } },
           description: "The export, as an attachment",
         },
+        304: { description: "Not modified (If-None-Match)" },
         ...errors(400, 404),
       },
     }),
