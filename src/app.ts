@@ -35,6 +35,7 @@ import { createMemo } from "./http/memo.ts";
 import type { Project } from "./domain/workspace.ts";
 import { createTxtResolver } from "./publish/dns.ts";
 import { publishIfChanged, publishProject } from "./publish/publish.ts";
+import { registerCertificationJobs } from "./publish/certification_jobs.ts";
 import { describeApi } from "./http/api_document.ts";
 import { type Config, ConfigError } from "./config.ts";
 import { sigstoreVerifierFor } from "./sigstore/verify.ts";
@@ -125,6 +126,7 @@ export async function createServices(deps: AppDeps): Promise<Services> {
     }
   };
   scheduler.onRecomputed(autoPublishAfterRecompute({ kv, publishIfChanged: publishChanged }));
+  registerCertificationJobs({ kv, clock: deps.clock, jobs, publishIfChanged: publishChanged });
   const hostResolver = deps.hostResolver ?? createHostResolver(config.dnsNameserver);
   registerWebhooks({
     ...deps,

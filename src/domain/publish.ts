@@ -7,6 +7,7 @@ import { z } from "@hono/zod-openapi";
 import { DateTime, Uuid } from "./common.ts";
 import { ControlCategory, ControlState } from "./control.ts";
 import { Vendor } from "./vendor.ts";
+import { DeclaredByVendor, PublicCertification } from "./certifications.ts";
 import { Project } from "./workspace.ts";
 
 const Confidence = z.number().min(0).max(1);
@@ -134,6 +135,7 @@ export const PublishedTrustProfile = z.object({
     description:
       "Addition to SPEC.md, after its fields: the organization's profile when this version was published; null when it had none (absent in versions published before it existed)",
   }),
+  declaredByVendor: DeclaredByVendor.optional(),
 }).openapi("PublishedTrustProfile");
 export type PublishedTrustProfile = z.infer<typeof PublishedTrustProfile>;
 
@@ -145,8 +147,13 @@ export const SlugParams = z.object({
   }),
 });
 
-export const PublishedTrustProfileResponse = z.object({ profile: PublishedTrustProfile })
-  .openapi("PublishedTrustProfileResponse");
+export const PublishedTrustProfileResponse = z.object({
+  profile: PublishedTrustProfile,
+  certifications: z.array(PublicCertification).optional().openapi({
+    description:
+      "The certifications the vendor declares now for this project (the organization's and its own), status as of the request; not signed: the version's own are in profile.declaredByVendor",
+  }),
+}).openapi("PublishedTrustProfileResponse");
 
 export const PublishedTrustControlsResponse = z.object({
   project: PublishedTrustProfile.shape.project,
@@ -289,6 +296,10 @@ export const OrganizationTrustCenter = z.object({
   url: z.url().openapi({ description: "This trust center" }),
   subprocessorsUrl: z.url().openapi({
     description: "The organization's subprocessors and their history",
+  }),
+  certifications: z.array(PublicCertification).openapi({
+    description:
+      "Certifications and attestations of the organization and its public projects, as the vendor declares them (not verified by this service), status as of now",
   }),
 }).openapi("OrganizationTrustCenter");
 export type OrganizationTrustCenter = z.infer<typeof OrganizationTrustCenter>;

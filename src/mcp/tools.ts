@@ -17,8 +17,9 @@ import {
 } from "../domain/publish.ts";
 import { OrgSlugParams, PublicSubprocessors } from "../domain/subprocessors.ts";
 import { PublicDocuments } from "../domain/documents.ts";
+import { PublicCertifications } from "../domain/certifications.ts";
 import { PublicTrustUpdates, UpdatePageQuery } from "../domain/updates.ts";
-import { controlsOf, profileEnvelope } from "../serve/bodies.ts";
+import { controlsOf } from "../serve/bodies.ts";
 import type { TrustReader } from "./reader.ts";
 
 /** One tool: its contract, the route whose body it returns, and how to read that body. */
@@ -93,7 +94,7 @@ export const TRUST_TOOLS: readonly TrustTool[] = [
       `The latest published trust profile of a vendor's project: overall state (pass, fail, stale, degraded, unknown), counts per state, and every control with its state, confidence and freshness. Use it first to answer whether a vendor currently meets its security controls. Same body as GET /trust/{projectSlug}. ${ABOUT_SLUG} ${ABOUT_ERRORS} ${ABOUT_POLLING}`,
     outputSchema: PublishedTrustProfileResponse,
     route: "/trust/{projectSlug}",
-    read: async (reader, slug) => profileEnvelope(await reader.trustJson(slug)),
+    read: (reader, slug) => reader.profile(slug),
   }),
   slugTool({
     name: "get_trust_controls",
@@ -174,6 +175,16 @@ export const TRUST_TOOLS: readonly TrustTool[] = [
     read: async (reader, { projectSlug, cursor, limit }) =>
       JSON.stringify(await reader.updates(projectSlug, { cursor, limit })),
   }),
+  tool({
+    name: "get_certifications",
+    title: "Certifications and attestations of a vendor",
+    description:
+      "The certifications and attestations an organization declares (SOC 2 Type I/II, ISO/IEC 27001:2022, 27017, 27018, 27701, PCI DSS 4.0, HIPAA, GDPR, CSA STAR, Cyber Essentials, FedRAMP, TISAX, BSI C5, others by name), for the whole organization or one of its public projects: each with its framework id and name, status as of now (achieved, in_progress, or expired once expiresAt has passed), auditor or certification body, audit period, issue and expiry dates, scope, public registry URL, and the linked report (title, sha256 digest, and a download or access-request URL). Use it to answer \"are you SOC 2 Type II / ISO 27001 certified, by whom, until when?\". They are declared by the vendor, not verified by this service: say so when you report them; each published version's trust.json signs them as declared at publication (get_trust_json, declaredByVendor). orgSlug is the organization's public slug, as in /public/trust/{orgSlug}. Unknown organizations give an error result. Same body as GET /public/trust/{orgSlug}/certifications.",
+    inputSchema: OrgSlugParams,
+    outputSchema: PublicCertifications,
+    route: "/public/trust/{orgSlug}/certifications",
+    read: async (reader, { orgSlug }) => JSON.stringify(await reader.certifications(orgSlug)),
+  }),
 ];
 
 /** The published trust.json of every public project, as an MCP resource template. */
@@ -188,4 +199,4 @@ export const TRUST_JSON_RESOURCE = {
 
 /** Guidance the server returns at initialization, for agents that read it. */
 export const SERVER_INSTRUCTIONS =
-  "Read-only access to published vendor trust profiles; no credentials. Find a project slug with search_trust_profiles when you only know a name. Start with get_trust_profile for a project slug, then get_trust_controls for details, get_trust_history for when and why states changed, or get_trust_signals for repository signals; get_subprocessors gives an organization's subprocessors and list_documents the documents it shares; get_trust_updates a project's incidents, advisories and changes. get_trust_json (or the trust://{projectSlug}/trust.json resource) gives the signed document. Call each tool at most once per minute per project.";
+  "Read-only access to published vendor trust profiles; no credentials. Find a project slug with search_trust_profiles when you only know a name. Start with get_trust_profile for a project slug, then get_trust_controls for details, get_trust_history for when and why states changed, or get_trust_signals for repository signals; get_subprocessors gives an organization's subprocessors, get_certifications the certifications it declares (not verified by this service) and list_documents the documents it shares; get_trust_updates a project's incidents, advisories and changes. get_trust_json (or the trust://{projectSlug}/trust.json resource) gives the signed document. Call each tool at most once per minute per project.";

@@ -20,24 +20,46 @@ import { getVendor } from "../store/org_profiles.ts";
 import { listProjectsByOrganization } from "../store/projects.ts";
 import { getLatestPublication } from "../store/publications.ts";
 import { orgSubscribeContent } from "./live/subscribe.ts";
-import { appendLiveMarkdown, insertLiveBlock, liveBlockOf, liveCsp } from "./live_sections.ts";
+import {
+  appendLiveMarkdown,
+  insertLiveBlock,
+  liveBlockOf,
+  liveCsp,
+  type LiveSectionContent,
+} from "./live_sections.ts";
+import { publicCertificationsOf } from "./certifications.ts";
+import {
+  CERTIFICATIONS_STYLE,
+  certificationsMarkdown,
+  certificationsSection,
+} from "../publish/render/certifications.ts";
 
 /** An organization's trust center: its public projects that have published, or 404. */
 export async function orgTrustCenter(
   kv: Deno.Kv,
   orgSlug: string,
-  options: { config: Config },
+  options: { config: Config; now: Date },
 ): Promise<OrganizationTrustCenter> {
   const { config } = options;
   const org = await getOrganizationBySlug(kv, orgSlug);
   if (!org) throw notFound("No public trust center by that name");
-  const projects = await listProjectsByOrganization(kv, org.id);
+  const [projects, vendor, certifications] = await Promise.all([
+    listProjectsByOrganization(kv, org.id),
+    getVendor(kv, org.id, { baseUrl: config.baseUrl }),
+    publicCertificationsOf(kv, {
+      config,
+      organization: org,
+      scope: { organization: true },
+      now: options.now,
+    }),
+  ]);
   const center: OrganizationTrustCenter = {
     organization: { name: org.name, slug: org.slug },
     projects: [],
-    vendor: await getVendor(kv, org.id, { baseUrl: config.baseUrl }),
+    vendor,
     url: trustCenterUrl(config, org.slug),
     subprocessorsUrl: `${trustCenterUrl(config, org.slug)}/subprocessors`,
+    certifications,
   };
   for (const project of projects.filter((p) => p.visibility === "public")) {
     const publication = await getLatestPublication(kv, project.id);
@@ -65,7 +87,10 @@ export function orgTrustCenterPage(
 ): { bytes: Uint8Array<ArrayBuffer>; csp: string } {
   const { config, links } = options;
   const org = { name: trustCenterName(center), slug: center.organization.slug };
-  const block = liveBlockOf([orgSubscribeContent(config, org)]);
+  const block = liveBlockOf([
+    orgCertificationsContent(center),
+    orgSubscribeContent(config, org),
+  ]);
   const encode = (text: string) => new TextEncoder().encode(text);
   return options.format === "html"
     ? {
@@ -76,4 +101,18 @@ export function orgTrustCenterPage(
       bytes: appendLiveMarkdown(encode(renderOrgTrustCenterMarkdown(center, links)), block),
       csp: orgTrustCenterCsp(center),
     };
+}
+
+/** The trust center's certification cards, after its headline; null without any. */
+function orgCertificationsContent(center: OrganizationTrustCenter): LiveSectionContent | null {
+  if (center.certifications.length === 0) return null;
+  return {
+    placement: "top",
+    html: certificationsSection(center.certifications, {
+      idPrefix: "certifications",
+      showProject: true,
+    }),
+    markdown: certificationsMarkdown(center.certifications),
+    styles: [CERTIFICATIONS_STYLE],
+  };
 }

@@ -176,6 +176,15 @@ export const subprocessorEventKey = (organizationId: string, sequence: number) =
 export const subprocessorEventsPrefix = (organizationId: string) =>
   ["subprocessor_events", organizationId] as const;
 
+/** An organization's certifications and attestations, by id. */
+export const certificationKey = (organizationId: string, id: string) =>
+  ["certifications", organizationId, id] as const;
+export const certificationsPrefix = (organizationId: string) =>
+  ["certifications", organizationId] as const;
+/** The id of the organization's last added certification: checked so adds cannot pass the cap. */
+export const certificationWritesKey = (organizationId: string) =>
+  ["certification_writes", organizationId] as const;
+
 /** A project's updates (incidents, advisories, changes), by id. */
 export const updateKey = (projectId: string, id: string) => ["updates", projectId, id] as const;
 export const updatesPrefix = (projectId: string) => ["updates", projectId] as const;

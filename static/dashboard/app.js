@@ -13,6 +13,7 @@ import { onboardingView } from "./views/onboarding.js";
 import { organizationView } from "./views/organization.js";
 import { organizationProfileView } from "./views/org_profile.js";
 import { subprocessorsView } from "./views/subprocessors.js";
+import { certificationsView } from "./views/certifications.js";
 import { organizationDocumentsView } from "./views/org_documents.js";
 import { subscribersView } from "./views/subscribers.js";
 import { projectView } from "./views/project.js";
@@ -31,6 +32,7 @@ const VIEWS = {
   documents: organizationDocumentsView,
   subscribers: subscribersView,
   live: liveWorkView,
+  certifications: certificationsView,
   project: projectView,
 };
 

@@ -113,7 +113,7 @@ Deno.test("[discovery] JSON documents follow their formats and agree", async (t)
   });
 
   let mcpUrl = "";
-  await t.step("mcp.json names the transport URL and the nine tools", async () => {
+  await t.step("mcp.json names the transport URL and the tools", async () => {
     const { res, body } = await getJson(server, "/.well-known/mcp.json");
     assert.equal(res.headers.get("access-control-allow-origin"), "*");
     assert.equal(body.name, "trust-profile-service");
@@ -131,6 +131,7 @@ Deno.test("[discovery] JSON documents follow their formats and agree", async (t)
       "get_subprocessors",
       "list_documents",
       "get_trust_updates",
+      "get_certifications",
     ]);
     for (const tool of body.tools) assert.ok(tool.description.length > 40, tool.name);
     assert.equal(body.resourceTemplates[0].uriTemplate, "trust://{projectSlug}/trust.json");
@@ -342,6 +343,7 @@ Deno.test("[discovery] llms.txt and the guides are Markdown whose links resolve"
         "| `search_trust_profiles` | `{ query }` | `GET /public/trust-profiles?query={query}` |",
         "| `get_subprocessors` | `{ orgSlug }` | `GET /public/trust/{orgSlug}/subprocessors` |",
         "| `list_documents` | `{ orgSlug }` | `GET /public/trust/{orgSlug}/documents` |",
+        "| `get_certifications` | `{ orgSlug }` | `GET /public/trust/{orgSlug}/certifications` |",
         "/trust/{projectSlug}/documents",
         "| `get_trust_updates` | `{ projectSlug, cursor?, limit? }` | `GET /trust/{projectSlug}/updates` |",
         "/trust/{projectSlug}/updates",

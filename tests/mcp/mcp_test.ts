@@ -42,7 +42,7 @@ Deno.test("[mcp] tools over Streamable HTTP answer the public routes' bodies", a
   await using session = await connect(baseUrl);
   const { client } = session;
 
-  await t.step("tools/list names exactly the nine tools, each with both schemas", async () => {
+  await t.step("tools/list names exactly the ten tools, each with both schemas", async () => {
     const { tools } = await client.listTools();
     assert.deepEqual(
       tools.map((tool) => tool.name).sort(),
@@ -53,6 +53,7 @@ Deno.test("[mcp] tools over Streamable HTTP answer the public routes' bodies", a
         "get_subprocessors",
         "list_documents",
         "get_trust_updates",
+        "get_certifications",
       ].sort(),
     );
     for (const tool of tools) {
@@ -60,7 +61,7 @@ Deno.test("[mcp] tools over Streamable HTTP answer the public routes' bodies", a
       assert.equal(tool.inputSchema.type, "object");
       const required = tool.name === "search_trust_profiles"
         ? ["query"]
-        : tool.name === "get_subprocessors" || tool.name === "list_documents"
+        : ["get_subprocessors", "list_documents", "get_certifications"].includes(tool.name)
         ? ["orgSlug"]
         : ["projectSlug"];
       assert.deepEqual(tool.inputSchema.required, required, tool.name);

@@ -14,6 +14,7 @@ export const ORGANIZATION_SECTIONS = [
   { id: "projects", label: "Projects", href: href.organization },
   { id: "members", label: "Members", href: href.members },
   { id: "profile", label: "Vendor profile", href: href.profile },
+  { id: "certifications", label: "Certifications", href: href.certifications },
   { id: "subprocessors", label: "Subprocessors", href: href.subprocessors },
   { id: "documents", label: "Documents", href: href.documents },
   { id: "subscribers", label: "Subscribers", href: href.subscribers },

@@ -64,6 +64,7 @@ function center(name: string, projectName: string): OrganizationTrustCenter {
     vendor: null,
     url: "https://trust.example.com/public/trust/acme-inc",
     subprocessorsUrl: "https://trust.example.com/public/trust/acme-inc/subprocessors",
+    certifications: [],
   };
 }
 
@@ -247,6 +248,7 @@ Deno.test("[publish] renderOrgTrustCenterHtml() says when nothing is published",
       vendor: null,
       url: "https://t/o",
       subprocessorsUrl: "https://t/o/subprocessors",
+      certifications: [],
     },
     (s) => s,
   );

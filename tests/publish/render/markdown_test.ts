@@ -128,6 +128,7 @@ Deno.test("[publish] renderOrgTrustCenterMarkdown() lists projects and escapes n
     vendor: null,
     url: "https://trust.example.com/public/trust/acme",
     subprocessorsUrl: "https://trust.example.com/public/trust/acme/subprocessors",
+    certifications: [],
   }, (slug) => `https://trust.example.com/trust/${slug}`);
   assert.ok(!md.includes("<img"));
   assert.equal(md.split("\n")[0], `# ${escapeMarkdown(HOSTILE_NAME)}: trust center`);
@@ -144,6 +145,7 @@ Deno.test("[publish] renderOrgTrustCenterMarkdown() lists projects and escapes n
     vendor: null,
     url: "https://trust.example.com/public/trust/a",
     subprocessorsUrl: "https://trust.example.com/public/trust/a/subprocessors",
+    certifications: [],
   }, (s) => s);
   assert.ok(empty.includes("No project of Acme has published a trust profile yet."));
 });
