@@ -8,6 +8,8 @@ import { DateTime, Uuid } from "./common.ts";
 import { ControlCategory, ControlState } from "./control.ts";
 import { Vendor } from "./vendor.ts";
 import { DeclaredByVendor, PublicCertification } from "./certifications.ts";
+import { PublicTrustUpdate } from "./updates.ts";
+import { PublicDocument } from "./documents.ts";
 import { Project } from "./workspace.ts";
 
 const Confidence = z.number().min(0).max(1);
@@ -149,6 +151,10 @@ export const SlugParams = z.object({
 
 export const PublishedTrustProfileResponse = z.object({
   profile: PublishedTrustProfile,
+  openUpdates: z.array(PublicTrustUpdate).optional().openapi({
+    description:
+      "Incidents and advisories of the project not yet resolved, newest first, as of the request (not signed; GET /trust/{projectSlug}/updates has all of them)",
+  }),
   certifications: z.array(PublicCertification).optional().openapi({
     description:
       "The certifications the vendor declares now for this project (the organization's and its own), status as of the request; not signed: the version's own are in profile.declaredByVendor",
@@ -300,6 +306,22 @@ export const OrganizationTrustCenter = z.object({
   certifications: z.array(PublicCertification).openapi({
     description:
       "Certifications and attestations of the organization and its public projects, as the vendor declares them (not verified by this service), status as of now",
+  }),
+  openUpdates: z.array(PublicTrustUpdate.extend({
+    project: z.object({ slug: z.string(), name: z.string() }),
+  })).openapi({
+    description:
+      "Incidents and advisories of its public projects not yet resolved, newest first (the banner of the page)",
+  }),
+  documents: z.array(PublicDocument).openapi({
+    description: "The documents it shares, by title (restricted ones by title only)",
+  }),
+  acceptingRequests: z.boolean().openapi({
+    description: "Whether restricted documents can be requested (an NDA is set)",
+  }),
+  documentsUrl: z.url().openapi({ description: "Its documents page, with the NDA" }),
+  accessRequestUrl: z.url().nullable().openapi({
+    description: "The form that requests restricted documents; null while no NDA is set",
   }),
 }).openapi("OrganizationTrustCenter");
 export type OrganizationTrustCenter = z.infer<typeof OrganizationTrustCenter>;

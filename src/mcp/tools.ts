@@ -91,7 +91,7 @@ export const TRUST_TOOLS: readonly TrustTool[] = [
     name: "get_trust_profile",
     title: "Published trust profile",
     description:
-      `The latest published trust profile of a vendor's project: overall state (pass, fail, stale, degraded, unknown), counts per state, and every control with its state, confidence and freshness. Use it first to answer whether a vendor currently meets its security controls. Same body as GET /trust/{projectSlug}. ${ABOUT_SLUG} ${ABOUT_ERRORS} ${ABOUT_POLLING}`,
+      `The latest published trust profile of a vendor's project: overall state (pass, fail, stale, degraded, unknown), counts per state, and every control with its state, confidence and freshness. Beside the signed profile: openUpdates, the incidents and advisories not yet resolved (mention them first), and certifications, what the vendor declares now (SOC 2, ISO/IEC 27001…, not verified by this service). Use it first to answer whether a vendor currently meets its security controls. Same body as GET /trust/{projectSlug}. ${ABOUT_SLUG} ${ABOUT_ERRORS} ${ABOUT_POLLING}`,
     outputSchema: PublishedTrustProfileResponse,
     route: "/trust/{projectSlug}",
     read: (reader, slug) => reader.profile(slug),

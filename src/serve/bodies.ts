@@ -9,6 +9,7 @@ import type { Clock } from "../lib/clock.ts";
 import { sha256HexSync } from "../lib/hash.ts";
 import { getOrganization } from "../store/organizations.ts";
 import { publicCertificationsOf } from "./certifications.ts";
+import { openPublicUpdates } from "./updates.ts";
 import type { Publication } from "../domain/publication.ts";
 import type { z } from "@hono/zod-openapi";
 import type { PublishedTrustControlsResponse } from "../domain/publish.ts";
@@ -24,7 +25,10 @@ export function profileEnvelope(trustJson: string, wrap: Wrap = PROFILE_ENVELOPE
   return `${wrap.prefix}${trustJson}${wrap.suffix}`;
 }
 
-/** What the profile envelope shows beside the signed trust.json, as of now (not signed). */
+/**
+ * What the profile envelope shows beside the signed trust.json, as of now (not signed): the
+ * incidents and advisories still open, and the certifications the vendor declares.
+ */
 async function liveParts(
   deps: { kv: Deno.Kv; config: Config; clock: Clock },
   project: Project,
@@ -38,12 +42,13 @@ async function liveParts(
       now: deps.clock.now(),
     })
     : [];
-  return { certifications };
+  const openUpdates = await openPublicUpdates(deps.kv, deps.config, project);
+  return { openUpdates, certifications };
 }
 
 /**
  * The envelope of a project's latest profile: the stored trust.json bytes, then what the
- * vendor shows now beside them (its certifications with their current status). The tag
+ * vendor shows now beside them (open updates, certifications with their current status). The tag
  * names the live parts, so the ETag changes with them.
  */
 export async function profileWrap(

@@ -24,6 +24,7 @@ import { subscribeSection } from "./live/subscribe.ts";
 import { subprocessorsSection } from "./live/subprocessors.ts";
 import { updatesSection } from "./live/updates.ts";
 import { certificationsLiveSection } from "./live/certifications.ts";
+import { bannerSection } from "./live/banner.ts";
 
 /** What a section is rendered from. */
 export interface LiveContext {
@@ -59,6 +60,7 @@ export interface LiveSection {
 
 /** The live sections, in page order (each within its placement). */
 export const LIVE_SECTIONS: readonly LiveSection[] = [
+  bannerSection,
   certificationsLiveSection,
   updatesSection,
   subprocessorsSection,

@@ -1,9 +1,10 @@
 /**
- * An organization's trust center (GET /public/trust/{orgSlug}): who the vendor is, and
- * every public project that has published, with its overall state, counts and last
- * publication. Read per request from stored data, so it always shows the latest versions.
- * When email is configured, the page ends with the subscribe form, inserted and allowed by
- * the CSP the same way as the trust page's live block.
+ * An organization's trust center (GET /public/trust/{orgSlug}): who the vendor is, its open
+ * incidents and advisories, the certifications it declares, every public project that has
+ * published (overall state, counts, last publication), the documents it shares with the way
+ * to request restricted ones, and, when email is configured, the subscribe form. Read per
+ * request from stored data, so it always shows the latest versions. The parts beyond the
+ * rendered page are placed and allowed by the CSP the same way as the trust page's live block.
  */
 import type { Config } from "../config.ts";
 import { notFound } from "../domain/errors.ts";
@@ -15,24 +16,21 @@ import {
   trustCenterName,
 } from "../publish/render/mod.ts";
 import { publicUrls, trustCenterUrl } from "../publish/urls.ts";
+import { currentNda } from "../store/documents.ts";
 import { getOrganizationBySlug } from "../store/organizations.ts";
 import { getVendor } from "../store/org_profiles.ts";
 import { listProjectsByOrganization } from "../store/projects.ts";
 import { getLatestPublication } from "../store/publications.ts";
-import { orgSubscribeContent } from "./live/subscribe.ts";
-import {
-  appendLiveMarkdown,
-  insertLiveBlock,
-  liveBlockOf,
-  liveCsp,
-  type LiveSectionContent,
-} from "./live_sections.ts";
 import { publicCertificationsOf } from "./certifications.ts";
+import { listedDocuments, presentPublic } from "./documents.ts";
+import { orgSubscribeContent } from "./live/subscribe.ts";
+import { appendLiveMarkdown, insertLiveBlock, liveBlockOf, liveCsp } from "./live_sections.ts";
 import {
-  CERTIFICATIONS_STYLE,
-  certificationsMarkdown,
-  certificationsSection,
-} from "../publish/render/certifications.ts";
+  orgBannerContent,
+  orgCertificationsContent,
+  orgDocumentsContent,
+} from "./org_center_sections.ts";
+import { openPublicUpdates } from "./updates.ts";
 
 /** An organization's trust center: its public projects that have published, or 404. */
 export async function orgTrustCenter(
@@ -43,7 +41,8 @@ export async function orgTrustCenter(
   const { config } = options;
   const org = await getOrganizationBySlug(kv, orgSlug);
   if (!org) throw notFound("No public trust center by that name");
-  const [projects, vendor, certifications] = await Promise.all([
+  const center = trustCenterUrl(config, org.slug);
+  const [projects, vendor, certifications, listed, nda] = await Promise.all([
     listProjectsByOrganization(kv, org.id),
     getVendor(kv, org.id, { baseUrl: config.baseUrl }),
     publicCertificationsOf(kv, {
@@ -52,19 +51,26 @@ export async function orgTrustCenter(
       scope: { organization: true },
       now: options.now,
     }),
+    listedDocuments(kv, org.id),
+    currentNda(kv, org.id),
   ]);
-  const center: OrganizationTrustCenter = {
+  const body: OrganizationTrustCenter = {
     organization: { name: org.name, slug: org.slug },
     projects: [],
     vendor,
-    url: trustCenterUrl(config, org.slug),
-    subprocessorsUrl: `${trustCenterUrl(config, org.slug)}/subprocessors`,
+    url: center,
+    subprocessorsUrl: `${center}/subprocessors`,
     certifications,
+    openUpdates: [],
+    documents: listed.map((item) => presentPublic(config, org, item)),
+    acceptingRequests: nda !== null,
+    documentsUrl: `${center}/documents`,
+    accessRequestUrl: nda ? `${center}/documents/request` : null,
   };
   for (const project of projects.filter((p) => p.visibility === "public")) {
     const publication = await getLatestPublication(kv, project.id);
     if (!publication) continue;
-    center.projects.push({
+    body.projects.push({
       slug: project.slug,
       name: project.name,
       hostedSubdomain: project.hostedSubdomain,
@@ -73,13 +79,20 @@ export async function orgTrustCenter(
       summary: publication.summary,
       url: publicUrls(config, project.slug).page,
     });
+    const open = await openPublicUpdates(kv, config, project);
+    body.openUpdates.push(
+      ...open.map((u) => ({ ...u, project: { slug: project.slug, name: project.name } })),
+    );
   }
-  return center;
+  body.openUpdates.sort((a, b) => b.postedAt.localeCompare(a.postedAt));
+  return body;
 }
 
 /**
- * The trust center page as HTML (with its CSP) or Markdown, with the subscribe form when
- * email is configured; `links(slug)` is each project's page.
+ * The trust center page as HTML (with its CSP) or Markdown: the rendered page with the
+ * banner of open updates at its top, the certification cards after its headline, and the
+ * documents and the subscribe form (when email is configured) at its end;
+ * `links(slug)` is each project's page.
  */
 export function orgTrustCenterPage(
   center: OrganizationTrustCenter,
@@ -88,7 +101,9 @@ export function orgTrustCenterPage(
   const { config, links } = options;
   const org = { name: trustCenterName(center), slug: center.organization.slug };
   const block = liveBlockOf([
+    orgBannerContent(center),
     orgCertificationsContent(center),
+    orgDocumentsContent(center),
     orgSubscribeContent(config, org),
   ]);
   const encode = (text: string) => new TextEncoder().encode(text);
@@ -101,18 +116,4 @@ export function orgTrustCenterPage(
       bytes: appendLiveMarkdown(encode(renderOrgTrustCenterMarkdown(center, links)), block),
       csp: orgTrustCenterCsp(center),
     };
-}
-
-/** The trust center's certification cards, after its headline; null without any. */
-function orgCertificationsContent(center: OrganizationTrustCenter): LiveSectionContent | null {
-  if (center.certifications.length === 0) return null;
-  return {
-    placement: "top",
-    html: certificationsSection(center.certifications, {
-      idPrefix: "certifications",
-      showProject: true,
-    }),
-    markdown: certificationsMarkdown(center.certifications),
-    styles: [CERTIFICATIONS_STYLE],
-  };
 }

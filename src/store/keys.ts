@@ -193,7 +193,10 @@ export const updateByPostedKey = (projectId: string, postedAt: string, id: strin
   ["updates_by_posted", projectId, postedAt, id] as const;
 export const updatesByPostedPrefix = (projectId: string) =>
   ["updates_by_posted", projectId] as const;
-/** A project's incidents not yet resolved (ids), by the time they were posted. */
+/**
+ * A project's incidents and advisories not yet resolved (ids), by the time they were posted
+ * (the key keeps the name it had when only incidents were indexed).
+ */
 export const openIncidentKey = (projectId: string, postedAt: string, id: string) =>
   ["updates_open_incidents", projectId, postedAt, id] as const;
 export const openIncidentsPrefix = (projectId: string) =>

@@ -1,8 +1,8 @@
 /**
  * get_certifications and get_trust_profile through the SDK's own client against a real
  * server: the certifications tool answers the body of GET /public/trust/{orgSlug}/certifications
- * and the profile tool the envelope of GET /trust/{slug}, with the certifications beside the
- * signed trust.json; an unknown organization is an error result.
+ * and the profile tool the envelope of GET /trust/{slug}, with the open incident and the
+ * certifications beside the signed trust.json; an unknown organization is an error result.
  */
 import assert from "node:assert/strict";
 // @ts-types="@modelcontextprotocol/sdk/client/index"
@@ -39,6 +39,12 @@ Deno.test("[mcp] get_certifications answers the public list; the profile carries
     );
   }
   assert.equal((await api("POST", `/projects/${project.id}/publish`)).status, 201);
+  const incident = await api("POST", `/projects/${project.id}/updates`, {
+    kind: "incident",
+    title: "Login failures",
+    body: "Investigating.",
+  });
+  assert.equal(incident.status, 201);
 
   const client = new Client({ name: "mcp-certifications-test", version: "1.0.0" });
   await client.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp`)));
@@ -65,16 +71,22 @@ Deno.test("[mcp] get_certifications answers the public list; the profile carries
       },
     );
 
-    await t.step("get_trust_profile returns the envelope with the certifications", async () => {
-      const body = await (await fetch(`${base}/trust/globex`)).json();
-      const result = await client.callTool({
-        name: "get_trust_profile",
-        arguments: { projectSlug: "globex" },
-      });
-      assert.deepEqual(result.structuredContent, body);
-      assert.equal(body.certifications.length, 2);
-      assert.equal(body.profile.declaredByVendor.certifications.length, 2);
-    });
+    await t.step(
+      "get_trust_profile returns the envelope: open incident, certifications",
+      async () => {
+        const body = await (await fetch(`${base}/trust/globex`)).json();
+        const result = await client.callTool({
+          name: "get_trust_profile",
+          arguments: { projectSlug: "globex" },
+        });
+        assert.deepEqual(result.structuredContent, body);
+        assert.deepEqual(body.openUpdates.map((u: { title: string }) => u.title), [
+          "Login failures",
+        ]);
+        assert.equal(body.certifications.length, 2);
+        assert.equal(body.profile.declaredByVendor.certifications.length, 2);
+      },
+    );
 
     await t.step("an unknown organization is an error result", async () => {
       const result = await client.callTool({

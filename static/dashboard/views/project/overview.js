@@ -10,6 +10,7 @@ import { liveBanner } from "../live_status.js";
 import { catalogCard } from "./catalog.js";
 import { privateNotice, projectPath, trustHost } from "./common.js";
 import { statusCard } from "./status.js";
+import { unreportedNotice } from "./unreported.js";
 
 function projectFacts(app, project, controls) {
   const enabled = controls.filter((c) => c.enabled).length;
@@ -41,6 +42,7 @@ export async function overviewSection(app, project) {
     banner,
     privateNotice(project),
     summary,
+    unreportedNotice(app, project, evaluations, controls),
     statusCard(app, project, evaluations, () => current.filter((c) => c.enabled).length),
     catalogCard(app, project, controls, {
       onChange: (next) => {
