@@ -22,6 +22,7 @@ import { createScheduler } from "./live/scheduler.ts";
 import { createJobWorker } from "./live/worker.ts";
 import { createMailer } from "./mail/mod.ts";
 import { registerEmail } from "./push/email.ts";
+import { registerOwnerMail } from "./push/owner_mail.ts";
 import { createEventBus } from "./push/events.ts";
 import { registerWebhooks } from "./push/webhooks.ts";
 import { DEFAULT_DELIVERY_OPTIONS } from "./push/webhook_delivery.ts";
@@ -109,6 +110,7 @@ export async function createServices(deps: AppDeps): Promise<Services> {
   const events = createEventBus({ log: deps.log, jobs });
   const mailer = deps.mailer ?? createMailer(config.mail);
   registerEmail({ ...deps, mailer, jobs, events });
+  registerOwnerMail({ ...deps, mailer, jobs });
   const publicCache = createPublicCache();
   const publishDeps = { ...deps, signingKey: keys.publications, logKey: keys.log };
   const publish = async (project: Project) => {

@@ -223,12 +223,17 @@ export const TrustProfileMatch = z.object({
   overallState: ControlState,
   version: z.int().min(1),
   publishedAt: DateTime,
+  organization: z.object({
+    name: z.string().openapi({ description: "The vendor's display name, else the organization's" }),
+    slug: z.string().openapi({ description: "As in /public/trust/{orgSlug}" }),
+  }).openapi({ description: "Who publishes the project" }),
 }).openapi("TrustProfileMatch");
 export type TrustProfileMatch = z.infer<typeof TrustProfileMatch>;
 
 export const TrustProfileSearchQuery = z.object({
   query: z.string().trim().min(1).max(100).openapi({
-    description: "Part of a project's name or slug, case-insensitive",
+    description:
+      "Part of a project's name or slug, or of its organization's name, slug or description, case-insensitive",
     example: "acme",
   }),
 });

@@ -82,6 +82,8 @@ function summaryOf(job: Job): string {
       return "Deliver a webhook";
     case "mail":
       return "Send an email to a subscriber";
+    case "owner-mail":
+      return "Email an owner about an access request";
     case "certification":
       return "Record a certification's expiry (and publish the change automatically)";
     default:

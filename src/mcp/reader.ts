@@ -6,6 +6,7 @@
 import type { TrustSignalDetection } from "../domain/collector.ts";
 import type { Logger } from "../lib/log.ts";
 import type {
+  OrganizationTrustCenter,
   PublishedVersionListResponse,
   TrustProfileSearchResponse,
   VersionPageQuery,
@@ -23,6 +24,7 @@ import { publicDocuments } from "../serve/documents.ts";
 import { publicUpdates } from "../serve/updates.ts";
 import type { PublicCertifications } from "../domain/certifications.ts";
 import { publicCertifications } from "../serve/certifications.ts";
+import { orgTrustCenter } from "../serve/org_center.ts";
 
 /** Reads of published trust data; each throws the same 404 as HTTP for unknown or private slugs. */
 export interface TrustReader {
@@ -40,6 +42,8 @@ export interface TrustReader {
   subprocessors(orgSlug: string): Promise<PublicSubprocessors>;
   /** An organization's public document list (the JSON of /public/trust/{orgSlug}/documents). */
   documents(orgSlug: string): Promise<PublicDocuments>;
+  /** An organization's trust center (the JSON of /public/trust/{orgSlug}). */
+  trustCenter(orgSlug: string): Promise<OrganizationTrustCenter>;
   /** An organization's declared certifications (the JSON of /public/trust/{orgSlug}/certifications). */
   certifications(orgSlug: string): Promise<PublicCertifications>;
   /** A page of a public project's updates (the JSON of /trust/{projectSlug}/updates). */
@@ -68,6 +72,8 @@ export function createTrustReader(
       return list;
     },
     updates: (projectSlug, query) => publicUpdates(reads, projectSlug, query),
+    trustCenter: (orgSlug) =>
+      orgTrustCenter(reads.kv, orgSlug, { config: reads.config, now: reads.clock.now() }),
     certifications: (orgSlug) =>
       publicCertifications(reads.kv, orgSlug, { config: reads.config, now: reads.clock.now() }),
     log: reads.log,

@@ -6,6 +6,7 @@
 import { z } from "@hono/zod-openapi";
 import { TrustSignalsResponse } from "../domain/collector.ts";
 import {
+  OrganizationTrustCenter,
   PublishedTrustControlsResponse,
   PublishedTrustProfile,
   PublishedTrustProfileResponse,
@@ -138,7 +139,7 @@ export const TRUST_TOOLS: readonly TrustTool[] = [
     name: "search_trust_profiles",
     title: "Find a vendor's trust profile",
     description:
-      "Public trust profiles whose project name or slug contains the query (case-insensitive; exact and prefix matches first, at most 20), each with its slug, name, overall state, latest version and publication time. Use it when you know a vendor's or product's name but not its project slug, then call get_trust_profile with the slug. Private projects and projects that never published never appear; an empty profiles list means no match. Same body as GET /public/trust-profiles?query={query}.",
+      "Public trust profiles whose project name or slug contains the query, or whose organization's name, slug, display name or description does (case-insensitive; project matches first, then organization names, then descriptions; exact and prefix matches first, at most 20), each with its slug, name, overall state, latest version, publication time and organization (name and orgSlug). Use it when you know a vendor's or product's name but not its project slug, then call get_trust_profile with the slug, or list_organization_projects with the orgSlug. Private projects and projects that never published never appear; an empty profiles list means no match. Same body as GET /public/trust-profiles?query={query}.",
     inputSchema: TrustProfileSearchQuery,
     outputSchema: TrustProfileSearchResponse,
     route: "/public/trust-profiles?query={query}",
@@ -176,6 +177,16 @@ export const TRUST_TOOLS: readonly TrustTool[] = [
       JSON.stringify(await reader.updates(projectSlug, { cursor, limit })),
   }),
   tool({
+    name: "list_organization_projects",
+    title: "A vendor's public projects and trust center",
+    description:
+      "An organization's trust center: every public project that has published, each with its slug, name, overall state, counts per state, latest version, publication time and trust page URL; and, beside them, the vendor's profile, its incidents and advisories not yet resolved (openUpdates, mention them first), the certifications it declares (not verified by this service), the documents it shares (with acceptingRequests and accessRequestUrl for restricted ones) and the subprocessors URL. Use it when you know the vendor (orgSlug, e.g. from search_trust_profiles) and want its products, then call get_trust_profile with a project's slug. orgSlug is the organization's public slug, as in /public/trust/{orgSlug}. Unknown organizations give an error result. Same body as GET /public/trust/{orgSlug}.",
+    inputSchema: OrgSlugParams,
+    outputSchema: OrganizationTrustCenter,
+    route: "/public/trust/{orgSlug}",
+    read: async (reader, { orgSlug }) => JSON.stringify(await reader.trustCenter(orgSlug)),
+  }),
+  tool({
     name: "get_certifications",
     title: "Certifications and attestations of a vendor",
     description:
@@ -199,4 +210,4 @@ export const TRUST_JSON_RESOURCE = {
 
 /** Guidance the server returns at initialization, for agents that read it. */
 export const SERVER_INSTRUCTIONS =
-  "Read-only access to published vendor trust profiles; no credentials. Find a project slug with search_trust_profiles when you only know a name. Start with get_trust_profile for a project slug, then get_trust_controls for details, get_trust_history for when and why states changed, or get_trust_signals for repository signals; get_subprocessors gives an organization's subprocessors, get_certifications the certifications it declares (not verified by this service) and list_documents the documents it shares; get_trust_updates a project's incidents, advisories and changes. get_trust_json (or the trust://{projectSlug}/trust.json resource) gives the signed document. Call each tool at most once per minute per project.";
+  "Read-only access to published vendor trust profiles; no credentials. Find a project slug with search_trust_profiles when you only know a vendor's or product's name; list_organization_projects gives a vendor's public projects. Start with get_trust_profile for a project slug, then get_trust_controls for details, get_trust_history for when and why states changed, or get_trust_signals for repository signals; get_subprocessors gives an organization's subprocessors, get_certifications the certifications it declares (not verified by this service) and list_documents the documents it shares; get_trust_updates a project's incidents, advisories and changes. get_trust_json (or the trust://{projectSlug}/trust.json resource) gives the signed document. Call each tool at most once per minute per project.";

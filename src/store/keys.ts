@@ -257,6 +257,8 @@ export const documentDownloadKey = (organizationId: string, id: string) =>
   ["document_downloads", organizationId, id] as const;
 export const documentDownloadsPrefix = (organizationId: string) =>
   ["document_downloads", organizationId] as const;
+/** An email to an owner about an access request, with its sending state. */
+export const ownerNoticeKey = (id: string) => ["owner_notices", id] as const;
 /** Access requests counted per client address or email, for throttling. */
 export const accessRequestAttemptsKey = (scope: "ip" | "email", subject: string) =>
   ["access_request_attempts", scope, subject] as const;

@@ -131,6 +131,7 @@ Deno.test("[discovery] JSON documents follow their formats and agree", async (t)
       "get_subprocessors",
       "list_documents",
       "get_trust_updates",
+      "list_organization_projects",
       "get_certifications",
     ]);
     for (const tool of body.tools) assert.ok(tool.description.length > 40, tool.name);
@@ -344,6 +345,7 @@ Deno.test("[discovery] llms.txt and the guides are Markdown whose links resolve"
         "| `get_subprocessors` | `{ orgSlug }` | `GET /public/trust/{orgSlug}/subprocessors` |",
         "| `list_documents` | `{ orgSlug }` | `GET /public/trust/{orgSlug}/documents` |",
         "| `get_certifications` | `{ orgSlug }` | `GET /public/trust/{orgSlug}/certifications` |",
+        "| `list_organization_projects` | `{ orgSlug }` | `GET /public/trust/{orgSlug}` |",
         "/trust/{projectSlug}/documents",
         "| `get_trust_updates` | `{ projectSlug, cursor?, limit? }` | `GET /trust/{projectSlug}/updates` |",
         "/trust/{projectSlug}/updates",

@@ -6,6 +6,7 @@ import { badge, field, h, handleSubmit } from "../dom.js";
 import { capitalize, formatDate } from "../format.js";
 import { href } from "../routes.js";
 import { liveBanner } from "./live_status.js";
+import { pendingRequestsNotice } from "./org_access.js";
 import { slugInput, visibilityChoice } from "./onboarding.js";
 import { card, dataTable, emptyState, pageHeader, tabs, visibilityBadge } from "./layout.js";
 
@@ -123,15 +124,17 @@ function createProjectForm(app, organization) {
 export async function organizationView(app, organizationId) {
   const organization = await app.requireOrganization(organizationId);
   app.setTitle("Projects", organization.name);
-  const [{ projects }, banner] = await Promise.all([
+  const [{ projects }, banner, pending] = await Promise.all([
     app.api.get(`/organizations/${encodeURIComponent(organization.id)}/projects`),
     liveBanner(app, organization.id),
+    pendingRequestsNotice(app, organization, href.documents(organization.id)),
   ]);
   return h(
     "div",
     {},
     organizationHeader(organization, "projects"),
     banner,
+    pending,
     h(
       "div",
       { class: "layout-split" },
