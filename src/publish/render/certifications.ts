@@ -21,15 +21,20 @@ export const CERTIFICATIONS_STYLE = `
 .certs{display:grid;grid-template-columns:repeat(auto-fill,minmax(16rem,1fr));gap:.75rem;
 margin:0;padding:0;list-style:none}
 .cert{background:var(--surface);border:1px solid var(--border);border-radius:10px;
-padding:.85rem 1rem;min-width:0}
-.cert h3{font-size:1.0625rem;margin:0 0 .45rem}
-.cert .proj{display:block;color:var(--muted);font-size:.8125rem;font-weight:400;margin-top:.15rem}
-.cert dl{display:grid;gap:.35rem;margin:.65rem 0 0}
+padding:.75rem 1rem;min-width:0}
+.chead{display:flex;flex-wrap:wrap;align-items:center;justify-content:space-between;
+gap:.35rem .75rem}
+.cert h3{font-size:1.0625rem;margin:0}
+.cert .proj{display:block;color:var(--muted);font-size:.8125rem;font-weight:400;margin-top:.1rem}
+.cert p{margin:.4rem 0 0;font-size:.875rem}
+.cert time{display:inline}
+.cert details{margin-top:.35rem;font-size:.875rem}
+.cert summary{cursor:pointer;color:var(--muted)}
+.cert dl{display:grid;gap:.3rem;margin:.4rem 0 0}
 .cert dt{color:var(--muted);font-size:.75rem;font-weight:650;letter-spacing:.04em;
 text-transform:uppercase}
-.cert dd{margin:0;font-size:.875rem}
-.cert time{display:inline}
-.cert ul{display:flex;flex-wrap:wrap;gap:.25rem 1rem;margin:.65rem 0 0;padding:0;
+.cert dd{margin:0}
+.cert ul{display:flex;flex-wrap:wrap;gap:.25rem 1rem;margin:.4rem 0 0;padding:0;
 list-style:none;font-size:.875rem}
 .cert .muted{color:var(--muted)}
 `;
@@ -72,7 +77,21 @@ function statusPill(status: CertificationStatus): Html {
   return html`<span class="pill s-${look}">${icon(shape)}${label}</span>`;
 }
 
-function facts(c: PublicCertification): Html[] {
+/**
+ * The line every card shows: who vouches and until when (or since when it expired), the
+ * parts separated by a middle dot.
+ */
+function summary(c: PublicCertification): (Html | string)[] {
+  const parts: Html[] = [];
+  if (c.auditor) parts.push(html`${auditorLabel(c.framework)} ${c.auditor}`);
+  if (c.expiresAt) {
+    parts.push(html`${c.status === "expired" ? "Expired on" : "Valid until"} ${when(c.expiresAt)}`);
+  }
+  return parts.flatMap((part, i) => (i === 0 ? [part] : [" · ", part]));
+}
+
+/** The rest, one click away: audit period, issue date and scope. */
+function details(c: PublicCertification): Html[] {
   const items: Html[] = [];
   const fact = (term: string, value: Html | string) =>
     items.push(html`
@@ -81,12 +100,10 @@ function facts(c: PublicCertification): Html[] {
         <dd>${value}</dd>
       </div>
     `);
-  if (c.auditor) fact(auditorLabel(c.framework), c.auditor);
   if (c.auditPeriod) {
     fact("Audit period", html`${when(c.auditPeriod.start)} to ${when(c.auditPeriod.end)}`);
   }
   if (c.issuedAt) fact("Issued", when(c.issuedAt));
-  if (c.expiresAt) fact(c.status === "expired" ? "Expired on" : "Valid until", when(c.expiresAt));
   if (c.scope) fact("Scope", c.scope);
   return items;
 }
@@ -107,9 +124,9 @@ function links(c: PublicCertification): Html[] {
   }
   const registry = httpsUrl(c.registryUrl);
   if (registry) {
+    const what = html`<span class="vh"> for ${c.frameworkName}</span>`;
     items.push(
-      html`<li><a href="${registry}" rel="noopener nofollow">Registry entry<span class="vh">
-      for ${c.frameworkName}</span></a></li>`,
+      html`<li><a href="${registry}" rel="noopener nofollow">Registry entry${what}</a></li>`,
     );
   }
   return items;
@@ -119,13 +136,21 @@ function card(c: PublicCertification, showProject: boolean): Html {
   const project = showProject && c.project
     ? html`<span class="proj">${c.project.name}</span>`
     : html``;
-  const details = facts(c);
+  const line = summary(c);
+  const more = details(c);
   const actions = links(c);
   return html`
     <li class="cert">
-      <h3>${c.frameworkName}${project}</h3>
-      ${statusPill(c.status)}
-      ${details.length > 0 ? html`<dl>${details}</dl>` : html``}
+      <div class="chead"><h3>${c.frameworkName}${project}</h3>${statusPill(c.status)}</div>
+      ${line.length > 0 ? html`<p>${line}</p>` : html``}
+      ${more.length > 0
+        ? html`
+          <details>
+            <summary>Details<span class="vh"> of ${c.frameworkName}</span></summary>
+            <dl>${more}</dl>
+          </details>
+        `
+        : html``}
       ${actions.length > 0 ? html`<ul>${actions}</ul>` : html``}
     </li>
   `;
@@ -145,8 +170,8 @@ export function certificationsSection(
     <section aria-labelledby="${id}">
       <h2 id="${id}">Certifications and attestations</h2>
       <p class="note">
-        Declared by the vendor, not verified by this service. Each version's signed trust.json
-        records them as they were at its publication, with the digest of each linked report.
+        Declared by the vendor, not verified by this service; each version's trust.json signs
+        them.
       </p>
       <ul class="certs">${certifications.map((c) => card(c, options.showProject))}</ul>
     </section>
