@@ -44,11 +44,11 @@ async function banner(services: Services, config: Config, setupUrl: string | nul
     lines.push(
       `No account exists yet. Open this one-time link to create the first one:\n  ${setupUrl}`,
     );
-  } else {
-    lines.push(
-      `Dashboard: ${config.baseUrl}/dashboard/   API description: ${config.baseUrl}/openapi.json`,
-    );
   }
+  lines.push(
+    `Dashboard: ${config.baseUrl}/dashboard/   API description: ${config.baseUrl}/openapi.json`,
+    `Public trust pages: ${config.trustPageBase}/trust/<project-slug>   Setup guide: ${config.baseUrl}/setup.md`,
+  );
   return lines;
 }
 

@@ -12,7 +12,7 @@ import type { AppDeps, AppEnv, Services } from "./http/env.ts";
 import { handleError, validationHook } from "./http/errors.ts";
 import { mountRoutes } from "./http/mount.ts";
 import { notFoundHandler } from "./http/not_found.ts";
-import { hostRouting } from "./http/host_routing.ts";
+import { hostRouting, withParseableUrl } from "./http/host_routing.ts";
 import { publicCors } from "./http/cors.ts";
 import { dropLivePagesAfterWrites } from "./http/live_pages.ts";
 import { loadStaticFiles, serveStatic, staticFile } from "./http/static_files.ts";
@@ -33,6 +33,8 @@ import { createFastPath } from "./serve/fast_path.ts";
 import { createArtifactCache } from "./serve/artifacts.ts";
 import { createLivePageCache } from "./serve/live_pages.ts";
 import { createMemo } from "./http/memo.ts";
+import { createLimiter } from "./lib/limiter.ts";
+import { STAMPING_LIMITS } from "./serve/watermark.ts";
 import type { Project } from "./domain/workspace.ts";
 import { createTxtResolver } from "./publish/dns.ts";
 import { publishIfChanged, publishProject } from "./publish/publish.ts";
@@ -154,6 +156,7 @@ export async function createServices(deps: AppDeps): Promise<Services> {
     artifacts: createArtifactCache(),
     livePages: createLivePageCache(),
     memo: createMemo(),
+    stamping: createLimiter({ ...STAMPING_LIMITS, ...deps.stampingLimits }),
     publish,
   };
 }
@@ -203,14 +206,19 @@ export async function createApp(
   // `fetch` too, so tests see exactly what a client sees. HEAD is answered as GET: the HTTP
   // server sends the headers, Content-Length included, and drops the body (RFC 9110 §9.3.2).
   // Hono's own HEAD handling empties the body, which would announce a length of 0.
+  // Requests whose Host makes their URL unparseable are routed on the service's own origin.
   const fastPath = createFastPath(services);
   const route = app.fetch;
-  app.fetch = (request, env, ctx) =>
-    fastPath(request) ??
-      route(
-        request.method === "HEAD" ? new Request(request, { method: "GET" }) : request,
-        env,
-        ctx,
-      );
+  const origin = new URL(config.baseUrl).origin;
+  app.fetch = (request, env, ctx) => {
+    const fast = fastPath(request);
+    if (fast) return fast;
+    const parseable = withParseableUrl(request, origin);
+    return route(
+      parseable.method === "HEAD" ? new Request(parseable, { method: "GET" }) : parseable,
+      env,
+      ctx,
+    );
+  };
   return app;
 }

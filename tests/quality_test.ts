@@ -52,3 +52,10 @@ Deno.test("[quality] deno.lock holds the runtime packages only, at the versions 
     assert.equal(tests.specifiers[spec], version, `${spec} resolves alike in both lockfiles`);
   }
 });
+
+Deno.test("[quality] the README reads on any screen: no line over 120 characters", async () => {
+  const readme = await Deno.readTextFile(new URL("../README.md", import.meta.url));
+  const long = readme.split("\n").map((line, i) => ({ line, number: i + 1 }))
+    .filter(({ line }) => line.length > 120).map(({ number, line }) => `${number}: ${line}`);
+  assert.deepEqual(long, []);
+});

@@ -7,7 +7,11 @@
  */
 import type { LoginCounter, LoginScope, LoginVerdict } from "../domain/account.ts";
 import { rateLimited } from "../domain/errors.ts";
-import { releaseLoginAttempt, reserveLoginAttempt } from "../store/login_attempts.ts";
+import {
+  readLoginCounters,
+  releaseLoginAttempt,
+  reserveLoginAttempt,
+} from "../store/login_attempts.ts";
 
 const WINDOW_MS = 15 * 60 * 1000;
 const BASE_LOCK_MS = 30 * 1000;
@@ -61,4 +65,24 @@ export async function endLoginAttemptWithSuccess(
   subjects: LoginSubjects,
 ): Promise<void> {
   await releaseLoginAttempt(kv, subjects, { ttlMs: COUNTER_TTL_MS });
+}
+
+/**
+ * How long sign-in stays locked for the email or the address at `now` (the longer of the
+ * two), in milliseconds; 0 when a password attempt would be evaluated. Changes nothing.
+ */
+export async function loginLockedForMs(
+  kv: Deno.Kv,
+  subjects: LoginSubjects,
+  now: Date,
+): Promise<number> {
+  const counters = await readLoginCounters(kv, subjects);
+  const at = now.getTime();
+  return Math.max(
+    0,
+    ...(["email", "ip"] as const).map((scope) => {
+      const verdict = decideLoginAttempt(scope, counters[scope], at);
+      return "retryAfterMs" in verdict ? verdict.retryAfterMs : 0;
+    }),
+  );
 }

@@ -4,7 +4,7 @@
  * only as a hash of their token) and the log of every download through a link.
  */
 import { z } from "@hono/zod-openapi";
-import { DateTime, Uuid } from "./common.ts";
+import { DateTime, oneLine, Uuid } from "./common.ts";
 import { plainText } from "./vendor.ts";
 
 /** Longest NDA text. */
@@ -70,6 +70,10 @@ export const AccessRequest = z.object({
   decidedAt: DateTime.nullable(),
   decidedBy: Actor.nullable().openapi({ description: "Null when undecided or auto-approved" }),
   autoApproved: z.boolean(),
+  answers: z.boolean().optional().openapi({
+    description:
+      "true when the organization's restricted answers were asked for too (absent: documents only)",
+  }),
   autoApproval: z.object({
     failedAt: DateTime,
     detail: z.string().openapi({ description: "Why the link could not be emailed" }),
@@ -89,6 +93,9 @@ export const AccessLink = z.object({
   createdAt: DateTime,
   expiresAt: DateTime,
   revokedAt: DateTime.nullable(),
+  answers: z.boolean().optional().openapi({
+    description: "true when the link also opens the organization's restricted answers",
+  }),
 }).openapi("AccessLink");
 export type AccessLink = z.infer<typeof AccessLink>;
 
@@ -104,10 +111,7 @@ export const DownloadLogEntry = z.object({
 }).openapi("DownloadLogEntry");
 export type DownloadLogEntry = z.infer<typeof DownloadLogEntry>;
 
-const Name = plainText(200).pipe(z.string().min(1)).refine(
-  (t) => !/[\r\n]/.test(t),
-  "Must be one line",
-);
+const Name = oneLine(200);
 const Email = z.string().trim().toLowerCase().max(254).pipe(z.email());
 
 /** What a visitor submits (JSON, or the form's fields). */
@@ -115,9 +119,15 @@ export const SubmitAccessRequest = z.strictObject({
   name: Name,
   email: Email,
   company: Name,
-  documentIds: z.array(Uuid).min(1).max(MAX_REQUESTED_DOCUMENTS),
+  documentIds: z.array(Uuid).max(MAX_REQUESTED_DOCUMENTS),
+  answers: z.boolean().optional().openapi({
+    description: "Also ask for the organization's restricted answers",
+  }),
   ndaVersion: z.coerce.number().int().min(1).max(1_000_000).openapi({ type: "integer" }),
   acceptNda: z.literal(true).openapi({ description: "Must be true: the NDA is accepted" }),
+}).refine((r) => r.documentIds.length > 0 || r.answers === true, {
+  message: "Choose at least one document, or the restricted answers",
+  path: ["documentIds"],
 }).openapi("SubmitAccessRequest");
 export type SubmitAccessRequest = z.infer<typeof SubmitAccessRequest>;
 
@@ -129,6 +139,7 @@ export const AccessRequestForm = z.object({
   documentIds: z.union([z.string().max(100), z.array(z.string().max(100)).max(100)]).optional(),
   ndaVersion: z.string().max(20),
   acceptNda: z.string().max(10).optional(),
+  answers: z.string().max(10).optional(),
   website: z.string().max(1000).optional(),
 }).openapi("AccessRequestForm");
 

@@ -40,5 +40,24 @@ export interface LoginCounter {
 
 export type LoginScope = "email" | "ip";
 
+/**
+ * A one-time sign-in link emailed while password sign-in is locked for an address, stored
+ * under the SHA-256 of its token: it completes the authorization request it was asked
+ * from, once, before `expiresAt` (epoch ms).
+ */
+export interface SignInLink {
+  accountId: string;
+  request: {
+    response_type: string;
+    client_id: string;
+    redirect_uri: string;
+    code_challenge?: string;
+    code_challenge_method?: string;
+    state?: string;
+    scope?: string;
+  };
+  expiresAt: number;
+}
+
 /** What the throttling policy says of a counter: locked for `retryAfterMs`, or the next value. */
 export type LoginVerdict = { retryAfterMs: number } | { next: LoginCounter };

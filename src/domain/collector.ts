@@ -180,3 +180,28 @@ export const IngestSignalsRequest = z.strictObject({
   projectId: Uuid,
   detection: TrustSignalDetection,
 }).openapi("IngestSignalsRequest");
+
+const GuideInline = z.union([
+  z.object({ type: z.literal("text"), text: z.string(), strong: z.boolean().optional() }),
+  z.object({ type: z.literal("code"), text: z.string() }),
+  z.object({ type: z.literal("link"), text: z.string(), href: z.string() }),
+]);
+
+/** The setup guide for pages that build elements from data (src/lib/markdown_blocks.ts). */
+export const SetupGuideResponse = z.object({
+  markdown: z.string().openapi({ description: "The guide, as GET /projects/{id}/setup.md" }),
+  blocks: z.array(z.union([
+    z.object({
+      type: z.literal("heading"),
+      level: z.int().min(1).max(6),
+      content: z.array(GuideInline),
+    }),
+    z.object({ type: z.literal("paragraph"), content: z.array(GuideInline) }),
+    z.object({
+      type: z.literal("list"),
+      ordered: z.boolean(),
+      items: z.array(z.array(GuideInline)),
+    }),
+    z.object({ type: z.literal("code"), language: z.string().nullable(), text: z.string() }),
+  ])).openapi({ description: "The same guide as blocks of plain text, in order" }),
+}).openapi("SetupGuideResponse");

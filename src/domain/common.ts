@@ -2,6 +2,7 @@
  * Shared primitives of the typed contract (SPEC.md "General conventions").
  */
 import { z } from "@hono/zod-openapi";
+import "./messages.ts";
 
 /**
  * RFC 3339 timestamp; offsets are accepted on input and normalized to UTC by `toUtc`. The
@@ -17,7 +18,29 @@ export const API_VERSION = "1.0.0";
 /** Longest free-text name accepted anywhere (organization, project, collector names). */
 export const MAX_NAME_LENGTH = 200;
 
-export const Name = z.string().trim().min(1).max(MAX_NAME_LENGTH);
+/**
+ * C0 and C1 control characters (CR, LF and tab included), DEL, and the Unicode line and
+ * paragraph separators. Names and titles reach email subjects and headers, where a line break
+ * would start another header, so none may hold one.
+ */
+// deno-lint-ignore no-control-regex -- exactly what names may not hold
+const CONTROL_CHARACTER = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
+
+/** Whether `text` holds a control character (see CONTROL_CHARACTER). */
+export function hasControlCharacter(text: string): boolean {
+  return CONTROL_CHARACTER.test(text);
+}
+
+/** One line of text, 1..`max` characters after trimming, without control characters. */
+export function oneLine(max: number) {
+  return z.string().trim().min(1).max(max).refine(
+    (text) => !hasControlCharacter(text),
+    "Must be one line without control characters",
+  );
+}
+
+/** An organization, project or collector name. */
+export const Name = oneLine(MAX_NAME_LENGTH);
 
 /** A DNS-label-like slug: lowercase letters, digits and inner hyphens, 1..63 characters. */
 export const Slug = z.string().max(63).regex(

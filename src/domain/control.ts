@@ -3,7 +3,7 @@
  * "ControlEvaluationSummary"; DESIGN.md §8).
  */
 import { z } from "@hono/zod-openapi";
-import { DateTime, Uuid } from "./common.ts";
+import { DateTime, oneLine, Uuid } from "./common.ts";
 
 export const EvidenceType = z.enum([
   "build_provenance",
@@ -93,7 +93,7 @@ export const CreateControlRequest = z.strictObject({
     /^custom\.[a-z0-9][a-z0-9_.-]{0,62}$/,
     'Custom control keys are "custom." followed by lowercase letters, digits, ".", "_" or "-"',
   ),
-  publicName: z.string().trim().min(1).max(200),
+  publicName: oneLine(200),
   evidenceType: EvidenceType,
   rule: ControlRule.nullable().optional(),
   freshnessPolicyJson: FreshnessPolicy.optional(),
@@ -104,7 +104,7 @@ export type CreateControlRequest = z.infer<typeof CreateControlRequest>;
 
 export const UpdateControlRequest = z.strictObject({
   enabled: z.boolean().optional(),
-  publicName: z.string().trim().min(1).max(200).optional(),
+  publicName: oneLine(200).optional(),
   freshnessPolicyJson: FreshnessPolicy.optional(),
   degradationPolicyJson: DegradationPolicy.optional(),
   rule: ControlRule.nullable().optional(),

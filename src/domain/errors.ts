@@ -17,6 +17,7 @@ export const ERROR_STATUS = {
   unsupported_media_type: 415,
   rate_limited: 429,
   internal: 500,
+  unavailable: 503,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
@@ -53,3 +54,6 @@ export const notFound = (message = "Not found") => new AppError("not_found", mes
 export const conflict = (message: string) => new AppError("conflict", message);
 export const rateLimited = (message: string, retryAfterSeconds: number) =>
   new AppError("rate_limited", message, { "Retry-After": String(Math.ceil(retryAfterSeconds)) });
+/** The instance is busy with bounded work (for example stamping PDFs); retry later. */
+export const unavailable = (message: string, retryAfterSeconds: number) =>
+  new AppError("unavailable", message, { "Retry-After": String(Math.ceil(retryAfterSeconds)) });

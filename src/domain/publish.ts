@@ -258,6 +258,23 @@ export const ProjectDomain = z.object({
 }).openapi("ProjectDomain");
 export type ProjectDomain = z.infer<typeof ProjectDomain>;
 
+/** Days a pending domain claim lasts: one not verified within them lapses. */
+export const PENDING_DOMAIN_DAYS = 7;
+/** The same, in milliseconds. */
+export const PENDING_DOMAIN_TTL_MS = PENDING_DOMAIN_DAYS * 24 * 60 * 60 * 1000;
+
+/** When a pending claim lapses (its creation plus PENDING_DOMAIN_DAYS); null once verified. */
+export function domainClaimLapsesAt(domain: ProjectDomain): string | null {
+  if (domain.verificationStatus === "verified") return null;
+  return new Date(Date.parse(domain.createdAt) + PENDING_DOMAIN_TTL_MS).toISOString();
+}
+
+/** Whether `domain` is a pending claim that has lapsed at `now`. */
+export function isDomainClaimLapsed(domain: ProjectDomain, now: Date): boolean {
+  const lapsesAt = domainClaimLapsesAt(domain);
+  return lapsesAt !== null && now.getTime() >= Date.parse(lapsesAt);
+}
+
 export const ProjectDomainVerificationInstructions = z.object({
   method: z.enum(["dns_txt"]),
   recordName: z.string(),
@@ -268,6 +285,10 @@ export const ProjectDomainVerificationInstructions = z.object({
 export const ProjectDomainSummary = z.object({
   domain: ProjectDomain,
   instructions: ProjectDomainVerificationInstructions,
+  expiresAt: DateTime.nullable().openapi({
+    description:
+      `When this pending claim lapses unless verified (${PENDING_DOMAIN_DAYS} days after it was added); null once verified`,
+  }),
 }).openapi("ProjectDomainSummary");
 
 export const ProjectDomainListResponse = z.object({

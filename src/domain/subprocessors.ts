@@ -5,16 +5,13 @@
  * hosting, email and support tools serve all of its products.
  */
 import { z } from "@hono/zod-openapi";
-import { DateTime, Uuid } from "./common.ts";
+import { DateTime, oneLine, Uuid } from "./common.ts";
 import { HttpsUrl, plainText } from "./vendor.ts";
 
 /** Most subprocessors one organization may list at once. */
 export const MAX_SUBPROCESSORS = 200;
 /** Most history entries a read returns (newest first). */
 export const MAX_SUBPROCESSOR_EVENTS = 500;
-
-const oneLine = (max: number) =>
-  plainText(max).pipe(z.string().min(1)).refine((t) => !/[\r\n]/.test(t), "Must be one line");
 
 const SubprocessorName = oneLine(200).openapi({ example: "Amazon Web Services" });
 const Purpose = plainText(500).pipe(z.string().min(1)).openapi({ example: "Cloud hosting" });

@@ -6,8 +6,7 @@
  * the Atom feed, without who posted them.
  */
 import { z } from "@hono/zod-openapi";
-import { DateTime, Uuid } from "./common.ts";
-import { plainText } from "./vendor.ts";
+import { DateTime, oneLine, Uuid } from "./common.ts";
 
 /** Most updates one project keeps; delete old ones to post more. */
 export const MAX_UPDATES_PER_PROJECT = 500;
@@ -25,9 +24,7 @@ export const UpdateKind = z.enum(UPDATE_KINDS).openapi("UpdateKind", {
 });
 export type UpdateKind = z.infer<typeof UpdateKind>;
 
-const Title = plainText(MAX_UPDATE_TITLE).pipe(z.string().min(1))
-  .refine((t) => !/[\r\n]/.test(t), "Must be one line")
-  .openapi({ example: "Degraded API latency in eu-west" });
+const Title = oneLine(MAX_UPDATE_TITLE).openapi({ example: "Degraded API latency in eu-west" });
 
 /** Markdown: any text but control characters other than tab and line breaks. */
 const Body = z.string().max(MAX_UPDATE_BODY).refine(
@@ -102,7 +99,10 @@ export const PublicTrustUpdate = z.object({
   id: Uuid,
   kind: UpdateKind,
   title: z.string(),
-  body: z.string().openapi({ description: "The Markdown source" }),
+  body: z.string().openapi({
+    description:
+      "The Markdown body as the pages show it: raw HTML escaped as text, only http(s) and mailto links, images as their description",
+  }),
   bodyHtml: z.string().openapi({ description: "The body rendered to safe HTML" }),
   postedAt: DateTime,
   updatedAt: DateTime,

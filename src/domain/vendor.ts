@@ -6,16 +6,36 @@
 import { z } from "@hono/zod-openapi";
 import { contrastRatio, HEX_COLOR, MIN_TEXT_CONTRAST } from "../lib/contrast.ts";
 import { IMAGE_TYPES } from "../lib/image_type.ts";
-import { DateTime, Uuid } from "./common.ts";
+import { DateTime, oneLine, Uuid } from "./common.ts";
 
 /** Longest description, in characters. */
 export const MAX_DESCRIPTION_LENGTH = 500;
 /** Largest logo, in bytes. */
 export const MAX_LOGO_BYTES = 256 * 1024;
+/**
+ * Largest logo width and height, in pixels, as the image header declares them: a browser
+ * decodes a logo to about 4 bytes per pixel, so 4096 × 4096 costs a visitor at most 64 MiB.
+ */
+export const MAX_LOGO_PIXELS = 4096;
 /** The text colour the brand colour is a background for, everywhere it is shown. */
 export const BRAND_TEXT_COLOR = "#ffffff";
 
-export const HttpsUrl = z.url({ protocol: /^https$/, hostname: z.regexes.domain }).max(2048)
+/** What to do about an address HttpsUrl refused: http:// and bare hosts are the usual ones. */
+function httpsUrlProblem(issue: { input?: unknown }): string {
+  const input = typeof issue.input === "string" ? issue.input.trim() : "";
+  const example = "e.g. https://acme.example";
+  if (/^http:\/\//i.test(input)) return `must start with https:// (not http://), ${example}`;
+  if (!/^[a-z][a-z0-9+.-]*:/i.test(input)) {
+    return `must be a full address starting with https://, ${example}`;
+  }
+  return `must be an https:// address with a domain name, ${example}`;
+}
+
+export const HttpsUrl = z.url({
+  protocol: /^https$/,
+  hostname: z.regexes.domain,
+  error: httpsUrlProblem,
+}).max(2048)
   .openapi({ description: "An https URL", example: "https://acme.example" });
 
 /** C0 controls other than tab, line feed and carriage return, and DEL. */
@@ -72,10 +92,7 @@ export const OrganizationProfileResponse = z.object({ profile: OrganizationProfi
   .openapi("OrganizationProfileResponse");
 
 export const UpdateOrganizationProfileRequest = z.strictObject({
-  displayName: plainText(200).pipe(z.string().min(1)).refine(
-    (name) => !/[\r\n]/.test(name),
-    "Must be one line",
-  ).nullable().optional(),
+  displayName: oneLine(200).nullable().optional(),
   description: plainText(MAX_DESCRIPTION_LENGTH).nullable().optional(),
   website: HttpsUrl.nullable().optional(),
   securityContact: z.strictObject({

@@ -10,6 +10,7 @@ import type {
   TrustControl,
 } from "../domain/control.ts";
 import type { ProbeId } from "./probes/types.ts";
+import { compareCodePoints } from "../lib/order.ts";
 
 export interface CatalogEntry {
   key: string;
@@ -120,6 +121,6 @@ export function inCatalogOrder<T extends Pick<TrustControl, "key" | "createdAt">
   const last = CATALOG_POSITION.size;
   return [...controls].sort((a, b) =>
     (CATALOG_POSITION.get(a.key) ?? last) - (CATALOG_POSITION.get(b.key) ?? last) ||
-    a.createdAt.localeCompare(b.createdAt) || a.key.localeCompare(b.key)
+    compareCodePoints(a.createdAt, b.createdAt) || compareCodePoints(a.key, b.key)
   );
 }

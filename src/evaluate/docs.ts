@@ -7,6 +7,7 @@ import { formatSeconds } from "../lib/duration.ts";
 import { DEFAULT_CATALOG } from "./catalog.ts";
 import { CONFIDENCE, WORST_FIRST } from "./evaluate.ts";
 import { EVIDENCE_FORMATS } from "../domain/evidence_formats.ts";
+import { FORMAT_GUIDES } from "./formats.ts";
 import { BUYER_GROUPS } from "./groups.ts";
 import { type ProbeInput, PROBES } from "./registry.ts";
 
@@ -76,6 +77,30 @@ JSON object or a JSON array (conftest's \`--output json\` is an array). The coll
 exits with status 4 when the service did not understand a record, so a CI job cannot stay
 green on evidence nobody can read; controls with a custom rule may still read such a
 payload, and \`--allow-unrecognized\` accepts it.`;
+}
+
+function formatsSection(): string {
+  return [
+    "## Evidence formats",
+    "",
+    "Every format the probes recognize, by the `reading.format` id ingest reports, with the",
+    "command that produces it and how it counts. A payload that matches none is `unknown`,",
+    "and its reason names the format that shares most top-level fields with it (or the",
+    "evidence type's usual one) and how to produce it. Severities map to critical, high,",
+    "medium and low; `unrated` findings do not fail unless the format says so.",
+    "",
+    row(["Format", "Sent as", "Produced by", "How it counts"]),
+    "|---|---|---|---|",
+    ...EVIDENCE_FORMATS.map((format) => {
+      const guide = FORMAT_GUIDES[format];
+      return row([
+        `\`${format}\`: ${guide.label}`,
+        guide.types.map((type) => `\`${type}\``).join(", "),
+        `\`${guide.produce}\`${guide.also ? `; ${guide.also}` : ""}`,
+        guide.counts,
+      ]);
+    }),
+  ].join("\n");
 }
 
 /** Escapes a Markdown table cell. */
@@ -206,6 +231,7 @@ export function renderEvaluationMarkdown(): string {
     catalogSection(),
     groupsSection(),
     probesSection(),
+    formatsSection(),
     readingSection(),
   ].join("\n\n") + "\n";
 }

@@ -86,7 +86,9 @@ export function probeFor(control: TrustControl): ProbeDefinition {
  * `degraded`, `age ≥ W` is `degraded` when S is set and `stale` otherwise; only fresh
  * observations reach the probe, whose `pass`, `fail` or `unknown` becomes the state.
  * `freshUntil` is `L + W`, `nextCheckAt` the earliest of `L + W`, `L + D`, `L + S` after
- * `at`. Never throws: an unreadable time, payload or failing probe yields `unknown`.
+ * `at`. L is the observation's time, or the verified log time of its Sigstore signature
+ * when that is earlier (signed evidence cannot be newer than its signature). Never throws:
+ * an unreadable time, payload or failing probe yields `unknown`.
  */
 export function evaluateControl(
   control: TrustControl,
@@ -105,17 +107,24 @@ export function evaluateControl(
         : `No ${subject} has been received`,
     );
   }
-  const observed = Date.parse(observation.at);
-  if (!Number.isFinite(observed)) {
+  const claimed = Date.parse(observation.at);
+  if (!Number.isFinite(claimed)) {
     return unknownResult(`Observation time ${JSON.stringify(observation.at)} is not a date-time`);
   }
+  // Signed evidence is as old as its signature: the verified log time caps the claimed one.
+  const signedAt = observation.signature?.signedAt
+    ? Date.parse(observation.signature.signedAt)
+    : NaN;
+  const bySignature = Number.isFinite(signedAt) && signedAt <= claimed;
+  const observed = bySignature ? signedAt : claimed;
 
   const freshness = control.freshnessPolicyJson;
   const w = freshness.kind === "time_window" ? freshness.windowSeconds * 1000 : null;
   const d = msOrNull(control.degradationPolicyJson.degradedAfterSeconds);
   const s = msOrNull(control.degradationPolicyJson.staleAfterSeconds);
   const age = Math.max(0, now - observed);
-  const old = `Latest ${subject} is ${formatAge(age)} old`;
+  const old = `Latest ${subject} is ${formatAge(age)} old` +
+    (bySignature ? ` (counted from its signature's log time, ${iso(observed)})` : "");
 
   let state: ControlState;
   let reason: string;

@@ -4,6 +4,7 @@
  * here, so what runs and what is documented cannot drift apart.
  */
 import type { ControlRule, EvidenceType } from "../domain/control.ts";
+import { closestFormatHint } from "./formats.ts";
 import type { SignatureCheck } from "../domain/sigstore.ts";
 import { hasSlsaProvenance } from "./probes/build_provenance.ts";
 import { doesRuleHold } from "./probes/custom_rule.ts";
@@ -49,7 +50,7 @@ export interface ProbeContext {
 }
 
 /** Every probe, in the order of the default catalog, custom rules last. */
-export const PROBES: readonly ProbeDefinition[] = [
+const DEFINITIONS: readonly ProbeDefinition[] = [
   {
     id: "hasActiveCollector",
     name: "Active collector seen",
@@ -98,14 +99,24 @@ export const PROBES: readonly ProbeDefinition[] = [
       "`vulnerabilities[]` entry without groups; an advisory is rated by the CVSS v3.0, " +
       "v3.1 or v4.0 vectors in its `severity[]`, scored with the FIRST formulas, else by " +
       "its `database_specific.severity`); Grype JSON (`matches[].vulnerability.severity`); " +
-      "Trivy JSON (`Results[].Vulnerabilities[].Severity`). A Trivy report without any " +
+      "Trivy JSON (`Results[].Vulnerabilities[].Severity`); `npm audit --json` (v2), the v1 " +
+      "report `pnpm audit --json` prints, `yarn npm audit --json` lines, `pip-audit -f json`, " +
+      "`cargo audit --json`, the `govulncheck -json` stream, `snyk test --json` and SARIF " +
+      "2.1.0 (CodeQL, Semgrep, Trivy and other SARIF writers), each counted as the evidence " +
+      "formats table below says. A JSON array payload is read as a govulncheck stream, Yarn " +
+      "audit lines or Snyk's `--all-projects` output. A Trivy report without any " +
       "vulnerability result (a secret-only or misconfiguration-only scan, `Results: []`, " +
       "or no `Results`) is `unknown`: there was no vulnerability scanning in it; a package " +
       "result (`Class` os-pkgs or lang-pkgs) without vulnerabilities is a clean scan. CVSS " +
       "9.0+ is critical, 7.0+ high, 4.0+ medium, lower is low (0.0 counts as low); a vector " +
       "missing a base metric, and CVSS v2, rate nothing; moderate reads as medium and " +
       "negligible as low. Findings without a usable severity are reported as unrated and " +
-      "do not fail. The reason lists the counts per severity. " +
+      "do not fail, except where the tool never rates its findings (pip-audit; govulncheck, " +
+      "whose database has no severities): there unrated findings fail, since nothing shows " +
+      "them at or below the threshold. The reason lists the counts per severity and what " +
+      "was left out (npm packages vulnerable only through a dependency, cargo-audit " +
+      "warnings, govulncheck findings below the scan level, suppressed SARIF results, Snyk " +
+      "license issues). " +
       "**VEX**: OpenVEX, CycloneDX VEX (a BOM with `vulnerabilities[].analysis.state`) and CSAF " +
       "VEX (`document.category` `csaf_vex`) documents sent as `vulnerability_scan` evidence are " +
       "not scans: the latest scan stays the observation, and the " +
@@ -146,11 +157,20 @@ export const PROBES: readonly ProbeDefinition[] = [
       "the Fulcio certificate chain, the Rekor entry (signed entry timestamp and/or " +
       "inclusion proof) and the signer's identity, which must match one of the project's " +
       "expected identities (`PUT /projects/{id}/sigstore-identities`: issuer exactly, " +
-      "subject exactly or with `*` wildcards). Only then does it pass, and the reason names " +
-      "the signer's SAN, its issuer and the Rekor log index. Anything else fails with the " +
-      "reason: a bare statement (not signed), a DSSE envelope without Sigstore material " +
-      "(its key is unknown), a bundle that does not verify or whose signer is not " +
-      "expected. Any other evidence carried in a bundle or envelope whose signature does " +
+      "subject exactly or with `*` wildcards that match within one `/` segment and never " +
+      "across `@`). When the project requires it (`PUT /projects/{id}/provenance-subjects`), " +
+      "one of the statement's subjects must also be an artifact the project reports: a " +
+      "digest in the images of its latest deployment snapshot or of the component its " +
+      "latest SBOM describes, or a name matching one of its artifact name patterns. Only " +
+      "then does it pass, and the reason names the signer's SAN, its issuer, the Rekor log " +
+      "index, the verified log time and which subject rule decided. Signed evidence is as " +
+      "old as its signature: its age counts from the earlier of its `observedAt` and its " +
+      "verified log time (Rekor's integrated time under a signed entry timestamp, or an " +
+      "RFC 3161 timestamp), so a bundle sent again later is not fresh. Anything else fails " +
+      "with the reason: a bare statement (not signed), a DSSE envelope without Sigstore " +
+      "material (its key is unknown), a bundle that does not verify, whose signer is not " +
+      "expected or whose subjects are not the project's artifacts when that is required. " +
+      "Any other evidence carried in a bundle or envelope whose signature does " +
       "not verify fails the same way, whichever control reads it. An envelope whose " +
       "payload does not decode is `unknown`.",
     remediation: "Generate signed provenance in the build job (for example " +
@@ -204,7 +224,9 @@ export const PROBES: readonly ProbeDefinition[] = [
     reads: "policy_result",
     group: "policy",
     checks: "Automated policy checks (such as OPA or conftest) pass",
-    passesWhen: "`passed: true`, `result`/`status` pass, or conftest/OPA output without failures",
+    passesWhen:
+      "`passed: true`, `result`/`status` pass, conftest/OPA output without failures, or SARIF " +
+      "without high or critical results",
     documentation:
       "Accepted: `passed: true|false`; `result` or `status` equal to pass, passed or success " +
       "(or fail, failed, failure), any case; conftest JSON (an array of `{ filename, " +
@@ -212,7 +234,10 @@ export const PROBES: readonly ProbeDefinition[] = [
       "not fail); `opa eval` JSON (`result[].expressions[].value`: a boolean is the " +
       "decision, an array is a deny set that fails when non-empty, an object is read for " +
       "`allow`, `deny[]` and `violation[]`); the OPA Data API's `{ result: … }` with the same " +
-      "value rules. Any failing verdict fails; no readable verdict is `unknown`.",
+      "value rules; a SARIF 2.1.0 log (CodeQL, Semgrep, Trivy…), whose results are rated as " +
+      "for vulnerability scans and which fails on any high or critical result (GitHub code " +
+      "scanning's default for failing a check). Any failing verdict fails; no readable " +
+      "verdict is `unknown`.",
     remediation:
       "Fix the resources the policy denies (the reason names the first failure), rerun the " +
       "policy checks and upload the new result as `policy_result` evidence.",
@@ -239,6 +264,24 @@ export const PROBES: readonly ProbeDefinition[] = [
       rule === null ? unknown("Control has no rule") : doesRuleHold(payload, rule),
   },
 ];
+
+/**
+ * The probes as they run: a probe that reads an evidence type and recognizes no format in
+ * a payload ends its `unknown` reason with the closest supported format and the command
+ * that produces it (formats.ts).
+ */
+export const PROBES: readonly ProbeDefinition[] = DEFINITIONS.map((probe) => {
+  const reads = probe.reads;
+  if (reads === "collector_heartbeat" || reads === "any_evidence") return probe;
+  return {
+    ...probe,
+    run(payload, rule, context) {
+      const result = probe.run(payload, rule, context);
+      if (result.outcome !== "unknown" || result.format !== undefined) return result;
+      return { ...result, reason: `${result.reason}; ${closestFormatHint(payload, reads)}` };
+    },
+  };
+});
 
 const BY_ID = new Map(PROBES.map((probe) => [probe.id, probe]));
 

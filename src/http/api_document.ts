@@ -19,11 +19,21 @@ const TAGS = [
     description: "Certifications and attestations an organization declares (SOC 2, ISO/IEC 27001…)",
   },
   {
+    name: "Answers",
+    description:
+      "An organization's answers to security questions: the knowledge base, its search and questionnaire exports",
+  },
+  {
     name: "Webhooks",
     description:
       "Signed webhook endpoints of a project (Standard Webhooks), their deliveries and the payloads (`webhooks`)",
   },
   { name: "Controls", description: "The control catalog of a project" },
+  {
+    name: "Frameworks",
+    description:
+      "Which SOC 2, ISO/IEC 27001, NIST SSDF and SLSA criteria controls support, and the public framework view",
+  },
   { name: "Evaluations", description: "Control states computed from evidence" },
   { name: "Collectors", description: "Machine principals that send evidence" },
   { name: "Evidence", description: "Evidence records and their payloads" },

@@ -1,6 +1,6 @@
 /**
  * CORS for public reads: the trust pages and documents (/trust/*, /public/*),
- * the publication log (/log, /log/*),
+ * the publication log (/log, /log.json, /log.html, /log.md, /log/*),
  * discovery (/.well-known/*, /openapi.json, /llms.txt, the guides), and MCP,
  * so a browser app on any origin can read them and revalidate with
  * If-None-Match. Everything else (the operator API, OAuth, sign-up) answers
@@ -14,7 +14,7 @@ import { PUBLIC_CORS_HEADERS } from "../serve/headers.ts";
 import type { AppEnv } from "./env.ts";
 
 const PUBLIC_READ =
-  /^\/(?:trust\/|public\/|log(?:\/|$)|\.well-known\/|docs\/|openapi\.json$|llms\.txt$|mcp(?:\/server-card)?$|agent-instructions(?:\.md)?$|setup(?:\.md)?$)/;
+  /^\/(?:trust\/|public\/|log(?:\/|\.(?:json|html|md)$|$)|\.well-known\/|docs\/|openapi\.json$|llms\.txt$|mcp(?:\/server-card)?$|agent-instructions(?:\.md)?$|setup(?:\.md)?$)/;
 
 const READ_HEADERS = "Accept, If-None-Match, If-Modified-Since";
 const MCP_HEADERS = `${READ_HEADERS}, Content-Type, Mcp-Session-Id, Mcp-Protocol-Version`;

@@ -23,6 +23,7 @@ import type { PublicCache } from "../serve/public_cache.ts";
 import type { LivePageCache } from "../serve/live_pages.ts";
 import type { User } from "../domain/workspace.ts";
 import type { Clock } from "../lib/clock.ts";
+import type { Limiter, LimiterOptions } from "../lib/limiter.ts";
 import type { Logger } from "../lib/log.ts";
 import { validationHook } from "./errors.ts";
 import type { Memo } from "./memo.ts";
@@ -44,6 +45,8 @@ export interface AppDeps {
   hostResolver?: HostResolver;
   /** Webhook retry schedule and timeout (default: DEFAULT_DELIVERY_OPTIONS). */
   webhookDelivery?: Partial<WebhookDeliveryOptions>;
+  /** Limits of PDF stamping and page counting per instance (default: STAMPING_LIMITS). */
+  stampingLimits?: Partial<LimiterOptions>;
 }
 
 /** Called after new evidence, signals or a heartbeat of a project. */
@@ -72,6 +75,8 @@ export interface Services extends AppDeps {
   artifacts: ArtifactCache;
   /** What routes load or generate once and keep (static files, generated documents). */
   memo: Memo;
+  /** Bounds the PDF work (stamping, page counting) this instance does at once. */
+  stamping: Limiter;
   /** Publishes the next version of a project (DESIGN.md §9). */
   publish(project: Project): Promise<{ job: PublishJob; publication: Publication }>;
 }

@@ -80,8 +80,16 @@ const ERROR_SHAPES: Record<string, (error: AppError) => Response> = {
   "/oauth2/token": oauthErrorResponse,
   "/oauth2/revoke": oauthErrorResponse,
   "/oauth2/authorize": htmlErrorResponse,
+  "/oauth2/authorize/email-link": htmlErrorResponse,
   "/signup": htmlErrorResponse,
 };
+
+/** The error shape of the endpoint at `path`, if it is not the envelope. */
+function errorShapeOf(path: string): ((error: AppError) => Response) | undefined {
+  // Emailed sign-in links are opened in a browser: their errors are pages too.
+  if (path.startsWith("/oauth2/sign-in-link/")) return htmlErrorResponse;
+  return ERROR_SHAPES[path];
+}
 
 /** An error in the RFC 6749 §5.2 shape, never cached (§5.1). */
 export function oauthErrorResponse(error: AppError): Response {
@@ -141,7 +149,7 @@ export interface ErrorContext {
  */
 export function handleError(error: unknown, log: Logger, options: ErrorContext = {}) {
   const appError = toAppError(error, log);
-  const shape = options.path === undefined ? undefined : ERROR_SHAPES[options.path];
+  const shape = options.path === undefined ? undefined : errorShapeOf(options.path);
   if (
     shape === undefined && appError.status === 404 && options.request &&
     options.baseUrl !== undefined && wantsHtmlPage(options.request)

@@ -51,6 +51,40 @@ export function hostRouting(
   };
 }
 
+/** RFC 3986 host (a reg-name or an IP literal) with an optional port: all a Host may hold. */
+const HOST_SYNTAX =
+  /^(?:\[[0-9A-Za-z:._~!$&'()*+,;=-]+\]|(?:[0-9A-Za-z._~!$&'()*+,;=-]|%[0-9A-Fa-f]{2})+)(?::\d*)?$/;
+
+/**
+ * The request with a URL that names the path the client asked for. Deno.serve builds
+ * `request.url` as `http://` + the Host header + the request target, so a Host such as `a.1` (a
+ * last label that is a number), `1.2.3.4.5` or `%` yields a URL that `new URL()` refuses (any
+ * code that parses it, ours or a library's, would throw), and one such as `x/y`, `x?y` or `u@x`
+ * moves part of the path elsewhere. Such a Host can name no project (see `serviceHostTest`),
+ * so the request is answered as on the service's own host: the same method, headers (Host
+ * included), body and request target, on `origin`.
+ */
+export function withParseableUrl(request: Request, origin: string): Request {
+  const url = request.url;
+  const host = request.headers.get("host") || null;
+  const prefix = host === null
+    ? -1
+    : url.startsWith(`http://${host}`)
+    ? 7 + host.length
+    : url.startsWith(`https://${host}`)
+    ? 8 + host.length
+    : -1;
+  // Without a Host, or with an absolute-form target, the URL does not come from the header.
+  if ((prefix < 0 || HOST_SYNTAX.test(host!)) && URL.canParse(url)) return request;
+  const start = prefix >= 0 ? prefix : url.indexOf("/", url.indexOf("//") + 2);
+  const target = start < 0 || url[start] !== "/" ? "/" : url.slice(start);
+  return new Request(`${origin}${target}`, {
+    method: request.method,
+    headers: request.headers,
+    body: request.body,
+  });
+}
+
 /**
  * The origin a project host is reached at: a hosted subdomain shares the trust-page base's
  * scheme; a custom domain is served over HTTPS (RFC 9116 requires it for security.txt).

@@ -34,6 +34,7 @@ export const ERROR_DESCRIPTIONS = {
   415: "The request body's media type is not the documented one",
   429: "Too many requests; see Retry-After",
   500: "The operation failed; nothing was changed",
+  503: "The instance is busy with bounded work; retry after Retry-After seconds",
 } as const;
 
 /** The security requirement of operations anyone may call. */

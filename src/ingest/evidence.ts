@@ -16,6 +16,7 @@ import type { SignatureCheck } from "../domain/sigstore.ts";
 import { claimsSignature, sigstoreVerifierFor } from "../sigstore/verify.ts";
 import { commitEvidence, getEvidenceMany, getIdempotencyRecord } from "../store/evidence.ts";
 import { getSigstoreIdentities } from "../store/sigstore_identities.ts";
+import { loadSubjectRule } from "./subject_rule.ts";
 
 /** Observations may be this far ahead of the server's clock (collector clock skew). */
 export const MAX_FUTURE_SKEW_MS = 5 * 60 * 1000;
@@ -47,12 +48,13 @@ function prepare(
   const prepared: Prepared[] = [];
   for (let i = 0; i < items.length; i++) {
     const item = items[i];
-    const observed = new Date(item.observedAt);
-    if (observed.getTime() > now.getTime() + MAX_FUTURE_SKEW_MS) {
+    const claimed = new Date(item.observedAt);
+    if (claimed.getTime() > now.getTime() + MAX_FUTURE_SKEW_MS) {
       throw validationFailed(
         `Field "${fieldPrefix(i)}observedAt": More than 5 minutes in the future`,
       );
     }
+    const observed = signedNoLaterThan(claimed, signatures[i]);
     let text: string;
     try {
       text = canonicalJson(item.payload);
@@ -92,20 +94,36 @@ function prepare(
 }
 
 /**
+ * Signed evidence cannot have been observed after it was signed: a verified signature's
+ * earliest timestamp (Rekor's integrated time, an RFC 3161 time) caps the claimed
+ * observation time, so freshness counts from the signature and a bundle replayed later
+ * stays as old as it is.
+ */
+function signedNoLaterThan(claimed: Date, signature: SignatureCheck | null): Date {
+  const signedAt = signature?.signedAt ? Date.parse(signature.signedAt) : NaN;
+  return Number.isFinite(signedAt) && signedAt < claimed.getTime() ? new Date(signedAt) : claimed;
+}
+
+/**
  * The Sigstore verification of each item's payload (null for payloads that claim no
- * signature), against the configured trusted root and the project's expected identities,
- * so each record's reading says whether its signature verified.
+ * signature), against the configured trusted root, the project's expected identities and
+ * its provenance subject rule, so each record's reading says whether its signature
+ * verified.
  */
 async function checkSignatures(
   kv: Deno.Kv,
+  blobs: BlobStore,
   projectId: string,
   items: readonly EvidenceItem[],
   trustedRoot: Record<string, unknown> | null,
 ): Promise<Array<SignatureCheck | null>> {
   const verifier = sigstoreVerifierFor(trustedRoot);
   if (!items.some((item) => claimsSignature(item.payload))) return items.map(() => null);
-  const identities = await getSigstoreIdentities(kv, projectId);
-  return items.map((item) => verifier.check(item.payload, identities));
+  const [identities, subjects] = await Promise.all([
+    getSigstoreIdentities(kv, projectId),
+    loadSubjectRule(kv, blobs, projectId),
+  ]);
+  return items.map((item) => verifier.check(item.payload, identities, subjects));
 }
 
 /**
@@ -150,6 +168,7 @@ export async function ingestEvidence(
   const projectId = collector.projectId;
   const signatures = await checkSignatures(
     kv,
+    blobs,
     projectId,
     items,
     options.sigstoreTrustedRoot ?? null,

@@ -107,3 +107,15 @@ export function sniffDocumentType(bytes: Uint8Array): SniffResult {
   if (names) return zipType(bytes, names);
   return { refused: "the bytes are not a whole PDF, Office Open XML or OpenDocument file" };
 }
+
+/**
+ * The number of page objects (`/Type /Page`) in a PDF's uncompressed bytes: a cheap first
+ * look that refuses an obviously huge PDF before any parse. Pages kept in compressed object
+ * streams are not seen, so a small number proves nothing; a full parse counts those.
+ */
+export function pdfPageObjects(bytes: Uint8Array): number {
+  const text = latin1(bytes);
+  let pages = 0;
+  for (const _ of text.matchAll(/\/Type\s*\/Page(?![A-Za-z0-9])/g)) pages++;
+  return pages;
+}

@@ -61,3 +61,87 @@ export function looksLikeMarkup(bytes: Uint8Array): boolean {
   const head = new TextDecoder("utf-8", { fatal: false }).decode(bytes.subarray(0, 1024));
   return /^[\ufeff\s]*</.test(head) || /<svg[\s>]/i.test(head);
 }
+
+/** Width and height in pixels, as an image's header declares them. */
+export interface ImageSize {
+  width: number;
+  height: number;
+}
+
+function u16be(bytes: Uint8Array, offset: number): number {
+  return (bytes[offset] << 8) | bytes[offset + 1];
+}
+
+function u24le(bytes: Uint8Array, offset: number): number {
+  return bytes[offset] | (bytes[offset + 1] << 8) | (bytes[offset + 2] << 16);
+}
+
+/** JPEG start-of-frame markers (every SOFn but DHT C4, JPG C8 and DAC CC). */
+function isStartOfFrame(marker: number): boolean {
+  return marker >= 0xc0 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 &&
+    marker !== 0xcc;
+}
+
+/** The frame size of a JPEG: the first SOFn segment before the scan, walking the markers. */
+function jpegSize(bytes: Uint8Array): ImageSize | null {
+  let at = 2;
+  while (at + 4 <= bytes.length) {
+    if (bytes[at] !== 0xff) return null;
+    const marker = bytes[at + 1];
+    if (marker === 0xff) {
+      at += 1; // fill byte
+      continue;
+    }
+    if (marker === 0x01 || (marker >= 0xd0 && marker <= 0xd7)) {
+      at += 2; // markers without a length
+      continue;
+    }
+    if (marker === 0xd9 || marker === 0xda) return null; // end or scan before any frame
+    const length = u16be(bytes, at + 2);
+    if (length < 2) return null;
+    if (isStartOfFrame(marker)) {
+      if (at + 9 > bytes.length) return null;
+      return { height: u16be(bytes, at + 5), width: u16be(bytes, at + 7) };
+    }
+    at += 2 + length;
+  }
+  return null;
+}
+
+/** The canvas of a WebP: VP8X's canvas, VP8L's or VP8's frame size. */
+function webpSize(bytes: Uint8Array): ImageSize | null {
+  const chunk = new TextDecoder("latin1").decode(bytes.subarray(12, 16));
+  if (chunk === "VP8X" && bytes.length >= 30) {
+    return { width: u24le(bytes, 24) + 1, height: u24le(bytes, 27) + 1 };
+  }
+  if (chunk === "VP8L" && bytes.length >= 25 && bytes[20] === 0x2f) {
+    const bits = bytes[21] | (bytes[22] << 8) | (bytes[23] << 16) | (bytes[24] << 24);
+    return { width: (bits & 0x3fff) + 1, height: ((bits >>> 14) & 0x3fff) + 1 };
+  }
+  if (
+    chunk === "VP8 " && bytes.length >= 30 && bytes[23] === 0x9d && bytes[24] === 0x01 &&
+    bytes[25] === 0x2a
+  ) {
+    return {
+      width: (bytes[26] | (bytes[27] << 8)) & 0x3fff,
+      height: (bytes[28] | (bytes[29] << 8)) & 0x3fff,
+    };
+  }
+  return null;
+}
+
+/**
+ * The pixel size `bytes` declare in their header, for a type `sniffImageType` accepted:
+ * PNG's IHDR, the first JPEG frame header (SOFn), WebP's VP8X canvas or VP8L/VP8 frame.
+ * Null when the header holds no readable size. Nothing is decoded, so a file that declares
+ * a huge canvas costs nothing to measure.
+ */
+export function imageSize(bytes: Uint8Array, type: ImageType): ImageSize | null {
+  if (type === "image/png") {
+    if (bytes.length < 24) return null;
+    const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    return { width: view.getUint32(16), height: view.getUint32(20) };
+  }
+  if (type === "image/jpeg") return jpegSize(bytes);
+  return webpSize(bytes);
+}

@@ -40,6 +40,9 @@ function createRenderer(): MarkdownIt {
 
 const renderer = createRenderer();
 
+/** The parser (and renderer) of vendors' Markdown, shared with `neutralizeMarkdown`. */
+export const safeMarkdownParser: MarkdownIt = renderer;
+
 /** `markdown` as an HTML fragment safe to insert into a page as it is. */
 export function renderSafeMarkdown(markdown: string): string {
   return renderer.render(markdown);

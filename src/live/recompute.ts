@@ -20,7 +20,8 @@ import { listCollectorsByProject } from "../store/collectors.ts";
 import { listControlsByProject } from "../store/controls.ts";
 import { readEvaluations, storeEvaluations } from "../store/evaluations.ts";
 import { getLatestEvidence, listLatestVexEvidence } from "../store/evidence.ts";
-import type { SigstoreIdentity } from "../domain/sigstore.ts";
+import type { SigstoreIdentity, SubjectRule } from "../domain/sigstore.ts";
+import { loadSubjectRule } from "../ingest/subject_rule.ts";
 import { claimsSignature, sigstoreVerifierFor } from "../sigstore/verify.ts";
 import { getSigstoreIdentities } from "../store/sigstore_identities.ts";
 
@@ -42,13 +43,14 @@ export interface RecomputeResult {
 /**
  * The latest observation of one evidence type. A payload that claims a signature is
  * verified here, where crypto is allowed, and the check travels with the observation
- * into the pure evaluator; `identities` reads the project's expected signers on demand.
+ * into the pure evaluator; `signers` reads the project's expected signers and provenance
+ * subject rule on demand.
  */
 async function evidenceObservation(
   deps: RecomputeDeps,
   projectId: string,
   evidenceType: EvidenceType,
-  identities: () => Promise<SigstoreIdentity[]>,
+  signers: () => Promise<[SigstoreIdentity[], SubjectRule]>,
 ): Promise<Observation | null> {
   const { kv, blobs } = deps;
   const [record, vex] = await Promise.all([
@@ -60,7 +62,7 @@ async function evidenceObservation(
   const signature = claimsSignature(payload)
     ? sigstoreVerifierFor(deps.config?.sigstoreTrustedRoot ?? null).check(
       payload,
-      await identities(),
+      ...await signers(),
     )
     : null;
   return { at: record.observedAt, payload, evidenceRecordId: record.id, vex, signature };
@@ -105,8 +107,12 @@ export async function evaluateProject(
   at: Date,
 ): Promise<ControlEvaluationSummary[]> {
   const { kv } = deps;
-  let expected: Promise<SigstoreIdentity[]> | undefined;
-  const identities = () => expected ??= getSigstoreIdentities(kv, projectId);
+  let expected: Promise<[SigstoreIdentity[], SubjectRule]> | undefined;
+  const signers = () =>
+    expected ??= Promise.all([
+      getSigstoreIdentities(kv, projectId),
+      loadSubjectRule(kv, deps.blobs, projectId),
+    ]);
   const enabled = inCatalogOrder(await listControlsByProject(kv, projectId))
     .filter((c) => c.enabled);
   const observations = new Map<string, Promise<Observation | null>>();
@@ -116,7 +122,7 @@ export async function evaluateProject(
       observations.set(
         stream,
         control.evidenceType
-          ? evidenceObservation(deps, projectId, control.evidenceType, identities)
+          ? evidenceObservation(deps, projectId, control.evidenceType, signers)
           : heartbeatObservation(kv, projectId),
       );
     }

@@ -8,6 +8,7 @@ import { z } from "@hono/zod-openapi";
 // @ts-types="@modelcontextprotocol/sdk/types"
 import { SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/sdk/types.js";
 import type { Config } from "../config.ts";
+import { EXPORT_FILES } from "../publish/exports/_input.ts";
 import { MCP_SERVER_INFO } from "./server.ts";
 import { TRUST_JSON_RESOURCE, TRUST_TOOLS } from "./tools.ts";
 
@@ -49,8 +50,39 @@ export function serviceUrls(config: Config) {
     logo: `${base}/static/dashboard/icon.svg`,
     /** Base of the organization trust centers, `/public/trust/{orgSlug}`. */
     trustCenters: `${base}/public/trust/`,
+    /** Base of the project trust profiles and their exports, `/trust/{projectSlug}/…`. */
+    trustProfiles: `${base}/trust/`,
   };
 }
+
+const OPENAPI_TYPE = "application/vnd.oai.openapi+json;version=3.1";
+
+/**
+ * The URL of one GET operation's description inside /openapi.json: the document's URL with
+ * a JSON Pointer fragment (RFC 6901, `~1` for `/`), percent-encoded where a URI needs it.
+ * The export URLs are templated per project, which a linkset href cannot be, so the catalog
+ * links each export's description instead.
+ */
+function operationUrl(openapi: string, path: string): string {
+  const pointer = `/paths/${path.replaceAll("~", "~0").replaceAll("/", "~1")}/get`;
+  return `${openapi}#${pointer.replaceAll("{", "%7B").replaceAll("}", "%7D")}`;
+}
+
+/** The standard exports of a project's versions, each with the format it follows. */
+const EXPORTS = [
+  {
+    file: EXPORT_FILES.oscal,
+    title: "NIST OSCAL 1.0.6 Assessment Results of a project's latest version",
+  },
+  {
+    file: EXPORT_FILES.attestation,
+    title: "SLSA Verification Summary (in-toto Statement v1 in DSSE) of a project's latest version",
+  },
+  {
+    file: EXPORT_FILES.securityInsights,
+    title: "OpenSSF Security Insights 2.0.0 (JSON form) of a project",
+  },
+] as const;
 
 const Link = z.object({
   href: z.string(),
@@ -112,6 +144,30 @@ export function apiCatalog(config: Config): z.infer<typeof ApiCatalog> {
           { href: u.serverCards, type: "application/json", title: "MCP server cards (list)" },
         ],
         "service-doc": docs,
+        status: [{ href: u.health, type: "application/json" }],
+      },
+      {
+        // Project trust profiles and their standard exports, per project slug and version.
+        anchor: u.trustProfiles,
+        "service-desc": [
+          {
+            href: operationUrl(u.openapi, "/trust/{projectSlug}/trust.json"),
+            type: OPENAPI_TYPE,
+            title: "Signed trust profile: GET /trust/{projectSlug}/trust.json (JWS at .jws)",
+          },
+          ...EXPORTS.map(({ file, title }) => ({
+            href: operationUrl(u.openapi, `/trust/{projectSlug}/${file}`),
+            type: OPENAPI_TYPE,
+            title: `${title}: GET /trust/{projectSlug}/${file}` +
+              (file === EXPORT_FILES.attestation ? "" : " (JWS at .jws)") +
+              `; each version's at /trust/{projectSlug}/versions/{n}/${file}`,
+          })),
+        ],
+        "service-doc": [{
+          href: `${u.agentInstructions}.md`,
+          type: "text/markdown",
+          title: "Agent instructions: trust profiles and their exports",
+        }],
         status: [{ href: u.health, type: "application/json" }],
       },
       {

@@ -221,7 +221,8 @@ when a state changes.
 
 - \`${base}/trust/acme-api\`: the published profile (and \`/trust.json\`, \`/trust.json.jws\`)
 - \`${base}/projects/$PROJECT_ID/setup.md\` (with your token): the collector steps with the
-  project's own ids filled in
+  project's own ids filled in; \`${base}/trust/acme-api/setup.md\` serves the same guide to anyone
+  once the project is public
 - [Agent instructions](${base}/agent-instructions.md): how others will read it
 `;
 }

@@ -25,6 +25,10 @@ import { publicUpdates } from "../serve/updates.ts";
 import type { PublicCertifications } from "../domain/certifications.ts";
 import { publicCertifications } from "../serve/certifications.ts";
 import { orgTrustCenter } from "../serve/org_center.ts";
+import type { PublicFrameworkView } from "../domain/frameworks.ts";
+import type { PublicAnswers } from "../domain/answers.ts";
+import { publicAnswers } from "../serve/answers.ts";
+import { publicFrameworkView } from "../serve/frameworks.ts";
 
 /** Reads of published trust data; each throws the same 404 as HTTP for unknown or private slugs. */
 export interface TrustReader {
@@ -48,6 +52,10 @@ export interface TrustReader {
   certifications(orgSlug: string): Promise<PublicCertifications>;
   /** A page of a public project's updates (the JSON of /trust/{projectSlug}/updates). */
   updates(projectSlug: string, query: UpdatePageQuery): Promise<PublicTrustUpdates>;
+  /** A public project's framework view (the JSON of /trust/{projectSlug}/frameworks). */
+  frameworks(projectSlug: string): Promise<PublicFrameworkView>;
+  /** An organization's answers, searched (the JSON of /public/trust/{orgSlug}/answers?q=). */
+  answers(orgSlug: string, q?: string): Promise<PublicAnswers>;
   log: Logger;
 }
 
@@ -76,6 +84,14 @@ export function createTrustReader(
       orgTrustCenter(reads.kv, orgSlug, { config: reads.config, now: reads.clock.now() }),
     certifications: (orgSlug) =>
       publicCertifications(reads.kv, orgSlug, { config: reads.config, now: reads.clock.now() }),
+    frameworks: (projectSlug) => publicFrameworkView(reads, projectSlug),
+    answers: async (orgSlug, q) => {
+      const { organizationId: _id, ...list } = await publicAnswers(reads.kv, orgSlug, {
+        config: reads.config,
+        q,
+      });
+      return list;
+    },
     log: reads.log,
   };
 }

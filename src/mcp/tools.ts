@@ -20,6 +20,8 @@ import { OrgSlugParams, PublicSubprocessors } from "../domain/subprocessors.ts";
 import { PublicDocuments } from "../domain/documents.ts";
 import { PublicCertifications } from "../domain/certifications.ts";
 import { PublicTrustUpdates, UpdatePageQuery } from "../domain/updates.ts";
+import { PublicFrameworkView } from "../domain/frameworks.ts";
+import { AnswerSearchQuery, PublicAnswers } from "../domain/answers.ts";
 import { controlsOf } from "../serve/bodies.ts";
 import type { TrustReader } from "./reader.ts";
 
@@ -65,6 +67,14 @@ export const TrustHistoryInput = SlugParams.extend({
   cursor: VersionPageQuery.shape.cursor,
   limit: z.number().int().min(1).max(100).optional().openapi({
     description: "Versions per page, 1 to 100 (default 100)",
+  }),
+});
+
+/** Input of search_answers: the organization and, optionally, words to search for. */
+export const AnswerSearchInput = OrgSlugParams.extend({
+  q: AnswerSearchQuery.shape.q.openapi({
+    description:
+      "Words that must all appear in the question, category, questionnaire ids (e.g. IAM-02.1) or the public answer; omit to list every answer",
   }),
 });
 
@@ -196,6 +206,25 @@ export const TRUST_TOOLS: readonly TrustTool[] = [
     route: "/public/trust/{orgSlug}/certifications",
     read: async (reader, { orgSlug }) => JSON.stringify(await reader.certifications(orgSlug)),
   }),
+  slugTool({
+    name: "get_trust_frameworks",
+    title: "Framework mappings (SOC 2, ISO 27001, SSDF, SLSA)",
+    description:
+      `Which criteria of SOC 2 (2017 Trust Services Criteria ids such as CC7.1), ISO/IEC 27001:2022 Annex A (A.8.8), NIST SSDF (PW.4.1, RV.1.1) and SLSA v1.0 Build track the controls of a project's latest version support: per framework, each supported criterion with our short wording, and its controls with their state and when their evidence was observed. A mapping is not an audit opinion; criteria without a control are not listed. Use it to answer how a vendor's controls relate to a buyer's framework. Same body as GET /trust/{projectSlug}/frameworks. ${ABOUT_SLUG} ${ABOUT_ERRORS} ${ABOUT_POLLING}`,
+    outputSchema: PublicFrameworkView,
+    route: "/trust/{projectSlug}/frameworks",
+    read: async (reader, slug) => JSON.stringify(await reader.frameworks(slug)),
+  }),
+  tool({
+    name: "search_answers",
+    title: "Vendor's answers to security questions",
+    description:
+      "Searches an organization's answers to security questionnaire questions, so a questionnaire can be filled from the vendor's own words: each answer with its question, category, the standard questionnaire ids it covers (CAIQ v4 such as IAM-02.1, SIG), the answer in Markdown (and safe HTML) and its citations (controls with their current published state and project, documents with their download or request URL, certifications by id). Restricted answers come by question only, with requestAccessUrl where a person asks for them; never request access on anyone's behalf. Search with q (all words must match the question, category, questionnaire ids or public answer; best first), e.g. q=IAM-02.1 or q=encryption at rest; omit q for every answer. Answers missing from the result are not answered: say so rather than guessing. orgSlug is the organization's public slug, as in /public/trust/{orgSlug}. Unknown organizations give an error result. Same body as GET /public/trust/{orgSlug}/answers?q={q}.",
+    inputSchema: AnswerSearchInput,
+    outputSchema: PublicAnswers,
+    route: "/public/trust/{orgSlug}/answers?q={q}",
+    read: async (reader, { orgSlug, q }) => JSON.stringify(await reader.answers(orgSlug, q)),
+  }),
 ];
 
 /** The published trust.json of every public project, as an MCP resource template. */
@@ -210,4 +239,4 @@ export const TRUST_JSON_RESOURCE = {
 
 /** Guidance the server returns at initialization, for agents that read it. */
 export const SERVER_INSTRUCTIONS =
-  "Read-only access to published vendor trust profiles; no credentials. Find a project slug with search_trust_profiles when you only know a vendor's or product's name; list_organization_projects gives a vendor's public projects. Start with get_trust_profile for a project slug, then get_trust_controls for details, get_trust_history for when and why states changed, or get_trust_signals for repository signals; get_subprocessors gives an organization's subprocessors, get_certifications the certifications it declares (not verified by this service) and list_documents the documents it shares; get_trust_updates a project's incidents, advisories and changes. get_trust_json (or the trust://{projectSlug}/trust.json resource) gives the signed document. Call each tool at most once per minute per project.";
+  "Read-only access to published vendor trust profiles; no credentials. Find a project slug with search_trust_profiles when you only know a vendor's or product's name; list_organization_projects gives a vendor's public projects. Start with get_trust_profile for a project slug, then get_trust_controls for details, get_trust_history for when and why states changed, or get_trust_signals for repository signals; get_subprocessors gives an organization's subprocessors, get_certifications the certifications it declares (not verified by this service) and list_documents the documents it shares; get_trust_updates a project's incidents, advisories and changes; get_trust_frameworks which SOC 2, ISO 27001, SSDF and SLSA criteria its controls support; search_answers an organization's answers to security questions, with their citations. get_trust_json (or the trust://{projectSlug}/trust.json resource) gives the signed document. Call each tool at most once per minute per project.";

@@ -19,6 +19,10 @@ export function publicUrls(config: Pick<Config, "baseUrl">, slug: string) {
     /** The project's documents page (JSON; HTML by negotiation; `.md` for Markdown). */
     documents: `${page}/documents`,
     documentsMarkdown: `${page}/documents.md`,
+    /** The framework view (JSON; HTML by negotiation; `.html`, `.md` choose). */
+    frameworks: `${page}/frameworks`,
+    frameworksHtml: `${page}/frameworks.html`,
+    frameworksMarkdown: `${page}/frameworks.md`,
     versions: `${page}/versions`,
     versionsHtml: `${page}/versions.html`,
     versionsMarkdown: `${page}/versions.md`,

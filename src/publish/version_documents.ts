@@ -27,6 +27,7 @@ import { getLatestSignals } from "../store/signals.ts";
 import { listPublicKeys } from "../store/signing_keys.ts";
 import { getOrganization } from "../store/organizations.ts";
 import { getVendor } from "../store/org_profiles.ts";
+import { customCriteria } from "../store/control_criteria.ts";
 import { renderExports, verifyLinksOf } from "./exports.ts";
 import { signTrustJson } from "./sign.ts";
 import { declaredSection } from "./certifications.ts";
@@ -123,9 +124,10 @@ export async function renderVersion(
 ) {
   const { project, controls, reasons, version, publishedAt, previous } = input;
   const urls = publicUrls(deps.config, project.slug);
-  const [organization, vendor] = await Promise.all([
+  const [organization, vendor, mapped] = await Promise.all([
     getOrganization(deps.kv, project.organizationId),
     getVendor(deps.kv, project.organizationId, { baseUrl: deps.config.baseUrl }),
+    customCriteria(deps.kv, project.id),
   ]);
   const profile = buildTrustProfile({
     project: { slug: project.slug, name: project.name, hostedSubdomain: project.hostedSubdomain },
@@ -181,6 +183,7 @@ export async function renderVersion(
       trustJsonDigest: digest,
       signals,
       config: deps.config,
+      customCriteria: mapped,
     }),
   };
   return { profile, entry, documents };

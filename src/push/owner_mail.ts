@@ -54,7 +54,10 @@ async function compose(deps: OwnerMailDeps, notice: OwnerNotice) {
   if (membership?.role !== "owner") return { skip: "no longer an owner" };
   if (!user?.email) return { skip: "the owner has no email address" };
   const titles = new Map((await listDocuments(kv, organization.id)).map((d) => [d.id, d.title]));
-  const documents = request.documentIds.map((id) => titles.get(id) ?? "a removed document");
+  const documents = [
+    ...request.documentIds.map((id) => titles.get(id) ?? "a removed document"),
+    ...(request.answers ? ["The restricted answers to security questions"] : []),
+  ];
   const review = `${config.baseUrl}/dashboard/#/orgs/${
     encodeURIComponent(organization.id)
   }/documents`;

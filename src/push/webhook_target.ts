@@ -1,57 +1,14 @@
 /**
  * Where a webhook may be sent (SSRF protection): the URL's host is resolved (or taken as the
- * IP literal it is) and every address must be public, unless WEBHOOK_ALLOW_PRIVATE is on.
+ * IP literal it is) and every address must be global unicast (src/lib/ip.ts), unless
+ * WEBHOOK_ALLOW_PRIVATE is on.
  * This runs at registration and again before every attempt, and the attempt connects to an
  * address checked here, so a name that later resolves elsewhere (DNS rebinding) is caught.
  */
-import { isInRanges, parseIp, parseIpRange } from "../lib/ip.ts";
-
-/** Ranges that are not the public internet: loopback, private, link-local, CGNAT, multicast… */
-const NON_PUBLIC = [
-  "0.0.0.0/8", // "this network", unspecified
-  "10.0.0.0/8", // RFC 1918
-  "100.64.0.0/10", // CGNAT (RFC 6598), also Alibaba's metadata address
-  "127.0.0.0/8", // loopback
-  "169.254.0.0/16", // link-local, cloud metadata (169.254.169.254)
-  "172.16.0.0/12", // RFC 1918
-  "192.0.0.0/24", // IETF protocol assignments (Oracle's metadata 192.0.0.192)
-  "192.168.0.0/16", // RFC 1918
-  "198.18.0.0/15", // benchmarking
-  "224.0.0.0/4", // multicast
-  "240.0.0.0/4", // reserved, broadcast
-  "::/128", // unspecified
-  "::1/128", // loopback
-  "100::/64", // discard
-  "fc00::/7", // unique local (RFC 4193), AWS's fd00:ec2::254
-  "fe80::/10", // link-local
-  "fec0::/10", // site-local (deprecated)
-  "ff00::/8", // multicast
-].map(parseIpRange);
-const LOOPBACK = ["127.0.0.0/8", "::1/128"].map(parseIpRange);
-/** IPv6 prefixes that embed an IPv4 address: NAT64 (last 32 bits) and 6to4 (bits 16–48). */
-const NAT64 = parseIpRange("64:ff9b::/96");
-const SIX_TO_FOUR = parseIpRange("2002::/16");
-
-function embeddedIpv4(address: string): string | null {
-  const ip = parseIp(address);
-  if (!ip || ip.version !== 6) return null;
-  const v4 = (value: bigint) =>
-    [24n, 16n, 8n, 0n].map((shift) => String((value >> shift) & 0xffn)).join(".");
-  if (isInRanges(address, [NAT64])) return v4(ip.value & 0xffffffffn);
-  if (isInRanges(address, [SIX_TO_FOUR])) return v4((ip.value >> 80n) & 0xffffffffn);
-  return null;
-}
-
-/** Whether `address` (an IP literal, IPv4-mapped IPv6 as its IPv4) is on the public internet. */
-export function isPublicAddress(address: string): boolean {
-  if (!parseIp(address)) return false;
-  const embedded = embeddedIpv4(address);
-  if (embedded) return isPublicAddress(embedded);
-  return !isInRanges(address, NON_PUBLIC);
-}
+import { isGlobalUnicast, parseIp } from "../lib/ip.ts";
 
 function isLoopback(address: string): boolean {
-  return isInRanges(address, LOOPBACK);
+  return parseIp(address)?.range() === "loopback";
 }
 
 /** Looks up a host's addresses (A and AAAA). */
@@ -152,7 +109,7 @@ export async function checkTarget(
   const url = parseTarget(text, options.allowPrivate);
   const addresses = await addressesOf(url, options.resolver);
   if (!options.allowPrivate) {
-    const refused = addresses.find((address) => !isPublicAddress(address));
+    const refused = addresses.find((address) => !isGlobalUnicast(address));
     if (refused) {
       throw new TargetRefused(
         `The webhook host resolves to ${refused}, a loopback, private or otherwise non-public address; such endpoints are refused unless the service runs with WEBHOOK_ALLOW_PRIVATE=true`,

@@ -2,16 +2,20 @@
  * Serving restricted documents through an access link: the link's page lists what it
  * grants; each download is logged (who, when, which document, from where) and a PDF is
  * stamped with the recipient's email. An unknown token is 404, an expired or revoked link
- * 410, a document removed since the approval is no longer offered.
+ * 410, a document removed since the approval is no longer offered. A PDF is stamped once
+ * per recipient and the stamped copy kept (content-addressed) for later downloads; stamping
+ * runs under the instance's limiter, and a download that finds it full is told to retry.
  */
 import type { BlobStore } from "../blobs/mod.ts";
 import type { AccessLink } from "../domain/access_requests.ts";
 import type { TrustDocument } from "../domain/documents.ts";
 import type { Organization } from "../domain/workspace.ts";
+import { sha256Hex } from "../lib/hash.ts";
 import { timeOrderedUuid } from "../lib/ids.ts";
+import type { Limiter } from "../lib/limiter.ts";
 import type { Logger } from "../lib/log.ts";
 import { getAccessLinkByToken, logDownload } from "../store/access_requests.ts";
-import { getDocument } from "../store/documents.ts";
+import { getDocument, getDocumentStamp, setDocumentStamp } from "../store/documents.ts";
 import { getOrganization } from "../store/organizations.ts";
 import { accessTokenHash } from "./access_requests.ts";
 import { readDocumentBytes } from "./documents.ts";
@@ -38,28 +42,44 @@ export async function openAccessLink(kv: Deno.Kv, token: string, now: Date): Pro
   return { state: "ok", org, link, documents };
 }
 
+/** Seconds a download turned away by a full stamping queue is told to wait. */
+export const STAMPING_RETRY_AFTER_SECONDS = 5;
+
+type StampDeps = { kv: Deno.Kv; blobs: BlobStore; log: Logger; stamping: Limiter };
+
+/** What a download through a link found. */
+export type LinkDownload =
+  | { state: "ok"; document: TrustDocument; bytes: Uint8Array }
+  | { state: "missing" }
+  | { state: "busy"; retryAfterSeconds: number };
+
 /**
- * One document through an open link, logged. PDFs are stamped with the recipient's email;
- * when stamping fails the original is served and the log entry says it was not watermarked.
+ * One document through an open link, logged. A PDF is served as stamped for the link's
+ * recipient: the copy stamped at their first download is reused; the first one is made
+ * under the stamping limiter (busy when its queue is full). When stamping fails the
+ * original is served and the log entry says it was not watermarked.
  */
 export async function downloadThroughLink(
-  deps: { kv: Deno.Kv; blobs: BlobStore; log: Logger },
+  deps: StampDeps,
   options: {
     opened: Extract<OpenedLink, { state: "ok" }>;
     documentId: string;
     ip: string;
     now: Date;
   },
-): Promise<{ document: TrustDocument; bytes: Uint8Array } | null> {
+): Promise<LinkDownload> {
   const { opened, now } = options;
   const document = opened.documents.find((d) => d.id === options.documentId);
-  if (!document) return null;
-  const original = await readDocumentBytes(deps.blobs, document);
-  const stamped = document.type === "pdf"
-    ? await watermarkPdf(original, { email: opened.link.email, at: now })
-    : null;
-  if (document.type === "pdf" && !stamped) {
-    deps.log.warn("document.watermark_failed", { documentId: document.id });
+  if (!document) return { state: "missing" };
+  let served: { bytes: Uint8Array; watermarked: boolean };
+  if (document.type === "pdf") {
+    const stamped = await stampedFor(deps, document, opened.link.email, now);
+    if (stamped === "busy") {
+      return { state: "busy", retryAfterSeconds: STAMPING_RETRY_AFTER_SECONDS };
+    }
+    served = stamped;
+  } else {
+    served = { bytes: await readDocumentBytes(deps.blobs, document), watermarked: false };
   }
   await logDownload(deps.kv, opened.org.id, {
     id: timeOrderedUuid(now),
@@ -69,7 +89,55 @@ export async function downloadThroughLink(
     documentId: document.id,
     title: document.title,
     ip: options.ip,
-    watermarked: stamped !== null,
+    watermarked: served.watermarked,
   });
-  return { document, bytes: stamped ?? original };
+  return { state: "ok", document, bytes: served.bytes };
+}
+
+/**
+ * The PDF as stamped for `email`: the copy kept from an earlier download, or a new one made
+ * (and kept) under the limiter; "busy" when the limiter turned it away.
+ */
+async function stampedFor(
+  deps: StampDeps,
+  document: TrustDocument,
+  email: string,
+  now: Date,
+): Promise<{ bytes: Uint8Array; watermarked: boolean } | "busy"> {
+  const recipient = await sha256Hex(email.toLowerCase());
+  const kept = await keptStamp(deps, document, recipient);
+  if (kept) return kept;
+  const outcome = await deps.stamping.run(async () => {
+    // Another download of the same recipient may have stamped it while this one waited.
+    const meanwhile = await keptStamp(deps, document, recipient);
+    if (meanwhile) return meanwhile;
+    const original = await readDocumentBytes(deps.blobs, document);
+    const stamped = await watermarkPdf(original, { email, at: now });
+    if (stamped) {
+      await deps.blobs.put("document", stamped);
+    } else {
+      deps.log.warn("document.watermark_failed", { documentId: document.id });
+    }
+    await setDocumentStamp(deps.kv, document.sha256, recipient, {
+      stampedSha256: stamped ? await sha256Hex(stamped) : null,
+      at: now.toISOString(),
+    });
+    return { bytes: stamped ?? original, watermarked: stamped !== null };
+  });
+  return outcome.ran ? outcome.value : "busy";
+}
+
+/** The kept stamp of (document, recipient) with its bytes, or null to stamp anew. */
+async function keptStamp(
+  deps: StampDeps,
+  document: TrustDocument,
+  recipient: string,
+): Promise<{ bytes: Uint8Array; watermarked: boolean } | null> {
+  const stamp = await getDocumentStamp(deps.kv, document.sha256, recipient);
+  if (!stamp) return null;
+  if (stamp.stampedSha256 === null) {
+    return { bytes: await readDocumentBytes(deps.blobs, document), watermarked: false };
+  }
+  const bytes = await deps.blobs.get(`document/${stamp.stampedSha256}`);
+  return bytes ? { bytes, watermarked: true } : null;
 }

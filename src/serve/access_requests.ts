@@ -25,6 +25,7 @@ import {
 } from "../store/access_requests.ts";
 import { currentNda, getDocumentSettings } from "../store/documents.ts";
 import { listMembershipsByOrganization } from "../store/organizations.ts";
+import { countRestrictedAnswers } from "./answers.ts";
 import { listedDocuments } from "./documents.ts";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -52,6 +53,7 @@ function newLink(request: AccessRequest, options: { now: Date; days: number }) {
     createdAt: options.now.toISOString(),
     expiresAt: new Date(options.now.getTime() + options.days * DAY_MS).toISOString(),
     revokedAt: null,
+    ...(request.answers ? { answers: true } : {}),
   };
   return { token, value, tokenHash: accessTokenHash(token) };
 }
@@ -102,7 +104,7 @@ export async function submitAccessRequest(
 ): Promise<AccessRequest> {
   const { kv } = deps;
   const { org, submission, now } = options;
-  const { nda, documentIds } = await checkSubmission(kv, org, submission);
+  const { nda, documentIds, answers } = await checkSubmission(kv, org, submission);
   const wait = await countAccessRequestAttempt(kv, { ip: options.ip, email: submission.email }, {
     now,
     ...REQUEST_LIMITS,
@@ -121,6 +123,7 @@ export async function submitAccessRequest(
     decidedAt: null,
     decidedBy: null,
     autoApproved: false,
+    ...(answers ? { answers: true } : {}),
     autoApproval: null,
     linkId: null,
   };
@@ -148,7 +151,11 @@ async function checkSubmission(kv: Deno.Kv, org: Organization, submission: Submi
   if (!documentIds.every((id) => restricted.has(id))) {
     throw badRequest("Choose restricted documents this trust center lists");
   }
-  return { nda, documentIds };
+  const answers = submission.answers === true;
+  if (answers && (await countRestrictedAnswers(kv, org.id)) === 0) {
+    throw badRequest(`${org.name} has no restricted answers to ask for`);
+  }
+  return { nda, documentIds, answers };
 }
 
 /**
@@ -167,7 +174,7 @@ async function autoApprove(
     org,
     link: link.value,
     url: accessLinkUrl(deps.config, link.token),
-    titles: await titlesOf(deps.kv, org.id, request.documentIds),
+    titles: await titlesOf(deps.kv, org.id, request),
   });
   const failedAt = now.toISOString();
   try {
@@ -193,10 +200,17 @@ async function autoApprove(
   }
 }
 
-async function titlesOf(kv: Deno.Kv, organizationId: string, ids: string[]): Promise<string[]> {
+/** What a request asked for, as the email lists it: document titles, then the answers. */
+async function titlesOf(
+  kv: Deno.Kv,
+  organizationId: string,
+  request: Pick<AccessRequest, "documentIds" | "answers">,
+): Promise<string[]> {
   const listed = await listedDocuments(kv, organizationId);
   const byId = new Map<string, TrustDocument>(listed.map((d) => [d.document.id, d.document]));
-  return ids.map((id) => byId.get(id)?.title).filter((t): t is string => t !== undefined);
+  const titles = request.documentIds.map((id) => byId.get(id)?.title)
+    .filter((t): t is string => t !== undefined);
+  return request.answers ? [...titles, "Restricted answers to security questions"] : titles;
 }
 
 /** Approves a pending request: a new link, emailed when mail is configured. */
@@ -234,7 +248,7 @@ export async function approveAccessRequest(
     org,
     link: link.value,
     url,
-    titles: await titlesOf(deps.kv, org.id, request.documentIds),
+    titles: await titlesOf(deps.kv, org.id, request),
   });
   return { request, link: { ...link.value, url }, email };
 }

@@ -9,6 +9,7 @@ import type { Config } from "../config.ts";
 import {
   DOCUMENT_TYPES,
   MAX_DOCUMENT_BYTES,
+  MAX_PDF_PAGES,
   type PublicDocument,
   type PublicDocuments,
   type PublicProjectDocuments,
@@ -16,9 +17,10 @@ import {
   type UploadDocumentQuery,
 } from "../domain/documents.ts";
 import type { Organization, Project } from "../domain/workspace.ts";
-import { AppError, badRequest, forbidden, notFound } from "../domain/errors.ts";
+import { AppError, badRequest, forbidden, notFound, unavailable } from "../domain/errors.ts";
 import { sniffDocumentType } from "../lib/document_type.ts";
 import { sha256Hex } from "../lib/hash.ts";
+import type { Limiter } from "../lib/limiter.ts";
 import { publicUrls, trustCenterUrl } from "../publish/urls.ts";
 import {
   addDocument,
@@ -30,6 +32,10 @@ import {
 import { getOrganization, getOrganizationBySlug } from "../store/organizations.ts";
 import { getProject } from "../store/projects.ts";
 import { publicProject, type PublicReads } from "./public_read.ts";
+import { countPdfPages } from "./watermark.ts";
+
+/** Seconds an upload turned away by the full PDF work limit is told to wait. */
+const BUSY_RETRY_AFTER_SECONDS = 5;
 
 /** Whether a request path is a document upload, which may carry MAX_DOCUMENT_BYTES. */
 export function isDocumentUploadPath(path: string): boolean {
@@ -40,11 +46,13 @@ export function isDocumentUploadPath(path: string): boolean {
  * Checks uploaded bytes, stores them and the document's metadata. The type is read from
  * the bytes (the declared Content-Type and any file name are not trusted): an empty body is
  * 400, more than MAX_DOCUMENT_BYTES 413, anything but a whole PDF, OOXML or OpenDocument
- * file 415. A `projectId` must name a project of the organization; an organization holding
- * MAX_DOCUMENTS already is 409. Nothing is stored when refused.
+ * file 415, a PDF of more than MAX_PDF_PAGES pages 413 (its pages are counted under the
+ * instance's PDF work limiter: 503 when that is full). A `projectId` must name a project of
+ * the organization; an organization holding MAX_DOCUMENTS already is 409. Nothing is stored
+ * when refused.
  */
 export async function storeDocument(
-  deps: { kv: Deno.Kv; blobs: BlobStore },
+  deps: { kv: Deno.Kv; blobs: BlobStore; stamping: Limiter },
   options: {
     organizationId: string;
     bytes: Uint8Array;
@@ -68,6 +76,7 @@ export async function storeDocument(
       `Document refused: ${sniffed.refused} (PDF, DOCX, XLSX, PPTX, ODT, ODS or ODP)`,
     );
   }
+  if (sniffed.type === "pdf") await checkPageCount(deps.stamping, bytes);
   await checkProject(deps.kv, organizationId, query.projectId ?? null);
   // Refused early when full, before the bytes are stored; addDocument checks it atomically.
   await checkDocumentRoom(deps.kv, organizationId);
@@ -103,6 +112,23 @@ export async function restrictedWithoutNda(
   return `No NDA is set, so buyers cannot request "${document.title}": the trust center lists it ` +
     'by title only, marked "Available on request (requests are not open yet)". Set the NDA ' +
     "(PUT /organizations/{id}/nda, or Documents in the dashboard) to open requests.";
+}
+
+/** Throws a 413 for a PDF of more than MAX_PDF_PAGES pages, a 503 when the limiter is full. */
+async function checkPageCount(stamping: Limiter, bytes: Uint8Array): Promise<void> {
+  const counted = await stamping.run(() => countPdfPages(bytes, MAX_PDF_PAGES));
+  if (!counted.ran) {
+    throw unavailable(
+      "Too many PDFs are being processed right now; retry in a few seconds",
+      BUSY_RETRY_AFTER_SECONDS,
+    );
+  }
+  if (counted.value > MAX_PDF_PAGES) {
+    throw new AppError(
+      "payload_too_large",
+      `A PDF may have at most ${MAX_PDF_PAGES} pages; this one has ${counted.value}`,
+    );
+  }
 }
 
 /** Throws a 400 unless `projectId` is null or a project of the organization. */

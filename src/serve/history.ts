@@ -17,6 +17,7 @@ import { getOrganization } from "../store/organizations.ts";
 import { getOrganizationProfile } from "../store/org_profiles.ts";
 import { getLatestPublication, listPublicationsPage } from "../store/publications.ts";
 import { publicPublication, type PublicReads } from "./public_read.ts";
+import { compareCodePoints } from "../lib/order.ts";
 
 /** Versions per page when the request names no limit: JSON keeps its former 100. */
 export const JSON_VERSIONS_LIMIT = 100;
@@ -137,8 +138,8 @@ export async function searchTrustProfiles(
     if (r >= 0) found.push({ project, rank: r, publisher });
   }
   found.sort((a, b) =>
-    a.rank - b.rank || a.project.name.localeCompare(b.project.name) ||
-    a.project.slug.localeCompare(b.project.slug)
+    a.rank - b.rank || a.project.name.localeCompare(b.project.name, "en") ||
+    compareCodePoints(a.project.slug, b.project.slug)
   );
   const profiles: TrustProfileMatch[] = [];
   for (const { project, publisher } of found) {

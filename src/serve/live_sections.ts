@@ -19,7 +19,9 @@ import { Html, html } from "../lib/html.ts";
 import { cssHash, trustPageCsp } from "../publish/render/_style.ts";
 import type { ArtifactCache } from "./artifacts.ts";
 import type { LivePage, LivePageCache } from "./live_pages.ts";
+import { answersSection } from "./live/answers.ts";
 import { documentsSection } from "./live/documents.ts";
+import { frameworksSection } from "./live/frameworks.ts";
 import { subscribeSection } from "./live/subscribe.ts";
 import { subprocessorsSection } from "./live/subprocessors.ts";
 import { updatesSection } from "./live/updates.ts";
@@ -63,8 +65,10 @@ export const LIVE_SECTIONS: readonly LiveSection[] = [
   bannerSection,
   certificationsLiveSection,
   updatesSection,
+  frameworksSection,
   subprocessorsSection,
   documentsSection,
+  answersSection,
   subscribeSection,
 ];
 
@@ -108,10 +112,20 @@ export function liveBlockOf(rendered: readonly (LiveSectionContent | null)[]): L
       </div>
     `.value;
   const end = at("end");
-  const block = end.length === 0 && styles.length === 0 ? "" : html`
-    ${new Html(wrap(end))}
-    ${styles.map((css) => html`<style>${new Html(css)}</style>`)}
-  `.value;
+  const sheets = styles.map((css) => html`<style>${new Html(css)}</style>`);
+  // The end sections and every section's stylesheet go before `</main>`.
+  const block = end.length > 0
+    ? html`
+      <div class="live" data-live="true">
+        ${end.map((p) => p.html)}
+      </div>
+      ${sheets}
+    `.value
+    : styles.length > 0
+    ? html`
+      ${sheets}
+    `.value
+    : "";
   const markdownOf = (placed: LiveSectionContent[]) =>
     placed.map((p) => p.markdown.trimEnd()).join("\n\n");
   const markdown = markdownOf(end);

@@ -5,8 +5,14 @@
  */
 import type { BlobStore } from "../blobs/mod.ts";
 import { AppError, badRequest, notFound } from "../domain/errors.ts";
-import { MAX_LOGO_BYTES, type StoredLogo } from "../domain/vendor.ts";
-import { IMAGE_TYPES, looksLikeMarkup, sniffImageType } from "../lib/image_type.ts";
+import { MAX_LOGO_BYTES, MAX_LOGO_PIXELS, type StoredLogo } from "../domain/vendor.ts";
+import {
+  IMAGE_TYPES,
+  imageSize,
+  type ImageType,
+  looksLikeMarkup,
+  sniffImageType,
+} from "../lib/image_type.ts";
 import { sha256HexSync } from "../lib/hash.ts";
 import { getLogo } from "../store/org_profiles.ts";
 
@@ -17,7 +23,9 @@ const FILE_NAME = /^([0-9a-f]{64})\.(png|jpg|webp)$/;
  * Checks uploaded logo bytes and stores them under their digest. The type is read from the
  * bytes (the declared Content-Type is not trusted): SVG and other markup are 415 with a
  * message that says why, anything else that is not a whole PNG, JPEG or WebP file is 415,
- * an empty body 400 and more than 256 KiB 413. Nothing is stored when refused.
+ * an empty body 400, more than 256 KiB 413, and an image whose header declares more than
+ * MAX_LOGO_PIXELS in width or height 413 (a header without a size is 415). Nothing is
+ * stored when refused.
  */
 export async function storeLogo(blobs: BlobStore, bytes: Uint8Array): Promise<StoredLogo> {
   if (bytes.byteLength === 0) throw badRequest(`The request body must be a ${ACCEPTED} image`);
@@ -30,6 +38,20 @@ export async function storeLogo(blobs: BlobStore, bytes: Uint8Array): Promise<St
       ? "SVG and other markup can carry scripts, so logos must be raster images"
       : "the bytes are not a whole image of an accepted type";
     throw new AppError("unsupported_media_type", `Logo refused: ${why} (${ACCEPTED}).`);
+  }
+  const size = imageSize(bytes, contentType);
+  if (size === null || size.width === 0 || size.height === 0) {
+    throw new AppError(
+      "unsupported_media_type",
+      `Logo refused: the image header declares no size (${ACCEPTED}).`,
+    );
+  }
+  if (!withinLimit(bytes, contentType)) {
+    throw new AppError(
+      "payload_too_large",
+      `A logo may be at most ${MAX_LOGO_PIXELS} × ${MAX_LOGO_PIXELS} pixels; this one declares ` +
+        `${size.width} × ${size.height}`,
+    );
   }
   const sha256 = sha256HexSync(bytes);
   await blobs.put("logo", bytes);
@@ -48,5 +70,13 @@ export async function readLogo(
   }
   const bytes = await source.blobs.get(`logo/${match[1]}`);
   if (!bytes) throw notFound("No logo by that name");
+  // Logos stored before the pixel limit are measured again: an oversized one is not served.
+  if (!withinLimit(bytes, record.contentType)) throw notFound("No logo by that name");
   return { bytes, contentType: record.contentType, sha256: match[1] };
+}
+
+/** Whether the image's declared size is known and at most MAX_LOGO_PIXELS each way. */
+function withinLimit(bytes: Uint8Array, type: ImageType): boolean {
+  const size = imageSize(bytes, type);
+  return size !== null && size.width <= MAX_LOGO_PIXELS && size.height <= MAX_LOGO_PIXELS;
 }

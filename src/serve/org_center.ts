@@ -24,7 +24,13 @@ import { getLatestPublication } from "../store/publications.ts";
 import { publicCertificationsOf } from "./certifications.ts";
 import { listedDocuments, presentPublic } from "./documents.ts";
 import { orgSubscribeContent } from "./live/subscribe.ts";
-import { appendLiveMarkdown, insertLiveBlock, liveBlockOf, liveCsp } from "./live_sections.ts";
+import {
+  appendLiveMarkdown,
+  insertLiveBlock,
+  liveBlockOf,
+  liveCsp,
+  type LiveSectionContent,
+} from "./live_sections.ts";
 import {
   orgBannerContent,
   orgCertificationsContent,
@@ -96,7 +102,13 @@ export async function orgTrustCenter(
  */
 export function orgTrustCenterPage(
   center: OrganizationTrustCenter,
-  options: { config: Config; format: "html" | "md"; links: (slug: string) => string },
+  options: {
+    config: Config;
+    format: "html" | "md";
+    links: (slug: string) => string;
+    /** Sections shown before the subscribe form (the answers search). */
+    sections?: readonly (LiveSectionContent | null)[];
+  },
 ): { bytes: Uint8Array<ArrayBuffer>; csp: string } {
   const { config, links } = options;
   const org = { name: trustCenterName(center), slug: center.organization.slug };
@@ -104,6 +116,7 @@ export function orgTrustCenterPage(
     orgBannerContent(center),
     orgCertificationsContent(center),
     orgDocumentsContent(center),
+    ...(options.sections ?? []),
     orgSubscribeContent(config, org),
   ]);
   const encode = (text: string) => new TextEncoder().encode(text);

@@ -17,13 +17,18 @@ import type {
 } from "../domain/updates.ts";
 import type { Project } from "../domain/workspace.ts";
 import { renderSafeMarkdown } from "../lib/safe_markdown.ts";
+import { neutralizeMarkdown } from "../lib/safe_markdown_source.ts";
 import { publicUrls } from "../publish/urls.ts";
 import { getUpdate, listOpenUpdates, listUpdates } from "../store/updates.ts";
 import { publicProject, type PublicReads } from "./public_read.ts";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
-/** An update as the public sees it: rendered body, no authors. */
+/**
+ * An update as the public sees it: no authors, the body rendered to safe HTML and, as Markdown,
+ * rewritten as safely (raw HTML as text, only http(s) and mailto links), since the Markdown pages,
+ * the JSON and the MCP tool carry it to readers that may render it with HTML on.
+ */
 export function publicUpdate(
   config: Pick<Config, "baseUrl">,
   project: Pick<Project, "slug">,
@@ -33,7 +38,7 @@ export function publicUpdate(
     id: update.id,
     kind: update.kind,
     title: update.title,
-    body: update.body,
+    body: neutralizeMarkdown(update.body),
     bodyHtml: renderSafeMarkdown(update.body),
     postedAt: update.postedAt,
     updatedAt: update.updatedAt,

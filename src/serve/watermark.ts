@@ -5,6 +5,15 @@
  * not watermarked, so the caller can serve the original and log that it did.
  */
 import { PDFDocument, rgb, StandardFonts } from "@cantoo/pdf-lib";
+import { pdfPageObjects } from "../lib/document_type.ts";
+import type { LimiterOptions } from "../lib/limiter.ts";
+
+/**
+ * PDF work one instance does at once: two stampings or page counts run, eight more wait up
+ * to 30 s each, and anything beyond is answered 503 with Retry-After. A stamp of a
+ * 2 000-page PDF (the upload limit) takes about a second, so a full queue drains in seconds.
+ */
+export const STAMPING_LIMITS: LimiterOptions = { concurrency: 2, maxWaiting: 8, maxWaitMs: 30_000 };
 
 /** The words stamped on each page. */
 export function watermarkText(email: string, at: Date): string {
@@ -29,5 +38,26 @@ export async function watermarkPdf(
     return await doc.save();
   } catch {
     return null;
+  }
+}
+
+/**
+ * How many pages a PDF has, counted for the upload limit: the page objects visible in its
+ * uncompressed bytes first (so a huge PDF is refused without a parse), then, when those
+ * stay within `limit`, the page tree as the library reads it (pages in compressed object
+ * streams included). A PDF the library cannot read is counted by its visible page objects.
+ */
+export async function countPdfPages(bytes: Uint8Array, limit: number): Promise<number> {
+  const visible = pdfPageObjects(bytes);
+  if (visible > limit) return visible;
+  try {
+    const doc = await PDFDocument.load(bytes, {
+      updateMetadata: false,
+      ignoreEncryption: true,
+      throwOnInvalidObject: false,
+    });
+    return Math.max(visible, doc.getPageCount());
+  } catch {
+    return visible;
   }
 }

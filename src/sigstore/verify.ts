@@ -8,8 +8,14 @@
 import { bundleFromJSON } from "@sigstore/bundle";
 import { TrustedRoot } from "@sigstore/protobuf-specs";
 import { toSignedEntity, toTrustMaterial, Verifier } from "@sigstore/verify";
-import { type SignatureCheck, type SigstoreIdentity, subjectMatches } from "../domain/sigstore.ts";
+import {
+  type SignatureCheck,
+  type SigstoreIdentity,
+  subjectMatches,
+  type SubjectRule,
+} from "../domain/sigstore.ts";
 import { useNodeDefaultDigest } from "./node_crypto.ts";
+import { checkSubjects } from "./subjects.ts";
 import PUBLIC_GOOD_ROOT from "./trusted_root.json" with { type: "json" };
 
 useNodeDefaultDigest();
@@ -18,9 +24,14 @@ useNodeDefaultDigest();
 export interface SigstoreVerifier {
   /**
    * `null` when `payload` is neither a Sigstore bundle nor a DSSE envelope (nothing
-   * claims a signature); otherwise whether it verifies for one of `identities`.
+   * claims a signature); otherwise whether it verifies for one of `identities` and, for
+   * SLSA provenance, whether its subjects satisfy `subjects` (absent: not required).
    */
-  check(payload: unknown, identities: readonly SigstoreIdentity[]): SignatureCheck | null;
+  check(
+    payload: unknown,
+    identities: readonly SigstoreIdentity[],
+    subjects?: SubjectRule,
+  ): SignatureCheck | null;
 }
 
 type JsonObject = Record<string, unknown>;
@@ -52,7 +63,9 @@ export function createSigstoreVerifier(root: unknown): SigstoreVerifier {
   if (!Array.isArray(root.certificateAuthorities) || root.certificateAuthorities.length === 0) {
     throw new Error("The trusted root lists no certificate authority");
   }
-  return { check: (payload, identities) => check(verifier, payload, identities) };
+  return {
+    check: (payload, identities, subjects) => check(verifier, payload, identities, subjects),
+  };
 }
 
 const VERIFIERS = new WeakMap<object, SigstoreVerifier>();
@@ -95,6 +108,7 @@ function check(
   verifier: Verifier,
   payload: unknown,
   identities: readonly SigstoreIdentity[],
+  subjects: SubjectRule | undefined,
 ): SignatureCheck | null {
   if (!isObject(payload)) return null;
   if (!isBundle(payload)) {
@@ -119,29 +133,70 @@ function check(
     );
   }
   let signer;
+  let entity: ReturnType<typeof toSignedEntity>;
   try {
-    signer = verifier.verify(toSignedEntity(bundle));
+    entity = toSignedEntity(bundle);
+    signer = verifier.verify(entity);
   } catch (error) {
     return unverified(failureReason(error));
+  }
+  const signedAt = earliestTimestamp(entity);
+  if (signedAt === null) {
+    return unverified("Sigstore signature verifies but carries no verified timestamp");
   }
   const issuer = signer.identity?.extensions?.issuer;
   const subject = signer.identity?.subjectAlternativeName;
   if (!issuer || !subject) {
-    return unverified("Sigstore signature verifies but its certificate names no issuer and SAN");
+    return unverified(
+      "Sigstore signature verifies but its certificate names no issuer and SAN",
+      signedAt,
+    );
   }
   const who = `${JSON.stringify(subject)} (issuer ${JSON.stringify(issuer)})`;
   if (identities.length === 0) {
     return unverified(
       `Sigstore signature by ${who} verifies, but the project expects no signer identity; ` +
         "list the expected issuer and subject in its Sigstore identities",
+      signedAt,
     );
   }
   if (!identities.some((id) => id.issuer === issuer && subjectMatches(id.subject, subject))) {
     return unverified(
       `Sigstore signature verifies, but its signer ${who} is not an expected identity`,
+      signedAt,
     );
   }
-  return { verified: true, issuer, subject, logIndex: logIndexOf(bundle) };
+  const subjectCheck = checkSubjects(bundle.content.dsseEnvelope, subjects);
+  if (!subjectCheck.ok) return unverified(subjectCheck.reason, signedAt);
+  return {
+    verified: true,
+    issuer,
+    subject,
+    logIndex: logIndexOf(bundle),
+    signedAt,
+    subjects: subjectCheck.clause,
+  };
+}
+
+/**
+ * The earliest of the entity's timestamps, all verified once `Verifier.verify` returned:
+ * a Rekor entry's integrated time counts only under its signed entry timestamp (an
+ * inclusion proof alone does not sign a time), an RFC 3161 timestamp by its signing time.
+ * Null when there is none (the verifier requires one, so this does not happen).
+ */
+function earliestTimestamp(entity: ReturnType<typeof toSignedEntity>): string | null {
+  const times: number[] = [];
+  for (const timestamp of entity.timestamps) {
+    if (timestamp.$case === "transparency-log") {
+      if (timestamp.tlogEntry.inclusionPromise) {
+        times.push(Number(timestamp.tlogEntry.integratedTime) * 1000);
+      }
+    } else {
+      times.push(timestamp.timestamp.signingTime.getTime());
+    }
+  }
+  const finite = times.filter(Number.isFinite);
+  return finite.length === 0 ? null : new Date(Math.min(...finite)).toISOString();
 }
 
 /**
@@ -174,6 +229,8 @@ function failureReason(error: unknown): string {
   return `Sigstore bundle does not verify: ${stage} (${detail})`;
 }
 
-function unverified(reason: string): SignatureCheck {
-  return { verified: false, reason };
+function unverified(reason: string, signedAt?: string): SignatureCheck {
+  return signedAt === undefined
+    ? { verified: false, reason }
+    : { verified: false, reason, signedAt };
 }

@@ -11,6 +11,7 @@ import {
   collectorLastSeenKey,
   collectorsByProjectPrefix,
 } from "./keys.ts";
+import { compareCodePoints } from "../lib/order.ts";
 
 /** The stored record: the principal without lastSeenAt (kept apart), plus the secret's hash. */
 interface StoredCollector extends Omit<CollectorPrincipal, "lastSeenAt"> {
@@ -92,7 +93,7 @@ export async function listCollectorsByProject(
     const collector = await getCollector(kv, entry.key[2] as string);
     if (collector) collectors.push(collector);
   }
-  return collectors.sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+  return collectors.sort((a, b) => compareCodePoints(a.createdAt, b.createdAt));
 }
 
 async function change(

@@ -13,10 +13,12 @@ import {
   documentKey,
   documentSettingsKey,
   documentsPrefix,
+  documentStampKey,
   documentWritesKey,
   ndaVersionKey,
   ndaVersionsPrefix,
 } from "./keys.ts";
+import { compareCodePoints } from "../lib/order.ts";
 
 const MAX_ATTEMPTS = 10;
 
@@ -26,7 +28,7 @@ export async function listDocuments(kv: Deno.Kv, organizationId: string): Promis
   for await (const entry of kv.list<TrustDocument>({ prefix: documentsPrefix(organizationId) })) {
     list.push(entry.value);
   }
-  return list.sort((a, b) => a.title.localeCompare(b.title, "en") || a.id.localeCompare(b.id));
+  return list.sort((a, b) => a.title.localeCompare(b.title, "en") || compareCodePoints(a.id, b.id));
 }
 
 /** One document, or null. */
@@ -169,4 +171,32 @@ export async function setDocumentSettings(
 ): Promise<DocumentSettings> {
   await kv.set(documentSettingsKey(organizationId), settings);
   return settings;
+}
+
+/**
+ * The stamped copy of a PDF for one recipient: the digest of the stamped bytes (a blob of
+ * kind "document"), or null when the PDF could not be stamped; with when it was made.
+ */
+export interface DocumentStamp {
+  stampedSha256: string | null;
+  at: string;
+}
+
+/** The stamp made earlier for (`documentSha256`, `recipientHash`), or null. */
+export async function getDocumentStamp(
+  kv: Deno.Kv,
+  documentSha256: string,
+  recipientHash: string,
+): Promise<DocumentStamp | null> {
+  return (await kv.get<DocumentStamp>(documentStampKey(documentSha256, recipientHash))).value;
+}
+
+/** Records the stamp for (`documentSha256`, `recipientHash`); the bytes are stored first. */
+export async function setDocumentStamp(
+  kv: Deno.Kv,
+  documentSha256: string,
+  recipientHash: string,
+  stamp: DocumentStamp,
+): Promise<void> {
+  await kv.set(documentStampKey(documentSha256, recipientHash), stamp);
 }

@@ -1,19 +1,72 @@
 /**
- * Custom domains of projects. A domain name is unique across all projects
- * (its index is guarded with `versionstamp: null`).
+ * Custom domains of projects. A pending domain is one project's claim on a name, and several
+ * projects may claim the same name: a claim reserves nothing, so nobody can hold a name they
+ * do not control. The first claim whose TXT record verifies becomes the name's owner (its index
+ * is set with a check, so two verifications cannot both win); a pending claim lapses after
+ * PENDING_DOMAIN_DAYS, which reads enforce and KV's expiry cleans up.
  */
-import type { ProjectDomain } from "../domain/publish.ts";
+import {
+  isDomainClaimLapsed,
+  PENDING_DOMAIN_TTL_MS,
+  type ProjectDomain,
+} from "../domain/publish.ts";
 import { conflict } from "../domain/errors.ts";
-import { domainByNameKey, domainByProjectKey, domainKey, domainsByProjectPrefix } from "./keys.ts";
+import {
+  domainByNameKey,
+  domainByProjectKey,
+  domainClaimKey,
+  domainKey,
+  domainsByProjectPrefix,
+} from "./keys.ts";
+import { compareCodePoints } from "../lib/order.ts";
 
+/** The domain record that verified `name`, or null (an older pending index entry is no owner). */
+async function verifiedOwner(kv: Deno.Kv, id: string | null): Promise<ProjectDomain | null> {
+  const owner = id ? (await getDomainEntry(kv, id)).value : null;
+  return owner?.verificationStatus === "verified" ? owner : null;
+}
+
+/** Storage options of a record: a pending claim expires in KV as it lapses. */
+function expiry(domain: ProjectDomain, now: number): { expireIn: number } | undefined {
+  if (domain.verificationStatus === "verified") return undefined;
+  return { expireIn: Math.max(1000, Date.parse(domain.createdAt) + PENDING_DOMAIN_TTL_MS - now) };
+}
+
+/**
+ * Stores a new domain of a project (pending, or verified when given so). 409 when the name is
+ * verified by any project or already claimed by this one; another project's pending claim
+ * refuses nothing. A lapsed claim of this project is replaced.
+ */
 export async function createDomain(kv: Deno.Kv, domain: ProjectDomain): Promise<ProjectDomain> {
-  const res = await kv.atomic()
-    .check({ key: domainByNameKey(domain.domain), versionstamp: null })
-    .set(domainKey(domain.id), domain)
-    .set(domainByNameKey(domain.domain), domain.id)
-    .set(domainByProjectKey(domain.projectId, domain.id), domain.id)
-    .commit();
-  if (!res.ok) throw conflict(`Domain "${domain.domain}" is already assigned to a project`);
+  const name = domain.domain;
+  const [byName, claim] = await kv.getMany<[string, string]>([
+    domainByNameKey(name),
+    domainClaimKey(name, domain.projectId),
+  ]);
+  const owner = await verifiedOwner(kv, byName.value);
+  if (owner) {
+    throw conflict(
+      owner.projectId === domain.projectId
+        ? `Domain "${name}" is already verified for this project`
+        : `Domain "${name}" is verified by another project`,
+    );
+  }
+  const now = Date.parse(domain.createdAt);
+  const existing = claim.value ? (await getDomainEntry(kv, claim.value)).value : null;
+  if (existing && !isDomainClaimLapsed(existing, new Date(now))) {
+    throw conflict(`Domain "${name}" is already added to this project`);
+  }
+  const options = expiry(domain, now);
+  const op = kv.atomic()
+    .check(byName, claim)
+    .set(domainKey(domain.id), domain, options)
+    .set(domainClaimKey(name, domain.projectId), domain.id, options)
+    .set(domainByProjectKey(domain.projectId, domain.id), domain.id, options);
+  if (existing) {
+    op.delete(domainKey(existing.id)).delete(domainByProjectKey(existing.projectId, existing.id));
+  }
+  if (domain.verificationStatus === "verified") op.set(domainByNameKey(name), domain.id);
+  if (!(await op.commit()).ok) throw conflict(`Domain "${name}" changed meanwhile; try again`);
   return domain;
 }
 
@@ -24,36 +77,76 @@ export async function getDomainEntry(
   return await kv.get<ProjectDomain>(domainKey(id));
 }
 
+/** The domain that verified `name`, or null. */
 export async function getDomainByName(kv: Deno.Kv, name: string): Promise<ProjectDomain | null> {
-  const index = await kv.get<string>(domainByNameKey(name));
-  return index.value ? (await getDomainEntry(kv, index.value)).value : null;
+  return await verifiedOwner(kv, (await kv.get<string>(domainByNameKey(name))).value);
 }
 
+/** A project's domains, oldest first, without claims that lapsed by `now`. */
 export async function listDomainsByProject(
   kv: Deno.Kv,
   projectId: string,
+  now: Date,
 ): Promise<ProjectDomain[]> {
   const out: ProjectDomain[] = [];
   for await (const entry of kv.list<string>({ prefix: domainsByProjectPrefix(projectId) })) {
     const domain = (await getDomainEntry(kv, entry.value)).value;
-    if (domain) out.push(domain);
+    if (domain && !isDomainClaimLapsed(domain, now)) out.push(domain);
   }
-  return out.sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+  return out.sort((a, b) => compareCodePoints(a.createdAt, b.createdAt));
 }
 
-/** Saves a checked domain record; false when it changed meanwhile. */
-export async function updateDomain(
+/** Saves the result of a check that did not verify; false when the record changed meanwhile. */
+export async function saveDomainCheck(
   kv: Deno.Kv,
   entry: Deno.KvEntry<ProjectDomain>,
   next: ProjectDomain,
+  now: Date,
 ): Promise<boolean> {
-  return (await kv.atomic().check(entry).set(entry.key, next).commit()).ok;
+  const res = await kv.atomic().check(entry).set(entry.key, next, expiry(next, now.getTime()))
+    .commit();
+  return res.ok;
 }
 
-export async function deleteDomain(kv: Deno.Kv, domain: ProjectDomain): Promise<void> {
-  await kv.atomic()
-    .delete(domainKey(domain.id))
-    .delete(domainByNameKey(domain.domain))
-    .delete(domainByProjectKey(domain.projectId, domain.id))
+/**
+ * Saves `next` (verified) and makes it the owner of its name, in one atomic checked against the
+ * record and the name's index: "taken" when another project's domain verified the name first,
+ * "changed" when the record changed meanwhile.
+ */
+export async function saveVerifiedDomain(
+  kv: Deno.Kv,
+  entry: Deno.KvEntry<ProjectDomain>,
+  next: ProjectDomain,
+): Promise<"saved" | "taken" | "changed"> {
+  const byName = await kv.get<string>(domainByNameKey(next.domain));
+  const owner = byName.value === next.id ? null : await verifiedOwner(kv, byName.value);
+  if (owner) return "taken";
+  const res = await kv.atomic()
+    .check(entry, byName)
+    .set(entry.key, next)
+    .set(domainByNameKey(next.domain), next.id)
+    .set(domainClaimKey(next.domain, next.projectId), next.id)
+    .set(domainByProjectKey(next.projectId, next.id), next.id)
     .commit();
+  if (res.ok) return "saved";
+  const after = await kv.get<string>(domainByNameKey(next.domain));
+  return after.value !== next.id && await verifiedOwner(kv, after.value) ? "taken" : "changed";
+}
+
+/** Removes a domain, and its name's index only when that index is this domain's. */
+export async function deleteDomain(kv: Deno.Kv, domain: ProjectDomain): Promise<void> {
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const [byName, claim] = await kv.getMany<[string, string]>([
+      domainByNameKey(domain.domain),
+      domainClaimKey(domain.domain, domain.projectId),
+    ]);
+    const op = kv.atomic()
+      .check(byName, claim)
+      .delete(domainKey(domain.id))
+      .delete(domainByProjectKey(domain.projectId, domain.id));
+    if (byName.value === domain.id) op.delete(byName.key);
+    if (claim.value === domain.id) op.delete(claim.key);
+    if ((await op.commit()).ok) return;
+  }
+  throw conflict(`Domain "${domain.domain}" is changing; try again`);
 }

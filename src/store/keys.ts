@@ -41,6 +41,8 @@ export const projectsByOrganizationPrefix = (organizationId: string) =>
   ["projects_by_organization", organizationId] as const;
 export const sigstoreIdentitiesKey = (projectId: string) =>
   ["sigstore_identities", projectId] as const;
+export const provenanceSubjectsKey = (projectId: string) =>
+  ["provenance_subjects", projectId] as const;
 
 export const controlKey = (projectId: string, controlId: string) =>
   ["controls", projectId, controlId] as const;
@@ -49,6 +51,11 @@ export const controlByKeyKey = (projectId: string, key: string) =>
   ["controls_by_key", projectId, key] as const;
 /** How many controls a project has, kept by control creation to enforce the cap. */
 export const controlCountKey = (projectId: string) => ["control_counts", projectId] as const;
+/** The framework criteria a member mapped a custom control to, by the control's key. */
+export const controlCriteriaKey = (projectId: string, key: string) =>
+  ["control_criteria", projectId, key] as const;
+export const controlCriteriaPrefix = (projectId: string) =>
+  ["control_criteria", projectId] as const;
 
 export const accountKey = (id: string) => ["accounts", id] as const;
 export const accountByEmailKey = (email: string) => ["accounts_by_email", email] as const;
@@ -57,9 +64,15 @@ export const setupTokenKey = () => ["setup_tokens", "first_run"] as const;
 export const authorizationCodeKey = (codeHash: string) =>
   ["authorization_codes", codeHash] as const;
 export const refreshTokenKey = (tokenHash: string) => ["refresh_tokens", tokenHash] as const;
+export const signInTicketKey = (ticketHash: string) => ["sign_in_tickets", ticketHash] as const;
 export const refreshFamilyKey = (familyId: string) => ["refresh_families", familyId] as const;
 export const loginFailuresKey = (scope: "email" | "ip", value: string) =>
   ["login_failures", scope, value] as const;
+/** An emailed one-time sign-in link, by the SHA-256 of its token. */
+export const signInLinkKey = (tokenHash: string) => ["sign_in_links", tokenHash] as const;
+/** How many sign-in links were asked for an email or from an address in the current window. */
+export const signInLinkRequestsKey = (scope: "email" | "ip", value: string) =>
+  ["sign_in_link_requests", scope, value] as const;
 
 export const signingKeyKey = (purpose: string) => ["signing_keys", purpose] as const;
 /** A public key that has signed for `purpose`, kept after rotation so old signatures verify. */
@@ -143,7 +156,11 @@ export const latestPublicationKey = (projectId: string) =>
   ["publications_latest", projectId] as const;
 
 export const domainKey = (id: string) => ["domains", id] as const;
+/** The domain record that verified a name: the one project its Host is served for. */
 export const domainByNameKey = (domain: string) => ["domains_by_name", domain] as const;
+/** One project's claim on a name (pending or verified); several projects may claim one name. */
+export const domainClaimKey = (domain: string, projectId: string) =>
+  ["domain_claims", domain, projectId] as const;
 export const domainByProjectKey = (projectId: string, id: string) =>
   ["domains_by_project", projectId, id] as const;
 export const domainsByProjectPrefix = (projectId: string) =>
@@ -164,6 +181,13 @@ export const logEntryByPublicationKey = (projectId: string, version: number) =>
 /** The leaf indexes of every logged publication of a project, by version. */
 export const logEntriesOfProjectPrefix = (projectId: string) =>
   ["log_entries_by_publication", projectId] as const;
+
+/** An organization's answers to security questions, by id, and how many it keeps. */
+export const answerKey = (organizationId: string, id: string) =>
+  ["answers", organizationId, id] as const;
+export const answersPrefix = (organizationId: string) => ["answers", organizationId] as const;
+export const answerCountKey = (organizationId: string) =>
+  ["answer_counts", organizationId] as const;
 
 /** An organization's current subprocessors, by id. */
 export const subprocessorKey = (organizationId: string, id: string) =>
@@ -253,6 +277,12 @@ export const accessLinksPrefix = (organizationId: string) =>
 export const accessLinkByTokenKey = (tokenHash: string) =>
   ["access_links_by_token", tokenHash] as const;
 /** Every download through an access link, by time-ordered id (UUIDv7). */
+/**
+ * A PDF's copy stamped for one recipient, by the original's SHA-256 and the SHA-256 of the
+ * recipient's lowercased email: stamped once, served again on every later download.
+ */
+export const documentStampKey = (documentSha256: string, recipientHash: string) =>
+  ["document_stamps", documentSha256, recipientHash] as const;
 export const documentDownloadKey = (organizationId: string, id: string) =>
   ["document_downloads", organizationId, id] as const;
 export const documentDownloadsPrefix = (organizationId: string) =>

@@ -67,3 +67,14 @@ export async function releaseLoginAttempt(
     }
   }
 }
+
+/** The current counters of an email and an address (null where none), without changing them. */
+export async function readLoginCounters(
+  kv: Deno.Kv,
+  subjects: Record<LoginScope, string>,
+): Promise<Record<LoginScope, LoginCounter | null>> {
+  const [email, ip] = await kv.getMany<LoginCounter[]>(
+    SCOPES.map((scope) => loginFailuresKey(scope, subjects[scope])),
+  );
+  return { email: email.value, ip: ip.value };
+}

@@ -4,12 +4,17 @@
  * per sign-in) whose deletion revokes every token rotated from that sign-in.
  */
 import type { AuthorizationCode, RefreshToken } from "../domain/account.ts";
-import { authorizationCodeKey, refreshFamilyKey, refreshTokenKey } from "./keys.ts";
+import {
+  authorizationCodeKey,
+  refreshFamilyKey,
+  refreshTokenKey,
+  signInTicketKey,
+} from "./keys.ts";
 
-/** How long a redeemed code is kept, so a second redemption is recognized as reuse. */
-const REDEEMED_CODE_TTL_MS = 10 * 60 * 1000;
-
-/** Stores a new code under `hash`; it is kept ten times `ttlMs` to recognize late reuse. */
+/**
+ * Stores a new code under `hash`, kept ten times `ttlMs` (past its lifetime it is refused
+ * as expired); redemption keeps it for as long as the session it starts can live.
+ */
 export async function saveAuthorizationCode(
   kv: Deno.Kv,
   code: AuthorizationCode,
@@ -30,7 +35,9 @@ export async function getAuthorizationCode(
 /**
  * Redeems a code once: marks it with its new family and starts that family
  * with its first refresh token, atomically. Returns false when the code
- * changed since `entry` was read (it was redeemed concurrently).
+ * changed since `entry` was read (it was redeemed concurrently). The redeemed
+ * code is kept as long as the family can live, so presenting it again at any
+ * time the session could still be in use is recognized as reuse and ends it.
  */
 export async function redeemAuthorizationCode(
   kv: Deno.Kv,
@@ -41,7 +48,7 @@ export async function redeemAuthorizationCode(
   // Lifetimes come from the caller's clock, the one `expiresAt` was computed with.
   const ttl = Math.max(refresh.token.expiresAt - options.now.getTime(), 1);
   const res = await kv.atomic().check(entry)
-    .set(entry.key, { ...entry.value, familyId }, { expireIn: REDEEMED_CODE_TTL_MS })
+    .set(entry.key, { ...entry.value, familyId }, { expireIn: ttl })
     .set(refreshFamilyKey(familyId), { accountId: entry.value.accountId }, { expireIn: ttl })
     .set(refreshTokenKey(refresh.hash), refresh.token, { expireIn: ttl })
     .commit();
@@ -84,4 +91,27 @@ export async function rotateRefreshToken(
     .set(refreshTokenKey(next.hash), next.token, { expireIn: Math.max(ttl, 1) })
     .commit();
   return res.ok;
+}
+
+/** A one-time sign-in ticket: the account it signs in, until `expiresAt` (epoch ms). */
+export interface SignInTicket {
+  accountId: string;
+  expiresAt: number;
+}
+
+/** Stores a new ticket under `hash`; KV drops it after `ttlMs`. */
+export async function saveSignInTicket(
+  kv: Deno.Kv,
+  ticket: SignInTicket,
+  options: { hash: string; ttlMs: number },
+): Promise<void> {
+  await kv.set(signInTicketKey(options.hash), ticket, { expireIn: options.ttlMs });
+}
+
+/** Takes the ticket stored under `hash` once: deleted in the same atomic; null when absent. */
+export async function takeSignInTicket(kv: Deno.Kv, hash: string): Promise<SignInTicket | null> {
+  const entry = await kv.get<SignInTicket>(signInTicketKey(hash));
+  if (entry.versionstamp === null) return null;
+  const res = await kv.atomic().check(entry).delete(entry.key).commit();
+  return res.ok ? entry.value : null;
 }

@@ -17,6 +17,7 @@ import {
   organizationBySlugKey,
   organizationKey,
 } from "./keys.ts";
+import { compareCodePoints } from "../lib/order.ts";
 
 const MAX_ATTEMPTS = 10;
 
@@ -113,7 +114,7 @@ export async function listMembershipsByOrganization(
   const members: OrganizationMember[] = [];
   const prefix = membershipsOfOrganizationPrefix(organizationId);
   for await (const entry of kv.list<OrganizationMember>({ prefix })) members.push(entry.value);
-  return members.sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+  return members.sort((a, b) => compareCodePoints(a.createdAt, b.createdAt));
 }
 
 /** The organizations a user belongs to, with the user's role in each. */
@@ -132,7 +133,7 @@ export async function listOrganizationSummariesByUser(
       summaries.push({ id: org.id, name: org.name, slug: org.slug, role: membership.role });
     }
   }
-  return summaries.sort((a, b) => a.slug.localeCompare(b.slug));
+  return summaries.sort((a, b) => compareCodePoints(a.slug, b.slug));
 }
 
 /** Adds a member; an existing membership is returned unchanged. */

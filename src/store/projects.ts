@@ -23,6 +23,7 @@ import {
   newMembership,
   newOrganization,
 } from "./organizations.ts";
+import { compareCodePoints } from "../lib/order.ts";
 
 const MAX_ATTEMPTS = 10;
 
@@ -172,7 +173,9 @@ export async function listProjectsByOrganization(
   }
   const projects = await Promise.all(ids.map((id) => getProject(kv, id)));
   return projects.filter((p): p is Project => p !== null)
-    .sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.slug.localeCompare(b.slug));
+    .sort((a, b) =>
+      compareCodePoints(a.createdAt, b.createdAt) || compareCodePoints(a.slug, b.slug)
+    );
 }
 
 /** Every project, in id order, streamed from KV in batches (search reads names this way). */

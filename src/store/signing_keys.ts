@@ -5,6 +5,7 @@
  */
 import type { JWK } from "jose";
 import { signingKeyKey, signingPublicKeyKey, signingPublicKeysPrefix } from "./keys.ts";
+import { compareCodePoints } from "../lib/order.ts";
 
 /** The stored private JWK for `purpose`, or null before one was created. */
 export async function getSigningKey(kv: Deno.Kv, purpose: string): Promise<JWK | null> {
@@ -56,5 +57,5 @@ export async function listPublicKeys<K extends { kid: string }>(
   for await (
     const entry of kv.list<KnownPublicKey<K>>({ prefix: signingPublicKeysPrefix(purpose) })
   ) keys.push(entry.value);
-  return keys.sort((a, b) => a.firstUsedAt.localeCompare(b.firstUsedAt));
+  return keys.sort((a, b) => compareCodePoints(a.firstUsedAt, b.firstUsedAt));
 }

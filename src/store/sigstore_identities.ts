@@ -2,8 +2,12 @@
  * The Sigstore signer identities a project expects on its signed evidence, kept beside
  * the project (not in it) so projects stored before they existed need no migration.
  */
-import type { SigstoreIdentity } from "../domain/sigstore.ts";
-import { sigstoreIdentitiesKey } from "./keys.ts";
+import {
+  NO_SUBJECT_RULE,
+  type ProvenanceSubjects,
+  type SigstoreIdentity,
+} from "../domain/sigstore.ts";
+import { provenanceSubjectsKey, sigstoreIdentitiesKey } from "./keys.ts";
 
 /** The identities `projectId` expects; none until an operator sets them. */
 export async function getSigstoreIdentities(
@@ -23,4 +27,32 @@ export async function setSigstoreIdentities(
   if (identities.length === 0) await kv.delete(key);
   else await kv.set(key, identities);
   return [...identities];
+}
+
+/** How `projectId`'s build provenance subjects must match its artifacts; default: not at all. */
+export async function getProvenanceSubjects(
+  kv: Deno.Kv,
+  projectId: string,
+): Promise<ProvenanceSubjects> {
+  return (await kv.get<ProvenanceSubjects>(provenanceSubjectsKey(projectId))).value ??
+    NO_SUBJECT_RULE;
+}
+
+/** Replaces `projectId`'s provenance subject setting (the default one removes it). */
+export async function setProvenanceSubjects(
+  kv: Deno.Kv,
+  projectId: string,
+  setting: ProvenanceSubjects,
+): Promise<ProvenanceSubjects> {
+  const key = provenanceSubjectsKey(projectId);
+  const stored: ProvenanceSubjects = {
+    requireMatch: setting.requireMatch,
+    digestsFrom: [...setting.digestsFrom],
+    artifactNames: [...setting.artifactNames],
+  };
+  const isDefault = !stored.requireMatch && stored.digestsFrom.length === 0 &&
+    stored.artifactNames.length === 0;
+  if (isDefault) await kv.delete(key);
+  else await kv.set(key, stored);
+  return stored;
 }

@@ -22,6 +22,7 @@ import {
   subprocessorKey,
   subprocessorsPrefix,
 } from "./keys.ts";
+import { compareCodePoints } from "../lib/order.ts";
 
 const MAX_ATTEMPTS = 10;
 
@@ -58,7 +59,7 @@ export async function listSubprocessors(
   ) {
     list.push(entry.value);
   }
-  return list.sort((a, b) => a.name.localeCompare(b.name, "en") || a.id.localeCompare(b.id));
+  return list.sort((a, b) => a.name.localeCompare(b.name, "en") || compareCodePoints(a.id, b.id));
 }
 
 /** The history of the organization's subprocessors, newest first. */

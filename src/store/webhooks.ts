@@ -16,6 +16,7 @@ import {
   webhooksOfProjectPrefix,
   webhookWritesKey,
 } from "./keys.ts";
+import { compareCodePoints } from "../lib/order.ts";
 
 const MAX_ATTEMPTS = 10;
 
@@ -26,7 +27,9 @@ export async function listWebhooks(kv: Deno.Kv, projectId: string): Promise<Webh
     limit: MAX_WEBHOOKS_PER_PROJECT * 2,
   });
   for await (const entry of iter) list.push(entry.value);
-  return list.sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
+  return list.sort((a, b) =>
+    compareCodePoints(a.createdAt, b.createdAt) || compareCodePoints(a.id, b.id)
+  );
 }
 
 /** One endpoint of a project, or null. */

@@ -15,6 +15,7 @@ import { organizationProfileView } from "./views/org_profile.js";
 import { subprocessorsView } from "./views/subprocessors.js";
 import { certificationsView } from "./views/certifications.js";
 import { organizationDocumentsView } from "./views/org_documents.js";
+import { answersView } from "./views/answers.js";
 import { subscribersView } from "./views/subscribers.js";
 import { projectView } from "./views/project.js";
 import { renderTopbar, selectOrganization } from "./views/shell.js";
@@ -30,6 +31,7 @@ const VIEWS = {
   profile: organizationProfileView,
   subprocessors: subprocessorsView,
   documents: organizationDocumentsView,
+  answers: answersView,
   subscribers: subscribersView,
   live: liveWorkView,
   certifications: certificationsView,
@@ -259,6 +261,18 @@ async function start() {
       app.signInFailed(describeError(error));
     }
     history.replaceState(null, "", `/dashboard/${returnHash}`);
+  } else if (url.searchParams.has("signed-up")) {
+    // Just signed up: the provider remembers this browser for one sign-in, so this goes
+    // through without asking for the password again.
+    history.replaceState(null, "", `/dashboard/${location.hash}`);
+    if (!app.auth.isSignedIn()) {
+      try {
+        await app.auth.beginSignIn(location.hash);
+        return;
+      } catch (error) {
+        app.signInFailed(describeError(error));
+      }
+    }
   }
   addEventListener("hashchange", () => app.render());
   // A link to the hash already shown (e.g. after a replaceState) still re-renders.

@@ -2,11 +2,14 @@
  * Sign-in for a public OAuth 2.0 client: the authorization code flow with
  * PKCE S256 (RFC 7636), the `iss` response parameter checked (RFC 9207),
  * tokens kept in this tab's sessionStorage and renewed with the
- * refresh_token grant.
+ * refresh_token grant. A sign-in under way is kept in localStorage by its
+ * `state`, so the tab an emailed sign-in link opens can complete it too.
  */
 
 const SESSION_KEY = "tp.session";
-const PENDING_KEY = "tp.signin";
+const PENDING_PREFIX = "tp.signin.";
+/** Sign-ins under way are forgotten after this long (the emailed link lives 15 minutes). */
+const PENDING_TTL_MS = 60 * 60 * 1000;
 /** Renew this long before the access token's stated expiry, to absorb clock skew and latency. */
 const EXPIRY_MARGIN_MS = 30_000;
 
@@ -47,11 +50,23 @@ export async function loadAuthSettings() {
   return { config, metadata };
 }
 
-function readJson(key) {
+function readJson(key, storage = sessionStorage) {
   try {
-    return JSON.parse(sessionStorage.getItem(key) ?? "null");
+    return JSON.parse(storage.getItem(key) ?? "null");
   } catch {
     return null;
+  }
+}
+
+/** Drops the sign-ins under way that are older than PENDING_TTL_MS (all with `every`). */
+function dropPending(every = false) {
+  for (let i = localStorage.length - 1; i >= 0; i--) {
+    const key = localStorage.key(i);
+    if (!key?.startsWith(PENDING_PREFIX)) continue;
+    const pending = readJson(key, localStorage);
+    if (every || !pending || !(Date.now() - pending.startedAt < PENDING_TTL_MS)) {
+      localStorage.removeItem(key);
+    }
   }
 }
 
@@ -80,7 +95,11 @@ export class Auth {
   async beginSignIn(returnHash = "") {
     const verifier = randomString(32);
     const state = randomString(24);
-    sessionStorage.setItem(PENDING_KEY, JSON.stringify({ verifier, state, returnHash }));
+    dropPending();
+    localStorage.setItem(
+      PENDING_PREFIX + state,
+      JSON.stringify({ verifier, state, returnHash, startedAt: Date.now() }),
+    );
     const url = new URL(this.#metadata.authorization_endpoint);
     url.search = new URLSearchParams({
       response_type: "code",
@@ -105,9 +124,10 @@ export class Auth {
    * exchanges the code for tokens and returns the hash to go back to.
    */
   async completeSignIn(url) {
-    const pending = readJson(PENDING_KEY);
-    sessionStorage.removeItem(PENDING_KEY);
     const params = url.searchParams;
+    const key = PENDING_PREFIX + (params.get("state") ?? "");
+    const pending = readJson(key, localStorage);
+    localStorage.removeItem(key);
     if (!pending || params.get("state") !== pending.state) {
       throw new SignInError("This sign-in response does not match a sign-in started here");
     }
@@ -233,6 +253,6 @@ export class Auth {
   /** Signs out of this tab: every token and pending sign-in is dropped. */
   clear() {
     sessionStorage.removeItem(SESSION_KEY);
-    sessionStorage.removeItem(PENDING_KEY);
+    dropPending(true);
   }
 }

@@ -66,7 +66,20 @@ export function uniqueId(prefix) {
 export function field(label, control, hint) {
   const id = control.id || uniqueId("field");
   control.id = id;
-  const parts = [h("label", { for: id }, label), control];
+  // A required control is marked beside its label (the label keeps its exact text); the
+  // `required` attribute tells assistive technology.
+  const labelNode = h("label", { for: id }, label);
+  const parts = [
+    control.required
+      ? h(
+        "span",
+        { class: "field-label" },
+        labelNode,
+        h("span", { class: "required-mark", "aria-hidden": "true" }, "(required)"),
+      )
+      : labelNode,
+    control,
+  ];
   if (hint) {
     const hintId = `${id}-hint`;
     control.setAttribute("aria-describedby", hintId);

@@ -2,7 +2,7 @@
  * Hash routes of the dashboard. Every location is a fragment, so the server
  * serves one page and a reload keeps the view: `#/orgs/<id>`,
  * `#/orgs/<id>/members`, `#/orgs/<id>/profile`, `#/orgs/<id>/subprocessors`, `#/orgs/<id>/documents`,
- * `#/orgs/<id>/subscribers`, `#/orgs/<id>/live`, `#/orgs/<id>/certifications`,
+ * `#/orgs/<id>/answers`, `#/orgs/<id>/subscribers`, `#/orgs/<id>/live`, `#/orgs/<id>/certifications`,
  * `#/projects/<id>[/<section>]`, and the accept link
  * of an invitation, `#invitation=<token>`.
  */
@@ -17,6 +17,7 @@ export const href = {
   profile: (id) => `#/orgs/${seg(id)}/profile`,
   subprocessors: (id) => `#/orgs/${seg(id)}/subprocessors`,
   documents: (id) => `#/orgs/${seg(id)}/documents`,
+  answers: (id) => `#/orgs/${seg(id)}/answers`,
   subscribers: (id) => `#/orgs/${seg(id)}/subscribers`,
   live: (id) => `#/orgs/${seg(id)}/live`,
   certifications: (id) => `#/orgs/${seg(id)}/certifications`,
@@ -30,6 +31,7 @@ const ROUTES = [
   { name: "profile", pattern: /^\/orgs\/([^/]+)\/profile$/ },
   { name: "subprocessors", pattern: /^\/orgs\/([^/]+)\/subprocessors$/ },
   { name: "documents", pattern: /^\/orgs\/([^/]+)\/documents$/ },
+  { name: "answers", pattern: /^\/orgs\/([^/]+)\/answers$/ },
   { name: "subscribers", pattern: /^\/orgs\/([^/]+)\/subscribers$/ },
   { name: "live", pattern: /^\/orgs\/([^/]+)\/live$/ },
   { name: "certifications", pattern: /^\/orgs\/([^/]+)\/certifications$/ },

@@ -74,18 +74,14 @@ Deno.test("[browser] dashboard project: collectors, evidence, status, publishing
         body: JSON.stringify(body),
       });
 
-    await t.step("signs up, signs in and creates a workspace", async () => {
+    await t.step("signs up (and is signed in) and creates a workspace", async () => {
       await page.goto(`${base}/dashboard/`);
       await page.getByRole("link", { name: "Create an account" }).click();
       await page.getByLabel("Name").fill(OWNER.name);
       await page.getByLabel("Email").fill(OWNER.email);
       await page.getByLabel(/^Password/).fill(PASSWORD);
       await page.getByRole("button", { name: "Create account" }).click();
-      await page.getByRole("link", { name: "Continue to the dashboard" }).click();
-      await page.getByRole("button", { name: "Sign in" }).click();
-      await page.getByLabel("Email").fill(OWNER.email);
-      await page.getByLabel("Password").fill(PASSWORD);
-      await page.getByRole("button", { name: "Sign in" }).click();
+      // Signing up signs in: no second form.
       await heading(page, "Create your workspace").waitFor();
       await page.getByLabel("Workspace name").fill("Acme Security");
       await page.getByLabel("Project name").fill("Acme Cloud");
@@ -401,6 +397,11 @@ Deno.test("[browser] dashboard project: collectors, evidence, status, publishing
       assert.match(value, /^trust-verification=\S+$/);
       await page.getByRole("button", { name: "Copy record value" }).waitFor();
       await page.locator(".domain .badge", { hasText: "Pending" }).waitFor();
+      assert.match(
+        await page.locator(".domain .domain-meta").innerText(),
+        /Verify by .+, or the claim lapses/,
+        "a pending claim says when it lapses",
+      );
       assert.equal(await page.getByLabel("CNAME name", { exact: true }).inputValue(), DOMAIN);
       assert.equal(
         await page.getByLabel("CNAME target", { exact: true }).inputValue(),
@@ -427,6 +428,7 @@ Deno.test("[browser] dashboard project: collectors, evidence, status, publishing
       await page.getByRole("button", { name: `Verify ${DOMAIN}` }).click();
       await page.getByText(`${DOMAIN} is verified`).waitFor();
       await page.locator(".domain .badge", { hasText: "Verified" }).waitFor();
+      assert.doesNotMatch(await page.locator(".domain .domain-meta").innerText(), /lapses/);
       assert.equal(
         await page.getByLabel("CNAME target", { exact: true }).inputValue(),
         TRUST_HOST,

@@ -63,6 +63,33 @@ Deno.test("[cli] readJsonDocument: a JSON object or array, else a usage error", 
   }
 });
 
+Deno.test("[cli] readJsonDocument: a stream of JSON objects (govulncheck, Yarn) is sent as an array", async () => {
+  const read = (text: string) => () => Promise.resolve(text);
+  const fixture = (path: string) => () =>
+    Deno.readTextFile(new URL(`../fixtures/${path}`, import.meta.url));
+  const yarn = await readJsonDocument("yarn.json", fixture("yarn-audit/acme-web.ndjson"));
+  assert.ok(Array.isArray(yarn));
+  assert.deepEqual(yarn.map((line) => (line as { value: string }).value), [
+    "lodash",
+    "lodash",
+    "minimist",
+  ]);
+  const govulncheck = await readJsonDocument(
+    "govulncheck.json",
+    fixture("govulncheck/source-call.jsonstream"),
+  ) as Record<string, unknown>[];
+  assert.deepEqual(Object.keys(govulncheck[0]), ["config"]);
+  assert.equal(govulncheck.filter((m) => "finding" in m).length, 9);
+  assert.deepEqual(await readJsonDocument("s.json", read('{"a":"}{"}\n[2]')), [{ a: "}{" }, [2]]);
+  for (const text of ['{"a":1} 3', '{"a":1}{', '{"a":1} {"b":}', '{"a":1}]']) {
+    await assert.rejects(
+      readJsonDocument("s.json", read(text)),
+      (e) => e instanceof UsageError && /s\.json is not JSON/.test(e.message),
+      text,
+    );
+  }
+});
+
 Deno.test("[cli] notUnderstood: one line per record the service did not understand", () => {
   assert.deepEqual(notUnderstood(["a.json", "b.json"], [{ reading: READ }, { reading: UNREAD }]), [
     "b.json: Trivy report has no Results",

@@ -12,6 +12,7 @@ import {
   operations,
 } from "../support/openapi_validator.ts";
 import { startTestServer } from "../support/server.ts";
+import { exerciseAnswers, exerciseFrameworks } from "./_contract_buyer.ts";
 import { exerciseDocuments } from "./_contract_documents.ts";
 
 interface Call {
@@ -143,6 +144,16 @@ Deno.test("[contract] every operation answers as /openapi.json documents", async
         expect: 200,
       });
       await call("getSigstoreIdentities", { params: { id: fx.project }, expect: 200 });
+      await call("setProvenanceSubjects", {
+        params: { id: fx.project },
+        json: {
+          requireMatch: true,
+          digestsFrom: ["deployment_snapshot", "sbom"],
+          artifactNames: ["ghcr.io/acme/*"],
+        },
+        expect: 200,
+      });
+      await call("getProvenanceSubjects", { params: { id: fx.project }, expect: 200 });
       const controls = await call("listProjectControls", {
         params: { id: fx.project },
         expect: 200,
@@ -172,6 +183,7 @@ Deno.test("[contract] every operation answers as /openapi.json documents", async
       fx.secret = created.secret.value;
       await call("listCollectors", { params: { id: fx.project }, expect: 200 });
       await call("getCollectorSetupGuide", { params: { id: fx.project }, expect: 200 });
+      await call("getCollectorSetupGuideBlocks", { params: { id: fx.project }, expect: 200 });
       await call("collectorHeartbeat", {
         params: { collectorId: fx.collector },
         json: { sourceRef: "ci" },
@@ -240,6 +252,8 @@ Deno.test("[contract] every operation answers as /openapi.json documents", async
       await call("getTrustJsonSignature", { params: slug, expect: 200 });
       await call("getTrustControls", { params: slug, expect: 200 });
       await call("getTrustSignals", { params: slug, expect: 200 });
+      await call("getTrustSetupGuide", { params: slug, expect: 200 });
+      await call("getTrustSetupGuide", { params: { projectSlug: "nobody" }, expect: 404 });
       await call("listTrustVersions", { params: slug, expect: 200 });
       await call("listTrustVersions", { params: slug, query: { limit: "1" }, expect: 200 });
       await call("getTrustVersionsPage", { params: slug, expect: 200 });
@@ -272,6 +286,11 @@ Deno.test("[contract] every operation answers as /openapi.json documents", async
       await call("getTrustBadgeSvg", { params: slug, expect: 200 });
       await call("getTrustBadgeJson", { params: slug, expect: 200 });
       await call("getLogInfo", { expect: 200 });
+      await call("getLogInfo", { headers: { accept: "text/html" }, expect: 200 });
+      await call("getLogInfo", { headers: { accept: "text/markdown" }, expect: 200 });
+      await call("getLogInfoJson", { expect: 200 });
+      await call("getLogPage", { expect: 200 });
+      await call("getLogMarkdown", { expect: 200 });
       await call("getLogCheckpoint", { expect: 200 });
       await call("getLogEntry", { params: { index: 0 }, expect: 200 });
       await call("getLogEntry", { params: { index: 99 }, expect: 404 });
@@ -381,6 +400,8 @@ Deno.test("[contract] every operation answers as /openapi.json documents", async
       await call("deleteProjectUpdate", { params: updateItem, expect: 200 });
       await call("deleteProjectUpdate", { params: updateItem, expect: 404 });
       await exerciseDocuments(call, { ...fx, projectSlug: slug.projectSlug });
+      await exerciseFrameworks(call, { ...fx, projectSlug: slug.projectSlug });
+      await exerciseAnswers(call, fx);
       // No SMTP here: subscribing is refused (409), links are unknown (404).
       const email = { email: "buyer@customer.example" };
       await call("subscribeToProject", { params: slug, json: email, expect: 409 });
@@ -432,7 +453,11 @@ Deno.test("[contract] every operation answers as /openapi.json documents", async
       const hooks = { projectId: fx.project };
       const hook = await call("createWebhook", {
         params: hooks,
-        json: { url: "https://203.0.113.10/hooks", events: ["version.published"], signing: "hmac" },
+        json: {
+          url: "https://93.184.215.14/hooks",
+          events: ["version.published"],
+          signing: "hmac",
+        },
         expect: 201,
       });
       await call("createWebhook", {
@@ -496,6 +521,20 @@ Deno.test("[contract] every operation answers as /openapi.json documents", async
         },
         expect: 400,
       });
+      await call("requestSignInLink", {
+        form: {
+          response_type: "code",
+          client_id: "dashboard",
+          redirect_uri: "http://127.0.0.1:9/cb",
+          code_challenge: "a".repeat(43),
+          code_challenge_method: "S256",
+          csrf: "x",
+          email: "a@b.test",
+        },
+        expect: 400,
+      });
+      await call("openSignInLink", { params: { token: "x".repeat(43) }, expect: 410 });
+      await call("useSignInLink", { params: { token: "x".repeat(43) }, expect: 410 });
       await call("token", {
         form: { grant_type: "refresh_token", refresh_token: "nope" },
         expect: 400,

@@ -6,7 +6,9 @@
 import assert from "node:assert/strict";
 import { startDnsServer } from "../support/dns_server.ts";
 import { getWithHost, rawRequest } from "../support/raw_http.ts";
-import { startTestServer } from "../support/server.ts";
+import { jsonApi, startTestServer } from "../support/server.ts";
+import { fakeClock } from "../../src/lib/clock.ts";
+import { PENDING_DOMAIN_TTL_MS } from "../../src/domain/publish.ts";
 
 Deno.test("[e2e] custom domains: DNS TXT verification and Host routing", async (t) => {
   await using dns = await startDnsServerDisposable();
@@ -175,6 +177,148 @@ Deno.test("[e2e] custom domains: DNS TXT verification and Host routing", async (
       const res = await api("POST", `/projects/${projectId}/domains`, { domain: bad });
       assert.equal(res.status, 400, bad);
     }
+  });
+});
+
+Deno.test("[e2e] custom domains: a pending claim reserves nothing, the first verified TXT record wins, claims lapse", async (t) => {
+  await using dns = await startDnsServerDisposable();
+  const clock = fakeClock(new Date());
+  await using server = await startTestServer({
+    worker: false,
+    clock,
+    env: { DNS_NAMESERVER: `127.0.0.1:${dns.port}`, TRUST_PAGE_BASE: "http://trust.localhost" },
+  });
+  const teams = new Map<string, string>();
+  /** Signs `name` in again (tokens follow the clock) and calls the API as that user. */
+  const as = async (name: string) => jsonApi(server.baseUrl, await server.tokenFor(name));
+  for (const name of ["alice", "mallory", "carol"]) {
+    const { json } = await (await as(name))("POST", "/onboarding/bootstrap", {
+      workspaceName: name,
+      projectName: name,
+      projectSlug: name,
+      projectVisibility: "public",
+    });
+    teams.set(name, json.project.id);
+    assert.equal(
+      (await (await as(name))("POST", `/projects/${json.project.id}/publish`)).status,
+      201,
+    );
+  }
+  const domains = (name: string) => `/projects/${teams.get(name)}/domains`;
+  const claim = async (name: string, domain = "trust.acme.example") =>
+    await (await as(name))("POST", domains(name), { domain });
+  const verify = async (name: string, id: string) =>
+    await (await as(name))("POST", `${domains(name)}/${id}/verify`);
+  const remove = async (name: string, id: string) => {
+    const res = await fetch(`${server.baseUrl}${domains(name)}/${id}`, {
+      method: "DELETE",
+      headers: { authorization: `Bearer ${await server.tokenFor(name)}` },
+    });
+    await res.body?.cancel();
+    return res.status;
+  };
+  const record = (...tokens: string[]) =>
+    dns.records.set("_service.trust.acme.example", tokens.map((t) => [`trust-verification=${t}`]));
+
+  let mallory = { id: "", token: "" };
+  let alice = { id: "", token: "" };
+  await t.step("a squatter's pending claim does not refuse the real owner's", async () => {
+    const first = await claim("mallory");
+    assert.equal(first.status, 201);
+    mallory = {
+      id: first.json.domain.domain.id,
+      token: first.json.domain.domain.verificationToken,
+    };
+    const second = await claim("alice");
+    assert.equal(second.status, 201, JSON.stringify(second.json));
+    const summary = second.json.domain;
+    assert.equal(summary.domain.verificationStatus, "pending");
+    assert.equal(
+      Date.parse(summary.expiresAt) - Date.parse(summary.domain.createdAt),
+      PENDING_DOMAIN_TTL_MS,
+      "the claim lapses after 7 days",
+    );
+    alice = { id: summary.domain.id, token: summary.domain.verificationToken };
+    assert.notEqual(alice.token, mallory.token);
+  });
+
+  await t.step("one project claims a name once", async () => {
+    const again = await claim("mallory");
+    assert.equal(again.status, 409);
+    assert.match(again.json.error.message, /already added to this project/);
+  });
+
+  await t.step("a claim whose TXT record is absent stays pending", async () => {
+    record(alice.token);
+    const res = await verify("mallory", mallory.id);
+    assert.equal(res.status, 200);
+    assert.equal(res.json.domain.domain.verificationStatus, "pending");
+    assert.deepEqual(res.json.check.found, [`trust-verification=${alice.token}`]);
+  });
+
+  await t.step("the first claim whose TXT record verifies gets the name", async () => {
+    const res = await verify("alice", alice.id);
+    assert.equal(res.status, 200);
+    assert.equal(res.json.domain.domain.verificationStatus, "verified");
+    assert.equal(res.json.domain.expiresAt, null);
+    const page = await getWithHost(server.baseUrl, "/trust.json", "trust.acme.example");
+    assert.equal(JSON.parse(page.body).project.slug, "alice");
+  });
+
+  await t.step(
+    "the others' verification fails with a clear message, even with their record",
+    async () => {
+      record(alice.token, mallory.token);
+      const res = await verify("mallory", mallory.id);
+      assert.equal(res.status, 409);
+      assert.equal(res.json.error.code, "conflict");
+      assert.match(res.json.error.message, /verified by another project/);
+      const listed = await (await as("mallory"))("GET", domains("mallory"));
+      assert.equal(listed.json.domains[0].domain.verificationStatus, "pending");
+    },
+  );
+
+  await t.step("a verified name refuses new claims of other projects", async () => {
+    const res = await claim("carol");
+    assert.equal(res.status, 409);
+    assert.match(res.json.error.message, /verified by another project/);
+  });
+
+  await t.step("removing a losing claim leaves the owner's domain served", async () => {
+    assert.equal(await remove("mallory", mallory.id), 204);
+    const page = await getWithHost(server.baseUrl, "/trust.json", "trust.acme.example");
+    assert.equal(page.status, 200);
+    assert.equal(JSON.parse(page.body).project.slug, "alice");
+  });
+
+  await t.step("a claim not verified within 7 days lapses", async () => {
+    const pending = await claim("carol", "status.acme.example");
+    assert.equal(pending.status, 201);
+    const id = pending.json.domain.domain.id;
+    clock.advance(PENDING_DOMAIN_TTL_MS - 1000);
+    assert.equal((await (await as("carol"))("GET", domains("carol"))).json.domains.length, 1);
+    clock.advance(1000);
+    assert.deepEqual((await (await as("carol"))("GET", domains("carol"))).json.domains, []);
+    dns.records.set("_service.status.acme.example", [[
+      `trust-verification=${pending.json.domain.domain.verificationToken}`,
+    ]]);
+    const late = await verify("carol", id);
+    assert.equal(late.status, 404);
+    assert.match(late.json.error.message, /lapsed: it was not verified within 7 days/);
+    const renewed = await claim("carol", "status.acme.example");
+    assert.equal(renewed.status, 201, "a lapsed claim is replaced by a new one");
+    assert.equal((await (await as("carol"))("GET", domains("carol"))).json.domains.length, 1);
+  });
+
+  await t.step("once the owner removes its domain, another claim can verify", async () => {
+    assert.equal(await remove("alice", alice.id), 204);
+    const fresh = await claim("carol");
+    assert.equal(fresh.status, 201);
+    record(fresh.json.domain.domain.verificationToken);
+    const res = await verify("carol", fresh.json.domain.domain.id);
+    assert.equal(res.json.domain.domain.verificationStatus, "verified");
+    const page = await getWithHost(server.baseUrl, "/trust.json", "trust.acme.example");
+    assert.equal(JSON.parse(page.body).project.slug, "carol");
   });
 });
 

@@ -129,18 +129,23 @@ Deno.test("[e2e] two instances on one KV file: concurrent ingest and publish, no
     assert.deepEqual(versions, Array.from({ length: versions.length }, (_, i) => i + 1));
     assert.ok(publishedVersions.every((v) => versions.includes(v)));
 
-    // The ingest scheduled a recompute job, which either instance may run.
-    const latest = publishedProfiles[0].publishedAt;
-    let queued = false;
-    for (let i = 0; i < 100 && !queued; i++) {
+    // Evidence after the load schedules a recompute job, which either instance runs.
+    const before = new Date().toISOString();
+    await batch(BATCHES)();
+    let recomputed = false;
+    for (let i = 0; i < 100 && !recomputed; i++) {
       const { evaluations } =
         await (await fetch(`${bases[i % 2]}/projects/${projectId}/evaluations`, {
           headers: human,
         })).json();
-      queued = evaluations.every((e: { updatedAt: string }) => e.updatedAt > latest);
-      if (!queued) await new Promise((r) => setTimeout(r, 100));
+      recomputed = evaluations.every((e: { updatedAt: string }) => e.updatedAt > before);
+      if (!recomputed) await new Promise((r) => setTimeout(r, 100));
     }
-    assert.ok(queued, "a queued recompute ran after the last publish");
+    assert.ok(recomputed, "a recompute job ran after the last evidence");
+    for (const base of bases) {
+      const ready = await (await fetch(`${base}/health/ready`)).json();
+      assert.equal(ready.ready, true, JSON.stringify(ready));
+    }
     const errors = services.flatMap((s) => s.lines.filter((l) => l.includes('"level":"error"')));
     assert.deepEqual(errors, [], "no instance logged an error");
 

@@ -22,10 +22,22 @@ Deno.test("[e2e] start: prints the setup link, keeps data across a restart", asy
         await service.waitFor(/^Email: not configured \(set SMTP_URL\)/);
         setupUrl = (await service.waitFor(/\/signup\?setup=/)).trim();
         assert.ok(setupUrl.startsWith(`${base}/signup?setup=`));
+        // Where to go next is printed on the first start too, after the setup link.
+        const dashboard = await service.waitFor(/^Dashboard: /);
+        assert.equal(
+          dashboard.trim(),
+          `Dashboard: ${base}/dashboard/   API description: ${base}/openapi.json`,
+        );
+        const pages = await service.waitFor(/^Public trust pages: /);
+        assert.equal(
+          pages.trim(),
+          `Public trust pages: ${base}/trust/<project-slug>   Setup guide: ${base}/setup.md`,
+        );
+        assert.ok(service.lines.some((l) => l.startsWith("Live work: job worker running")));
         const health = await fetch(`${base}/health`);
         assert.deepEqual(await health.json(), { status: "ok" });
         const res = await signUp(base, new URL(setupUrl).search.slice(1), account);
-        assert.equal(res.status, 200);
+        assert.equal(res.status, 303);
         await res.body?.cancel();
       } finally {
         await service.stop();

@@ -19,3 +19,20 @@ Deno.test("[evaluate] inCatalogOrder() puts the default catalog first, then cust
     "custom.a",
   ]);
 });
+
+Deno.test("[evaluate] inCatalogOrder() breaks creation ties by key in code-point order, not by locale", () => {
+  const now = new Date("2026-11-01T12:00:00Z");
+  const [base] = catalogControls(now);
+  const at = "2026-11-02T00:00:00.000Z";
+  // ICU collation puts "_" before "-" before "." and ignores case first; code points do not.
+  const keys = ["custom.a_b", "custom.ab", "custom.a.b", "custom.a-b", "custom.a9", "custom.a10"];
+  const ordered = inCatalogOrder(keys.map((key) => ({ ...base, key, createdAt: at })));
+  assert.deepEqual(ordered.map((c) => c.key), [
+    "custom.a-b",
+    "custom.a.b",
+    "custom.a10",
+    "custom.a9",
+    "custom.a_b",
+    "custom.ab",
+  ]);
+});

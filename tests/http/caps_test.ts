@@ -61,7 +61,7 @@ Deno.test("[http] full collections answer 409 and change nothing", async (t) => 
       const register = (token: string, i: number) =>
         ctx.call("POST", `/projects/${project.id}/webhooks`, {
           token,
-          json: { url: `https://203.0.113.10/hooks/${i}`, events: ["version.published"] },
+          json: { url: `https://93.184.215.14/hooks/${i}`, events: ["version.published"] },
         });
       await fill(MAX_WEBHOOKS_PER_USER, (i) => register(owner, i));
       await refusedWithConflict(ctx, () => register(owner, 99), /registers at most 20 webhooks/);

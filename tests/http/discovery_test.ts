@@ -87,6 +87,39 @@ Deno.test("[discovery] JSON documents follow their formats and agree", async (t)
     }
   });
 
+  await t.step(
+    "api-catalog links the exports, each to its operation in /openapi.json",
+    async () => {
+      const { body } = await getJson(server, "/.well-known/api-catalog");
+      const profiles = body.linkset.find((l: { anchor: string }) => l.anchor === `${base}/trust/`);
+      assert.ok(profiles, "the project trust profiles have their own link context");
+      const described = new Map<string, string>();
+      for (const link of profiles["service-desc"] as Array<{ href: string; title: string }>) {
+        const url = new URL(link.href);
+        assert.equal(`${url.origin}${url.pathname}`, `${base}/openapi.json`);
+        // The fragment is a JSON Pointer (RFC 6901) into the document, percent-encoded.
+        const pointer = decodeURIComponent(url.hash.slice(1));
+        let node: unknown = openapi;
+        for (const token of pointer.split("/").slice(1)) {
+          node =
+            (node as Record<string, unknown>)[token.replaceAll("~1", "/").replaceAll("~0", "~")];
+        }
+        assert.ok(node && typeof node === "object" && "operationId" in node, pointer);
+        described.set((node as { operationId: string }).operationId, link.title);
+      }
+      for (
+        const [operationId, title] of [
+          ["getTrustOscal", /OSCAL 1\.0\.6 Assessment Results.*oscal-assessment-results\.json/],
+          ["getTrustAttestation", /SLSA Verification Summary.*vsa\.intoto\.json/],
+          ["getTrustSecurityInsights", /Security Insights.*security-insights\.json/],
+          ["getTrustJson", /trust\.json/],
+        ] as const
+      ) {
+        assert.match(described.get(operationId) ?? "", title, operationId);
+      }
+    },
+  );
+
   await t.step("GET and HEAD of the api-catalog carry the api-catalog Link", async () => {
     const expected = `<${base}/.well-known/api-catalog>; rel="api-catalog"`;
     const head = await fetch(`${base}/.well-known/api-catalog`, { method: "HEAD" });
@@ -133,6 +166,8 @@ Deno.test("[discovery] JSON documents follow their formats and agree", async (t)
       "get_trust_updates",
       "list_organization_projects",
       "get_certifications",
+      "get_trust_frameworks",
+      "search_answers",
     ]);
     for (const tool of body.tools) assert.ok(tool.description.length > 40, tool.name);
     assert.equal(body.resourceTemplates[0].uriTemplate, "trust://{projectSlug}/trust.json");
@@ -348,6 +383,8 @@ Deno.test("[discovery] llms.txt and the guides are Markdown whose links resolve"
         "| `list_organization_projects` | `{ orgSlug }` | `GET /public/trust/{orgSlug}` |",
         "/trust/{projectSlug}/documents",
         "| `get_trust_updates` | `{ projectSlug, cursor?, limit? }` | `GET /trust/{projectSlug}/updates` |",
+        "| `get_trust_frameworks` | `{ projectSlug }` | `GET /trust/{projectSlug}/frameworks` |",
+        "| `search_answers` | `{ orgSlug, q? }` | `GET /public/trust/{orgSlug}/answers?q={q}` |",
         "/trust/{projectSlug}/updates",
         "once per minute",
         `${base}/.well-known/jwks.json`,

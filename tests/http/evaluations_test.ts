@@ -253,3 +253,37 @@ Deno.test("[http] /docs/evaluation is generated from the registry, in Markdown a
   assert.equal(await negotiated.text(), text);
   assert.equal(negotiated.headers.get("vary"), "Accept");
 });
+
+Deno.test("[http] custom controls created together list, evaluate and publish in code-point key order", async () => {
+  await using ctx = await createTestApp();
+  const ws = await workspace(ctx, "alice", { visibility: "public" });
+  const path = `/projects/${ws.project.id}/controls`;
+  // The clock stands still: all three are created at the same instant.
+  for (const key of ["custom.a_b", "custom.a.b", "custom.a-b"]) {
+    const res = await ctx.call("POST", path, {
+      token: ws.token,
+      json: { key, publicName: key, evidenceType: "sbom" },
+    });
+    assert.equal(res.status, 201);
+    await res.body?.cancel();
+  }
+  const expected = ["custom.a-b", "custom.a.b", "custom.a_b"];
+  const custom = (keys: string[]) => keys.filter((k) => k.startsWith("custom."));
+  const listed = (await (await ctx.call("GET", path, { token: ws.token })).json()).controls;
+  assert.deepEqual(custom(listed.map((c: { key: string }) => c.key)), expected);
+  const recomputed = await ctx.call("POST", `/projects/${ws.project.id}/evaluations/recompute`, {
+    token: ws.token,
+  });
+  const { evaluations } = await recomputed.json();
+  assert.deepEqual(
+    custom(evaluations.map((e: { control: { key: string } }) => e.control.key)),
+    expected,
+  );
+  const published = await ctx.call("POST", `/projects/${ws.project.id}/publish`, {
+    token: ws.token,
+  });
+  assert.equal(published.status, 201);
+  await published.body?.cancel();
+  const profile = await (await ctx.call("GET", `/trust/${ws.project.slug}/trust.json`)).json();
+  assert.deepEqual(custom(profile.controls.map((c: { key: string }) => c.key)), expected);
+});

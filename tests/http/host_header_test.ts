@@ -2,6 +2,8 @@ import assert from "node:assert/strict";
 import { serviceHostTest } from "../../src/serve/hosts.ts";
 import { createTestApp } from "../support/app.ts";
 import { publishVersion, workspace } from "../support/fixtures.ts";
+import { getWithHost, postWithHost, rawRequest } from "../support/raw_http.ts";
+import { startTestServer } from "../support/server.ts";
 
 const label63 = "a".repeat(63);
 
@@ -86,4 +88,85 @@ Deno.test("[http] serviceHostTest() sends only valid domain names to a lookup", 
       assert.equal(isServiceHost(row.host), row.service);
     });
   }
+});
+
+Deno.test("[http] Host header: a value the URL parser refuses is answered as on the service's host, over real HTTP", async (t) => {
+  // Deno.serve builds request.url from Host, so only a real server reproduces these; an
+  // in-process Request cannot even be built with such a URL.
+  await using server = await startTestServer({ worker: false });
+  const token = await server.tokenFor("alice");
+  const boot = await fetch(`${server.baseUrl}/onboarding/bootstrap`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+    body: JSON.stringify({
+      workspaceName: "Acme",
+      projectName: "Acme Cloud",
+      projectSlug: "acme",
+      projectVisibility: "public",
+    }),
+  });
+  const projectId = (await boot.json()).project.id;
+  const published = await fetch(`${server.baseUrl}/projects/${projectId}/publish`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${token}` },
+  });
+  assert.equal(published.status, 201);
+  await published.body?.cancel();
+
+  const hosts = ["a.1", "1.2.3.4.5", "x.127.0.0.1", "trust.example.0x10", "%", "[::1", "a b"];
+  for (const host of hosts) {
+    await t.step(`Host: ${host}`, async () => {
+      for (const path of ["/nope", "/trust/nope", "/trust.json", "/public/trust/nope"]) {
+        const json = await getWithHost(server.baseUrl, path, host, { accept: "application/json" });
+        assert.equal(json.status, 404, `${path}: ${json.status} ${json.body}`);
+        assert.equal(json.headers.get("content-type"), "application/json");
+        assert.equal(JSON.parse(json.body).error.code, "not_found");
+        const page = await getWithHost(server.baseUrl, path, host, { accept: "text/html" });
+        assert.equal(page.status, 404, `${path}: ${page.status} ${page.body}`);
+        assert.equal(page.headers.get("content-type"), "text/html; charset=utf-8");
+      }
+      const profile = await getWithHost(server.baseUrl, "/trust/acme/trust.json?x=1", host);
+      assert.equal(profile.status, 200);
+      assert.equal(JSON.parse(profile.body).project.slug, "acme");
+      const signals = await getWithHost(server.baseUrl, "/trust/acme/signals", host);
+      assert.equal(signals.status, 200);
+      const created = await postWithHost(
+        server.baseUrl,
+        "/projects",
+        host,
+        JSON.stringify({ name: "x" }),
+        { "content-type": "application/json" },
+      );
+      assert.equal(created.status, 401, created.body);
+      const renamed = await rawRequest(server.baseUrl, {
+        method: "PATCH",
+        path: `/projects/${projectId}`,
+        host,
+        headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+        body: JSON.stringify({ name: `Acme ${host}` }),
+      });
+      assert.equal(renamed.status, 200, renamed.body);
+      assert.equal(JSON.parse(renamed.body).project.name, `Acme ${host}`);
+      const mcp = await postWithHost(
+        server.baseUrl,
+        "/mcp",
+        host,
+        JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
+        { "content-type": "application/json", accept: "application/json, text/event-stream" },
+      );
+      assert.equal(mcp.status, 403, mcp.body);
+    });
+  }
+  await t.step(
+    "a Host with a path, query, fragment or user part does not move the path",
+    async () => {
+      for (const host of ["x/trust/nope", "trust.test?x", "trust.test#x", "u@x", "a\\b"]) {
+        const health = await getWithHost(server.baseUrl, "/health", host);
+        assert.equal(health.status, 200, `${host}: ${health.status} ${health.body}`);
+        const signals = await getWithHost(server.baseUrl, "/trust/acme/signals", host);
+        assert.equal(signals.status, 200, `${host}: ${signals.status} ${signals.body}`);
+      }
+    },
+  );
+  assert.deepEqual(server.log.lines.filter((line) => line.includes('"error"')), []);
 });

@@ -331,3 +331,67 @@ Deno.test("[http] publication log: concurrent publishes of several projects on t
     assert.deepEqual(logged.map(({ index }) => index), publications.map((p) => p.logIndex));
   }
 });
+
+Deno.test("[http] /log: JSON for machines, an HTML page for browsers, Markdown for agents", async (t) => {
+  await using ctx = await createTestApp();
+  const ws = await workspace(ctx, "alice", { visibility: "public" });
+  await publishVersion(ctx, ws);
+  const info = await getJson(ctx, "/log");
+  const get = (path: string, accept?: string) =>
+    ctx.call("GET", path, { headers: accept ? { accept } : {} });
+
+  await t.step("JSON stays the default and answers application/json too", async () => {
+    for (
+      const [path, accept] of [["/log", undefined], ["/log", "application/json"], [
+        "/log.json",
+        "text/html",
+      ]]
+    ) {
+      const res = await get(path!, accept);
+      assert.equal(res.status, 200);
+      assert.match(res.headers.get("content-type") ?? "", /^application\/json/);
+      assert.deepEqual(await res.json(), info);
+    }
+  });
+
+  await t.step("a browser gets an HTML page under the trust pages' CSP", async () => {
+    const browser = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8";
+    for (const [path, accept] of [["/log", browser], ["/log.html", undefined]]) {
+      const res = await get(path!, accept);
+      assert.equal(res.status, 200, path);
+      assert.match(res.headers.get("content-type") ?? "", /^text\/html/);
+      assert.match(res.headers.get("content-security-policy") ?? "", /default-src 'none'/);
+      assert.equal(res.headers.get("vary"), "Accept");
+      const page = await res.text();
+      assert.match(page, /<h1 id="title">Publication log<\/h1>/);
+      assert.ok(page.includes(info.verifierKey), "the verifier key is shown");
+      assert.match(page, /<dt>Entries<\/dt>\s*<dd>1<\/dd>/);
+      assert.match(page, /href="http:\/\/trust\.test\/log\/checkpoint"/);
+      assert.match(page, /deno run --allow-net http:\/\/trust\.test\/verify\.ts/);
+      assert.match(
+        page,
+        /<a href="http:\/\/trust\.test\/log\.json"\s+download="log\.json" type="application\/json"/,
+      );
+    }
+  });
+
+  await t.step("an agent gets Markdown", async () => {
+    for (const [path, accept] of [["/log", "text/markdown"], ["/log.md", undefined]]) {
+      const res = await get(path!, accept);
+      assert.equal(res.status, 200);
+      assert.match(res.headers.get("content-type") ?? "", /^text\/markdown/);
+      const text = await res.text();
+      assert.match(text, /^# Publication log\n/);
+      assert.ok(text.includes(`- Checkpoint verifier key: \`${info.verifierKey}\``));
+      assert.match(text, /- Entries: 1\n/);
+    }
+  });
+
+  await t.step("the explicit forms are public reads with CORS", async () => {
+    for (const path of ["/log.json", "/log.html", "/log.md"]) {
+      const res = await get(path);
+      assert.equal(res.headers.get("access-control-allow-origin"), "*", path);
+      await res.body?.cancel();
+    }
+  });
+});

@@ -1,6 +1,9 @@
 import assert from "node:assert/strict";
 import { createTestApp, snapshotKv } from "../support/app.ts";
 import { team } from "../support/fixtures.ts";
+import { jpegDeclaring, pngDeclaring, webpDeclaring } from "../support/images.ts";
+import { sha256HexSync } from "../../src/lib/hash.ts";
+import { setOrganizationLogo } from "../../src/store/org_profiles.ts";
 
 const fixture = (name: string) =>
   Deno.readFileSync(new URL(`../fixtures/logos/${name}`, import.meta.url));
@@ -169,5 +172,62 @@ Deno.test("[http] organization logo: sniffed, limited, served strictly", async (
     const res = await ctx.call("DELETE", path, { token: owner });
     assert.equal(res.status, 200);
     assert.equal((await res.json()).profile.logo, null);
+  });
+});
+
+Deno.test("[http] organization logo: an image declaring more than 4096 × 4096 pixels is refused", async (t) => {
+  await using ctx = await createTestApp();
+  const { owner, orgId } = await team(ctx);
+  const path = `/organizations/${orgId}/logo`;
+  const put = (body: Uint8Array) =>
+    ctx.call("PUT", path, {
+      token: owner,
+      body: body as BodyInit,
+      headers: { "content-type": "image/png" },
+    });
+
+  await t.step("50 000 × 50 000 in PNG, JPEG and WebP: 413, nothing stored", async () => {
+    const before = await snapshotKv(ctx.kv);
+    for (
+      const [what, bytes] of [
+        ["PNG", pngDeclaring(50_000, 50_000)],
+        ["JPEG", jpegDeclaring(50_000, 50_000)],
+        ["WebP", webpDeclaring(50_000, 50_000)],
+        ["PNG one pixel too wide", pngDeclaring(4097, 1)],
+        ["PNG one pixel too tall", pngDeclaring(1, 4097)],
+      ] as const
+    ) {
+      const res = await put(bytes);
+      assert.equal(res.status, 413, what);
+      const { error } = await res.json();
+      assert.equal(error.code, "payload_too_large", what);
+      assert.match(error.message, /at most 4096 × 4096 pixels; this one declares \d+ × \d+/, what);
+    }
+    assert.equal(await snapshotKv(ctx.kv), before);
+  });
+
+  await t.step("a header without a size is 415", async () => {
+    const res = await put(pngDeclaring(0, 10));
+    assert.equal(res.status, 415);
+    assert.match((await res.json()).error.message, /declares no size/);
+  });
+
+  await t.step("4096 × 4096 is accepted", async () => {
+    const res = await put(pngDeclaring(4096, 4096));
+    assert.equal(res.status, 200);
+    await res.body?.cancel();
+  });
+
+  await t.step("an oversized logo stored before the limit is no longer served", async () => {
+    const bytes = pngDeclaring(50_000, 50_000);
+    const sha256 = sha256HexSync(bytes);
+    await ctx.services.blobs.put("logo", bytes);
+    await setOrganizationLogo(ctx.kv, orgId, {
+      logo: { sha256, contentType: "image/png", size: bytes.length },
+      now: ctx.clock.now(),
+    });
+    const res = await ctx.call("GET", `/public/logos/${sha256}.png`);
+    assert.equal(res.status, 404);
+    assert.equal((await res.json()).error.code, "not_found");
   });
 });

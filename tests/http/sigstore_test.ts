@@ -16,6 +16,17 @@ const BUNDLE = JSON.parse(
 const ISSUER = "https://token.actions.githubusercontent.com";
 const SIGNER = "https://github.com/slsa-framework/slsa-github-generator/.github/workflows/" +
   "delegator_generic_slsa3.yml@refs/tags/v2.1.0";
+/** Rekor's integrated time of BUNDLE's entry (its signed entry timestamp). */
+const LOGGED_AT = "2025-02-25T21:58:32.000Z";
+/** BUNDLE's only subject. */
+const SUBJECT_NAME = "gha_delegator-binary-linux-amd64-workflow_dispatch";
+const SUBJECT_SHA256 = "5891b5b522d5df086d0ff0b110fbd9d21bb4fc7163af34d08286a2e846f6be03";
+const NOT_REQUIRED = "subjects not matched to the project's artifacts (not required)";
+
+/** Sets the test clock to two hours after BUNDLE was logged, when it is fresh. */
+function atBuildTime(ctx: TestApp) {
+  ctx.clock.set(new Date(Date.parse(LOGGED_AT) + 2 * 3600_000));
+}
 
 async function provenanceState(ctx: TestApp, projectId: string, token: string) {
   const res = await ctx.call("POST", `/projects/${projectId}/evaluations/recompute`, { token });
@@ -28,6 +39,7 @@ async function provenanceState(ctx: TestApp, projectId: string, token: string) {
 
 Deno.test("[http] sigstore: a real bundle passes only for the project's expected identity", async (t) => {
   await using ctx = await createTestApp({ env: { SIGSTORE_TRUSTED_ROOT: ROOT_PATH } });
+  atBuildTime(ctx);
   const ws = await workspace(ctx, "alice");
   const c = await collector(ctx, ws);
   const identities = `/projects/${ws.project.id}/sigstore-identities`;
@@ -122,7 +134,10 @@ Deno.test("[http] sigstore: a real bundle passes only for the project's expected
         result.reason.includes(`signed by "${SIGNER}" (issuer "${ISSUER}")`),
         result.reason,
       );
-      assert.match(result.reason, /Rekor log index 174304175$/);
+      assert.ok(
+        result.reason.endsWith(`Rekor log index 174304175, logged ${LOGGED_AT}; ${NOT_REQUIRED}`),
+        result.reason,
+      );
       assert.match(result.reason, /SLSA v1 provenance/);
     },
   );
@@ -141,7 +156,7 @@ Deno.test("[http] sigstore: a real bundle passes only for the project's expected
     );
     assert.equal(control.state, "pass");
     assert.ok(control.reason.includes(`signed by "${SIGNER}"`), control.reason);
-    assert.match(control.reason, /Rekor log index 174304175$/);
+    assert.match(control.reason, /Rekor log index 174304175, logged /);
     const page = await (await ctx.call("GET", `/trust/${ws.project.slug}`, {
       headers: { accept: "text/html" },
     })).text();
@@ -198,4 +213,264 @@ Deno.test("[http] sigstore: a trusted root that did not log the bundle makes it 
   } finally {
     await Deno.remove(path);
   }
+});
+
+/** A workspace whose project expects BUNDLE's signer, with a collector. */
+async function expectingSigner(ctx: TestApp) {
+  const ws = await workspace(ctx, "alice");
+  const c = await collector(ctx, ws);
+  const res = await ctx.call("PUT", `/projects/${ws.project.id}/sigstore-identities`, {
+    token: ws.token,
+    json: { identities: [{ issuer: ISSUER, subject: SIGNER }] },
+  });
+  assert.equal(res.status, 200);
+  await res.body?.cancel();
+  const send = async (
+    payload: Record<string, unknown>,
+    evidenceType: string,
+    sourceRef?: string,
+  ) => {
+    const sent = await ctx.call("POST", "/ingest/evidence", {
+      json: {
+        projectId: ws.project.id,
+        ...evidenceItem(ctx, payload, { evidenceType, sourceRef }),
+      },
+      headers: { authorization: `Bearer ${c.secret}` },
+    });
+    assert.ok(sent.status === 201 || sent.status === 200, `${sent.status}`);
+    return (await sent.json()).record as { observedAt: string; reading: { summary: string } };
+  };
+  return { ws, send };
+}
+
+Deno.test("[http] sigstore: a bundle sent long after it was logged is as old as its Rekor entry", async (t) => {
+  await using ctx = await createTestApp({ env: { SIGSTORE_TRUSTED_ROOT: ROOT_PATH } });
+  const { ws, send } = await expectingSigner(ctx);
+
+  await t.step(
+    "the record's observation time is the verified log time, not the claim",
+    async () => {
+      // The test clock stands at 2026-11-01; the collector claims "a minute ago".
+      const record = await send(BUNDLE, "build_provenance");
+      assert.equal(record.observedAt, LOGGED_AT);
+      const listed = await ctx.call("GET", `/projects/${ws.project.id}/evidence`, {
+        token: ws.token,
+      });
+      const { records } = await listed.json();
+      assert.equal(records[0].observedAt, LOGGED_AT);
+    },
+  );
+
+  await t.step("the control is not fresh: its age counts from the signature", async () => {
+    const result = await provenanceState(ctx, ws.project.id, ws.token) as {
+      state: string;
+      reason: string;
+      latestEvidenceAt?: string;
+      freshUntil?: string;
+    };
+    assert.notEqual(result.state, "pass", result.reason);
+    assert.equal(result.state, "stale");
+    assert.match(result.reason, /counted from its signature's log time, 2025-02-25T21:58:32/);
+    assert.equal(result.latestEvidenceAt, LOGGED_AT);
+  });
+
+  await t.step("sent again with another claimed time, it is the same record", async () => {
+    ctx.clock.advance(60_000);
+    const again = await send(BUNDLE, "build_provenance");
+    assert.equal(again.observedAt, LOGGED_AT);
+    const listed = await ctx.call("GET", `/projects/${ws.project.id}/evidence`, {
+      token: ws.token,
+    });
+    assert.equal((await listed.json()).records.length, 1);
+  });
+});
+
+Deno.test("[http] sigstore: an earlier claimed observation time is kept", async () => {
+  await using ctx = await createTestApp({ env: { SIGSTORE_TRUSTED_ROOT: ROOT_PATH } });
+  atBuildTime(ctx);
+  const { send } = await expectingSigner(ctx);
+  // evidenceItem claims a minute before the clock: a minute before the log time.
+  ctx.clock.set(new Date(LOGGED_AT));
+  const record = await send(BUNDLE, "build_provenance");
+  assert.equal(record.observedAt, new Date(Date.parse(LOGGED_AT) - 60_000).toISOString());
+});
+
+Deno.test("[http] sigstore: provenance subjects must be the project's artifacts when required", async (t) => {
+  await using ctx = await createTestApp({ env: { SIGSTORE_TRUSTED_ROOT: ROOT_PATH } });
+  atBuildTime(ctx);
+  const { ws, send } = await expectingSigner(ctx);
+  const path = `/projects/${ws.project.id}/provenance-subjects`;
+  const put = async (json: unknown) => {
+    const res = await ctx.call("PUT", path, { token: ws.token, json });
+    assert.equal(res.status, 200, await res.clone().text());
+    return await res.json();
+  };
+  await send(BUNDLE, "build_provenance");
+
+  await t.step(
+    "by default subjects are not required to match, and the reason says so",
+    async () => {
+      const res = await ctx.call("GET", path, { token: ws.token });
+      assert.equal(res.status, 200);
+      assert.deepEqual(await res.json(), {
+        requireMatch: false,
+        digestsFrom: [],
+        artifactNames: [],
+      });
+      const result = await provenanceState(ctx, ws.project.id, ws.token);
+      assert.equal(result.state, "pass", result.reason);
+      assert.ok(result.reason.endsWith(NOT_REQUIRED), result.reason);
+    },
+  );
+
+  await t.step("bad settings are refused with 400 and change nothing", async () => {
+    for (
+      const json of [
+        { requireMatch: true, digestsFrom: [], artifactNames: [] },
+        { requireMatch: true, digestsFrom: ["kubernetes"], artifactNames: [] },
+        { requireMatch: true, digestsFrom: ["sbom", "sbom"], artifactNames: [] },
+        { requireMatch: true, digestsFrom: [], artifactNames: ["a\nb"] },
+        { requireMatch: true, digestsFrom: [], artifactNames: [""] },
+        { requireMatch: true, digestsFrom: [], artifactNames: Array(21).fill("x") },
+        { requireMatch: "yes", digestsFrom: [], artifactNames: ["x"] },
+        { requireMatch: true, digestsFrom: [], artifactNames: ["x"], extra: 1 },
+        { requireMatch: true },
+      ]
+    ) {
+      const res = await ctx.call("PUT", path, { token: ws.token, json });
+      assert.equal(res.status, 400, JSON.stringify(json));
+      assert.equal((await res.json()).error.code, "validation_failed");
+    }
+    assert.deepEqual(await (await ctx.call("GET", path, { token: ws.token })).json(), {
+      requireMatch: false,
+      digestsFrom: [],
+      artifactNames: [],
+    });
+  });
+
+  await t.step("another organization's member is refused with 403", async () => {
+    const other = await workspace(ctx, "mallory");
+    const res = await ctx.call("PUT", path, {
+      token: other.token,
+      json: { requireMatch: false, digestsFrom: [], artifactNames: [] },
+    });
+    assert.equal(res.status, 403);
+    await res.body?.cancel();
+  });
+
+  await t.step("a subject unrelated to the project's deployment fails, naming it", async () => {
+    await send({
+      apiVersion: "apps/v1",
+      kind: "Deployment",
+      metadata: { name: "api" },
+      spec: {
+        replicas: 1,
+        template: {
+          spec: {
+            containers: [{ name: "api", image: `ghcr.io/acme/api@sha256:${"ab".repeat(32)}` }],
+          },
+        },
+      },
+      status: { replicas: 1, readyReplicas: 1 },
+    }, "deployment_snapshot");
+    await put({ requireMatch: true, digestsFrom: ["deployment_snapshot"], artifactNames: [] });
+    const result = await provenanceState(ctx, ws.project.id, ws.token);
+    assert.equal(result.state, "fail");
+    assert.equal(
+      result.reason,
+      "Sigstore signature verifies, but no subject of its SLSA provenance is an artifact the " +
+        `project reports: "${SUBJECT_NAME}" (sha256:5891b5b522d5…) is not a digest the latest ` +
+        "deployment snapshot reports",
+    );
+  });
+
+  await t.step("no SBOM yet: the reason says none was received", async () => {
+    await put({ requireMatch: true, digestsFrom: ["sbom"], artifactNames: [] });
+    const result = await provenanceState(ctx, ws.project.id, ws.token);
+    assert.equal(result.state, "fail");
+    assert.match(result.reason, /is not a digest the latest SBOM \(none received\) reports$/);
+  });
+
+  await t.step("a deployment running the built artifact's digest makes it pass", async () => {
+    ctx.clock.advance(60_000);
+    await send({
+      apiVersion: "v1",
+      kind: "List",
+      items: [{
+        apiVersion: "apps/v1",
+        kind: "Deployment",
+        metadata: { name: "api" },
+        spec: {
+          replicas: 1,
+          template: {
+            spec: {
+              containers: [{ name: "api", image: `ghcr.io/acme/api@sha256:${SUBJECT_SHA256}` }],
+            },
+          },
+        },
+        status: { replicas: 1, readyReplicas: 1 },
+      }],
+    }, "deployment_snapshot");
+    await put({ requireMatch: true, digestsFrom: ["deployment_snapshot"], artifactNames: [] });
+    const result = await provenanceState(ctx, ws.project.id, ws.token);
+    assert.equal(result.state, "pass", result.reason);
+    assert.ok(
+      result.reason.endsWith(
+        `; subject "${SUBJECT_NAME}" (sha256:5891b5b522d5…) is an artifact the latest ` +
+          "deployment snapshot reports",
+      ),
+      result.reason,
+    );
+  });
+
+  await t.step("an SBOM describing the artifact makes it pass by the SBOM rule", async () => {
+    await send({
+      bomFormat: "CycloneDX",
+      specVersion: "1.5",
+      metadata: {
+        component: {
+          type: "application",
+          name: "binary-linux-amd64",
+          hashes: [{ alg: "SHA-256", content: SUBJECT_SHA256 }],
+        },
+      },
+      components: [],
+    }, "sbom");
+    await put({ requireMatch: true, digestsFrom: ["sbom"], artifactNames: [] });
+    const result = await provenanceState(ctx, ws.project.id, ws.token);
+    assert.equal(result.state, "pass", result.reason);
+    assert.match(result.reason, /is an artifact the latest SBOM reports$/);
+  });
+
+  await t.step("an artifact name pattern decides when no digest matches", async () => {
+    await put({ requireMatch: true, digestsFrom: [], artifactNames: ["gha_delegator-*"] });
+    const result = await provenanceState(ctx, ws.project.id, ws.token);
+    assert.equal(result.state, "pass", result.reason);
+    assert.ok(
+      result.reason.endsWith(
+        `; subject "${SUBJECT_NAME}" matches the artifact name pattern "gha_delegator-*"`,
+      ),
+      result.reason,
+    );
+    await put({ requireMatch: true, digestsFrom: [], artifactNames: ["ghcr.io/acme/*"] });
+    const refused = await provenanceState(ctx, ws.project.id, ws.token);
+    assert.equal(refused.state, "fail");
+    assert.match(refused.reason, /matches none of the 1 artifact name pattern$/);
+  });
+
+  await t.step("the ingest reading applies the rule too", async () => {
+    ctx.clock.advance(60_000);
+    const tagged = await send(BUNDLE, "build_provenance", "acme/api@refs/tags/v2");
+    assert.match(tagged.reading.summary, /no subject of its SLSA provenance is an artifact/);
+  });
+
+  await t.step("setting the default back removes the rule", async () => {
+    assert.deepEqual(await put({ requireMatch: false, digestsFrom: [], artifactNames: [] }), {
+      requireMatch: false,
+      digestsFrom: [],
+      artifactNames: [],
+    });
+    const result = await provenanceState(ctx, ws.project.id, ws.token);
+    assert.equal(result.state, "pass", result.reason);
+  });
 });

@@ -110,6 +110,19 @@ Deno.test("[http] version history: formats, pages, changes with reasons, 404s", 
     }
   });
 
+  await t.step(
+    "each version's trust.json link is a download, not raw JSON in the window",
+    async () => {
+      const page = await (await get(ctx, "/trust/acme/versions.html")).text();
+      const links = [...page.matchAll(/<a href="[^"]*\/versions\/(\d+)\/trust\.json"([^>]*)>/g)];
+      assert.deepEqual(links.map((m) => m[1]), ["3", "2", "1"]);
+      for (const [, n, attributes] of links) {
+        assert.match(attributes, new RegExp(`download="acme-v${n}-trust\\.json"`));
+        assert.match(attributes, /type="application\/json"/);
+      }
+    },
+  );
+
   await t.step("the HTML page links to older versions with the same limit", async () => {
     const page = await (await get(ctx, "/trust/acme/versions.html?limit=2")).text();
     assert.match(

@@ -3,6 +3,7 @@ import type { TrustEvent } from "../../src/domain/events.ts";
 import { createTestApp, snapshotKv, type TestApp } from "../support/app.ts";
 import { publishVersion, type Workspace, workspace } from "../support/fixtures.ts";
 import { assertWellFormedXml } from "../publish/render/_xml.ts";
+import { HOSTILE_MARKDOWN, renderAsReader, unsafeHtml } from "../support/safe_html.ts";
 
 async function team(ctx: TestApp) {
   const ws = await workspace(ctx, "owner", { projectSlug: "acme", visibility: "public" });
@@ -240,6 +241,45 @@ Deno.test("[http] updates: public pages, trust page and feed render hostile Mark
       );
     },
   );
+});
+
+Deno.test("[http] updates: the Markdown pages and the public body are as safe as the HTML pages", async (t) => {
+  await using ctx = await createTestApp();
+  const { ws } = await team(ctx);
+  await publishVersion(ctx, ws);
+  const body = [HOSTILE, ...HOSTILE_MARKDOWN].join("\n\n");
+  const posted = await post(ctx, ws, ws.token, { kind: "incident", title: "Outage", body });
+  assert.equal(posted.status, 201);
+  const { update } = await posted.json();
+  const markdownPages = [
+    "/trust/acme.md",
+    "/trust/acme/updates.md",
+    `/trust/acme/updates/${update.id}.md`,
+  ];
+  for (const path of markdownPages) {
+    await t.step(`${path}, rendered with raw HTML allowed`, async () => {
+      const res = await ctx.call("GET", path);
+      assert.equal(res.status, 200);
+      assert.match(res.headers.get("content-type") ?? "", /^text\/markdown/);
+      const html = renderAsReader(await res.text());
+      assert.deepEqual(unsafeHtml(html), []);
+      assert.doesNotMatch(html, /<(script|img|iframe|svg|style|details)\b/i);
+      assert.doesNotMatch(html, /href="(javascript|data):/i);
+      assert.match(html, /&lt;script&gt;alert\(1\)&lt;\/script&gt;/, "raw HTML shows as text");
+      assert.match(html, /<a href="https:\/\/status\.acme\.test">fine<\/a>/, "safe links stay");
+    });
+  }
+  await t.step("the public JSON body (also the MCP tool's) is the same safe Markdown", async () => {
+    const list = await (await ctx.call("GET", "/trust/acme/updates")).json();
+    const html = renderAsReader(list.updates[0].body);
+    assert.deepEqual(unsafeHtml(html), []);
+    const one = await (await ctx.call("GET", `/trust/acme/updates/${update.id}`)).json();
+    assert.equal(one.update.body, list.updates[0].body);
+    const source = await (await ctx.call("GET", `/projects/${ws.project.id}/updates`, {
+      token: ws.token,
+    })).json();
+    assert.equal(source.updates[0].body, body, "members still read and edit the source");
+  });
 });
 
 Deno.test("[http] posting an update stages update.posted with the change; edits raise none", async () => {

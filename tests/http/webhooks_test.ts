@@ -5,7 +5,10 @@ import { startDnsServer } from "../support/dns_server.ts";
 import { type Workspace, workspace } from "../support/fixtures.ts";
 
 /** A public address (TEST-NET-3) written as an IP literal, so no lookup is needed. */
-const PUBLIC_URL = "https://203.0.113.10/hooks/trust";
+/** Global unicast addresses (ones example.com has had); tests never connect to them. */
+const PUBLIC_V4 = "93.184.215.14";
+const PUBLIC_V6 = "2606:2800:21f:cb07:6820:80da:af6b:8b2c";
+const PUBLIC_URL = `https://${PUBLIC_V4}/hooks/trust`;
 
 const base = (ws: Workspace) => `/projects/${ws.project.id}/webhooks`;
 
@@ -198,10 +201,10 @@ Deno.test("[http] webhooks: bad input is refused with 400 and stores nothing", a
     { url: PUBLIC_URL, events: ["version.published"], signing: "rsa" },
     { url: PUBLIC_URL, events: ["version.published"], secret: "mine" },
     { url: 42, events: ["version.published"] },
-    { url: `https://203.0.113.10/${"a".repeat(2100)}`, events: ["version.published"] },
+    { url: `https://93.184.215.14/${"a".repeat(2100)}`, events: ["version.published"] },
     { url: "not a url", events: ["version.published"] },
-    { url: "ftp://203.0.113.10/x", events: ["version.published"] },
-    { url: "https://user:pw@203.0.113.10/x", events: ["version.published"] },
+    { url: "ftp://93.184.215.14/x", events: ["version.published"] },
+    { url: "https://user:pw@93.184.215.14/x", events: ["version.published"] },
     { url: PUBLIC_URL, events: ["version.published"], description: "a\u0000b" },
   ];
   const before = await snapshotKv(ctx.kv);
@@ -230,12 +233,14 @@ Deno.test("[http] webhooks: bad input is refused with 400 and stores nothing", a
   assert.equal(await snapshotKv(ctx.kv), before);
 });
 
-Deno.test("[http] webhooks: private, loopback and metadata addresses are refused", async (t) => {
+Deno.test("[http] webhooks: only global unicast addresses are accepted: private, loopback, metadata, documentation and transition ranges are refused", async (t) => {
   const dns = await startDnsServer();
   try {
     dns.addresses.set("loopback.hooks.test", ["127.0.0.1"]);
-    dns.addresses.set("mixed.hooks.test", ["203.0.113.7", "10.0.0.8"]);
-    dns.addresses.set("public.hooks.test", ["203.0.113.7", "2001:db8::7"]);
+    dns.addresses.set("mixed.hooks.test", [PUBLIC_V4, "10.0.0.8"]);
+    dns.addresses.set("public.hooks.test", [PUBLIC_V4, PUBLIC_V6]);
+    dns.addresses.set("compatible.hooks.test", ["::7f00:1"]);
+    dns.addresses.set("documentation.hooks.test", ["2001:db8::7"]);
     await using ctx = await createTestApp({ env: { DNS_NAMESERVER: `127.0.0.1:${dns.port}` } });
     const ws = await workspace(ctx, "owner");
     const refused = [
@@ -263,8 +268,34 @@ Deno.test("[http] webhooks: private, loopback and metadata addresses are refused
       "https://loopback.hooks.test/hook",
       "https://mixed.hooks.test/hook",
       "https://nowhere.hooks.test/hook",
-      "http://203.0.113.10/hook",
+      "http://93.184.215.14/hook",
       "http://public.hooks.test/hook",
+      // Classes the hand-written ranges missed, and the other special-purpose ranges.
+      "https://[::127.0.0.1]/hook", // IPv4-compatible (::/96)
+      "https://[::a00:1]/hook",
+      "https://compatible.hooks.test/hook",
+      "https://[2001:db8::1]/hook", // documentation
+      "https://documentation.hooks.test/hook",
+      "https://[3fff::1]/hook",
+      "https://192.0.2.1/hook",
+      "https://198.51.100.1/hook",
+      "https://203.0.113.10/hook",
+      "https://198.18.0.1/hook", // benchmarking
+      "https://[2001:2::1]/hook",
+      "https://255.255.255.255/hook",
+      "https://192.88.99.1/hook", // 6to4 relay anycast
+      "https://[2002:7f00:1::1]/hook", // 6to4 (embeds 127.0.0.1)
+      "https://[2002:5db8:d70e::1]/hook", // 6to4, even with a public IPv4 inside
+      "https://[2001:0:4136:e378:8000:63bf:3fff:fdd2]/hook", // Teredo
+      "https://[64:ff9b::7f00:1]/hook", // NAT64 of a loopback address
+      "https://[64:ff9b:1::a00:1]/hook", // local-use NAT64 (RFC 8215)
+      "https://[::ffff:0:7f00:1]/hook", // IPv4-translated (RFC 6145)
+      "https://[100::1]/hook", // discard
+      "https://[fec0::1]/hook",
+      "https://[ff02::1]/hook",
+      "https://[2001:10::1]/hook", // ORCHID
+      "https://[5f00::1]/hook", // segment routing
+      "https://[4000::1]/hook", // outside 2000::/3
     ];
     const before = await snapshotKv(ctx.kv);
     for (const url of refused) {
@@ -280,14 +311,22 @@ Deno.test("[http] webhooks: private, loopback and metadata addresses are refused
       });
     }
     assert.equal(await snapshotKv(ctx.kv), before, "nothing was stored");
-    await t.step("a name resolving to public addresses is accepted", async () => {
-      const res = await ctx.call("POST", base(ws), {
-        token: ws.token,
-        json: { url: "https://public.hooks.test/hook", events: ["version.published"] },
+    const accepted = [
+      "https://public.hooks.test/hook",
+      `https://${PUBLIC_V4}/hook`,
+      `https://[${PUBLIC_V6}]/hook`,
+      `https://[::ffff:${PUBLIC_V4}]/hook`, // IPv4-mapped: judged as its IPv4
+      "https://[64:ff9b::5db8:d70e]/hook", // NAT64 of the public IPv4 (DNS64 networks)
+    ];
+    for (const url of accepted) {
+      await t.step(`${url} is accepted`, async () => {
+        const res = await ctx.call("POST", base(ws), {
+          token: ws.token,
+          json: { url, events: ["version.published"] },
+        });
+        assert.equal(res.status, 201, await res.text());
       });
-      assert.equal(res.status, 201);
-      await res.body?.cancel();
-    });
+    }
   } finally {
     await dns.close();
   }

@@ -16,6 +16,7 @@ const TOOLS = {
   get_trust_controls: "/controls",
   get_trust_signals: "/signals",
   get_trust_json: "/trust.json",
+  get_trust_frameworks: "/frameworks",
 } as const;
 
 async function connect(baseUrl: string) {
@@ -42,7 +43,7 @@ Deno.test("[mcp] tools over Streamable HTTP answer the public routes' bodies", a
   await using session = await connect(baseUrl);
   const { client } = session;
 
-  await t.step("tools/list names exactly the eleven tools, each with both schemas", async () => {
+  await t.step("tools/list names exactly the tools, each with both schemas", async () => {
     const { tools } = await client.listTools();
     assert.deepEqual(
       tools.map((tool) => tool.name).sort(),
@@ -55,6 +56,7 @@ Deno.test("[mcp] tools over Streamable HTTP answer the public routes' bodies", a
         "get_trust_updates",
         "get_certifications",
         "list_organization_projects",
+        "search_answers",
       ].sort(),
     );
     for (const tool of tools) {
@@ -65,6 +67,7 @@ Deno.test("[mcp] tools over Streamable HTTP answer the public routes' bodies", a
           "list_documents",
           "get_certifications",
           "list_organization_projects",
+          "search_answers",
         ].includes(tool.name)
         ? ["orgSlug"]
         : ["projectSlug"];

@@ -23,6 +23,7 @@ const CONTAINER = read("slsa-container-based-v1.7.0.sigstore.json");
 const CONTAINER_SIGNER = `${GENERATOR}builder_container-based_slsa3.yml@refs/tags/v1.7.0`;
 
 const exact = (subject: string): SigstoreIdentity[] => [{ issuer: ISSUER, subject }];
+const NOT_REQUIRED = "subjects not matched to the project's artifacts (not required)";
 
 /** `base64` with one bit of byte `index` (negative: from the end) flipped. */
 function flipByte(base64: string, index: number): string {
@@ -57,6 +58,8 @@ Deno.test("[sigstore] real public-good bundles verify offline and name signer an
       issuer: ISSUER,
       subject: DELEGATOR_SIGNER,
       logIndex: "174304175",
+      signedAt: "2025-02-25T21:58:32.000Z",
+      subjects: NOT_REQUIRED,
     });
   });
   await t.step("v0.1 bundle with a signed entry timestamp only", () => {
@@ -66,6 +69,8 @@ Deno.test("[sigstore] real public-good bundles verify offline and name signer an
       issuer: ISSUER,
       subject: CONTAINER_SIGNER,
       logIndex: "23032398",
+      signedAt: "2023-06-07T14:42:55.000Z",
+      subjects: NOT_REQUIRED,
     });
   });
   await t.step("the shipped root is the same public-good root", () => {
@@ -203,13 +208,70 @@ Deno.test("[sigstore] subjectMatches() is exact unless the pattern has *", () =>
   const subject = "https://github.com/acme/app/.github/workflows/release.yml@refs/tags/v1.2.0";
   assert.equal(subjectMatches(subject, subject), true);
   assert.equal(subjectMatches(subject.slice(0, -1), subject), false);
-  assert.equal(subjectMatches("https://github.com/acme/app/*@refs/tags/*", subject), true);
-  assert.equal(subjectMatches("https://github.com/acme/app/*@refs/heads/*", subject), false);
+  assert.equal(
+    subjectMatches("https://github.com/acme/app/.github/workflows/*@refs/tags/*", subject),
+    true,
+  );
+  assert.equal(
+    subjectMatches("https://github.com/acme/app/.github/workflows/*@refs/heads/*", subject),
+    false,
+  );
   assert.equal(
     subjectMatches("https://github.com/acme/app.*", "https://github.com/acme/appXy"),
     false,
   );
   assert.equal(subjectMatches("https://github.com/acme/ap?/*", subject), false);
+});
+
+Deno.test("[sigstore] subjectMatches(): * never crosses / or @", () => {
+  const workflow = "https://github.com/acme/app/.github/workflows/release.yml";
+  const any = `${workflow}@*`;
+  assert.equal(subjectMatches(any, `${workflow}@refs/pull/1/merge`), false);
+  assert.equal(subjectMatches(any, `${workflow}@refs/heads/main`), false);
+  assert.equal(subjectMatches(`${workflow}@refs/heads/*`, `${workflow}@refs/heads/main`), true);
+  assert.equal(
+    subjectMatches(`${workflow}@refs/heads/*`, `${workflow}@refs/heads/feature/x`),
+    false,
+  );
+  assert.equal(subjectMatches(`${workflow}@refs/tags/*`, `${workflow}@refs/pull/1/merge`), false);
+  // A wildcard in the path stays within one segment and cannot swallow the ref.
+  assert.equal(
+    subjectMatches("https://github.com/acme/*", `${workflow}@refs/heads/main`),
+    false,
+  );
+  assert.equal(
+    subjectMatches(
+      "https://github.com/acme/*/.github/workflows/release.yml@refs/heads/main",
+      `${workflow}@refs/heads/main`,
+    ),
+    true,
+  );
+  assert.equal(
+    subjectMatches(
+      "https://github.com/*/.github/workflows/release.yml@refs/heads/main",
+      "https://github.com/evil/x/.github/workflows/release.yml@refs/heads/main",
+    ),
+    false,
+  );
+});
+
+Deno.test("[sigstore] an identity ending in @* no longer admits the bundle of a ref with /", () => {
+  const verifier = createSigstoreVerifier(ROOT);
+  const workflow = DELEGATOR_SIGNER.slice(0, DELEGATOR_SIGNER.indexOf("@"));
+  assertFails(verifier.check(DELEGATOR, exact(`${workflow}@*`)), /is not an expected identity/);
+  assert.equal(verifier.check(DELEGATOR, exact(`${workflow}@refs/tags/*`))?.verified, true);
+});
+
+Deno.test("[sigstore] the verified log time travels with every check that got that far", () => {
+  const verifier = createSigstoreVerifier(ROOT);
+  const signedAt = "2025-02-25T21:58:32.000Z";
+  const wrongSigner = verifier.check(DELEGATOR, exact("https://example.com/other"));
+  assert.equal(wrongSigner?.verified, false);
+  assert.equal(wrongSigner?.signedAt, signedAt);
+  assert.equal(verifier.check(DELEGATOR, [])?.signedAt, signedAt);
+  const tampered = structuredClone(DELEGATOR);
+  tampered.dsseEnvelope.signatures[0].sig = flipByte(tampered.dsseEnvelope.signatures[0].sig, -1);
+  assert.equal(verifier.check(tampered, exact(DELEGATOR_SIGNER))?.signedAt, undefined);
 });
 
 Deno.test("[sigstore] node:crypto verify() without a digest defaults to SHA-256 for EC keys, as in Node", () => {

@@ -105,3 +105,39 @@ Deno.test("[store] revokeRefreshFamily() ends the session", async () => {
   await revokeRefreshFamily(kv, "family");
   assert.equal(await isRefreshFamilyLive(kv, "family"), false);
 });
+
+Deno.test("[store] a redeemed code is kept as long as the session it started", async () => {
+  await using kv = await Deno.openKv(":memory:");
+  const expiries = new Map<string, number | undefined>();
+  // Records the expiry each atomic write asks for, by the key's first part.
+  const spy = new Proxy(kv, {
+    get(target, property) {
+      if (property !== "atomic") {
+        const value = Reflect.get(target, property);
+        return typeof value === "function" ? value.bind(target) : value;
+      }
+      return () => {
+        const op = target.atomic();
+        const set = op.set.bind(op);
+        op.set = (key, value, options) => {
+          expiries.set(String(key[0]), options?.expireIn);
+          set(key, value, options);
+          return op;
+        };
+        return op;
+      };
+    },
+  });
+  await saveAuthorizationCode(kv, code(), { hash: "code", ttlMs: 60_000 });
+  const entry = await getAuthorizationCode(kv, "code");
+  const token = { ...refreshToken("family"), expiresAt: NOW.getTime() + 30 * 86_400_000 };
+  await redeemAuthorizationCode(spy, entry!, {
+    familyId: "family",
+    refresh: { hash: "token", token },
+    now: NOW,
+  });
+  assert.equal(expiries.get("refresh_families"), 30 * 86_400_000);
+  const kept = [...expiries].find(([name]) => name.includes("code"));
+  assert.ok(kept, `the code is rewritten on redemption: ${[...expiries.keys()]}`);
+  assert.equal(kept[1], 30 * 86_400_000);
+});

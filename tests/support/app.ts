@@ -43,6 +43,8 @@ export async function createTestApp(
     worker?: boolean;
     /** Webhook retry schedule and timeout (tests shorten them). */
     webhookDelivery?: AppDeps["webhookDelivery"];
+    /** Limits of PDF stamping and page counting (tests narrow them). */
+    stampingLimits?: AppDeps["stampingLimits"];
   } = {},
 ): Promise<TestApp> {
   const kv = await Deno.openKv(":memory:");
@@ -57,6 +59,7 @@ export async function createTestApp(
     log,
     mailer: options.mailer,
     webhookDelivery: options.webhookDelivery,
+    stampingLimits: options.stampingLimits,
   };
   const services = await createServices(deps);
   const app = await createApp(deps, { services });

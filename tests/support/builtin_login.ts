@@ -30,7 +30,10 @@ function form(fields: Record<string, string>) {
   return new URLSearchParams(fields).toString();
 }
 
-/** Creates an account through GET/POST /signup; `query` is `setup=…`, `invitation=…` or empty. */
+/**
+ * Creates an account through GET/POST /signup; `query` is `setup=…`, `invitation=…` or empty.
+ * The answer is not followed: 303 to the dashboard (with the one-time sign-in cookie) on success.
+ */
 export async function signUp(
   baseUrl: string,
   query: string,
@@ -46,6 +49,7 @@ export async function signUp(
   for (const [k, v] of params) fields[k] = v;
   return await fetch(`${baseUrl}/signup`, {
     method: "POST",
+    redirect: "manual",
     headers: { "content-type": "application/x-www-form-urlencoded", cookie: jar.header() },
     body: form(fields),
   });

@@ -226,3 +226,106 @@ export function formOf(value: unknown): string {
   }
   return form.toString();
 }
+
+/**
+ * Host header values beside the service's own: other spellings of it, names no project owns,
+ * malformed hosts and ports, and values the URL parser refuses (a numeric last label, bad
+ * percent escapes, spaces) or that would move part of the path (`/`, `?`, `#`, `@`).
+ */
+export const HOSTS = [
+  "trust.test:80",
+  "TRUST.Test",
+  "trust.test.",
+  "127.0.0.1",
+  "[::1]:8000",
+  "localhost",
+  "other.example",
+  "nobody.trust.test",
+  "a.1",
+  "1.2.3.4.5",
+  "x.127.0.0.1",
+  "trust.test.0x1",
+  "%",
+  "%zz.example",
+  "[::1",
+  "[zz]",
+  "a b",
+  "x/trust/nope",
+  "trust.test?x",
+  "trust.test#x",
+  "u@trust.test",
+  "a\\b",
+  "trust.test:abc",
+  "trust.test:99999",
+  "_x.example.com",
+  "-a.example",
+  "a..b",
+  "xn--.example",
+  `${"a".repeat(64)}.example`,
+  `${"b.".repeat(130)}example`,
+  "c".repeat(2000),
+  "",
+];
+
+/** `Forwarded` (RFC 7239) values, well-formed and not. */
+export const FORWARDED = [
+  "for=192.0.2.60;proto=https",
+  'for="[2001:db8:cafe::17]:4711"',
+  "for=unknown",
+  "for=_hidden, for=198.51.100.17",
+  "for=127.0.0.1, for=127.0.0.1",
+  'for="[::1',
+  "for=",
+  ";;==,,",
+  "by=203.0.113.43",
+  "for=999.1.1.1",
+  Array.from({ length: 100 }, (_, i) => `for=10.0.0.${i % 256}`).join(", "),
+];
+
+/** `X-Forwarded-For` values. */
+export const FORWARDED_FOR = [
+  "203.0.113.7",
+  "203.0.113.7, 127.0.0.1",
+  "::1",
+  "::ffff:127.0.0.1",
+  "a, b, c",
+  ",,,",
+  "1.2.3.4:5678",
+  Array.from({ length: 200 }, () => "127.0.0.1").join(","),
+];
+
+/** `Accept` values, from plain media types to broken quality values. */
+export const ACCEPTS = [
+  "text/html",
+  "text/markdown",
+  "*/*",
+  "application/json",
+  "x",
+  "text/html;q=0.9, application/json;q=1",
+  "text/markdown, text/html;q=0.1",
+  "text/html;q=abc",
+  "text/html;q=-1, */*;q=0",
+  "application/json, text/event-stream",
+  ";;;,,",
+  Array.from({ length: 300 }, () => "text/html;q=0.5").join(", "),
+];
+
+/** `If-None-Match` values. */
+export const ENTITY_TAGS = [
+  "*",
+  '"abc"',
+  'W/"x", "y"',
+  'W/""',
+  '"',
+  "no-quotes",
+  Array.from({ length: 200 }, (_, i) => `"e${i}"`).join(", "),
+];
+
+/** Other request headers the service or its libraries read, each with odd values. */
+export const OTHER_HEADERS: Record<string, string[]> = {
+  origin: ["null", "https://evil.example", "http://trust.test", "http://trust.test:80", "%%%"],
+  cookie: ["tp_csrf=x", "tp_signup_csrf=%E0%A4%A; tp_csrf=", "=;;=", "a".repeat(4000)],
+  "accept-encoding": ["gzip", "br, gzip;q=0.5", "*;q=0", "identity;q=x", ""],
+  "mcp-protocol-version": ["2025-06-18", "1999-01-01", "x"],
+  "mcp-session-id": ["abc", "", "z".repeat(300)],
+};

@@ -97,14 +97,16 @@ export async function authorizationCodeGrant(
   const { kv, clock } = deps;
   const form = requireCodeFields(request);
   const entry = await getAuthorizationCode(kv, await sha256Hex(form.code));
+  // A redeemed code presented again is reuse whenever it comes, expired or not: the
+  // session it started is ended (its record is kept as long as that session can live).
+  if (entry?.value.familyId) {
+    await revokeRefreshFamily(kv, entry.value.familyId);
+    throw new OAuthFailure("invalid_grant", "The authorization code was already used");
+  }
   if (!entry || entry.value.expiresAt <= clock.now().getTime()) {
     throw new OAuthFailure("invalid_grant", "The authorization code is invalid or expired");
   }
   const code = entry.value;
-  if (code.familyId) {
-    await revokeRefreshFamily(kv, code.familyId);
-    throw new OAuthFailure("invalid_grant", "The authorization code was already used");
-  }
   if (code.clientId !== form.client_id || code.redirectUri !== form.redirect_uri) {
     throw new OAuthFailure(
       "invalid_grant",

@@ -6,6 +6,7 @@
 import { z } from "zod";
 import type { Config } from "../../config.ts";
 import type { Account } from "../../domain/account.ts";
+import { hasControlCharacter } from "../../domain/common.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { sha256Hex } from "../../lib/hash.ts";
 import { createAccount, getSetupTokenHash, hasAnyAccount } from "../../store/accounts.ts";
@@ -72,6 +73,9 @@ export async function registerAccount(
   const { email, name } = input;
   if (!z.email().safeParse(email).success) throw new SignupFailure("Enter a valid email address");
   if (!name) throw new SignupFailure("Enter your name");
+  if (hasControlCharacter(name)) {
+    throw new SignupFailure("Your name must be one line without control characters");
+  }
   if (input.password.length < MIN_PASSWORD_LENGTH) {
     throw new SignupFailure(`The password must have at least ${MIN_PASSWORD_LENGTH} characters`);
   }

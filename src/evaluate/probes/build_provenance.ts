@@ -21,8 +21,9 @@ const HEX_DIGEST = /^[0-9a-fA-F]{32,128}$/;
  * (`https://slsa.dev/provenance/v0.2` or `/v1`) with a builder id in the predicate and at
  * least one `subject[]` whose `digest` holds a hex digest, inside a Sigstore bundle whose
  * `signature` check verified (signature, certificate chain, transparency-log inclusion and
- * an expected signer identity). The pass reason names the signer's SAN and issuer and the
- * Rekor log index. A statement that is not signed, a DSSE envelope without Sigstore
+ * an expected signer identity, and the project's provenance subject rule). The pass reason
+ * names the signer's SAN and issuer, the Rekor log index, the verified log time and which
+ * subject rule decided. A statement that is not signed, a DSSE envelope without Sigstore
  * material, and a signature that did not verify (or was not checked: `signature`
  * missing) all fail with the reason, never reading as signed. Undecodable envelopes and
  * unrecognized payloads are `unknown`.
@@ -69,7 +70,8 @@ function signed(read: ProbeResult, signature: SignatureCheck | null | undefined)
   return pass(
     `${read.reason}; signed by ${show(signature.subject, 200)} (issuer ${
       show(signature.issuer, 200)
-    }), Rekor log index ${signature.logIndex}`,
+    }), Rekor log index ${signature.logIndex}, logged ${signature.signedAt}` +
+      (signature.subjects ? `; ${signature.subjects}` : ""),
   );
 }
 

@@ -1,8 +1,10 @@
 /**
  * Probe for `evidence.policy_result`: did the policy checks pass? Reads a plain verdict,
- * conftest's JSON output and OPA's (`opa eval` or the Data API) JSON output.
+ * conftest's JSON output, OPA's (`opa eval` or the Data API) JSON output and SARIF logs.
  */
 import { count, isObject, type JsonObject, lower, notAnObject, own, show } from "./_read.ts";
+import { emptyTally } from "./_scan.ts";
+import { isSarif, readSarif, sarifTools } from "./sarif.ts";
 import { fail, inFormat, pass, type ProbeResult, unknown } from "./types.ts";
 
 const PASS_WORDS = ["pass", "passed", "success"];
@@ -24,6 +26,7 @@ type Verdict = boolean | null;
 export function didPoliciesPass(payload: unknown): ProbeResult {
   if (Array.isArray(payload)) return readConftest(payload);
   if (!isObject(payload)) return unknown(notAnObject(payload, "a policy result"));
+  if (isSarif(payload)) return inFormat("sarif", readSarifPolicy(payload));
   const result = own(payload, "result");
   if (Array.isArray(result) && result.length > 0 && result.every(isOpaRow)) {
     return inFormat("opa-eval", readOpaEval(result as JsonObject[]));
@@ -45,6 +48,33 @@ export function didPoliciesPass(payload: unknown): ProbeResult {
   const passed = verdicts.find(([, v]) => v === true);
   if (passed) return inFormat(format, pass(`Policy result reports success (${passed[0]})`));
   return unknown("Payload has no readable passed, result or status verdict");
+}
+
+/**
+ * A SARIF log as a policy result: its results rated as the vulnerability scan rates them
+ * (sarif.ts), failing on any high or critical one, which is GitHub code scanning's default
+ * for failing a check (security alerts of high severity or more, other alerts at level
+ * error); the reason names the first failing rule.
+ */
+function readSarifPolicy(log: JsonObject): ProbeResult {
+  const reading = readSarif(log);
+  const label = `SARIF (${sarifTools(log)})`;
+  if ("error" in reading) return unknown(reading.error);
+  if (!("findings" in reading)) return unknown(`${label} has no results`);
+  const tally = emptyTally();
+  for (const finding of reading.findings) tally[finding.severity]++;
+  const failing = reading.findings.filter((f) =>
+    f.severity === "high" || f.severity === "critical"
+  );
+  const summary =
+    `${label}: ${count(reading.findings.length, "result")}: ${tally.critical} critical, ` +
+    `${tally.high} high, ${tally.medium} medium, ${tally.low} low` +
+    `${tally.unrated > 0 ? ` (${tally.unrated} unrated)` : ""}${reading.note ?? ""}`;
+  if (failing.length === 0) return pass(`${summary}; none high or critical`);
+  const first = failing[0].ids[0];
+  return fail(
+    `${summary}; ${failing.length} high or critical${first ? `; first: ${show(first)}` : ""}`,
+  );
 }
 
 function readConftest(files: unknown[]): ProbeResult {

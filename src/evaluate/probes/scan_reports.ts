@@ -1,47 +1,86 @@
 /**
- * Scanner reports read into findings: OSV-Scanner, Grype and Trivy JSON, each finding with
- * its severity, vulnerability ids (aliases included) and package identifiers, so that VEX
- * statements can be matched to it; a normalized summary gives counts only.
+ * Scanner reports read into findings: OSV-Scanner, Grype and Trivy JSON here, the package
+ * managers' audits and Snyk in package_audits.ts, govulncheck in govulncheck.ts and SARIF
+ * in sarif.ts; each finding with its severity, vulnerability ids (aliases included) and
+ * package identifiers, so that VEX statements can be matched to it; a normalized summary
+ * gives counts only.
  */
-import { isObject, type JsonObject, lower, own, show } from "./_read.ts";
+import { isObject, type JsonObject, own, show } from "./_read.ts";
+import {
+  byCvssScore,
+  bySeverityWord,
+  emptyTally,
+  type Finding,
+  list,
+  nameAtVersion,
+  type Rating,
+  type ScanReading,
+  SEVERITIES,
+  texts,
+  worst,
+} from "./_scan.ts";
 import { cvssScore } from "./cvss.ts";
-import type { EvidenceFormat } from "../../domain/evidence_formats.ts";
-import { ociPurl, type ScanFinding } from "./vex_match.ts";
+import { isGovulncheckStream, readGovulncheck } from "./govulncheck.ts";
+import {
+  isCargoAudit,
+  isNpmAdvisories,
+  isNpmAudit,
+  isPipAudit,
+  isSnykProject,
+  isYarnAuditLine,
+  readCargoAudit,
+  readNpmAdvisories,
+  readNpmAudit,
+  readPipAudit,
+  readSnyk,
+  readYarnAudit,
+} from "./package_audits.ts";
+import { isSarif, readSarif } from "./sarif.ts";
+import { ociPurl } from "./vex_match.ts";
 
-/** Finding severities from least to most severe. */
-export const SEVERITIES = ["low", "medium", "high", "critical"] as const;
-export type Severity = typeof SEVERITIES[number];
-export type Rating = Severity | "unrated";
-export type Finding = ScanFinding<Rating>;
-
-/** Findings per severity; `unrated` holds findings the scanner gave no usable severity. */
-export type Tally = Record<Rating, number>;
-
-/**
- * A report read in `format`: its findings and the identifiers of what was scanned, or
- * only a tally (a summary names no findings), or why it cannot be read.
- */
-export type ScanReading =
-  | { format: EvidenceFormat; findings: Finding[]; artifacts: string[] }
-  | { format: EvidenceFormat; tally: Tally }
-  | { format?: EvidenceFormat; error: string };
+export {
+  emptyTally,
+  type Finding,
+  type Rating,
+  type ScanReading,
+  SEVERITIES,
+  type Severity,
+  type Tally,
+} from "./_scan.ts";
 
 /** Trivy result classes that come from vulnerability scanning (not secret, config, license). */
 const TRIVY_VULN_CLASSES = ["os-pkgs", "lang-pkgs"];
 
 /** Reads a scanner report (not a VEX document) into findings or a tally. */
 export function readScan(report: JsonObject): ScanReading {
+  if (isSarif(report)) return readSarif(report);
+  if (isCargoAudit(report)) return readCargoAudit(report);
+  if (isNpmAudit(report)) return readNpmAudit(report);
+  if (isNpmAdvisories(report)) return readNpmAdvisories(report);
+  if (isSnykProject(report)) return readSnyk([report]);
+  if (isPipAudit(report)) return readPipAudit(report);
+  // One line of `yarn npm audit --json` is one object: a single advisory.
+  if (isYarnAuditLine(report)) return readYarnAudit([report]);
   if (own(report, "summary") !== undefined) return readSummary(own(report, "summary"));
   if (Array.isArray(own(report, "matches"))) return readGrype(report);
   if (Array.isArray(own(report, "Results")) || typeof own(report, "SchemaVersion") === "number") {
     return readTrivy(report);
   }
   if (Array.isArray(own(report, "results"))) return readOsv(own(report, "results") as unknown[]);
-  return { error: "Payload is not a normalized summary, OSV-Scanner, Grype or Trivy report" };
+  return { error: "Payload is not a scanner report this service reads" };
 }
 
-export function emptyTally(): Tally {
-  return { critical: 0, high: 0, medium: 0, low: 0, unrated: 0 };
+/**
+ * Reads a report sent as a JSON array: a govulncheck stream, the lines of `yarn npm audit
+ * --json`, or Snyk's `--all-projects` output (one object per project).
+ */
+export function readScanArray(items: unknown[]): ScanReading {
+  if (isGovulncheckStream(items)) return readGovulncheck(items);
+  if (items.length > 0 && items.every(isYarnAuditLine)) return readYarnAudit(items);
+  if (items.length > 0 && items.every(isSnykProject)) return readSnyk(items);
+  return {
+    error: "Payload is an array, not a govulncheck stream, Yarn audit lines or Snyk projects",
+  };
 }
 
 function readSummary(summary: unknown): ScanReading {
@@ -59,19 +98,6 @@ function readSummary(summary: unknown): ScanReading {
   }
   if (seen === 0) return { error: "summary has none of critical, high, medium, low" };
   return { format: "scan-summary", tally };
-}
-
-function texts(...values: unknown[]): string[] {
-  return values.filter((v): v is string => typeof v === "string" && v !== "");
-}
-
-function list(value: unknown): unknown[] {
-  return Array.isArray(value) ? value : [];
-}
-
-/** `name@version` when both are strings. */
-function nameAtVersion(name: unknown, version: unknown): string[] {
-  return typeof name === "string" && typeof version === "string" ? [`${name}@${version}`] : [];
 }
 
 /** Image references as given, plus the `pkg:oci` purls of those carrying a digest. */
@@ -249,7 +275,7 @@ function osvGroupFinding(group: unknown, vulns: unknown[], packages: string[]): 
  * An OSV advisory's severity: the worst score of the CVSS v3/v4 vectors (or Ubuntu
  * priorities) in its `severity[]`, else its `database_specific.severity` word.
  */
-function osvAdvisorySeverity(vuln: unknown): Rating {
+export function osvAdvisorySeverity(vuln: unknown): Rating {
   if (!isObject(vuln)) return "unrated";
   const entries = own(vuln, "severity");
   const rated = Array.isArray(entries) ? worst(entries.map(osvSeverityEntry)) : "unrated";
@@ -264,35 +290,4 @@ function osvSeverityEntry(entry: unknown): Rating {
   if (own(entry, "type") === "Ubuntu") return bySeverityWord(score);
   const value = cvssScore(score);
   return value === null ? "unrated" : byCvssScore(value);
-}
-
-function worst(severities: Rating[]): Rating {
-  let best = -1;
-  for (const s of severities) best = Math.max(best, SEVERITIES.indexOf(s as Severity));
-  return best === -1 ? "unrated" : SEVERITIES[best];
-}
-
-/** CVSS v3/v4 qualitative rating; a 0.0 ("none") score is counted as low. */
-function byCvssScore(score: number): Severity {
-  if (score >= 9) return "critical";
-  if (score >= 7) return "high";
-  if (score >= 4) return "medium";
-  return "low";
-}
-
-function bySeverityWord(value: unknown): Rating {
-  switch (lower(value)) {
-    case "critical":
-      return "critical";
-    case "high":
-      return "high";
-    case "medium":
-    case "moderate": // GitHub advisories, as OSV carries them
-      return "medium";
-    case "low":
-    case "negligible": // Grype, below low
-      return "low";
-    default:
-      return "unrated";
-  }
 }

@@ -9,6 +9,8 @@ import { ApiError, Uuid } from "../../domain/common.ts";
 import { DOCUMENT_DOWNLOAD_CONTENT, DOCUMENT_TYPES } from "../../domain/documents.ts";
 import { renderAccessPageHtml, renderMessageHtml } from "../../publish/render/documents.ts";
 import { downloadThroughLink, openAccessLink, type OpenedLink } from "../../serve/access_links.ts";
+import { restrictedAnswersSection } from "../../publish/render/answers.ts";
+import { openedRestrictedAnswers } from "../../serve/answers.ts";
 import { downloadHeaders } from "../../serve/documents.ts";
 import { documentsCsp } from "../../publish/render/documents.ts";
 import { trustPageHeaders } from "../../serve/headers.ts";
@@ -55,7 +57,8 @@ accessLinkRoutes.openapi(
     path: "/{token}",
     operationId: "openAccessLink",
     tags,
-    summary: "An access link's page: the documents it grants",
+    summary:
+      "An access link's page: the documents it grants (and the restricted answers, when asked for)",
     request: { params: z.object({ token: Token }) },
     responses: {
       200: page("The documents, each with its download"),
@@ -69,7 +72,11 @@ accessLinkRoutes.openapi(
     const opened = await openAccessLink(kv, token, clock.now());
     if (opened.state !== "ok") return closed(c, opened);
     const base = `${config.baseUrl}/documents/access/${encodeURIComponent(token)}`;
+    const answers = opened.link.answers
+      ? restrictedAnswersSection(await openedRestrictedAnswers(kv, opened.org, config))
+      : undefined;
     const body = renderAccessPageHtml({
+      answers,
       organization: opened.org,
       link: opened.link,
       documents: opened.documents.map((d) => ({
@@ -93,7 +100,7 @@ accessLinkRoutes.openapi(
     tags,
     summary: "Download one document through an access link (logged)",
     description:
-      "The document as an attachment. A PDF is stamped on every page with `Provided to <email> on <date>`; if the PDF cannot be stamped, the original is served and the log says so. Office formats are not stamped.",
+      "The document as an attachment. A PDF is stamped on every page with `Provided to <email> on <date>` at the recipient's first download, and that stamped copy is kept and served again on their later downloads (the date is the first download's); if the PDF cannot be stamped, the original is served and the log says so. Office formats are not stamped. Stamping is bounded per instance: when its queue is full the answer is 503 with Retry-After and nothing is logged.",
     request: {
       params: z.object({
         token: Token,
@@ -107,21 +114,37 @@ accessLinkRoutes.openapi(
       },
       404: page("No link with this token, or the link does not grant this document"),
       410: page("The link expired or was revoked"),
+      503: {
+        ...page("Too many PDFs are being stamped on this instance; retry after Retry-After"),
+        headers: z.object({
+          "Retry-After": z.string().openapi({ description: "Seconds to wait", example: "5" }),
+        }),
+      },
     },
   }),
   async (c) => {
     const { token, documentId } = c.req.valid("param");
-    const { kv, blobs, log, clock } = c.var.services;
+    const { kv, blobs, log, clock, stamping } = c.var.services;
     const now = clock.now();
     const opened = await openAccessLink(kv, token, now);
     if (opened.state !== "ok") return closed(c, opened);
-    const served = await downloadThroughLink({ kv, blobs, log }, {
+    const served = await downloadThroughLink({ kv, blobs, log, stamping }, {
       opened,
       documentId,
       ip: clientIp(c),
       now,
     });
-    if (!served) {
+    if (served.state === "busy") {
+      const body = renderMessageHtml(
+        "Busy, please retry",
+        "Too many documents are being prepared right now. Try again in a few seconds.",
+      );
+      return c.body(body, 503, {
+        ...HEADERS,
+        "retry-after": String(served.retryAfterSeconds),
+      });
+    }
+    if (served.state === "missing") {
       const body = renderMessageHtml(
         "Document not found",
         "This link does not grant that document.",

@@ -11,6 +11,7 @@ import {
   CollectorResponse,
   CollectorWithSecretResponse,
   CreateCollectorRequest,
+  SetupGuideResponse,
 } from "../../domain/collector.ts";
 import { uuidParam } from "../../domain/common.ts";
 import { notFound } from "../../domain/errors.ts";
@@ -25,6 +26,7 @@ import {
 import { requireHuman, requireProjectAccess } from "../auth.ts";
 import { createRouter } from "../env.ts";
 import { errors, HUMAN, json, jsonBody } from "../openapi.ts";
+import { markdownBlocks } from "../../lib/markdown_blocks.ts";
 import { setupGuideOf } from "../../serve/setup_guide.ts";
 
 export const collectorRoutes = createRouter();
@@ -48,7 +50,7 @@ collectorRoutes.openapi(
     tags,
     summary: "The project's collector setup guide, with its ids filled in",
     description:
-      "For members only: it names the project id and the active collector's id (never a secret), which are of no use to a reader of the trust page, so there is no public copy.",
+      "For members, private projects included: it names the project id and the most recently created active collector's id (never a secret). Public projects' guides are also at GET /trust/{projectSlug}/setup.md.",
     security: HUMAN,
     middleware: [requireHuman] as const,
     request: { params: ProjectParams },
@@ -63,6 +65,31 @@ collectorRoutes.openapi(
       "content-type": "text/markdown; charset=utf-8",
       "cache-control": "private, no-cache",
     });
+  },
+);
+
+collectorRoutes.openapi(
+  createRoute({
+    method: "get",
+    path: "/projects/{id}/setup.json",
+    operationId: "getCollectorSetupGuideBlocks",
+    tags,
+    summary: "The same setup guide as blocks of plain text, for the dashboard to render",
+    description:
+      "For members only, like setup.md: the Markdown and its headings, paragraphs, lists and code blocks as data (text is never markup), so a page builds its elements without parsing HTML.",
+    security: HUMAN,
+    middleware: [requireHuman] as const,
+    request: { params: ProjectParams },
+    responses: {
+      200: json(SetupGuideResponse, "The guide"),
+      ...errors(400, 401, 403),
+    },
+  }),
+  async (c) => {
+    const project = await requireProjectAccess(c, c.req.valid("param").id);
+    const markdown = await setupGuideOf(c.var.services, project);
+    c.header("cache-control", "private, no-cache");
+    return c.json({ markdown, blocks: markdownBlocks(markdown) }, 200);
   },
 );
 

@@ -17,6 +17,7 @@ import {
   DocumentListResponse,
   DocumentResponse,
   MAX_DOCUMENT_BYTES,
+  MAX_PDF_PAGES,
   UpdateDocumentRequest,
   UploadDocumentQuery,
 } from "../../domain/documents.ts";
@@ -84,7 +85,7 @@ documentRoutes.openapi(
     tags,
     summary: "Upload a document (owners)",
     description:
-      `The file's raw bytes as the body, at most ${MAX_DOCUMENT_BYTES} bytes (20 MiB); title, visibility (default restricted), description and projectId in the query. The type is read from the bytes, not from Content-Type or a name: a whole PDF, DOCX, XLSX, PPTX, ODT, ODS or ODP file is accepted; legacy .doc/.xls/.ppt, macro-enabled Office files, executables, HTML and anything else are 415.`,
+      `The file's raw bytes as the body, at most ${MAX_DOCUMENT_BYTES} bytes (20 MiB); title, visibility (default restricted), description and projectId in the query. The type is read from the bytes, not from Content-Type or a name: a whole PDF, DOCX, XLSX, PPTX, ODT, ODS or ODP file is accepted; legacy .doc/.xls/.ppt, macro-enabled Office files, executables, HTML and anything else are 415. A PDF of more than ${MAX_PDF_PAGES} pages is 413 (every page is stamped at each recipient's first download). Counting a PDF's pages shares the instance's PDF work limit with stamping: when that is full the answer is 503 with Retry-After.`,
     security: HUMAN,
     middleware: [requireHuman] as const,
     request: {
@@ -97,14 +98,14 @@ documentRoutes.openapi(
     },
     responses: {
       201: json(DocumentResponse, "The document as stored"),
-      ...errors(400, 401, 403, 409, 413, 415),
+      ...errors(400, 401, 403, 409, 413, 415, 503),
     },
   }),
   async (c) => {
     const { organizationId } = c.req.valid("param");
     const actor = await owner(c, organizationId);
-    const { kv, blobs, clock } = c.var.services;
-    const document = await storeDocument({ kv, blobs }, {
+    const { kv, blobs, clock, stamping } = c.var.services;
+    const document = await storeDocument({ kv, blobs, stamping }, {
       organizationId,
       bytes: new Uint8Array(await c.req.arrayBuffer()),
       query: c.req.valid("query"),

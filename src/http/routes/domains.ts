@@ -3,9 +3,12 @@
  */
 import { createRoute, z } from "@hono/zod-openapi";
 import { uuidParam } from "../../domain/common.ts";
-import { notFound, validationFailed } from "../../domain/errors.ts";
+import { conflict, notFound, validationFailed } from "../../domain/errors.ts";
 import {
   CreateProjectDomainRequest,
+  domainClaimLapsesAt,
+  isDomainClaimLapsed,
+  PENDING_DOMAIN_DAYS,
   type ProjectDomain,
   ProjectDomainListResponse,
   ProjectDomainResponse,
@@ -20,9 +23,11 @@ import {
 import {
   createDomain,
   deleteDomain,
+  getDomainByName,
   getDomainEntry,
   listDomainsByProject,
-  updateDomain,
+  saveDomainCheck,
+  saveVerifiedDomain,
 } from "../../store/domains.ts";
 import { requireHuman, requireProjectAccess } from "../auth.ts";
 import { createRouter } from "../env.ts";
@@ -37,7 +42,7 @@ const DomainParams = z.object({
   domainId: uuidParam("domainId"),
 });
 
-/** A domain with the DNS record that proves control of it. */
+/** A domain with the DNS record that proves control of it, and when a pending one lapses. */
 export function summarize(domain: ProjectDomain) {
   return {
     domain,
@@ -47,8 +52,13 @@ export function summarize(domain: ProjectDomain) {
       recordType: "TXT" as const,
       recordValue: verificationRecordValue(domain.verificationToken),
     },
+    expiresAt: domainClaimLapsesAt(domain),
   };
 }
+
+/** The message of a claim another project's verification beat. */
+const takenMessage = (name: string) =>
+  `Domain "${name}" has been verified by another project, whose TXT record was found first; this claim can no longer be verified`;
 
 domainRoutes.openapi(
   createRoute({
@@ -67,7 +77,8 @@ domainRoutes.openapi(
   }),
   async (c) => {
     const project = await requireProjectAccess(c, c.req.valid("param").id);
-    const domains = await listDomainsByProject(c.var.services.kv, project.id);
+    const { kv, clock } = c.var.services;
+    const domains = await listDomainsByProject(kv, project.id, clock.now());
     return c.json({ project, domains: domains.map(summarize) }, 200);
   },
 );
@@ -80,7 +91,7 @@ domainRoutes.openapi(
     tags,
     summary: "Add a custom domain; publish the TXT record it returns, then verify",
     description:
-      "The name is normalized (case, trailing dot, IDNA). A domain belongs to at most one project: 409 when it is taken.",
+      `The name is normalized (case, trailing dot, IDNA). The new domain is a pending claim: several projects may claim one name, and the first whose TXT record verifies gets it. 409 when the name is verified by a project (this one or another) or already claimed by this project. A claim not verified within ${PENDING_DOMAIN_DAYS} days lapses (\`expiresAt\`).`,
     security: HUMAN,
     middleware: [requireHuman] as const,
     request: { params: ProjectParams, body: jsonBody(CreateProjectDomainRequest) },
@@ -123,13 +134,13 @@ domainRoutes.openapi(
     tags,
     summary: "Check the domain's TXT record now",
     description:
-      "Looks up TXT at _service.<domain> (multi-part strings joined). A match verifies the domain; otherwise it stays pending, lastCheckedAt is set, and `check` shows what DNS answered.",
+      `Looks up TXT at _service.<domain> (multi-part strings joined). A match verifies the domain; otherwise it stays pending, lastCheckedAt is set, and \`check\` shows what DNS answered. 409 when another project verified the name first; 404 also for a claim that lapsed (${PENDING_DOMAIN_DAYS} days unverified).`,
     security: HUMAN,
     middleware: [requireHuman] as const,
     request: { params: DomainParams },
     responses: {
       200: json(ProjectDomainResponse, "The domain after the check"),
-      ...errors(400, 401, 403, 404),
+      ...errors(400, 401, 403, 404, 409),
     },
   }),
   async (c) => {
@@ -139,6 +150,13 @@ domainRoutes.openapi(
     const entry = await getDomainEntry(kv, domainId);
     if (!entry.value || entry.value.projectId !== project.id) throw notFound("No such domain");
     const current = entry.value;
+    if (isDomainClaimLapsed(current, clock.now())) {
+      throw notFound(
+        `The claim on "${current.domain}" lapsed: it was not verified within ${PENDING_DOMAIN_DAYS} days; add the domain again`,
+      );
+    }
+    const owner = await getDomainByName(kv, current.domain);
+    if (owner && owner.id !== current.id) throw conflict(takenMessage(current.domain));
     let check: { verified: boolean; found: string[]; expected: string; error?: string };
     try {
       check = await checkTxtVerification(resolver, current.domain, current.verificationToken);
@@ -161,9 +179,18 @@ domainRoutes.openapi(
         updatedAt: at,
       }
       : { ...current, lastCheckedAt: at, updatedAt: at };
-    await updateDomain(kv, entry as Deno.KvEntry<ProjectDomain>, next);
+    const stored = entry as Deno.KvEntry<ProjectDomain>;
     const body = { project, domain: summarize(next) };
-    if (check.verified) return c.json(body, 200);
+    if (check.verified) {
+      const saved = await saveVerifiedDomain(kv, stored, next);
+      if (saved === "taken") throw conflict(takenMessage(current.domain));
+      if (saved === "changed") {
+        throw conflict(`Domain "${current.domain}" changed meanwhile; verify again`);
+      }
+      return c.json(body, 200);
+    }
+    // A concurrent check or verification that saved first wins; this one's result is still shown.
+    await saveDomainCheck(kv, stored, next, clock.now());
     const { found, expected, error } = check;
     return c.json({ ...body, check: { found, expected, ...(error ? { error } : {}) } }, 200);
   },
@@ -187,9 +214,11 @@ domainRoutes.openapi(
   async (c) => {
     const { projectId, domainId } = c.req.valid("param");
     const project = await requireProjectAccess(c, projectId);
-    const { kv } = c.var.services;
+    const { kv, clock } = c.var.services;
     const domain = (await getDomainEntry(kv, domainId)).value;
-    if (!domain || domain.projectId !== project.id) throw notFound("No such domain");
+    if (!domain || domain.projectId !== project.id || isDomainClaimLapsed(domain, clock.now())) {
+      throw notFound("No such domain");
+    }
     await deleteDomain(kv, domain);
     return c.body(null, 204);
   },

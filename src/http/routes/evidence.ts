@@ -13,6 +13,7 @@ import { EvidenceType } from "../../domain/control.ts";
 import { notFound } from "../../domain/errors.ts";
 import { readEvidence } from "../../evaluate/reading.ts";
 import { encodeBase64 } from "../../lib/encoding.ts";
+import { ifNoneMatchHits } from "../../serve/artifacts.ts";
 import { getEvidence, listEvidenceByProject } from "../../store/evidence.ts";
 import { requireHuman, requireProjectAccess } from "../auth.ts";
 import { createRouter } from "../env.ts";
@@ -101,6 +102,7 @@ evidenceRoutes.openapi(
         },
         description: "The payload",
       },
+      304: { description: "Not modified (If-None-Match)" },
       ...errors(400, 401, 403, 404),
     },
   }),
@@ -114,13 +116,19 @@ evidenceRoutes.openapi(
     if (!bytes) throw notFound("The payload of this record is missing from the blob store");
     const hex = record.checksum.slice("sha256:".length);
     const b64 = encodeBase64(Uint8Array.from(hex.match(/../g)!, (h) => parseInt(h, 16)));
-    // The stored bytes are served as they are (not re-serialized), so the digest holds.
-    const response = c.body(bytes as Uint8Array<ArrayBuffer>, 200, {
-      "content-type": "application/json",
+    const headers = {
       etag: `"${record.checksum}"`,
       "repr-digest": `sha-256=:${b64}:`,
       digest: `sha-256=${b64}`,
       "cache-control": "private, max-age=31536000, immutable",
+    };
+    if (ifNoneMatchHits(c.req.header("if-none-match"), headers.etag)) {
+      return c.body(null, 304, headers);
+    }
+    // The stored bytes are served as they are (not re-serialized), so the digest holds.
+    const response = c.body(bytes as Uint8Array<ArrayBuffer>, 200, {
+      "content-type": "application/json",
+      ...headers,
     });
     return documentedJson(Payload, response);
   },

@@ -1,10 +1,13 @@
 /**
  * The publication log's public API, mounted at /log: its description and
  * verifier key, the latest signed checkpoint (C2SP tlog-checkpoint), entries,
- * a public project's entries, inclusion proofs (by leaf index, or by a public project's version) and
- * consistency proofs between two tree sizes, all with RFC 6962 hashing.
+ * a public project's entries, inclusion proofs (by leaf index, or by a public project's version)
+ * and consistency proofs between two tree sizes, all with RFC 6962 hashing. The description is
+ * negotiated like the version history: JSON by default, an HTML page for browsers, Markdown
+ * for agents; /log.json, /log.html and /log.md choose.
  */
 import { createRoute, z } from "@hono/zod-openapi";
+import type { Context } from "hono";
 import {
   LogConsistencyProof,
   LogEntryResponse,
@@ -24,10 +27,15 @@ import {
   projectLogEntries,
   publicationInclusionProof,
 } from "../../serve/log.ts";
-import { createRouter } from "../env.ts";
-import { errors, json } from "../openapi.ts";
+import { renderLogHtml, renderLogMarkdown } from "../../publish/render/log.ts";
+import { MARKDOWN_TYPE, trustPageHeaders } from "../../serve/headers.ts";
+import { type AppEnv, createRouter } from "../env.ts";
+import { negotiatedFormat, type PublicFormat } from "../negotiation.ts";
+import { documentedJson, errors, json } from "../openapi.ts";
 
 export const logRoutes = createRouter();
+/** /log.json, /log.html and /log.md, mounted at the root. */
+export const logPageRoutes = createRouter();
 
 const tags = ["Publication log"];
 
@@ -44,6 +52,36 @@ const TreeSizeQuery = z.object({
   }),
 });
 
+const LogContent = {
+  "application/json": { schema: LogInfo },
+  "text/html": { schema: z.string() },
+  "text/markdown": { schema: z.string() },
+};
+
+/** The log's description in `format`. */
+async function describeLog(c: Context<AppEnv>, format: PublicFormat): Promise<Response> {
+  const { services } = c.var;
+  const info = await logInfo(services);
+  const headers = { "cache-control": LOG_CACHE, vary: "Accept" };
+  if (format === "json") return c.json(info, 200, headers);
+  const base = services.config.baseUrl;
+  const input = {
+    info,
+    links: {
+      json: `${base}/log.json`,
+      markdown: `${base}/log.md`,
+      checkpoint: info.checkpoint,
+      verifyKit: `${base}/verify.ts`,
+      entries: `${base}/log/entries/`,
+      consistency: `${base}/log/consistency`,
+    },
+  };
+  if (format === "md") {
+    return c.body(renderLogMarkdown(input), 200, { ...headers, "content-type": MARKDOWN_TYPE });
+  }
+  return c.body(renderLogHtml(input), 200, { ...headers, ...trustPageHeaders() });
+}
+
 logRoutes.openapi(
   createRoute({
     method: "get",
@@ -51,13 +89,39 @@ logRoutes.openapi(
     operationId: "getLogInfo",
     tags,
     summary: "The publication log: origin, checkpoint verifier key, size and entry format",
-    responses: { 200: json(LogInfo, "The log's description") },
+    description:
+      "JSON by default, an HTML page for Accept: text/html, Markdown for Accept: text/markdown; /log.json, /log.html and /log.md choose explicitly.",
+    responses: { 200: { content: LogContent, description: "The log's description" } },
   }),
-  async (c) => {
-    const body = await logInfo(c.var.services);
-    return c.json(body, 200, { "cache-control": LOG_CACHE });
-  },
+  async (c) => documentedJson(LogInfo, await describeLog(c, negotiatedFormat(c))),
 );
+
+for (
+  const [suffix, type, operationId] of [
+    ["json", "application/json", "getLogInfoJson"],
+    ["html", "text/html", "getLogPage"],
+    ["md", "text/markdown", "getLogMarkdown"],
+  ] as const
+) {
+  logPageRoutes.openapi(
+    createRoute({
+      method: "get",
+      path: `/log.${suffix}`,
+      operationId,
+      tags,
+      summary: `The publication log's description as ${
+        suffix === "json" ? "JSON" : suffix === "html" ? "an HTML page" : "Markdown"
+      }`,
+      responses: {
+        200: {
+          content: { [type]: { schema: suffix === "json" ? LogInfo : z.string() } },
+          description: "The log's description",
+        },
+      },
+    }),
+    async (c) => await describeLog(c, suffix),
+  );
+}
 
 logRoutes.openapi(
   createRoute({

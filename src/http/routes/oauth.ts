@@ -6,6 +6,7 @@
  */
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
+import { deleteCookie, getCookie } from "hono/cookie";
 import {
   authenticateAccount,
   type AuthorizationRequest,
@@ -13,6 +14,13 @@ import {
   issueAuthorizationCode,
 } from "../../auth/builtin/authorize.ts";
 import { OAuthFailure } from "../../auth/builtin/failure.ts";
+import {
+  inspectSignInLink,
+  requestSignInLink,
+  SIGN_IN_LINK_TTL_MS,
+  useSignInLink,
+} from "../../auth/builtin/sign_in_link.ts";
+import { redeemSignInTicket } from "../../auth/builtin/sign_in_ticket.ts";
 import { revokeToken } from "../../auth/builtin/revoke.ts";
 import { exchangeGrant } from "../../auth/builtin/token.ts";
 import { AppError } from "../../domain/errors.ts";
@@ -27,6 +35,8 @@ export const oauthRoutes = createRouter();
 
 const tags = ["OAuth"];
 const CSRF_COOKIE = "tp_csrf";
+/** Set by the sign-up form (routes/signup.ts) for the authorization request that follows it. */
+const SIGN_IN_COOKIE = "tp_sign_in";
 
 const AuthorizeParams = z.object({
   response_type: z.string().max(64),
@@ -42,6 +52,11 @@ const LoginForm = AuthorizeParams.extend({
   csrf: z.string().max(128),
   email: z.string().max(254),
   password: z.string().max(512),
+});
+
+const LinkRequestForm = AuthorizeParams.extend({
+  csrf: z.string().max(128),
+  email: z.string().max(254),
 });
 
 const TokenForm = z.object({
@@ -104,16 +119,40 @@ function clientRedirect(
   return url.toString();
 }
 
+/** The authorization request's parameters as hidden form fields. */
+function hiddenFields(p: AuthorizationRequest) {
+  return Object.entries(p)
+    .filter(([, v]) => v !== undefined)
+    .map(([k, v]) => html`<input type="hidden" name="${k}" value="${v}">`);
+}
+
+/**
+ * While sign-in is locked for an address and email is configured: a button that emails the
+ * address's owner a one-time sign-in link for this same authorization request.
+ */
+function linkOffer(p: AuthorizationRequest, options: { csrf: string; email: string }) {
+  const minutes = SIGN_IN_LINK_TTL_MS / 60_000;
+  return html`<form method="post" action="/oauth2/authorize/email-link">
+${hiddenFields(p)}
+<input type="hidden" name="csrf" value="${options.csrf}">
+<input type="hidden" name="email" value="${options.email}">
+<p>Locked out by someone else's attempts? If this is your address, we can email you a
+one-time link that signs you in (valid ${minutes} minutes, in this browser).</p>
+<button type="submit">Email me a sign-in link</button>
+</form>`;
+}
+
 function loginForm(
   c: Context<AppEnv>,
   p: AuthorizationRequest,
-  options: { error?: string; email?: string; status?: 200 | 401 | 429 },
+  options: { error?: string; email?: string; status?: 200 | 401 | 429; offerLink?: boolean },
 ) {
-  const { config } = c.var.services;
+  const { config, mailer } = c.var.services;
   const csrf = issueCsrfToken(c, CSRF_COOKIE, "/oauth2");
-  const hidden = Object.entries(p)
-    .filter(([, v]) => v !== undefined)
-    .map(([k, v]) => html`<input type="hidden" name="${k}" value="${v}">`);
+  const hidden = hiddenFields(p);
+  const offer = options.offerLink && mailer.configured && options.email
+    ? linkOffer(p, { csrf, email: options.email })
+    : "";
   const signup = config.signup === "open"
     ? html`<p>No account yet? <a href="/signup">Create one</a>.</p>`
     : "";
@@ -130,6 +169,7 @@ ${hidden}
 <input id="password" name="password" type="password" autocomplete="current-password" required>
 <button type="submit">Sign in</button>
 </form>
+${offer}
 ${signup}`;
   const origin = new URL(p.redirect_uri).origin;
   return c.body(renderPage("Sign in", body), options.status ?? 200, pageHeaders([origin]));
@@ -146,15 +186,29 @@ oauthRoutes.openapi(
     responses: {
       200: { ...HtmlPage, description: "The sign-in form" },
       302: { description: "Back to the client with an `error` parameter" },
+      303: {
+        description:
+          "Back to the client with `code`, `state` and `iss` without the form: the browser has just signed up (a one-time cookie the sign-up set)",
+      },
       400: { ...HtmlPage, description: "Unknown client or unregistered redirect URI" },
     },
   }),
-  (c) => {
+  async (c) => {
     const p = c.req.valid("query");
-    const { config } = c.var.services;
+    const services = c.var.services;
+    const { config } = services;
     const problem = checkAuthorizationRequest(config, p);
     if (problem && "page" in problem) return errorPage(c, problem.page);
-    if (!problem) return loginForm(c, p, {});
+    if (!problem) {
+      const ticket = getCookie(c, SIGN_IN_COOKIE);
+      if (ticket === undefined) return loginForm(c, p, {});
+      deleteCookie(c, SIGN_IN_COOKIE, { path: "/oauth2/authorize" });
+      const account = await redeemSignInTicket(services, ticket);
+      if (!account) return loginForm(c, p, {});
+      const code = await issueAuthorizationCode(services, { account, request: p });
+      c.header("Cache-Control", "no-store");
+      return c.redirect(clientRedirect(p, { issuer: config.auth.issuer, params: { code } }), 303);
+    }
     const params = { error: problem.redirect };
     return c.redirect(clientRedirect(p, { issuer: config.auth.issuer, params }), 302);
   },
@@ -203,7 +257,7 @@ oauthRoutes.openapi(
     } catch (error) {
       if (error instanceof AppError && error.code === "rate_limited") {
         c.header("Retry-After", error.headers["Retry-After"]);
-        return loginForm(c, p, { error: error.message, email, status: 429 });
+        return loginForm(c, p, { error: error.message, email, status: 429, offerLink: true });
       }
       throw error;
     }
@@ -215,6 +269,168 @@ oauthRoutes.openapi(
   },
   (result, c) => {
     if (!result.success) return errorPage(c, "The sign-in form is incomplete");
+  },
+);
+
+/** A page of the emailed sign-in link flow. */
+function linkPage(
+  c: Context<AppEnv>,
+  status: 200 | 400 | 409 | 410 | 429,
+  content: { title: string; body: ReturnType<typeof html> },
+) {
+  return c.body(renderPage(content.title, content.body), status, pageHeaders());
+}
+
+oauthRoutes.openapi(
+  createRoute({
+    method: "post",
+    path: "/oauth2/authorize/email-link",
+    operationId: "requestSignInLink",
+    tags,
+    summary: "Email a one-time sign-in link while password sign-in is locked for the address",
+    description:
+      "Offered on the sign-in form when password sign-in is locked (429) for the email or the client address and SMTP is configured. When an account uses the address, a link valid 15 minutes that completes this authorization request once is emailed to it; the answer is the same when none does. At most 3 links per email and 10 per client address an hour.",
+    request: {
+      body: {
+        required: true,
+        content: { "application/x-www-form-urlencoded": { schema: LinkRequestForm } },
+      },
+    },
+    responses: {
+      200: { ...HtmlPage, description: "The link is on its way (if an account uses the address)" },
+      400: { ...HtmlPage, description: "Invalid request, expired form, or sign-in is not locked" },
+      409: { ...HtmlPage, description: "Email is not configured on this service" },
+      429: { ...HtmlPage, description: "Too many links asked for; see Retry-After" },
+    },
+  }),
+  async (c) => {
+    const { csrf, email, ...p } = c.req.valid("form");
+    const services = c.var.services;
+    const problem = checkAuthorizationRequest(services.config, p);
+    if (problem) {
+      return errorPage(
+        c,
+        "page" in problem ? problem.page : "The authorization request is invalid",
+      );
+    }
+    if (!isCsrfTokenValid(c, CSRF_COOKIE, csrf)) {
+      return errorPage(c, "The sign-in form expired; please start again from the application");
+    }
+    const outcome = await requestSignInLink(services, { email, ip: clientIp(c), request: p });
+    if (outcome.state === "mail_off") {
+      return linkPage(c, 409, {
+        title: "Email is not configured",
+        body: html`<h1>Email is not configured</h1>
+<p class="error">This service sends no email, so it cannot send a sign-in link.</p>`,
+      });
+    }
+    if (outcome.state === "not_locked") {
+      return linkPage(c, 400, {
+        title: "Sign in with your password",
+        body: html`<h1>Sign in with your password</h1>
+<p class="error">Sign-in is not locked for this address; go back and sign in with your password.</p>`,
+      });
+    }
+    if (outcome.state === "limited") {
+      c.header("Retry-After", String(outcome.retryAfterSeconds));
+      return linkPage(c, 429, {
+        title: "Too many sign-in links",
+        body: html`<h1>Too many sign-in links</h1>
+<p class="error" role="alert">Too many sign-in links were asked for; try again later.</p>`,
+      });
+    }
+    const minutes = SIGN_IN_LINK_TTL_MS / 60_000;
+    return linkPage(c, 200, {
+      title: "Check your email",
+      body: html`<h1>Check your email</h1>
+<p>If an account uses this address, we sent it a sign-in link. It works once, within
+${minutes} minutes; open it in this browser.</p>`,
+    });
+  },
+  (result, c) => {
+    if (!result.success) return errorPage(c, "The request for a sign-in link is incomplete");
+  },
+);
+
+const LinkToken = z.object({
+  token: z.string().min(1).max(128).openapi({
+    param: { name: "token", in: "path" },
+    description: "The token of the emailed link",
+  }),
+});
+
+function linkGone(c: Context<AppEnv>) {
+  return linkPage(c, 410, {
+    title: "Sign-in link not valid",
+    body: html`<h1>Sign-in link not valid</h1>
+<p class="error">This sign-in link was already used, has expired, or does not exist. Ask for a
+new one from the sign-in page.</p>`,
+  });
+}
+
+oauthRoutes.openapi(
+  createRoute({
+    method: "get",
+    path: "/oauth2/sign-in-link/{token}",
+    operationId: "openSignInLink",
+    tags,
+    summary: "An emailed sign-in link: a page with one button (opening it uses nothing)",
+    description: "Mail scanners open links, so opening one only shows a button; the POST signs in.",
+    request: { params: LinkToken },
+    responses: {
+      200: { ...HtmlPage, description: "The button that signs in" },
+      410: { ...HtmlPage, description: "The link was used, has expired or does not exist" },
+    },
+  }),
+  async (c) => {
+    const { token } = c.req.valid("param");
+    const link = await inspectSignInLink(c.var.services, token);
+    if (!link) return linkGone(c);
+    return linkPage(c, 200, {
+      title: "Sign in",
+      body: html`
+        <h1>Sign in to Trust Profile</h1>
+        <p>Sign in as <strong>${link.email}</strong> with this one-time link.</p>
+        <form method="post" action="/oauth2/sign-in-link/${token}">
+          <button type="submit">Sign in</button>
+        </form>
+      `,
+    });
+  },
+  (result, c) => {
+    if (!result.success) return linkGone(c);
+  },
+);
+
+oauthRoutes.openapi(
+  createRoute({
+    method: "post",
+    path: "/oauth2/sign-in-link/{token}",
+    operationId: "useSignInLink",
+    tags,
+    summary: "Sign in with an emailed link, once: back to the client with a code",
+    request: { params: LinkToken },
+    responses: {
+      303: { description: "Back to the client with `code`, `state` and `iss`" },
+      400: { ...HtmlPage, description: "The authorization request is no longer valid" },
+      410: { ...HtmlPage, description: "The link was used, has expired or does not exist" },
+    },
+  }),
+  async (c) => {
+    const services = c.var.services;
+    const used = await useSignInLink(services, {
+      token: c.req.valid("param").token,
+      ip: clientIp(c),
+    });
+    if (!used) return linkGone(c);
+    const problem = checkAuthorizationRequest(services.config, used.request);
+    if (problem) return errorPage(c, "The sign-in request is no longer valid; start again");
+    const code = await issueAuthorizationCode(services, used);
+    const issuer = services.config.auth.issuer;
+    return c.redirect(clientRedirect(used.request, { issuer, params: { code } }), 303);
+  },
+  (result, c) => {
+    if (!result.success) return linkGone(c);
   },
 );
 

@@ -8,6 +8,7 @@ import { uuidParam } from "../../domain/common.ts";
 import { forbidden } from "../../domain/errors.ts";
 import {
   MAX_LOGO_BYTES,
+  MAX_LOGO_PIXELS,
   OrganizationProfileResponse,
   presentProfile,
   UpdateOrganizationProfileRequest,
@@ -93,7 +94,7 @@ organizationProfileRoutes.openapi(
     tags,
     summary: "Upload the organization's logo (owners)",
     description:
-      `The raw image as the body, at most ${MAX_LOGO_BYTES} bytes. Its type is read from the bytes, not from Content-Type: a whole PNG, JPEG or WebP file is accepted; SVG (which can carry scripts), HTML, other formats, truncated files and image/markup polyglots are 415. The logo is served at a public, immutable URL (\`logo.url\`).`,
+      `The raw image as the body, at most ${MAX_LOGO_BYTES} bytes. Its type is read from the bytes, not from Content-Type: a whole PNG, JPEG or WebP file is accepted; SVG (which can carry scripts), HTML, other formats, truncated files and image/markup polyglots are 415. An image whose header declares more than ${MAX_LOGO_PIXELS} pixels in width or height is 413 (the size is read from the PNG IHDR, the JPEG frame header or the WebP VP8X/VP8L/VP8 header). The logo is served at a public, immutable URL (\`logo.url\`).`,
     security: HUMAN,
     middleware: [requireHuman] as const,
     request: {

@@ -19,10 +19,12 @@ import {
 import { AppError, notFound } from "../../domain/errors.ts";
 import { OrgSlugParams } from "../../domain/subprocessors.ts";
 import {
+  ANSWERS_CHOICE,
   documentsCsp,
   renderMessageHtml,
   renderRequestFormHtml,
 } from "../../publish/render/documents.ts";
+import { countRestrictedAnswers } from "../../serve/answers.ts";
 import {
   renderDocumentsHtml,
   renderDocumentsMarkdown,
@@ -145,6 +147,7 @@ async function formInput(c: Context<AppEnv>, slug: string) {
     organization: list.organization,
     action: `${list.url}/request`,
     documents: list.documents.filter((d) => d.visibility === "restricted"),
+    restrictedAnswers: await countRestrictedAnswers(kv, list.organizationId),
   };
 }
 
@@ -156,6 +159,9 @@ function formPage(c: Context<AppEnv>, body: string, status: 200 | 400 | 409 | 42
 
 const FormQuery = z.object({
   document: z.string().max(100).optional().openapi({ description: "A document to preselect" }),
+  answers: z.string().max(10).optional().openapi({
+    description: "1 preselects the restricted answers",
+  }),
 });
 
 publicDocumentRoutes.openapi(
@@ -174,7 +180,8 @@ publicDocumentRoutes.openapi(
   async (c) => {
     const input = await formInput(c, c.req.valid("param").orgSlug).catch(() => null);
     if (!input) return notAvailable(c);
-    const selected = [c.req.valid("query").document ?? ""];
+    const query = c.req.valid("query");
+    const selected = [query.document ?? "", ...(query.answers === "1" ? [ANSWERS_CHOICE] : [])];
     return formPage(c, renderRequestFormHtml({ ...input, selected }), 200);
   },
 );
@@ -224,11 +231,13 @@ publicDocumentRoutes.openapi(
     const done = renderMessageHtml("Request received", RECEIVED, center);
     // A filled honeypot is a bot: it sees the same answer, and nothing is stored.
     if (form.website) return formPage(c, done, 200);
-    const selected = asList(form.documentIds);
+    const wantsAnswers = form.answers === "true";
+    const selected = [...asList(form.documentIds), ...(wantsAnswers ? [ANSWERS_CHOICE] : [])];
     const values = { name: form.name, email: form.email, company: form.company };
     const parsed = SubmitAccessRequest.safeParse({
       ...values,
-      documentIds: selected,
+      documentIds: asList(form.documentIds),
+      ...(wantsAnswers ? { answers: true } : {}),
       ndaVersion: form.ndaVersion,
       acceptNda: form.acceptNda === "true",
     });

@@ -11,6 +11,8 @@ import {
   subprocessorsCsp,
 } from "../../publish/render/mod.ts";
 import { orgTrustCenter, orgTrustCenterPage } from "../../serve/org_center.ts";
+import { answersContent } from "../../serve/live/answers.ts";
+import { getOrganizationBySlug } from "../../store/organizations.ts";
 import { publicSubprocessors } from "../../serve/subprocessors.ts";
 import { OrgSlugParams, PublicSubprocessors } from "../../domain/subprocessors.ts";
 import type { Context } from "hono";
@@ -101,12 +103,14 @@ trustCenterRoutes.openapi(
     c.header("Vary", "Accept");
     const link = (slug: string) => `${config.baseUrl}/trust/${encodeURIComponent(slug)}`;
     const format = negotiatedFormat(c, suffix);
+    const org = format === "json" ? null : await getOrganizationBySlug(kv, slug);
+    const sections = org ? [await answersContent(kv, config, org, "answers")] : [];
     if (format === "md") {
-      const md = orgTrustCenterPage(center, { config, format: "md", links: link });
+      const md = orgTrustCenterPage(center, { config, format: "md", links: link, sections });
       return c.body(md.bytes, 200, { "content-type": "text/markdown; charset=utf-8" });
     }
     if (format === "html") {
-      const page = orgTrustCenterPage(center, { config, format: "html", links: link });
+      const page = orgTrustCenterPage(center, { config, format: "html", links: link, sections });
       return c.body(page.bytes, 200, trustPageHeaders(page.csp));
     }
     return c.json(center, 200);

@@ -1,8 +1,7 @@
 /**
  * Public trust reads of the latest profile (no credentials): the profile in
- * each format, trust.json and its signature, controls and signals. (The
- * collector setup guide is for operators only: GET /projects/{id}/setup.md.)
- * Private projects and unknown slugs answer the same 404, so a
+ * each format, trust.json and its signature, controls and signals, and the
+ * project's collector setup guide. Private projects and unknown slugs answer the same 404, so a
  * slug's existence is not revealed. Published documents are served as
  * stored, with their digest as a strong ETag.
  */
@@ -14,8 +13,10 @@ import {
   PublishedTrustProfileResponse,
   SlugParams,
 } from "../../domain/publish.ts";
+import { ifNoneMatchHits } from "../../serve/artifacts.ts";
 import { latestControls, latestSignals } from "../../serve/bodies.ts";
-import { trustJsonHeaders } from "../../serve/headers.ts";
+import { publicSetupGuide } from "../../serve/setup_guide.ts";
+import { MARKDOWN_TYPE, trustJsonHeaders } from "../../serve/headers.ts";
 import { publicPublication } from "../../serve/public_read.ts";
 import { createRouter } from "../env.ts";
 import { errors, json } from "../openapi.ts";
@@ -120,6 +121,7 @@ publicTrustRoutes.openapi(
     request: { params: SlugParams },
     responses: {
       200: json(PublishedTrustControlsResponse, "Controls with state, confidence and freshness"),
+      304: { description: "Not modified (If-None-Match)" },
       ...errors(404),
     },
   }),
@@ -128,6 +130,7 @@ publicTrustRoutes.openapi(
     const { controls, etag } = await latestControls(c.var.services, slug);
     publicHeaders(c);
     c.header("ETag", etag);
+    if (ifNoneMatchHits(c.req.header("if-none-match"), etag)) return c.body(null, 304);
     return c.json(controls, 200);
   },
 );
@@ -151,5 +154,27 @@ publicTrustRoutes.openapi(
     const signals = await latestSignals(c.var.services, c.req.valid("param").projectSlug);
     publicHeaders(c);
     return c.json({ signals }, 200);
+  },
+);
+
+publicTrustRoutes.openapi(
+  createRoute({
+    method: "get",
+    path: "/{projectSlug}/setup.md",
+    operationId: "getTrustSetupGuide",
+    tags,
+    summary: "The project's collector setup guide, with its project id and collector id filled in",
+    description:
+      "For public projects (published or not): the ids are identifiers, not credentials, and the collector secret never appears. The collector named is the most recently created active one; without one, a placeholder says how to create it.",
+    request: { params: SlugParams },
+    responses: {
+      200: { content: { "text/markdown": { schema: z.string() } }, description: "The guide" },
+      ...errors(404),
+    },
+  }),
+  async (c) => {
+    const guide = await publicSetupGuide(c.var.services, c.req.valid("param").projectSlug);
+    publicHeaders(c);
+    return c.body(guide, 200, { "content-type": MARKDOWN_TYPE });
   },
 );

@@ -4,12 +4,14 @@
  */
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
+import { setCookie } from "hono/cookie";
 import {
   checkSignupPermission,
   registerAccount,
   SignupFailure,
   type SignupGrant,
 } from "../../auth/builtin/signup.ts";
+import { issueSignInTicket, SIGN_IN_TICKET_TTL_MS } from "../../auth/builtin/sign_in_ticket.ts";
 import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from "../../auth/password.ts";
 import { MAX_NAME_LENGTH } from "../../domain/common.ts";
 import { html } from "../../lib/html.ts";
@@ -20,6 +22,8 @@ import { pageHeaders, renderPage } from "../html.ts";
 export const signupRoutes = createRouter();
 
 const CSRF_COOKIE = "tp_signup_csrf";
+/** The one-time sign-in ticket the authorization endpoint reads (src/auth/builtin). */
+export const SIGN_IN_COOKIE = "tp_sign_in";
 const tags = ["OAuth"];
 const HtmlPage = { content: { "text/html": { schema: z.string() } } };
 
@@ -128,7 +132,10 @@ signupRoutes.openapi(
       },
     },
     responses: {
-      200: { ...HtmlPage, description: "Account created, with a link to sign in" },
+      303: {
+        description:
+          "Account created: to the dashboard, which signs in at once with a one-time cookie for /oauth2/authorize (five minutes)",
+      },
       400: { ...HtmlPage, description: "The form again, with an error" },
       403: { ...HtmlPage, description: "Sign-up is not open to this request" },
       409: { ...HtmlPage, description: "The email already has an account" },
@@ -147,8 +154,9 @@ signupRoutes.openapi(
     if (!allowed.ok) return closedPage(c, allowed.reason);
     const email = (allowed.email ?? form.email).trim().toLowerCase();
     const name = form.name.trim();
+    let account;
     try {
-      await registerAccount(c.var.services, {
+      account = await registerAccount(c.var.services, {
         email,
         name,
         password: form.password,
@@ -165,12 +173,15 @@ signupRoutes.openapi(
         status,
       });
     }
-    const next = form.invitation
-      ? `/dashboard/#invitation=${encodeURIComponent(form.invitation)}`
-      : "/dashboard/";
-    const body = html`<h1>Account created</h1>
-<p>Welcome, ${name}. Your account for ${email} is ready.</p>
-<p><a href="${next}">Continue to the dashboard</a> and sign in.</p>`;
-    return page(c, { title: "Account created", body });
+    setCookie(c, SIGN_IN_COOKIE, await issueSignInTicket(c.var.services, account), {
+      path: "/oauth2/authorize",
+      httpOnly: true,
+      sameSite: "Strict",
+      secure: c.var.services.config.baseUrl.startsWith("https:"),
+      maxAge: SIGN_IN_TICKET_TTL_MS / 1000,
+    });
+    c.header("Cache-Control", "no-store");
+    const invitation = form.invitation ? `#invitation=${encodeURIComponent(form.invitation)}` : "";
+    return c.redirect(`/dashboard/?signed-up${invitation}`, 303);
   },
 );

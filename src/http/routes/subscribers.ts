@@ -22,6 +22,7 @@ import {
 import { requireHuman, requireMembership } from "../auth.ts";
 import { createRouter } from "../env.ts";
 import { errors, HUMAN, json } from "../openapi.ts";
+import { compareCodePoints } from "../../lib/order.ts";
 
 export const subscriberRoutes = createRouter();
 
@@ -60,7 +61,7 @@ subscriberRoutes.openapi(
       counts.set(s.projectId, count);
     }
     const subscribers = membership.role === "owner"
-      ? all.sort((a, b) => b.createdAt.localeCompare(a.createdAt)).map(subscriberView)
+      ? all.sort((a, b) => compareCodePoints(b.createdAt, a.createdAt)).map(subscriberView)
       : null;
     return c.json({
       mail: { configured: mailer.configured },

@@ -51,7 +51,11 @@ async function answer(
     next: body.nextCursor ? pageUrl(base, { cursor: body.nextCursor, limit: query.limit }) : null,
     newest: query.cursor ? pageUrl(base, { limit: query.limit }) : null,
   };
-  const input_ = { project: { name: project.name }, versions: body.versions, links };
+  const input_ = {
+    project: { name: project.name, slug: project.slug },
+    versions: body.versions,
+    links,
+  };
   if (format === "md") {
     return c.body(renderVersionsMarkdown(input_), 200, { "content-type": MARKDOWN_TYPE });
   }

@@ -1,6 +1,7 @@
 /** What every export is rendered from, and the small encoders they share. */
 import { createHash } from "node:crypto";
 import type { TrustSignalDetection } from "../../domain/collector.ts";
+import type { CriterionRef } from "../../domain/frameworks.ts";
 import type { PublishedTrustProfile } from "../../domain/publish.ts";
 import type { Config } from "../../config.ts";
 import { publicUrls } from "../urls.ts";
@@ -22,6 +23,11 @@ export interface ExportInput {
   /** The repository signals published with this version, when any. */
   signals: TrustSignalDetection | null;
   config: Pick<Config, "baseUrl">;
+  /**
+   * The framework criteria members mapped custom controls to at publication, by control key
+   * (default catalog controls carry the built-in mapping). Absent: custom controls map to none.
+   */
+  customCriteria?: ReadonlyMap<string, readonly CriterionRef[]>;
 }
 
 export interface Resolved extends ExportInput {

@@ -1,5 +1,6 @@
 /** OSCAL Assessment Results (NIST OSCAL 1.0.6 JSON) of one version. */
 import type { PublishedTrustControl } from "../../domain/publish.ts";
+import { criteriaOfControl, criterionOf } from "../../evaluate/frameworks.ts";
 import { type ExportInput, resolve, type Resolved, text, token, uuidV5 } from "./_input.ts";
 
 /** The OSCAL version whose schema the assessment results follow (validated in tests). */
@@ -13,6 +14,16 @@ export function renderOscalAssessmentResults(given: ExportInput): Record<string,
   const name = (suffix: string) => uuidV5(`${urls.versionTrustJson}#oscal/${suffix}`);
   const prop = (propName: string, value: string) => ({ name: propName, ns, value });
   const observations = profile.controls.map((control) => observation(control, name, prop, input));
+  const custom = input.customCriteria ?? new Map();
+  // Each framework criterion the control supports: class names the framework, value its id.
+  const criteria = (key: string) =>
+    criteriaOfControl(key, custom).map((ref) => ({
+      name: "framework-criterion",
+      ns: `${input.baseUrl}/public/frameworks`,
+      value: ref.id,
+      class: ref.framework,
+      remarks: criterionOf(ref)?.title ?? ref.id,
+    }));
   const findings = profile.controls.map((control) => ({
     uuid: name(`finding/${control.key}`),
     title: text(control.name, control.key),
@@ -20,7 +31,11 @@ export function renderOscalAssessmentResults(given: ExportInput): Record<string,
       control.description ?? `${control.name}: ${control.state}`,
       control.key,
     ),
-    props: [prop("state", control.state), prop("confidence", String(control.confidence))],
+    props: [
+      prop("state", control.state),
+      prop("confidence", String(control.confidence)),
+      ...criteria(control.key),
+    ],
     target: {
       type: "objective-id",
       "target-id": token(control.key),

@@ -112,7 +112,12 @@ export interface RequestFormInput {
   nda: NdaVersion;
   error?: string;
   values?: { name?: string; email?: string; company?: string };
+  /** How many restricted answers the organization keeps; the form offers them when any. */
+  restrictedAnswers?: number;
 }
+
+/** The value `selected` holds when the restricted answers are chosen. */
+export const ANSWERS_CHOICE = "answers";
 
 /** The access request form: the restricted documents, the NDA and who is asking. */
 export function renderRequestFormHtml(input: RequestFormInput): string {
@@ -142,6 +147,16 @@ export function renderRequestFormHtml(input: RequestFormInput): string {
                   .title}</label>
             `
           )}
+          ${input.restrictedAnswers
+            ? html`
+              <label
+                class="check"><input type="checkbox" name="answers" value="true"${new RawHtml(
+                  input.selected.includes(ANSWERS_CHOICE) ? " checked" : "",
+                )}> Restricted answers to security questions (${String(
+                  input.restrictedAnswers,
+                )})</label>
+            `
+            : ""}
         </fieldset>
         ${field("name", "Name", "text", values.name, "name")}
         ${field("email", "Work email", "email", values.email, "email")}
@@ -177,8 +192,12 @@ export function renderAccessPageHtml(input: {
   organization: { name: string };
   link: AccessLink;
   documents: { id: string; title: string; url: string; kind: string }[];
+  /** The restricted answers section, when the link opens them. */
+  answers?: Html;
 }): string {
-  const items = input.documents.length === 0
+  const items = input.link.documentIds.length === 0
+    ? ""
+    : input.documents.length === 0
     ? html`<p class="card hero">The documents of this link were withdrawn.</p>`
     : html`<ul class="card docs">${
       input.documents.map((d) =>
@@ -195,10 +214,13 @@ export function renderAccessPageHtml(input: {
           time(input.link.expiresAt)
         }. Every download is logged; PDFs are stamped with your email.`,
       )}
-      <section aria-labelledby="granted-title">
+      ${items
+        ? html`<section aria-labelledby="granted-title">
         <h2 id="granted-title">Your documents</h2>
         ${items}
-      </section>
+      </section>`
+        : ""}
+      ${input.answers ?? ""}
     `,
   );
 }

@@ -69,7 +69,7 @@ export interface VersionsPageLinks {
 }
 
 export interface VersionsPageInput {
-  project: { name: string };
+  project: { name: string; slug: string };
   versions: readonly PublishedVersion[];
   links: VersionsPageLinks;
 }
@@ -81,7 +81,7 @@ function changesOf(version: PublishedVersion): ChangeList {
   };
 }
 
-function versionItem(version: PublishedVersion, links: VersionsPageLinks): Html {
+function versionItem(version: PublishedVersion, links: VersionsPageLinks, slug: string): Html {
   const n = version.version;
   const changes = changesOf(version);
   const heading = changes.previousVersion === null
@@ -95,7 +95,8 @@ function versionItem(version: PublishedVersion, links: VersionsPageLinks): Html 
       </div>
       <p class="meta">
         Published ${time(version.publishedAt)}
-        <a href="${links.versionTrustJson(n)}">trust.json</a>
+        <a href="${links.versionTrustJson(n)}" download="${`${slug}-v${n}-trust.json`}"
+          type="application/json">trust.json</a>
         <span class="digest"><span class="vh">Digest: </span><code>${version.digest}</code></span>
       </p>
       <h3>${heading}</h3>
@@ -134,7 +135,7 @@ export function renderVersionsHtml(input: VersionsPageInput): string {
   `;
   const list = versions.length === 0
     ? html`<p class="card hero">No version on this page.</p>`
-    : html`<ol class="versions">${versions.map((v) => versionItem(v, links))}</ol>`;
+    : html`<ol class="versions">${versions.map((v) => versionItem(v, links, project.slug))}</ol>`;
   const lede = "Every published version, newest first, with the controls whose state changed " +
     "and why. Each version is signed and never changes once published.";
   const body = html`

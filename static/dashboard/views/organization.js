@@ -18,6 +18,7 @@ export const ORGANIZATION_SECTIONS = [
   { id: "certifications", label: "Certifications", href: href.certifications },
   { id: "subprocessors", label: "Subprocessors", href: href.subprocessors },
   { id: "documents", label: "Documents", href: href.documents },
+  { id: "answers", label: "Answers", href: href.answers },
   { id: "subscribers", label: "Subscribers", href: href.subscribers },
   { id: "live", label: "Live work", href: href.live },
 ];

@@ -10,6 +10,7 @@ import { collectorsSection } from "./project/collectors.js";
 import { projectPath } from "./project/common.js";
 import { domainsSection } from "./project/domains.js";
 import { evidenceSection } from "./project/evidence.js";
+import { frameworksSection } from "./project/frameworks.js";
 import { overviewSection } from "./project/overview.js";
 import { publishSection } from "./project/publish.js";
 import { settingsSection } from "./project/settings.js";
@@ -22,6 +23,7 @@ export const PROJECT_SECTIONS = [
   { id: "publish", label: "Publish", render: publishSection },
   { id: "collectors", label: "Collectors", render: collectorsSection },
   { id: "evidence", label: "Evidence", render: evidenceSection },
+  { id: "frameworks", label: "Frameworks", render: frameworksSection },
   { id: "domains", label: "Domains", render: domainsSection },
   { id: "updates", label: "Updates", render: updatesSection },
   { id: "webhooks", label: "Webhooks", render: webhooksSection },

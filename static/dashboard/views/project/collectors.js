@@ -17,6 +17,7 @@ import { formatDate } from "../../format.js";
 import { confirmAction, copyField } from "../../widgets.js";
 import { card, dataTable, emptyState, nameWithKey, timeAgo } from "../layout.js";
 import { projectPath } from "./common.js";
+import { renderGuide } from "./guide.js";
 
 const ACTIONS = [
   ["heartbeat", "Heartbeat", "Prove the collector is alive."],
@@ -132,14 +133,10 @@ function guideCard(app, project) {
     button.textContent = "Hide the setup guide";
     replace(slot, h("p", { class: "muted" }, "Loading the guide…"));
     try {
-      const markdown = await app.api.getText(projectPath(project.id, "/setup.md"), "text/markdown");
+      const { blocks } = await app.api.get(projectPath(project.id, "/setup.json"));
       replace(
         slot,
-        h(
-          "pre",
-          { class: "payload-json", tabindex: "0", role: "region", "aria-label": "Setup guide" },
-          markdown,
-        ),
+        h("div", { role: "region", "aria-label": "Setup guide" }, renderGuide(blocks)),
       );
     } catch (error) {
       replace(slot, errorAlert(describeError(error)));
@@ -151,7 +148,7 @@ function guideCard(app, project) {
       h(
         "p",
         {},
-        "The setup guide lists the commands a CI job runs (the collector CLI, or curl), with this project's ids filled in. It never contains a secret.",
+        "The setup guide lists the commands a CI job runs (the collector CLI, or curl and jq), a GitHub Actions workflow and GitLab CI jobs, with this project's ids filled in. It never contains a secret.",
       ),
       h("p", {}, button),
       slot,
@@ -269,11 +266,7 @@ export async function collectorsSection(app, project) {
       description:
         "A collector is a CLI or CI job that sends heartbeats and evidence with its own secret.",
     }),
-    h(
-      "div",
-      { class: "layout-pair" },
-      card("New collector", createForm(create)),
-      guideCard(app, project),
-    ),
+    card("New collector", createForm(create)),
+    guideCard(app, project),
   ];
 }

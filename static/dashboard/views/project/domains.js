@@ -165,7 +165,7 @@ function recordPart(domain, instructions) {
  * check, `hooks.onDeleted(domain)` after a removal.
  */
 function domainItem(app, project, summary, hooks) {
-  const { domain, instructions } = summary;
+  const { domain, instructions, expiresAt } = summary;
   const messages = h("div", { class: "form-errors" });
   const headingId = `domain-${domain.id}`;
   const item = h("article", { class: "domain", "aria-labelledby": headingId });
@@ -190,6 +190,7 @@ function domainItem(app, project, summary, hooks) {
       `Added ${formatDate(domain.createdAt)}`,
       " · ",
       domain.lastCheckedAt ? ["Last checked ", timeAgo(domain.lastCheckedAt)] : "Not checked yet",
+      expiresAt ? ` · Verify by ${formatDate(expiresAt)}, or the claim lapses` : "",
     ),
     recordPart(domain, instructions),
     pointingInstructions(app, domain),

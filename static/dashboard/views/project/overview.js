@@ -8,13 +8,31 @@ import { formatDate } from "../../format.js";
 import { facts } from "../layout.js";
 import { liveBanner } from "../live_status.js";
 import { catalogCard } from "./catalog.js";
-import { privateNotice, projectPath, trustHost } from "./common.js";
+import { checklistCard, gettingStartedSteps } from "./checklist.js";
+import { privateNotice, projectPath, publicUrls, trustHost } from "./common.js";
 import { statusCard } from "./status.js";
 import { unreportedNotice } from "./unreported.js";
 
-function projectFacts(app, project, controls) {
+/** The public trust page's address, and why it may not answer yet. */
+function publicPage(project, published) {
+  const url = publicUrls(project).page;
+  const why = project.visibility !== "public"
+    ? "answers 404 while the project is private"
+    : published
+    ? null
+    : "answers 404 until the first publish";
+  return h(
+    "span",
+    {},
+    h("a", { href: url, class: "url-link" }, url),
+    why && h("span", { class: "muted" }, ` (${why})`),
+  );
+}
+
+function projectFacts(app, project, controls, published) {
   const enabled = controls.filter((c) => c.enabled).length;
   return facts([
+    ["Public page", publicPage(project, published)],
     ["Slug", h("code", {}, project.slug)],
     [
       "Hosted subdomain",
@@ -27,27 +45,30 @@ function projectFacts(app, project, controls) {
 }
 
 export async function overviewSection(app, project) {
-  const [{ controls }, { evaluations }, banner] = await Promise.all([
+  const [{ controls }, { evaluations }, banner, steps] = await Promise.all([
     app.api.get(projectPath(project.id, "/controls")),
     app.api.get(projectPath(project.id, "/evaluations")),
     liveBanner(app, project.organizationId),
+    gettingStartedSteps(app, project),
   ]);
+  const published = steps.find((s) => s.id === "publish").done;
   let current = controls;
   const summary = h(
     "section",
     { class: "card summary-card", "aria-label": "Project details" },
-    projectFacts(app, project, current),
+    projectFacts(app, project, current, published),
   );
   return [
     banner,
     privateNotice(project),
+    steps.every((s) => s.done) ? null : checklistCard(steps),
     summary,
     unreportedNotice(app, project, evaluations, controls),
     statusCard(app, project, evaluations, () => current.filter((c) => c.enabled).length),
     catalogCard(app, project, controls, {
       onChange: (next) => {
         current = next;
-        replace(summary, projectFacts(app, project, next));
+        replace(summary, projectFacts(app, project, next, published));
       },
     }),
   ];

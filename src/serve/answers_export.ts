@@ -1,0 +1,129 @@
+/**
+ * The questionnaire export of an organization's public answers, as CSV and XLSX. The same
+ * data gives the same bytes: rows are sorted (serve/answers.ts), no clock is read, and the
+ * XLSX (written by write-excel-file, which adds no document properties) is re-zipped with
+ * every entry dated 1980-01-01 00:00, the earliest time a ZIP entry can carry, in the order
+ * the writer produced them. A workbook is kept in memory by the hash of its rows, since
+ * writing a large one costs about a second.
+ */
+import writeXlsxFile from "write-excel-file/universal";
+import { unzipSync, type Zippable, zipSync } from "fflate";
+import { sha256HexSync } from "../lib/hash.ts";
+import type { ExportRow } from "./answers.ts";
+
+export const CSV_TYPE = "text/csv; charset=utf-8";
+export const XLSX_TYPE = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet";
+
+const COLUMNS: readonly [keyof ExportRow, string, number][] = [
+  ["questionnaire", "Questionnaire", 12],
+  ["questionId", "Question ID", 14],
+  ["status", "Status", 12],
+  ["question", "Question", 50],
+  ["answer", "Answer", 80],
+  ["category", "Category", 20],
+  ["citations", "Citations", 50],
+  ["url", "Answer URL", 40],
+];
+
+/** What the export says about itself (the XLSX's About sheet, the CSV's file name). */
+export interface ExportAbout {
+  organization: string;
+  source: string;
+  /** The newest change among the exported answers, or null without any. */
+  lastChanged: string | null;
+}
+
+/**
+ * One CSV field (RFC 4180): quoted when it holds a comma, quote or line break. A field a
+ * spreadsheet would read as a formula (starting with = + - @, a tab or a carriage return) is
+ * prefixed with an apostrophe, as OWASP advises against CSV injection.
+ */
+function csvField(value: string): string {
+  const safe = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
+  return /[",\r\n]/.test(safe) ? `"${safe.replaceAll('"', '""')}"` : safe;
+}
+
+/** The rows as CSV: UTF-8 with a byte order mark (so spreadsheets read it as UTF-8), CRLF. */
+export function answersCsv(rows: readonly ExportRow[]): Uint8Array<ArrayBuffer> {
+  const lines = [
+    COLUMNS.map(([, label]) => csvField(label)).join(","),
+    ...rows.map((row) => COLUMNS.map(([key]) => csvField(row[key])).join(",")),
+  ];
+  return new TextEncoder().encode(`\ufeff${lines.join("\r\n")}\r\n`);
+}
+
+/** Every ZIP entry dated the same fixed instant, in the writer's order. */
+const ZIP_TIME = new Date(1980, 0, 1, 0, 0, 0);
+
+function fixTimestamps(zip: Uint8Array): Uint8Array<ArrayBuffer> {
+  const entries = unzipSync(zip);
+  const files: Zippable = {};
+  for (const [name, bytes] of Object.entries(entries)) {
+    files[name] = [bytes, { mtime: ZIP_TIME, level: 6 }];
+  }
+  return zipSync(files) as Uint8Array<ArrayBuffer>;
+}
+
+const cache = new Map<string, Promise<Uint8Array<ArrayBuffer>>>();
+const CACHED = 20;
+
+/** The rows as an XLSX workbook: an Answers sheet (header frozen) and an About sheet. */
+export function answersXlsx(
+  rows: readonly ExportRow[],
+  about: ExportAbout,
+): Promise<Uint8Array<ArrayBuffer>> {
+  const key = sha256HexSync(JSON.stringify([rows, about]));
+  const hit = cache.get(key);
+  if (hit) return hit;
+  const built = writeAnswersXlsx(rows, about);
+  if (cache.size >= CACHED) cache.delete(cache.keys().next().value!);
+  cache.set(key, built);
+  built.catch(() => cache.delete(key));
+  return built;
+}
+
+/** The workbook, written afresh (answersXlsx keeps recent ones). */
+export async function writeAnswersXlsx(
+  rows: readonly ExportRow[],
+  about: ExportAbout,
+): Promise<Uint8Array<ArrayBuffer>> {
+  const header = COLUMNS.map(([, label]) => ({ value: label, fontWeight: "bold" as const }));
+  const data = [
+    header,
+    ...rows.map((row) =>
+      COLUMNS.map(([key]) => ({
+        value: row[key],
+        type: String,
+        wrap: true,
+        alignVertical: "top" as const,
+      }))
+    ),
+  ];
+  const notes = [
+    ["Organization", about.organization],
+    ["Source", about.source],
+    ["Answers last changed", about.lastChanged ?? "—"],
+    ["Rows", String(rows.length)],
+    [
+      "Status",
+      "answered: the vendor's public answer; restricted: the vendor answers after an approved access request; no answer: no answer of the vendor lists this question id",
+    ],
+    [
+      "Question IDs",
+      "Those the vendor's answers list, and those the download asked for (ids=); no questionnaire's full list is included",
+    ],
+  ].map(([name, value]) => [
+    { value: name, fontWeight: "bold" as const },
+    { value, type: String, wrap: true },
+  ]);
+  const blob = await writeXlsxFile([
+    {
+      data,
+      sheet: "Answers",
+      columns: COLUMNS.map(([, , width]) => ({ width })),
+      stickyRowsCount: 1,
+    },
+    { data: notes, sheet: "About", columns: [{ width: 22 }, { width: 100 }] },
+  ]).toBlob();
+  return fixTimestamps(new Uint8Array(await blob.arrayBuffer()));
+}

@@ -1,0 +1,224 @@
+/**
+ * Answers to security questions of an organization: the knowledge base buyers search on the
+ * trust center and download for their questionnaires. Owners add, edit and remove answers;
+ * members read. Answers show here as their Markdown text (the dashboard never parses HTML).
+ */
+import { badge, field, h, handleSubmit, replace, successAlert } from "../dom.js";
+import { formatDate } from "../format.js";
+import { confirmAction } from "../widgets.js";
+import { card, emptyState } from "./layout.js";
+import { organizationHeader, trustCenterUrl } from "./organization.js";
+
+const listPath = (id) => `/organizations/${encodeURIComponent(id)}/answers`;
+const QUESTIONNAIRES = ["caiq-v4", "sig", "other"];
+
+/** "caiq-v4 IAM-02.1" per line. */
+const refLines = (refs) => refs.map((r) => `${r.questionnaire} ${r.id}`).join("\n");
+/** "control <id>" per line. */
+const citationLines = (citations) => citations.map((c) => `${c.kind} ${c.id}`).join("\n");
+
+/** Non-empty lines as `[first word, rest]`. */
+function pairs(text) {
+  return String(text).split("\n").map((l) => l.trim()).filter(Boolean).map((line) => {
+    const [first, ...rest] = line.split(/\s+/);
+    return [first.toLowerCase(), rest.join(" ")];
+  });
+}
+
+function answerFields(answer) {
+  return [
+    field(
+      "Question",
+      h(
+        "textarea",
+        { name: "question", required: true, rows: "2", maxlength: "1000" },
+        answer?.question ?? "",
+      ),
+    ),
+    field(
+      "Answer (Markdown)",
+      h(
+        "textarea",
+        { name: "answer", required: true, rows: "6", maxlength: "10000" },
+        answer?.answer ?? "",
+      ),
+      "Markdown: **bold**, lists, links (http, https and mailto only). HTML shows as text.",
+    ),
+    field(
+      "Category",
+      h("input", {
+        name: "category",
+        required: true,
+        maxlength: "80",
+        value: answer?.category ?? "",
+      }),
+    ),
+    field(
+      "Visibility",
+      h(
+        "select",
+        { name: "visibility" },
+        h("option", { value: "public", selected: answer?.visibility !== "restricted" }, "Public"),
+        h(
+          "option",
+          { value: "restricted", selected: answer?.visibility === "restricted" },
+          "Restricted (after an approved access request)",
+        ),
+      ),
+    ),
+    field(
+      "Questionnaire ids, one per line",
+      h(
+        "textarea",
+        { name: "refs", rows: "3", spellcheck: "false" },
+        refLines(answer?.questionnaireRefs ?? []),
+      ),
+      `The questionnaire (${
+        QUESTIONNAIRES.join(", ")
+      }) and the question id, e.g. “caiq-v4 IAM-02.1” or “sig A.1”.`,
+    ),
+    field(
+      "Citations, one per line",
+      h(
+        "textarea",
+        { name: "citations", rows: "3", spellcheck: "false" },
+        citationLines(answer?.citations ?? []),
+      ),
+      "The kind (control, document, certification) and the id, e.g. “document 3f1c9a52-…”. Controls and documents must be the organization's.",
+    ),
+  ];
+}
+
+function formBody(data) {
+  return {
+    question: String(data.get("question")).trim(),
+    answer: String(data.get("answer")),
+    category: String(data.get("category")).trim(),
+    visibility: data.get("visibility"),
+    questionnaireRefs: pairs(data.get("refs")).map(([questionnaire, id]) => ({
+      questionnaire,
+      id,
+    })),
+    citations: pairs(data.get("citations")).map(([kind, id]) => ({ kind, id })),
+  };
+}
+
+function answerForm(app, organization, answer, onSaved) {
+  const errorSlot = h("div", { class: "form-errors" });
+  const form = h(
+    "form",
+    { class: "form", "aria-label": answer ? `Edit ${answer.question}` : "New answer" },
+    answerFields(answer),
+    errorSlot,
+    h(
+      "div",
+      { class: "form-actions" },
+      h(
+        "button",
+        { type: "submit", class: "btn btn-primary" },
+        answer ? "Save answer" : "Add answer",
+      ),
+    ),
+  );
+  handleSubmit(form, errorSlot, async (data) => {
+    const path = answer
+      ? `${listPath(organization.id)}/${encodeURIComponent(answer.id)}`
+      : listPath(organization.id);
+    const body = formBody(data);
+    const saved = answer ? await app.api.patch(path, body) : await app.api.post(path, body);
+    if (!answer) form.reset();
+    await onSaved(`“${saved.answer.question}” ${answer ? "saved" : "added"}`);
+  });
+  return form;
+}
+
+function answerItem(app, organization, answer, { reload, messages }) {
+  const isOwner = organization.role === "owner";
+  const headingId = `answer-${answer.id}`;
+  const refs = answer.questionnaireRefs.map((r) => `${r.questionnaire} ${r.id}`).join(", ");
+  return h(
+    "article",
+    { class: "update", "aria-labelledby": headingId },
+    h(
+      "div",
+      { class: "update-head" },
+      h("h3", { id: headingId }, answer.question),
+      badge(answer.category, "info"),
+      answer.visibility === "restricted" ? badge("Restricted", "warning", "lock") : null,
+      isOwner
+        ? h(
+          "div",
+          { class: "row-actions" },
+          confirmAction({
+            label: "Delete",
+            ariaLabel: `Delete ${answer.question}`,
+            question: `Delete the answer to “${answer.question}”?`,
+            errorSlot: messages,
+            run: async () => {
+              await app.api.delete(`${listPath(organization.id)}/${encodeURIComponent(answer.id)}`);
+              await reload(`“${answer.question}” deleted`);
+            },
+          }),
+        )
+        : null,
+    ),
+    h(
+      "p",
+      { class: "update-meta" },
+      `Updated ${formatDate(answer.updatedAt, true)} by ${answer.updatedBy.email ?? "an owner"}`,
+      refs ? ` · ${refs}` : "",
+      answer.citations.length ? ` · ${answer.citations.length} citation(s)` : "",
+    ),
+    h("p", { class: "update-body" }, answer.answer),
+    isOwner
+      ? h(
+        "details",
+        { class: "disclosure" },
+        h("summary", {}, "Edit"),
+        answerForm(app, organization, answer, reload),
+      )
+      : null,
+  );
+}
+
+export async function answersView(app, organizationId) {
+  const organization = await app.requireOrganization(organizationId);
+  app.setTitle("Answers", organization.name);
+  const isOwner = organization.role === "owner";
+  const listSlot = h("div", { class: "update-list" });
+  const messages = h("div", { class: "form-errors" });
+  async function load() {
+    const { answers } = await app.api.get(listPath(organization.id));
+    replace(
+      listSlot,
+      answers.length === 0
+        ? emptyState("No answers yet", "Answer the questions buyers' questionnaires ask most.")
+        : answers.map((a) => answerItem(app, organization, a, { reload, messages })),
+    );
+  }
+  async function reload(message) {
+    await load();
+    replace(messages, successAlert(message));
+  }
+  await load();
+  const publicPage = `${trustCenterUrl(organization)}/answers`;
+  return h(
+    "div",
+    {},
+    organizationHeader(organization, "answers"),
+    h(
+      "div",
+      { class: "layout-split" },
+      card("Answers", [messages, listSlot], {
+        description: [
+          "Searchable on the ",
+          h("a", { href: publicPage }, "public answers page"),
+          " and the trust pages, and downloadable as CSV and XLSX keyed by questionnaire id. Restricted answers open through an approved access request.",
+        ],
+      }),
+      isOwner
+        ? card("Add an answer", answerForm(app, organization, null, reload))
+        : card("Add an answer", h("p", {}, "Only owners of the organization can change answers.")),
+    ),
+  );
+}

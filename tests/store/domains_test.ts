@@ -1,0 +1,72 @@
+import assert from "node:assert/strict";
+import type { ProjectDomain } from "../../src/domain/publish.ts";
+import {
+  createDomain,
+  deleteDomain,
+  getDomainByName,
+  getDomainEntry,
+  saveVerifiedDomain,
+} from "../../src/store/domains.ts";
+import { domainByNameKey } from "../../src/store/keys.ts";
+
+const NAME = "trust.acme.example";
+const AT = "2026-01-01T00:00:00.000Z";
+
+function pending(projectId = crypto.randomUUID()): ProjectDomain {
+  return {
+    id: crypto.randomUUID(),
+    projectId,
+    domain: NAME,
+    verificationStatus: "pending",
+    verificationMethod: "dns_txt",
+    verificationToken: crypto.randomUUID(),
+    verifiedAt: null,
+    lastCheckedAt: null,
+    createdAt: AT,
+    updatedAt: AT,
+  };
+}
+
+const verified = (domain: ProjectDomain): ProjectDomain => ({
+  ...domain,
+  verificationStatus: "verified",
+  verifiedAt: AT,
+});
+
+async function verify(kv: Deno.Kv, domain: ProjectDomain) {
+  const entry = await getDomainEntry(kv, domain.id);
+  return await saveVerifiedDomain(kv, entry as Deno.KvEntry<ProjectDomain>, verified(domain));
+}
+
+Deno.test("[store] domains: claims verified at once leave exactly one owner", async () => {
+  await using kv = await Deno.openKv(":memory:");
+  const claims = await Promise.all(
+    Array.from({ length: 6 }, () => createDomain(kv, pending())),
+  );
+  const outcomes = await Promise.all(claims.map((claim) => verify(kv, claim)));
+  assert.equal(outcomes.filter((o) => o === "saved").length, 1, outcomes.join());
+  assert.ok(outcomes.every((o) => o === "saved" || o === "taken"), outcomes.join());
+  const owner = await getDomainByName(kv, NAME);
+  assert.equal(owner?.id, claims[outcomes.indexOf("saved")].id);
+});
+
+Deno.test("[store] domains: removing a claim that lost keeps the owner's name", async () => {
+  await using kv = await Deno.openKv(":memory:");
+  const [winner, loser] = [await createDomain(kv, pending()), await createDomain(kv, pending())];
+  assert.equal(await verify(kv, winner), "saved");
+  await deleteDomain(kv, loser);
+  assert.equal((await getDomainByName(kv, NAME))?.id, winner.id);
+  await deleteDomain(kv, winner);
+  assert.equal(await getDomainByName(kv, NAME), null);
+});
+
+Deno.test("[store] domains: a name indexed by a pending claim (stored before claims) holds nothing", async () => {
+  await using kv = await Deno.openKv(":memory:");
+  const old = pending();
+  await kv.set(["domains", old.id], old);
+  await kv.set(domainByNameKey(NAME), old.id);
+  assert.equal(await getDomainByName(kv, NAME), null);
+  const claim = await createDomain(kv, pending());
+  assert.equal(await verify(kv, claim), "saved");
+  assert.equal((await getDomainByName(kv, NAME))?.id, claim.id);
+});
