@@ -22,6 +22,7 @@ import { createScheduler } from "./live/scheduler.ts";
 import { createJobWorker } from "./live/worker.ts";
 import { createMailer } from "./mail/mod.ts";
 import { registerEmail } from "./push/email.ts";
+import { registerOwnerMail } from "./push/owner_mail.ts";
 import { createEventBus } from "./push/events.ts";
 import { registerWebhooks } from "./push/webhooks.ts";
 import { DEFAULT_DELIVERY_OPTIONS } from "./push/webhook_delivery.ts";
@@ -37,6 +38,7 @@ import { STAMPING_LIMITS } from "./serve/watermark.ts";
 import type { Project } from "./domain/workspace.ts";
 import { createTxtResolver } from "./publish/dns.ts";
 import { publishIfChanged, publishProject } from "./publish/publish.ts";
+import { registerCertificationJobs } from "./publish/certification_jobs.ts";
 import { describeApi } from "./http/api_document.ts";
 import { type Config, ConfigError } from "./config.ts";
 import { sigstoreVerifierFor } from "./sigstore/verify.ts";
@@ -110,6 +112,7 @@ export async function createServices(deps: AppDeps): Promise<Services> {
   const events = createEventBus({ log: deps.log, jobs });
   const mailer = deps.mailer ?? createMailer(config.mail);
   registerEmail({ ...deps, mailer, jobs, events });
+  registerOwnerMail({ ...deps, mailer, jobs });
   const publicCache = createPublicCache();
   const publishDeps = { ...deps, signingKey: keys.publications, logKey: keys.log };
   const publish = async (project: Project) => {
@@ -127,6 +130,7 @@ export async function createServices(deps: AppDeps): Promise<Services> {
     }
   };
   scheduler.onRecomputed(autoPublishAfterRecompute({ kv, publishIfChanged: publishChanged }));
+  registerCertificationJobs({ kv, clock: deps.clock, jobs, publishIfChanged: publishChanged });
   const hostResolver = deps.hostResolver ?? createHostResolver(config.dnsNameserver);
   registerWebhooks({
     ...deps,

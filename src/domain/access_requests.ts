@@ -180,3 +180,28 @@ export const DownloadLogResponse = z.object({
     description: `Newest first, at most ${MAX_LISTED}`,
   }),
 }).openapi("DownloadLogResponse");
+
+/** Attempts at emailing an owner about one request before it is recorded as failed. */
+export const MAX_OWNER_NOTICE_ATTEMPTS = 5;
+/** Delays before the 2nd, 3rd… attempt at an owner's email the SMTP server refused. */
+export const OWNER_NOTICE_BACKOFF_MS = [1_000, 30_000, 5 * 60_000, 30 * 60_000] as const;
+
+/**
+ * One email to one owner about one access request, kept with its sending state (what the
+ * "owner-mail" job reads). Its id is the request's and the owner's, so staging it twice
+ * stores it once.
+ */
+export interface OwnerNotice {
+  id: string;
+  organizationId: string;
+  requestId: string;
+  userId: string;
+  status: "queued" | "sent" | "failed" | "skipped";
+  attempts: number;
+  createdAt: string;
+  sentAt: string | null;
+  /** Why it failed or was skipped. */
+  reason: string | null;
+  /** Set while an attempt is sending it; left behind only by a crash. */
+  sendingSince: string | null;
+}

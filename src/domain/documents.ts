@@ -84,7 +84,13 @@ export const UpdateDocumentRequest = z.strictObject({
   .openapi("UpdateDocumentRequest");
 export type UpdateDocumentRequest = z.infer<typeof UpdateDocumentRequest>;
 
-export const DocumentResponse = z.object({ document: TrustDocument }).openapi("DocumentResponse");
+export const DocumentResponse = z.object({
+  document: TrustDocument,
+  warning: z.string().optional().openapi({
+    description:
+      "Present when the document is restricted while no NDA is set: what buyers see, and what to do",
+  }),
+}).openapi("DocumentResponse");
 export const DocumentListResponse = z.object({
   documents: z.array(TrustDocument).openapi({ description: "By title" }),
 }).openapi("DocumentListResponse");

@@ -31,6 +31,11 @@ export interface Publication extends PublishedVersion {
   logIndex?: number;
   /** State of every published control, by key, to describe the next version's changes. */
   states: Record<string, ControlState>;
+  /**
+   * Digest of the certifications the version declares (src/publish/certifications.ts);
+   * absent when it declares none, and on versions published before declarations existed.
+   */
+  declaredDigest?: string;
   artifacts: {
     trustJson: Artifact;
     jws: Artifact;

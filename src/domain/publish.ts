@@ -7,6 +7,9 @@ import { z } from "@hono/zod-openapi";
 import { DateTime, Uuid } from "./common.ts";
 import { ControlCategory, ControlState } from "./control.ts";
 import { Vendor } from "./vendor.ts";
+import { DeclaredByVendor, PublicCertification } from "./certifications.ts";
+import { PublicTrustUpdate } from "./updates.ts";
+import { PublicDocument } from "./documents.ts";
 import { Project } from "./workspace.ts";
 
 const Confidence = z.number().min(0).max(1);
@@ -134,6 +137,7 @@ export const PublishedTrustProfile = z.object({
     description:
       "Addition to SPEC.md, after its fields: the organization's profile when this version was published; null when it had none (absent in versions published before it existed)",
   }),
+  declaredByVendor: DeclaredByVendor.optional(),
 }).openapi("PublishedTrustProfile");
 export type PublishedTrustProfile = z.infer<typeof PublishedTrustProfile>;
 
@@ -145,8 +149,17 @@ export const SlugParams = z.object({
   }),
 });
 
-export const PublishedTrustProfileResponse = z.object({ profile: PublishedTrustProfile })
-  .openapi("PublishedTrustProfileResponse");
+export const PublishedTrustProfileResponse = z.object({
+  profile: PublishedTrustProfile,
+  openUpdates: z.array(PublicTrustUpdate).optional().openapi({
+    description:
+      "Incidents and advisories of the project not yet resolved, newest first, as of the request (not signed; GET /trust/{projectSlug}/updates has all of them)",
+  }),
+  certifications: z.array(PublicCertification).optional().openapi({
+    description:
+      "The certifications the vendor declares now for this project (the organization's and its own), status as of the request; not signed: the version's own are in profile.declaredByVendor",
+  }),
+}).openapi("PublishedTrustProfileResponse");
 
 export const PublishedTrustControlsResponse = z.object({
   project: PublishedTrustProfile.shape.project,
@@ -210,12 +223,17 @@ export const TrustProfileMatch = z.object({
   overallState: ControlState,
   version: z.int().min(1),
   publishedAt: DateTime,
+  organization: z.object({
+    name: z.string().openapi({ description: "The vendor's display name, else the organization's" }),
+    slug: z.string().openapi({ description: "As in /public/trust/{orgSlug}" }),
+  }).openapi({ description: "Who publishes the project" }),
 }).openapi("TrustProfileMatch");
 export type TrustProfileMatch = z.infer<typeof TrustProfileMatch>;
 
 export const TrustProfileSearchQuery = z.object({
   query: z.string().trim().min(1).max(100).openapi({
-    description: "Part of a project's name or slug, case-insensitive",
+    description:
+      "Part of a project's name or slug, or of its organization's name, slug or description, case-insensitive",
     example: "acme",
   }),
 });
@@ -310,6 +328,26 @@ export const OrganizationTrustCenter = z.object({
   url: z.url().openapi({ description: "This trust center" }),
   subprocessorsUrl: z.url().openapi({
     description: "The organization's subprocessors and their history",
+  }),
+  certifications: z.array(PublicCertification).openapi({
+    description:
+      "Certifications and attestations of the organization and its public projects, as the vendor declares them (not verified by this service), status as of now",
+  }),
+  openUpdates: z.array(PublicTrustUpdate.extend({
+    project: z.object({ slug: z.string(), name: z.string() }),
+  })).openapi({
+    description:
+      "Incidents and advisories of its public projects not yet resolved, newest first (the banner of the page)",
+  }),
+  documents: z.array(PublicDocument).openapi({
+    description: "The documents it shares, by title (restricted ones by title only)",
+  }),
+  acceptingRequests: z.boolean().openapi({
+    description: "Whether restricted documents can be requested (an NDA is set)",
+  }),
+  documentsUrl: z.url().openapi({ description: "Its documents page, with the NDA" }),
+  accessRequestUrl: z.url().nullable().openapi({
+    description: "The form that requests restricted documents; null while no NDA is set",
   }),
 }).openapi("OrganizationTrustCenter");
 export type OrganizationTrustCenter = z.infer<typeof OrganizationTrustCenter>;

@@ -15,6 +15,10 @@ const TAGS = [
   { name: "Projects", description: "Projects of an organization" },
   { name: "Subprocessors", description: "The third parties an organization discloses" },
   {
+    name: "Certifications",
+    description: "Certifications and attestations an organization declares (SOC 2, ISO/IEC 27001…)",
+  },
+  {
     name: "Answers",
     description:
       "An organization's answers to security questions: the knowledge base, its search and questionnaire exports",

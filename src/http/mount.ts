@@ -26,6 +26,11 @@ import { meRoutes } from "./routes/me.ts";
 import { oauthRoutes } from "./routes/oauth.ts";
 import { organizationProfileRoutes } from "./routes/org_profile.ts";
 import { subprocessorRoutes } from "./routes/subprocessors.ts";
+import {
+  certificationFrameworkRoutes,
+  certificationRoutes,
+  publicCertificationRoutes,
+} from "./routes/certifications.ts";
 import { documentRoutes } from "./routes/documents.ts";
 import { accessRequestRoutes } from "./routes/access_requests.ts";
 import { accessLinkRoutes } from "./routes/access_links.ts";
@@ -70,6 +75,8 @@ export function mountRoutes(app: OpenAPIHono<AppEnv>, config: Config): void {
   app.route("/public/trust", publicAnswerRoutes);
   app.route("/documents/access", accessLinkRoutes);
   app.route("/public/trust", organizationSubscriptionRoutes);
+  app.route("/public/trust", publicCertificationRoutes);
+  app.route("/public", certificationFrameworkRoutes);
   app.route("/public/trust-profiles", publicSearchRoutes);
   app.route("/public/logos", publicLogoRoutes);
   app.route("/trust", publicTrustRoutes);
@@ -91,6 +98,7 @@ export function mountRoutes(app: OpenAPIHono<AppEnv>, config: Config): void {
   app.route("/", organizationRoutes);
   app.route("/", organizationProfileRoutes);
   app.route("/", subprocessorRoutes);
+  app.route("/", certificationRoutes);
   app.route("/", answerRoutes);
   app.route("/", documentRoutes);
   app.route("/", accessRequestRoutes);

@@ -6,7 +6,7 @@
 import type { Context } from "hono";
 import { respondWithArtifact, respondWithBytes, type Wrap } from "../serve/artifacts.ts";
 import { latestPageWithLiveBlock } from "../serve/live_sections.ts";
-import { PROFILE_ENVELOPE } from "../serve/bodies.ts";
+import { profileWrap } from "../serve/bodies.ts";
 import { publicPublication } from "../serve/public_read.ts";
 import { JSON_TYPE, MARKDOWN_TYPE, PUBLIC_CACHE, trustPageHeaders } from "../serve/headers.ts";
 import type { Artifact, Publication } from "../domain/publication.ts";
@@ -61,13 +61,13 @@ export async function serveLatestProfile(
   const { publication } = latest;
   const chosen = format ?? negotiatedFormat(c);
   const base = { "cache-control": PUBLIC_CACHE, vary: "Accept" };
+  const { services } = c.var;
   if (chosen === "json") {
     return await serveArtifact(c, publication.artifacts.trustJson, {
       headers: { ...base, "content-type": JSON_TYPE },
-      wrap: PROFILE_ENVELOPE,
+      wrap: await profileWrap(services, latest.project),
     });
   }
-  const { services } = c.var;
   const { bytes, etag, csp } = await latestPageWithLiveBlock({ ...services, ...latest }, chosen);
   return await respondWithBytes(c.req.raw, services, {
     bytes,

@@ -55,6 +55,9 @@ async function subjectOf(
     const project = await getProject(kv, m.projectId);
     return { organizationId: project?.organizationId ?? null, projectId: m.projectId };
   }
+  if (typeof m.organizationId === "string") {
+    return { organizationId: m.organizationId, projectId: null };
+  }
   if (job.kind === "mail" && typeof m.deliveryId === "string") {
     const delivery = (await getDelivery(kv, m.deliveryId)).value;
     const subscription = delivery ? await getSubscription(kv, delivery.subscriptionId) : null;
@@ -79,6 +82,10 @@ function summaryOf(job: Job): string {
       return "Deliver a webhook";
     case "mail":
       return "Send an email to a subscriber";
+    case "owner-mail":
+      return "Email an owner about an access request";
+    case "certification":
+      return "Record a certification's expiry (and publish the change automatically)";
     default:
       return `A job of kind "${job.kind}"`;
   }

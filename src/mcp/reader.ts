@@ -6,11 +6,13 @@
 import type { TrustSignalDetection } from "../domain/collector.ts";
 import type { Logger } from "../lib/log.ts";
 import type {
+  OrganizationTrustCenter,
   PublishedVersionListResponse,
   TrustProfileSearchResponse,
   VersionPageQuery,
 } from "../domain/publish.ts";
-import { latestSignals, latestTrustJson } from "../serve/bodies.ts";
+import { latestProfileEnvelope, latestSignals, latestTrustJson } from "../serve/bodies.ts";
+import type { Clock } from "../lib/clock.ts";
 import { searchTrustProfiles, versionPage } from "../serve/history.ts";
 import type { PublicReads } from "../serve/public_read.ts";
 import type { Config } from "../config.ts";
@@ -20,6 +22,9 @@ import type { PublicTrustUpdates, UpdatePageQuery } from "../domain/updates.ts";
 import type { PublicDocuments } from "../domain/documents.ts";
 import { publicDocuments } from "../serve/documents.ts";
 import { publicUpdates } from "../serve/updates.ts";
+import type { PublicCertifications } from "../domain/certifications.ts";
+import { publicCertifications } from "../serve/certifications.ts";
+import { orgTrustCenter } from "../serve/org_center.ts";
 import type { PublicFrameworkView } from "../domain/frameworks.ts";
 import type { PublicAnswers } from "../domain/answers.ts";
 import { publicAnswers } from "../serve/answers.ts";
@@ -29,6 +34,8 @@ import { publicFrameworkView } from "../serve/frameworks.ts";
 export interface TrustReader {
   /** The exact text of the latest trust.json of a public project. */
   trustJson(projectSlug: string): Promise<string>;
+  /** The latest profile envelope of a public project (the JSON of /trust/{projectSlug}). */
+  profile(projectSlug: string): Promise<string>;
   /** The latest signal detection of a public project, or null when there is none. */
   signals(projectSlug: string): Promise<TrustSignalDetection | null>;
   /** A page of a public project's versions with their changes (the JSON of /versions). */
@@ -39,6 +46,10 @@ export interface TrustReader {
   subprocessors(orgSlug: string): Promise<PublicSubprocessors>;
   /** An organization's public document list (the JSON of /public/trust/{orgSlug}/documents). */
   documents(orgSlug: string): Promise<PublicDocuments>;
+  /** An organization's trust center (the JSON of /public/trust/{orgSlug}). */
+  trustCenter(orgSlug: string): Promise<OrganizationTrustCenter>;
+  /** An organization's declared certifications (the JSON of /public/trust/{orgSlug}/certifications). */
+  certifications(orgSlug: string): Promise<PublicCertifications>;
   /** A page of a public project's updates (the JSON of /trust/{projectSlug}/updates). */
   updates(projectSlug: string, query: UpdatePageQuery): Promise<PublicTrustUpdates>;
   /** A public project's framework view (the JSON of /trust/{projectSlug}/frameworks). */
@@ -53,10 +64,11 @@ export interface TrustReader {
  * what keeps "private" and "unknown" answered identically on both surfaces.
  */
 export function createTrustReader(
-  reads: PublicReads & { log: Logger; config: Config },
+  reads: PublicReads & { log: Logger; config: Config; clock: Clock },
 ): TrustReader {
   return {
     trustJson: (projectSlug) => latestTrustJson(reads, projectSlug),
+    profile: (projectSlug) => latestProfileEnvelope(reads, projectSlug),
     signals: (projectSlug) => latestSignals(reads, projectSlug),
     history: async (projectSlug, query) => (await versionPage(reads, projectSlug, query)).body,
     search: (query) => searchTrustProfiles(reads, query),
@@ -68,6 +80,10 @@ export function createTrustReader(
       return list;
     },
     updates: (projectSlug, query) => publicUpdates(reads, projectSlug, query),
+    trustCenter: (orgSlug) =>
+      orgTrustCenter(reads.kv, orgSlug, { config: reads.config, now: reads.clock.now() }),
+    certifications: (orgSlug) =>
+      publicCertifications(reads.kv, orgSlug, { config: reads.config, now: reads.clock.now() }),
     frameworks: (projectSlug) => publicFrameworkView(reads, projectSlug),
     answers: async (orgSlug, q) => {
       const { organizationId: _id, ...list } = await publicAnswers(reads.kv, orgSlug, {

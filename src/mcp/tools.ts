@@ -6,6 +6,7 @@
 import { z } from "@hono/zod-openapi";
 import { TrustSignalsResponse } from "../domain/collector.ts";
 import {
+  OrganizationTrustCenter,
   PublishedTrustControlsResponse,
   PublishedTrustProfile,
   PublishedTrustProfileResponse,
@@ -17,10 +18,11 @@ import {
 } from "../domain/publish.ts";
 import { OrgSlugParams, PublicSubprocessors } from "../domain/subprocessors.ts";
 import { PublicDocuments } from "../domain/documents.ts";
+import { PublicCertifications } from "../domain/certifications.ts";
 import { PublicTrustUpdates, UpdatePageQuery } from "../domain/updates.ts";
 import { PublicFrameworkView } from "../domain/frameworks.ts";
 import { AnswerSearchQuery, PublicAnswers } from "../domain/answers.ts";
-import { controlsOf, profileEnvelope } from "../serve/bodies.ts";
+import { controlsOf } from "../serve/bodies.ts";
 import type { TrustReader } from "./reader.ts";
 
 /** One tool: its contract, the route whose body it returns, and how to read that body. */
@@ -100,10 +102,10 @@ export const TRUST_TOOLS: readonly TrustTool[] = [
     name: "get_trust_profile",
     title: "Published trust profile",
     description:
-      `The latest published trust profile of a vendor's project: overall state (pass, fail, stale, degraded, unknown), counts per state, and every control with its state, confidence and freshness. Use it first to answer whether a vendor currently meets its security controls. Same body as GET /trust/{projectSlug}. ${ABOUT_SLUG} ${ABOUT_ERRORS} ${ABOUT_POLLING}`,
+      `The latest published trust profile of a vendor's project: overall state (pass, fail, stale, degraded, unknown), counts per state, and every control with its state, confidence and freshness. Beside the signed profile: openUpdates, the incidents and advisories not yet resolved (mention them first), and certifications, what the vendor declares now (SOC 2, ISO/IEC 27001…, not verified by this service). Use it first to answer whether a vendor currently meets its security controls. Same body as GET /trust/{projectSlug}. ${ABOUT_SLUG} ${ABOUT_ERRORS} ${ABOUT_POLLING}`,
     outputSchema: PublishedTrustProfileResponse,
     route: "/trust/{projectSlug}",
-    read: async (reader, slug) => profileEnvelope(await reader.trustJson(slug)),
+    read: (reader, slug) => reader.profile(slug),
   }),
   slugTool({
     name: "get_trust_controls",
@@ -147,7 +149,7 @@ export const TRUST_TOOLS: readonly TrustTool[] = [
     name: "search_trust_profiles",
     title: "Find a vendor's trust profile",
     description:
-      "Public trust profiles whose project name or slug contains the query (case-insensitive; exact and prefix matches first, at most 20), each with its slug, name, overall state, latest version and publication time. Use it when you know a vendor's or product's name but not its project slug, then call get_trust_profile with the slug. Private projects and projects that never published never appear; an empty profiles list means no match. Same body as GET /public/trust-profiles?query={query}.",
+      "Public trust profiles whose project name or slug contains the query, or whose organization's name, slug, display name or description does (case-insensitive; project matches first, then organization names, then descriptions; exact and prefix matches first, at most 20), each with its slug, name, overall state, latest version, publication time and organization (name and orgSlug). Use it when you know a vendor's or product's name but not its project slug, then call get_trust_profile with the slug, or list_organization_projects with the orgSlug. Private projects and projects that never published never appear; an empty profiles list means no match. Same body as GET /public/trust-profiles?query={query}.",
     inputSchema: TrustProfileSearchQuery,
     outputSchema: TrustProfileSearchResponse,
     route: "/public/trust-profiles?query={query}",
@@ -184,6 +186,26 @@ export const TRUST_TOOLS: readonly TrustTool[] = [
     read: async (reader, { projectSlug, cursor, limit }) =>
       JSON.stringify(await reader.updates(projectSlug, { cursor, limit })),
   }),
+  tool({
+    name: "list_organization_projects",
+    title: "A vendor's public projects and trust center",
+    description:
+      "An organization's trust center: every public project that has published, each with its slug, name, overall state, counts per state, latest version, publication time and trust page URL; and, beside them, the vendor's profile, its incidents and advisories not yet resolved (openUpdates, mention them first), the certifications it declares (not verified by this service), the documents it shares (with acceptingRequests and accessRequestUrl for restricted ones) and the subprocessors URL. Use it when you know the vendor (orgSlug, e.g. from search_trust_profiles) and want its products, then call get_trust_profile with a project's slug. orgSlug is the organization's public slug, as in /public/trust/{orgSlug}. Unknown organizations give an error result. Same body as GET /public/trust/{orgSlug}.",
+    inputSchema: OrgSlugParams,
+    outputSchema: OrganizationTrustCenter,
+    route: "/public/trust/{orgSlug}",
+    read: async (reader, { orgSlug }) => JSON.stringify(await reader.trustCenter(orgSlug)),
+  }),
+  tool({
+    name: "get_certifications",
+    title: "Certifications and attestations of a vendor",
+    description:
+      "The certifications and attestations an organization declares (SOC 2 Type I/II, ISO/IEC 27001:2022, 27017, 27018, 27701, PCI DSS 4.0, HIPAA, GDPR, CSA STAR, Cyber Essentials, FedRAMP, TISAX, BSI C5, others by name), for the whole organization or one of its public projects: each with its framework id and name, status as of now (achieved, in_progress, or expired once expiresAt has passed), auditor or certification body, audit period, issue and expiry dates, scope, public registry URL, and the linked report (title, sha256 digest, and a download or access-request URL). Use it to answer \"are you SOC 2 Type II / ISO 27001 certified, by whom, until when?\". They are declared by the vendor, not verified by this service: say so when you report them; each published version's trust.json signs them as declared at publication (get_trust_json, declaredByVendor). orgSlug is the organization's public slug, as in /public/trust/{orgSlug}. Unknown organizations give an error result. Same body as GET /public/trust/{orgSlug}/certifications.",
+    inputSchema: OrgSlugParams,
+    outputSchema: PublicCertifications,
+    route: "/public/trust/{orgSlug}/certifications",
+    read: async (reader, { orgSlug }) => JSON.stringify(await reader.certifications(orgSlug)),
+  }),
   slugTool({
     name: "get_trust_frameworks",
     title: "Framework mappings (SOC 2, ISO 27001, SSDF, SLSA)",
@@ -217,4 +239,4 @@ export const TRUST_JSON_RESOURCE = {
 
 /** Guidance the server returns at initialization, for agents that read it. */
 export const SERVER_INSTRUCTIONS =
-  "Read-only access to published vendor trust profiles; no credentials. Find a project slug with search_trust_profiles when you only know a name. Start with get_trust_profile for a project slug, then get_trust_controls for details, get_trust_history for when and why states changed, or get_trust_signals for repository signals; get_subprocessors gives an organization's subprocessors and list_documents the documents it shares; get_trust_updates a project's incidents, advisories and changes; get_trust_frameworks which SOC 2, ISO 27001, SSDF and SLSA criteria its controls support; search_answers an organization's answers to security questions, with their citations. get_trust_json (or the trust://{projectSlug}/trust.json resource) gives the signed document. Call each tool at most once per minute per project.";
+  "Read-only access to published vendor trust profiles; no credentials. Find a project slug with search_trust_profiles when you only know a vendor's or product's name; list_organization_projects gives a vendor's public projects. Start with get_trust_profile for a project slug, then get_trust_controls for details, get_trust_history for when and why states changed, or get_trust_signals for repository signals; get_subprocessors gives an organization's subprocessors, get_certifications the certifications it declares (not verified by this service) and list_documents the documents it shares; get_trust_updates a project's incidents, advisories and changes; get_trust_frameworks which SOC 2, ISO 27001, SSDF and SLSA criteria its controls support; search_answers an organization's answers to security questions, with their citations. get_trust_json (or the trust://{projectSlug}/trust.json resource) gives the signed document. Call each tool at most once per minute per project.";

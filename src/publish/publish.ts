@@ -29,6 +29,7 @@ import { withLease } from "../store/leases.ts";
 import { publishedControls } from "./controls.ts";
 import { publicationEvents } from "./events.ts";
 import { renderVersion } from "./version_documents.ts";
+import { declaredDigest, resolveCertifications } from "./certifications.ts";
 
 /**
  * Publishes of one project run one at a time under a lease; the pointer
@@ -79,10 +80,11 @@ export async function publishProject(
 }
 
 /**
- * Publishes the next version of `project` only if some control's state differs from the
- * latest version's (decided under the publish lease, at the publication instant), so however
- * many recomputes, workers or instances ask, one state change makes one version. Null when
- * nothing changed or nothing was published before (a first version is the operator's call).
+ * Publishes the next version of `project` only if some control's state, or what the vendor
+ * declares (its certifications, an expiry included), differs from the latest version's
+ * (decided under the publish lease, at the publication instant), so however many recomputes,
+ * workers or instances ask, one change makes one version. Null when nothing changed or
+ * nothing was published before (a first version is the operator's call).
  */
 export function publishIfChanged(
   deps: PublishDeps,
@@ -201,7 +203,16 @@ async function attemptPublication(
   const controls = await publishedControls(kv, project.id, evaluations);
   const latest = await getLatestPublicationEntry(kv, project.id);
   const previous = latest.value ? await getPublication(kv, project.id, latest.value) : null;
-  if (context.onlyIfChanged && (!previous || sameStates(previous.states, controls))) {
+  const declared = (await resolveCertifications(kv, project.organizationId, {
+    scope: { projectId: project.id },
+    now: at,
+  })).map((c) => c.declared);
+  const digest = declaredDigest(declared);
+  if (
+    context.onlyIfChanged &&
+    (!previous ||
+      (sameStates(previous.states, controls) && previous.declaredDigest === digest))
+  ) {
     return "unchanged";
   }
   const { profile, entry, documents } = await renderVersion(deps, {
@@ -211,9 +222,11 @@ async function attemptPublication(
     version: (latest.value ?? 0) + 1,
     publishedAt: at.toISOString(),
     previous,
+    declared,
   });
   const publication: Publication = {
     ...entry,
+    ...(digest ? { declaredDigest: digest } : {}),
     id: crypto.randomUUID(),
     projectId: project.id,
     summary: profile.summary,

@@ -30,6 +30,8 @@ import { getVendor } from "../store/org_profiles.ts";
 import { customCriteria } from "../store/control_criteria.ts";
 import { renderExports, verifyLinksOf } from "./exports.ts";
 import { signTrustJson } from "./sign.ts";
+import { declaredSection } from "./certifications.ts";
+import type { DeclaredCertification } from "../domain/certifications.ts";
 import { publicUrls, trustCenterUrl } from "./urls.ts";
 import type { PublishDeps } from "./publish.ts";
 
@@ -63,6 +65,8 @@ export interface RenderInput {
   version: number;
   publishedAt: string;
   previous: Publication | null;
+  /** The certifications the vendor declares at the publication instant. */
+  declared: readonly DeclaredCertification[];
 }
 
 /** The feed's versions: this one, the newest before it, and always the first. */
@@ -131,6 +135,7 @@ export async function renderVersion(
     publishedAt,
     controls,
     vendor,
+    declaredByVendor: declaredSection(input.declared),
   });
   const trustJson = serializeTrustJson(profile);
   const digest = `sha256:${sha256HexSync(trustJson)}`;

@@ -24,6 +24,7 @@ import {
   decideAccessRequest,
 } from "../store/access_requests.ts";
 import { currentNda, getDocumentSettings } from "../store/documents.ts";
+import { listMembershipsByOrganization } from "../store/organizations.ts";
 import { countRestrictedAnswers } from "./answers.ts";
 import { listedDocuments } from "./documents.ts";
 
@@ -92,7 +93,8 @@ interface SubmitDeps {
 
 /**
  * Records a visitor's request after checking it against the current NDA version and the
- * restricted documents the trust center lists. Throttled per address and email. When the
+ * restricted documents the trust center lists, with an email to each owner of the
+ * organization staged in the same commit (a job sends it). Throttled per address and email. When the
  * email's domain is auto-approved and mail is configured, the link is emailed at once and
  * the request approved (without mail, it waits for an operator, who can copy the link).
  */
@@ -125,7 +127,9 @@ export async function submitAccessRequest(
     autoApproval: null,
     linkId: null,
   };
-  await addAccessRequest(kv, org.id, { request });
+  const owners = (await listMembershipsByOrganization(kv, org.id))
+    .filter((m) => m.role === "owner").map((m) => m.userId);
+  await addAccessRequest(kv, org.id, { request, notify: owners, now });
   const domain = submission.email.slice(submission.email.lastIndexOf("@") + 1);
   const { autoApproveDomains } = await getDocumentSettings(kv, org.id);
   if (!deps.mailer.configured || !autoApproveDomains.includes(domain)) return request;

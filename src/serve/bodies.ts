@@ -3,6 +3,13 @@
  * tools answer the same document for the same question.
  */
 import type { TrustSignalDetection } from "../domain/collector.ts";
+import type { Config } from "../config.ts";
+import type { Project } from "../domain/workspace.ts";
+import type { Clock } from "../lib/clock.ts";
+import { sha256HexSync } from "../lib/hash.ts";
+import { getOrganization } from "../store/organizations.ts";
+import { publicCertificationsOf } from "./certifications.ts";
+import { openPublicUpdates } from "./updates.ts";
 import type { Publication } from "../domain/publication.ts";
 import type { z } from "@hono/zod-openapi";
 import type { PublishedTrustControlsResponse } from "../domain/publish.ts";
@@ -13,9 +20,64 @@ import { publicProject, publicPublication, type PublicReads } from "./public_rea
 /** The `{"profile":…}` envelope of /trust/{projectSlug}, around the stored trust.json bytes. */
 export const PROFILE_ENVELOPE: Wrap = { prefix: '{"profile":', suffix: "}", tag: "envelope" };
 
-/** The profile envelope around the text of a trust.json. */
-export function profileEnvelope(trustJson: string): string {
-  return `${PROFILE_ENVELOPE.prefix}${trustJson}${PROFILE_ENVELOPE.suffix}`;
+/** The profile envelope around the text of a trust.json (with `wrap`'s live parts, if given). */
+export function profileEnvelope(trustJson: string, wrap: Wrap = PROFILE_ENVELOPE): string {
+  return `${wrap.prefix}${trustJson}${wrap.suffix}`;
+}
+
+/**
+ * What the profile envelope shows beside the signed trust.json, as of now (not signed): the
+ * incidents and advisories still open, and the certifications the vendor declares.
+ */
+async function liveParts(
+  deps: { kv: Deno.Kv; config: Config; clock: Clock },
+  project: Project,
+): Promise<Record<string, unknown>> {
+  const organization = await getOrganization(deps.kv, project.organizationId);
+  const certifications = organization
+    ? await publicCertificationsOf(deps.kv, {
+      config: deps.config,
+      organization,
+      scope: { projectId: project.id },
+      now: deps.clock.now(),
+    })
+    : [];
+  const openUpdates = await openPublicUpdates(deps.kv, deps.config, project);
+  return { openUpdates, certifications };
+}
+
+/**
+ * The envelope of a project's latest profile: the stored trust.json bytes, then what the
+ * vendor shows now beside them (open updates, certifications with their current status). The tag
+ * names the live parts, so the ETag changes with them.
+ */
+export async function profileWrap(
+  deps: { kv: Deno.Kv; config: Config; clock: Clock },
+  project: Project,
+): Promise<Wrap> {
+  const parts = await liveParts(deps, project);
+  const suffix = `${
+    Object.entries(parts).map(([key, value]) => `,${JSON.stringify(key)}:${JSON.stringify(value)}`)
+      .join("")
+  }}`;
+  return {
+    prefix: PROFILE_ENVELOPE.prefix,
+    suffix,
+    tag: `envelope-${sha256HexSync(suffix).slice(0, 16)}`,
+  };
+}
+
+/** The text of a public project's latest profile envelope (the body of /trust/{slug}). */
+export async function latestProfileEnvelope(
+  reads: PublicReads & { config: Config; clock: Clock },
+  slug: string,
+): Promise<string> {
+  const { project, publication } = await publicPublication(reads, slug);
+  const [trustJson, wrap] = await Promise.all([
+    trustJsonOf(reads, publication),
+    profileWrap(reads, project),
+  ]);
+  return profileEnvelope(trustJson, wrap);
 }
 
 type TrustControls = z.infer<typeof PublishedTrustControlsResponse>;

@@ -99,6 +99,21 @@ export async function storeDocument(
   });
 }
 
+/**
+ * What an owner is told after a restricted document is stored while no NDA is set: buyers
+ * see it by title and cannot ask for it. Undefined otherwise.
+ */
+export async function restrictedWithoutNda(
+  kv: Deno.Kv,
+  organizationId: string,
+  document: TrustDocument,
+): Promise<string | undefined> {
+  if (document.visibility !== "restricted" || await currentNda(kv, organizationId)) return;
+  return `No NDA is set, so buyers cannot request "${document.title}": the trust center lists it ` +
+    'by title only, marked "Available on request (requests are not open yet)". Set the NDA ' +
+    "(PUT /organizations/{id}/nda, or Documents in the dashboard) to open requests.";
+}
+
 /** Throws a 413 for a PDF of more than MAX_PDF_PAGES pages, a 503 when the limiter is full. */
 async function checkPageCount(stamping: Limiter, bytes: Uint8Array): Promise<void> {
   const counted = await stamping.run(() => countPdfPages(bytes, MAX_PDF_PAGES));

@@ -13,6 +13,8 @@ import type {
 import type { Project } from "../domain/workspace.ts";
 import type { Publication } from "../domain/publication.ts";
 import { scanProjects } from "../store/projects.ts";
+import { getOrganization } from "../store/organizations.ts";
+import { getOrganizationProfile } from "../store/org_profiles.ts";
 import { getLatestPublication, listPublicationsPage } from "../store/publications.ts";
 import { publicPublication, type PublicReads } from "./public_read.ts";
 import { compareCodePoints } from "../lib/order.ts";
@@ -65,19 +67,58 @@ export async function versionPage(
   return { project, body: { versions, nextCursor } };
 }
 
-/** How well a project matches: exact slug, then slug or name prefix, then anywhere. */
-function rank(project: Project, needle: string): number {
-  const name = project.name.toLowerCase();
-  if (project.slug === needle || name === needle) return 0;
-  if (project.slug.startsWith(needle) || name.startsWith(needle)) return 1;
-  return project.slug.includes(needle) || name.includes(needle) ? 2 : -1;
+/** How well some names match: exact, then prefix, then anywhere (-1: not at all). */
+function rankOf(names: readonly string[], needle: string): number {
+  const lower = names.map((n) => n.toLowerCase());
+  if (lower.some((n) => n === needle)) return 0;
+  if (lower.some((n) => n.startsWith(needle))) return 1;
+  return lower.some((n) => n.includes(needle)) ? 2 : -1;
+}
+
+/** Who publishes a project, as search matches and shows it. */
+interface Publisher {
+  name: string;
+  slug: string;
+  /** The organization's name, slug and vendor display name. */
+  names: string[];
+  description: string;
+}
+
+async function publisherOf(kv: Deno.Kv, organizationId: string): Promise<Publisher | null> {
+  const [organization, profile] = await Promise.all([
+    getOrganization(kv, organizationId),
+    getOrganizationProfile(kv, organizationId),
+  ]);
+  if (!organization) return null;
+  const name = profile.displayName ?? organization.name;
+  return {
+    name,
+    slug: organization.slug,
+    names: [organization.name, organization.slug, name],
+    description: profile.description ?? "",
+  };
+}
+
+/**
+ * How well a project matches: by its own slug or name (exact, prefix, anywhere: 0–2), else
+ * by its publisher's name, slug or display name (3–5), else by words of the publisher's
+ * description (6); -1 when nothing matches.
+ */
+function rank(project: Project, publisher: Publisher | null, needle: string): number {
+  const own = rankOf([project.slug, project.name], needle);
+  if (own >= 0) return own;
+  if (!publisher) return -1;
+  const byPublisher = rankOf(publisher.names, needle);
+  if (byPublisher >= 0) return 3 + byPublisher;
+  return publisher.description.toLowerCase().includes(needle) ? 6 : -1;
 }
 
 /**
  * Public projects that have published and whose name or slug contains `query` (any case),
- * best matches first, then by name; at most MAX_SEARCH_RESULTS. Private projects never
- * appear. Reads every project record once (a streamed list), and the latest publication
- * of the matches only.
+ * or whose organization's name, slug, display name or description does, best matches first,
+ * then by name; at most MAX_SEARCH_RESULTS. Private projects never appear. Reads every
+ * project record once (a streamed list), each organization's profile once, and the latest
+ * publication of the matches only.
  */
 export async function searchTrustProfiles(
   reads: PublicReads,
@@ -85,27 +126,33 @@ export async function searchTrustProfiles(
 ): Promise<TrustProfileSearchResponse> {
   const trimmed = query.trim();
   const needle = trimmed.toLowerCase();
-  const found: Array<{ project: Project; rank: number }> = [];
+  const found: Array<{ project: Project; rank: number; publisher: Publisher | null }> = [];
+  const publishers = new Map<string, Promise<Publisher | null>>();
   for await (const project of scanProjects(reads.kv)) {
     if (project.visibility !== "public") continue;
-    const r = rank(project, needle);
-    if (r >= 0) found.push({ project, rank: r });
+    if (!publishers.has(project.organizationId)) {
+      publishers.set(project.organizationId, publisherOf(reads.kv, project.organizationId));
+    }
+    const publisher = await publishers.get(project.organizationId)!;
+    const r = rank(project, publisher, needle);
+    if (r >= 0) found.push({ project, rank: r, publisher });
   }
   found.sort((a, b) =>
     a.rank - b.rank || a.project.name.localeCompare(b.project.name, "en") ||
     compareCodePoints(a.project.slug, b.project.slug)
   );
   const profiles: TrustProfileMatch[] = [];
-  for (const { project } of found) {
+  for (const { project, publisher } of found) {
     if (profiles.length >= MAX_SEARCH_RESULTS) break;
     const publication = await getLatestPublication(reads.kv, project.id);
-    if (!publication) continue;
+    if (!publication || !publisher) continue;
     profiles.push({
       slug: project.slug,
       name: project.name,
       overallState: publication.overallState,
       version: publication.version,
       publishedAt: publication.publishedAt,
+      organization: { name: publisher.name, slug: publisher.slug },
     });
   }
   return { query: trimmed, profiles };

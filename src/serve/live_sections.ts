@@ -13,6 +13,7 @@ import type { BlobStore } from "../blobs/mod.ts";
 import type { Config } from "../config.ts";
 import type { Publication } from "../domain/publication.ts";
 import type { Project } from "../domain/workspace.ts";
+import type { Clock } from "../lib/clock.ts";
 import { sha256HexSync } from "../lib/hash.ts";
 import { Html, html } from "../lib/html.ts";
 import { cssHash, trustPageCsp } from "../publish/render/_style.ts";
@@ -24,19 +25,29 @@ import { frameworksSection } from "./live/frameworks.ts";
 import { subscribeSection } from "./live/subscribe.ts";
 import { subprocessorsSection } from "./live/subprocessors.ts";
 import { updatesSection } from "./live/updates.ts";
+import { certificationsLiveSection } from "./live/certifications.ts";
+import { bannerSection } from "./live/banner.ts";
 
 /** What a section is rendered from. */
 export interface LiveContext {
   kv: Deno.Kv;
   config: Config;
+  clock: Clock;
   project: Project;
   publication: Publication;
 }
+
+/**
+ * Where a section goes: `banner` at the top of the page (what a reader must not miss),
+ * `top` after the page's headline (the first screen), `end` (the default) before `</main>`.
+ */
+export type LivePlacement = "banner" | "top" | "end";
 
 /** One section's part of the block; null when it has nothing to show. */
 export interface LiveSectionContent {
   html: Html;
   markdown: string;
+  placement?: LivePlacement;
   /** `<style>` texts the section's HTML needs beyond the trust page's stylesheet. */
   styles?: string[];
   /** Absolute URLs the section's forms post to. */
@@ -49,8 +60,10 @@ export interface LiveSection {
   render(context: LiveContext): Promise<LiveSectionContent | null>;
 }
 
-/** The live sections, in page order. */
+/** The live sections, in page order (each within its placement). */
 export const LIVE_SECTIONS: readonly LiveSection[] = [
+  bannerSection,
+  certificationsLiveSection,
   updatesSection,
   frameworksSection,
   subprocessorsSection,
@@ -61,8 +74,15 @@ export const LIVE_SECTIONS: readonly LiveSection[] = [
 
 /** The rendered block, ready to insert, with what it needs from the CSP. */
 export interface LiveBlock {
+  /** The sections placed at the end of the page. */
   html: string;
   markdown: string;
+  /** The banner and the first-screen sections (empty when none). */
+  bannerHtml: string;
+  topHtml: string;
+  /** The banner's and the first-screen sections' Markdown, in that order. */
+  bannerMarkdown: string;
+  topMarkdown: string;
   styles: string[];
   formActions: string[];
   /** Changes whenever the block's bytes change; part of the page's ETag. */
@@ -80,38 +100,108 @@ export async function renderLiveBlock(
 /** The block of rendered sections (null ones left out); also for pages other than a project's. */
 export function liveBlockOf(rendered: readonly (LiveSectionContent | null)[]): LiveBlock {
   const parts = rendered.filter((part): part is LiveSectionContent => part !== null);
+  const at = (placement: LivePlacement) =>
+    parts.filter((p) => (p.placement ?? "end") === placement);
   // Stylesheets are the service's own constants, hashed into the CSP: inserted as they are.
   const styles = [...new Set(parts.flatMap((p) => p.styles ?? []))];
   const formActions = [...new Set(parts.flatMap((p) => p.formActions ?? []))];
-  const block = parts.length === 0 ? "" : html`
-    <div class="live" data-live="true">
-      ${parts.map((p) => p.html)}
-    </div>
-    ${styles.map((css) => html`<style>${new Html(css)}</style>`)}
-  `.value;
-  const markdown = parts.map((p) => p.markdown.trimEnd()).join("\n\n");
+  const wrap = (placed: LiveSectionContent[]) =>
+    placed.length === 0 ? "" : html`
+      <div class="live" data-live="true">
+        ${placed.map((p) => p.html)}
+      </div>
+    `.value;
+  const end = at("end");
+  const sheets = styles.map((css) => html`<style>${new Html(css)}</style>`);
+  // The end sections and every section's stylesheet go before `</main>`.
+  const block = end.length > 0
+    ? html`
+      <div class="live" data-live="true">
+        ${end.map((p) => p.html)}
+      </div>
+      ${sheets}
+    `.value
+    : styles.length > 0
+    ? html`
+      ${sheets}
+    `.value
+    : "";
+  const markdownOf = (placed: LiveSectionContent[]) =>
+    placed.map((p) => p.markdown.trimEnd()).join("\n\n");
+  const markdown = markdownOf(end);
+  const bannerHtml = wrap(at("banner"));
+  const topHtml = wrap(at("top"));
+  const bannerMarkdown = markdownOf(at("banner"));
+  const topMarkdown = markdownOf(at("top"));
   return {
     html: block,
     markdown: markdown ? `\n${markdown}\n` : "",
+    bannerHtml,
+    topHtml,
+    bannerMarkdown,
+    topMarkdown,
     styles,
     formActions,
-    tag: sha256HexSync(`${block}\u0000${markdown}`).slice(0, 16),
+    tag: sha256HexSync(
+      [block, markdown, bannerHtml, topHtml, bannerMarkdown, topMarkdown].join("\u0000"),
+    ).slice(0, 16),
   };
 }
 
-/** The published page with the block inserted before its last `</main>`. */
-export function insertLiveBlock(page: Uint8Array, block: LiveBlock): Uint8Array<ArrayBuffer> {
-  const text = new TextDecoder().decode(page);
-  const at = text.lastIndexOf("</main>");
-  const joined = at < 0 || !block.html
-    ? text
-    : `${text.slice(0, at)}${block.html}${text.slice(at)}`;
-  return new TextEncoder().encode(joined);
+/** Where the banner goes: just inside `<main …>`; -1 when the page has no main. */
+function afterMainOpen(text: string): number {
+  const open = text.indexOf("<main");
+  if (open < 0) return -1;
+  const close = text.indexOf(">", open);
+  return close < 0 ? -1 : close + 1;
 }
 
-/** The published Markdown page with the block's Markdown after it. */
+/**
+ * Where first-screen sections go: after the headline card (the section labelled by the
+ * page's `<h1 id="title">`), else just inside `<main …>`.
+ */
+function afterHeadline(text: string): number {
+  const hero = text.indexOf('aria-labelledby="title"');
+  if (hero >= 0) {
+    const end = text.indexOf("</section>", hero);
+    if (end >= 0) return end + "</section>".length;
+  }
+  return afterMainOpen(text);
+}
+
+/**
+ * The published page with the block inserted: the end sections before its last `</main>`,
+ * the first-screen sections after its headline card, and the banner at the top of `<main>`.
+ */
+export function insertLiveBlock(page: Uint8Array, block: LiveBlock): Uint8Array<ArrayBuffer> {
+  let text = new TextDecoder().decode(page);
+  const insert = (at: number, part: string) => {
+    if (at >= 0 && part) text = `${text.slice(0, at)}${part}${text.slice(at)}`;
+  };
+  insert(text.lastIndexOf("</main>"), block.html);
+  insert(afterHeadline(text), block.topHtml);
+  insert(afterMainOpen(text), block.bannerHtml);
+  return new TextEncoder().encode(text);
+}
+
+/**
+ * The published Markdown page with the block's Markdown: the banner after the title line,
+ * the first-screen sections before the first `## ` section, the rest after the page.
+ */
 export function appendLiveMarkdown(page: Uint8Array, block: LiveBlock): Uint8Array<ArrayBuffer> {
-  const text = new TextDecoder().decode(page);
+  let text = new TextDecoder().decode(page);
+  if (block.topMarkdown) {
+    const at = text.search(/^## /m);
+    text = at < 0
+      ? `${text.trimEnd()}\n\n${block.topMarkdown}\n`
+      : `${text.slice(0, at)}${block.topMarkdown}\n\n${text.slice(at)}`;
+  }
+  if (block.bannerMarkdown) {
+    const title = text.indexOf("\n");
+    text = title < 0
+      ? `${block.bannerMarkdown}\n\n${text}`
+      : `${text.slice(0, title + 1)}\n${block.bannerMarkdown}\n${text.slice(title + 1)}`;
+  }
   return new TextEncoder().encode(block.markdown ? `${text.trimEnd()}\n${block.markdown}` : text);
 }
 

@@ -1,9 +1,10 @@
 /**
- * An organization's trust center (GET /public/trust/{orgSlug}): who the vendor is, and
- * every public project that has published, with its overall state, counts and last
- * publication. Read per request from stored data, so it always shows the latest versions.
- * When email is configured, the page ends with the subscribe form, inserted and allowed by
- * the CSP the same way as the trust page's live block.
+ * An organization's trust center (GET /public/trust/{orgSlug}): who the vendor is, its open
+ * incidents and advisories, the certifications it declares, every public project that has
+ * published (overall state, counts, last publication), the documents it shares with the way
+ * to request restricted ones, and, when email is configured, the subscribe form. Read per
+ * request from stored data, so it always shows the latest versions. The parts beyond the
+ * rendered page are placed and allowed by the CSP the same way as the trust page's live block.
  */
 import type { Config } from "../config.ts";
 import { notFound } from "../domain/errors.ts";
@@ -15,10 +16,13 @@ import {
   trustCenterName,
 } from "../publish/render/mod.ts";
 import { publicUrls, trustCenterUrl } from "../publish/urls.ts";
+import { currentNda } from "../store/documents.ts";
 import { getOrganizationBySlug } from "../store/organizations.ts";
 import { getVendor } from "../store/org_profiles.ts";
 import { listProjectsByOrganization } from "../store/projects.ts";
 import { getLatestPublication } from "../store/publications.ts";
+import { publicCertificationsOf } from "./certifications.ts";
+import { listedDocuments, presentPublic } from "./documents.ts";
 import { orgSubscribeContent } from "./live/subscribe.ts";
 import {
   appendLiveMarkdown,
@@ -27,28 +31,52 @@ import {
   liveCsp,
   type LiveSectionContent,
 } from "./live_sections.ts";
+import {
+  orgBannerContent,
+  orgCertificationsContent,
+  orgDocumentsContent,
+} from "./org_center_sections.ts";
+import { openPublicUpdates } from "./updates.ts";
 
 /** An organization's trust center: its public projects that have published, or 404. */
 export async function orgTrustCenter(
   kv: Deno.Kv,
   orgSlug: string,
-  options: { config: Config },
+  options: { config: Config; now: Date },
 ): Promise<OrganizationTrustCenter> {
   const { config } = options;
   const org = await getOrganizationBySlug(kv, orgSlug);
   if (!org) throw notFound("No public trust center by that name");
-  const projects = await listProjectsByOrganization(kv, org.id);
-  const center: OrganizationTrustCenter = {
+  const center = trustCenterUrl(config, org.slug);
+  const [projects, vendor, certifications, listed, nda] = await Promise.all([
+    listProjectsByOrganization(kv, org.id),
+    getVendor(kv, org.id, { baseUrl: config.baseUrl }),
+    publicCertificationsOf(kv, {
+      config,
+      organization: org,
+      scope: { organization: true },
+      now: options.now,
+    }),
+    listedDocuments(kv, org.id),
+    currentNda(kv, org.id),
+  ]);
+  const body: OrganizationTrustCenter = {
     organization: { name: org.name, slug: org.slug },
     projects: [],
-    vendor: await getVendor(kv, org.id, { baseUrl: config.baseUrl }),
-    url: trustCenterUrl(config, org.slug),
-    subprocessorsUrl: `${trustCenterUrl(config, org.slug)}/subprocessors`,
+    vendor,
+    url: center,
+    subprocessorsUrl: `${center}/subprocessors`,
+    certifications,
+    openUpdates: [],
+    documents: listed.map((item) => presentPublic(config, org, item)),
+    acceptingRequests: nda !== null,
+    documentsUrl: `${center}/documents`,
+    accessRequestUrl: nda ? `${center}/documents/request` : null,
   };
   for (const project of projects.filter((p) => p.visibility === "public")) {
     const publication = await getLatestPublication(kv, project.id);
     if (!publication) continue;
-    center.projects.push({
+    body.projects.push({
       slug: project.slug,
       name: project.name,
       hostedSubdomain: project.hostedSubdomain,
@@ -57,13 +85,20 @@ export async function orgTrustCenter(
       summary: publication.summary,
       url: publicUrls(config, project.slug).page,
     });
+    const open = await openPublicUpdates(kv, config, project);
+    body.openUpdates.push(
+      ...open.map((u) => ({ ...u, project: { slug: project.slug, name: project.name } })),
+    );
   }
-  return center;
+  body.openUpdates.sort((a, b) => b.postedAt.localeCompare(a.postedAt));
+  return body;
 }
 
 /**
- * The trust center page as HTML (with its CSP) or Markdown, with the subscribe form when
- * email is configured; `links(slug)` is each project's page.
+ * The trust center page as HTML (with its CSP) or Markdown: the rendered page with the
+ * banner of open updates at its top, the certification cards after its headline, and the
+ * documents and the subscribe form (when email is configured) at its end;
+ * `links(slug)` is each project's page.
  */
 export function orgTrustCenterPage(
   center: OrganizationTrustCenter,
@@ -77,7 +112,13 @@ export function orgTrustCenterPage(
 ): { bytes: Uint8Array<ArrayBuffer>; csp: string } {
   const { config, links } = options;
   const org = { name: trustCenterName(center), slug: center.organization.slug };
-  const block = liveBlockOf([...(options.sections ?? []), orgSubscribeContent(config, org)]);
+  const block = liveBlockOf([
+    orgBannerContent(center),
+    orgCertificationsContent(center),
+    orgDocumentsContent(center),
+    ...(options.sections ?? []),
+    orgSubscribeContent(config, org),
+  ]);
   const encode = (text: string) => new TextEncoder().encode(text);
   return options.format === "html"
     ? {

@@ -60,7 +60,10 @@ export async function publicVersion(
  * named `raw` (any case, trailing dot allowed), or one 404 for every reason
  * it has none.
  */
-export async function publicationByDomain(kv: Deno.Kv, raw: string): Promise<Publication> {
+export async function publicationByDomain(
+  kv: Deno.Kv,
+  raw: string,
+): Promise<{ project: Project; publication: Publication }> {
   let name: string;
   try {
     name = normalizeDomain(raw);
@@ -74,6 +77,6 @@ export async function publicationByDomain(kv: Deno.Kv, raw: string): Promise<Pub
   const publication = project?.visibility === "public"
     ? await getLatestPublication(kv, project.id)
     : null;
-  if (!publication) throw notFound("No verified domain by that name");
-  return publication;
+  if (!project || !publication) throw notFound("No verified domain by that name");
+  return { project, publication };
 }

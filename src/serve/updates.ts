@@ -19,7 +19,7 @@ import type { Project } from "../domain/workspace.ts";
 import { renderSafeMarkdown } from "../lib/safe_markdown.ts";
 import { neutralizeMarkdown } from "../lib/safe_markdown_source.ts";
 import { publicUrls } from "../publish/urls.ts";
-import { getUpdate, listUpdates } from "../store/updates.ts";
+import { getUpdate, listOpenUpdates, listUpdates } from "../store/updates.ts";
 import { publicProject, type PublicReads } from "./public_read.ts";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -45,6 +45,15 @@ export function publicUpdate(
     resolvedAt: update.resolvedAt,
     url: publicUrls(config, project.slug).update(update.id),
   };
+}
+
+/** A project's open incidents and advisories as the public sees them, newest first. */
+export async function openPublicUpdates(
+  kv: Deno.Kv,
+  config: Pick<Config, "baseUrl">,
+  project: Pick<Project, "id" | "slug">,
+): Promise<PublicTrustUpdate[]> {
+  return (await listOpenUpdates(kv, project.id)).map((u) => publicUpdate(config, project, u));
 }
 
 /** A page of a public project's updates, newest first. */

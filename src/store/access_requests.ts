@@ -12,6 +12,7 @@ import {
   MAX_LISTED,
 } from "../domain/access_requests.ts";
 import { conflict, notFound } from "../domain/errors.ts";
+import { stageOwnerNotices } from "./owner_notices.ts";
 import {
   accessLinkByTokenKey,
   accessLinkKey,
@@ -73,14 +74,25 @@ export async function countAccessRequestAttempt(
   throw conflict("Too many requests at once; please retry");
 }
 
-/** Stores a new (pending) access request. */
+/**
+ * Stores a new (pending) access request, with an email to each of `notify` (the owners'
+ * user ids) staged in the same commit.
+ */
 export async function addAccessRequest(
   kv: Deno.Kv,
   organizationId: string,
-  options: { request: AccessRequest },
+  options: { request: AccessRequest; notify?: readonly string[]; now?: Date },
 ): Promise<void> {
   const key = accessRequestKey(organizationId, options.request.id);
   const op = kv.atomic().check({ key, versionstamp: null }).set(key, options.request);
+  if (options.notify && options.notify.length > 0) {
+    stageOwnerNotices(op, {
+      organizationId,
+      requestId: options.request.id,
+      userIds: options.notify,
+      now: options.now ?? new Date(options.request.createdAt),
+    });
+  }
   if (!(await op.commit()).ok) throw conflict("An access request with that id already exists");
 }
 

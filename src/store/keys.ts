@@ -200,6 +200,15 @@ export const subprocessorEventKey = (organizationId: string, sequence: number) =
 export const subprocessorEventsPrefix = (organizationId: string) =>
   ["subprocessor_events", organizationId] as const;
 
+/** An organization's certifications and attestations, by id. */
+export const certificationKey = (organizationId: string, id: string) =>
+  ["certifications", organizationId, id] as const;
+export const certificationsPrefix = (organizationId: string) =>
+  ["certifications", organizationId] as const;
+/** The id of the organization's last added certification: checked so adds cannot pass the cap. */
+export const certificationWritesKey = (organizationId: string) =>
+  ["certification_writes", organizationId] as const;
+
 /** A project's updates (incidents, advisories, changes), by id. */
 export const updateKey = (projectId: string, id: string) => ["updates", projectId, id] as const;
 export const updatesPrefix = (projectId: string) => ["updates", projectId] as const;
@@ -208,7 +217,10 @@ export const updateByPostedKey = (projectId: string, postedAt: string, id: strin
   ["updates_by_posted", projectId, postedAt, id] as const;
 export const updatesByPostedPrefix = (projectId: string) =>
   ["updates_by_posted", projectId] as const;
-/** A project's incidents not yet resolved (ids), by the time they were posted. */
+/**
+ * A project's incidents and advisories not yet resolved (ids), by the time they were posted
+ * (the key keeps the name it had when only incidents were indexed).
+ */
 export const openIncidentKey = (projectId: string, postedAt: string, id: string) =>
   ["updates_open_incidents", projectId, postedAt, id] as const;
 export const openIncidentsPrefix = (projectId: string) =>
@@ -275,6 +287,8 @@ export const documentDownloadKey = (organizationId: string, id: string) =>
   ["document_downloads", organizationId, id] as const;
 export const documentDownloadsPrefix = (organizationId: string) =>
   ["document_downloads", organizationId] as const;
+/** An email to an owner about an access request, with its sending state. */
+export const ownerNoticeKey = (id: string) => ["owner_notices", id] as const;
 /** Access requests counted per client address or email, for throttling. */
 export const accessRequestAttemptsKey = (scope: "ip" | "email", subject: string) =>
   ["access_request_attempts", scope, subject] as const;

@@ -1,7 +1,7 @@
 /**
  * A project's updates. Each is stored by id, with an index by posting time (newest-first
- * pages) and, while it is an unresolved incident, an entry in the open-incidents index the
- * trust page reads first. A write commits the record and its index entries in one atomic
+ * pages) and, while it is an unresolved incident or advisory, an entry in the open index the
+ * trust page reads first (its banner). A write commits the record and its index entries in one atomic
  * operation; posting one also stages its `update.posted` trust event there (outbox).
  */
 import { badRequest, conflict, notFound } from "../domain/errors.ts";
@@ -39,7 +39,12 @@ export interface UpdatePage {
   nextCursor: string | null;
 }
 
-const isOpenIncident = (u: TrustUpdate) => u.kind === "incident" && u.resolvedAt === null;
+/**
+ * Whether an update is open: an incident or advisory not yet resolved (a change is never
+ * open). Open updates are indexed; an advisory posted before advisories were indexed joins
+ * the index at its next edit.
+ */
+const isOpen = (u: TrustUpdate) => u.kind !== "change" && u.resolvedAt === null;
 
 function encodeCursor(update: TrustUpdate): string {
   return btoa(`${update.postedAt}|${update.id}`).replace(/=+$/, "");
@@ -83,15 +88,20 @@ export async function listUpdates(
   return { updates, nextCursor: more ? encodeCursor(updates[updates.length - 1]) : null };
 }
 
-/** The project's unresolved incidents, newest first. */
-export async function listOpenIncidents(kv: Deno.Kv, projectId: string): Promise<TrustUpdate[]> {
+/** The project's unresolved incidents and advisories, newest first. */
+export async function listOpenUpdates(kv: Deno.Kv, projectId: string): Promise<TrustUpdate[]> {
   const ids: string[] = [];
   const iter = kv.list<string>({ prefix: openIncidentsPrefix(projectId) }, {
     reverse: true,
     limit: MAX_UPDATES_PER_PROJECT,
   });
   for await (const entry of iter) ids.push(entry.value);
-  return await byIds(kv, projectId, ids);
+  return (await byIds(kv, projectId, ids)).filter(isOpen);
+}
+
+/** The project's unresolved incidents, newest first. */
+export async function listOpenIncidents(kv: Deno.Kv, projectId: string): Promise<TrustUpdate[]> {
+  return (await listOpenUpdates(kv, projectId)).filter((u) => u.kind === "incident");
 }
 
 export async function getUpdate(
@@ -142,7 +152,7 @@ export async function postUpdate(
     .check({ key, versionstamp: null })
     .set(key, update)
     .set(updateByPostedKey(projectId, at, update.id), update.id);
-  if (isOpenIncident(update)) op.set(openIncidentKey(projectId, at, update.id), update.id);
+  if (isOpen(update)) op.set(openIncidentKey(projectId, at, update.id), update.id);
   stageEvents(op, [options.event(update)]);
   if (!(await op.commit()).ok) throw conflict("The update could not be saved; please retry");
   return update;
@@ -185,7 +195,7 @@ export async function editUpdate(
     if (next === current) return current;
     const open = openIncidentKey(projectId, current.postedAt, current.id);
     const op = kv.atomic().check(entry).set(key, next);
-    if (isOpenIncident(next)) op.set(open, next.id);
+    if (isOpen(next)) op.set(open, next.id);
     else op.delete(open);
     if ((await op.commit()).ok) return next;
   }

@@ -13,6 +13,7 @@ import { onboardingView } from "./views/onboarding.js";
 import { organizationView } from "./views/organization.js";
 import { organizationProfileView } from "./views/org_profile.js";
 import { subprocessorsView } from "./views/subprocessors.js";
+import { certificationsView } from "./views/certifications.js";
 import { organizationDocumentsView } from "./views/org_documents.js";
 import { answersView } from "./views/answers.js";
 import { subscribersView } from "./views/subscribers.js";
@@ -33,6 +34,7 @@ const VIEWS = {
   answers: answersView,
   subscribers: subscribersView,
   live: liveWorkView,
+  certifications: certificationsView,
   project: projectView,
 };
 

@@ -2,7 +2,7 @@
  * Hash routes of the dashboard. Every location is a fragment, so the server
  * serves one page and a reload keeps the view: `#/orgs/<id>`,
  * `#/orgs/<id>/members`, `#/orgs/<id>/profile`, `#/orgs/<id>/subprocessors`, `#/orgs/<id>/documents`,
- * `#/orgs/<id>/answers`, `#/orgs/<id>/subscribers`, `#/orgs/<id>/live`,
+ * `#/orgs/<id>/answers`, `#/orgs/<id>/subscribers`, `#/orgs/<id>/live`, `#/orgs/<id>/certifications`,
  * `#/projects/<id>[/<section>]`, and the accept link
  * of an invitation, `#invitation=<token>`.
  */
@@ -20,6 +20,7 @@ export const href = {
   answers: (id) => `#/orgs/${seg(id)}/answers`,
   subscribers: (id) => `#/orgs/${seg(id)}/subscribers`,
   live: (id) => `#/orgs/${seg(id)}/live`,
+  certifications: (id) => `#/orgs/${seg(id)}/certifications`,
   project: (id, section) => `#/projects/${seg(id)}${section ? `/${seg(section)}` : ""}`,
 };
 
@@ -33,6 +34,7 @@ const ROUTES = [
   { name: "answers", pattern: /^\/orgs\/([^/]+)\/answers$/ },
   { name: "subscribers", pattern: /^\/orgs\/([^/]+)\/subscribers$/ },
   { name: "live", pattern: /^\/orgs\/([^/]+)\/live$/ },
+  { name: "certifications", pattern: /^\/orgs\/([^/]+)\/certifications$/ },
   { name: "project", pattern: /^\/projects\/([^/]+)(?:\/([a-z-]+))?$/ },
 ];
 

@@ -1,7 +1,8 @@
 /**
  * Lighthouse (npm, run under Deno with the system Chromium) against the real
  * server: a published public project's trust page and its organization's
- * trust center score at least 0.95 for accessibility and 0.9 for SEO (the
+ * trust center, each with an open incident's banner and certification cards on
+ * its first screen, score at least 0.95 for accessibility and 0.9 for SEO (the
  * robots-txt audit skipped: see the flag below). Each run is bounded; the test is skipped, saying so, only when Chromium is
  * missing.
  */
@@ -104,7 +105,10 @@ async function call(
   return JSON.parse(text);
 }
 
-/** A public project with a heartbeat, a passing SBOM and a failing scan, published once. */
+/**
+ * A public project with a heartbeat, a passing SBOM and a failing scan, published once, with
+ * an open incident and two certifications (one achieved, one in progress).
+ */
 async function publishedProject(server: TestServer) {
   const token = await server.tokenFor("lighthouse");
   const boot = await call(server, "/onboarding/bootstrap", {
@@ -147,6 +151,24 @@ async function publishedProject(server: TestServer) {
     });
   }
   await call(server, `/projects/${projectId}/publish`, { token });
+  await call(server, `/projects/${projectId}/updates`, {
+    token,
+    json: { kind: "incident", title: "Elevated API error rates", body: "We are investigating." },
+  });
+  for (
+    const json of [
+      {
+        framework: "soc2-type2",
+        status: "achieved",
+        auditor: "Example Assurance LLP",
+        auditPeriod: { start: "2025-10-01T00:00:00Z", end: "2026-09-30T00:00:00Z" },
+        expiresAt: "2099-10-15T00:00:00Z",
+        scope: "The Acme Cloud platform",
+        registryUrl: "https://registry.example/acme",
+      },
+      { framework: "iso27001-2022", status: "in_progress" },
+    ]
+  ) await call(server, `/organizations/${boot.organization.id}/certifications`, { token, json });
   return { slug: boot.project.slug as string, orgSlug: boot.organization.slug as string };
 }
 

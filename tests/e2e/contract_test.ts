@@ -342,6 +342,39 @@ Deno.test("[contract] every operation answers as /openapi.json documents", async
       });
       await call("removeSubprocessor", { params: subItem, expect: 200 });
       await call("removeSubprocessor", { params: subItem, expect: 404 });
+      await call("listCertificationFrameworks", { expect: 200 });
+      const certified = await call("createCertification", {
+        params: org,
+        json: {
+          framework: "soc2-type2",
+          status: "achieved",
+          auditor: "Example Assurance LLP",
+          auditPeriod: { start: "2025-10-01T00:00:00Z", end: "2026-09-30T00:00:00Z" },
+          issuedAt: "2026-10-15T00:00:00Z",
+          expiresAt: "2099-10-15T00:00:00Z",
+          scope: "The platform",
+          registryUrl: "https://registry.example/acme",
+        },
+        expect: 201,
+      });
+      await call("createCertification", {
+        params: org,
+        json: { framework: "iso9001", status: "achieved" },
+        expect: 400,
+      });
+      const certItem = { ...org, certificationId: certified.certification.id };
+      await call("updateCertification", {
+        params: certItem,
+        json: { scope: "The whole platform" },
+        expect: 200,
+      });
+      await call("updateCertification", { params: certItem, json: {}, expect: 400 });
+      await call("listCertifications", { params: org, expect: 200 });
+      await call("getOrganizationCertifications", { params: { orgSlug: fx.orgSlug }, expect: 200 });
+      await call("getOrganizationTrustCenter", { params: { orgSlug: fx.orgSlug }, expect: 200 });
+      await call("getTrustProfile", { params: slug, expect: 200 });
+      await call("deleteCertification", { params: certItem, expect: 200 });
+      await call("deleteCertification", { params: certItem, expect: 404 });
       const posted = await call("postProjectUpdate", {
         params: { id: fx.project },
         json: { kind: "incident", title: "API errors", body: "We are **investigating**." },

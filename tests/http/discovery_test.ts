@@ -146,7 +146,7 @@ Deno.test("[discovery] JSON documents follow their formats and agree", async (t)
   });
 
   let mcpUrl = "";
-  await t.step("mcp.json names the transport URL and the eleven tools", async () => {
+  await t.step("mcp.json names the transport URL and the tools", async () => {
     const { res, body } = await getJson(server, "/.well-known/mcp.json");
     assert.equal(res.headers.get("access-control-allow-origin"), "*");
     assert.equal(body.name, "trust-profile-service");
@@ -164,6 +164,8 @@ Deno.test("[discovery] JSON documents follow their formats and agree", async (t)
       "get_subprocessors",
       "list_documents",
       "get_trust_updates",
+      "list_organization_projects",
+      "get_certifications",
       "get_trust_frameworks",
       "search_answers",
     ]);
@@ -377,6 +379,8 @@ Deno.test("[discovery] llms.txt and the guides are Markdown whose links resolve"
         "| `search_trust_profiles` | `{ query }` | `GET /public/trust-profiles?query={query}` |",
         "| `get_subprocessors` | `{ orgSlug }` | `GET /public/trust/{orgSlug}/subprocessors` |",
         "| `list_documents` | `{ orgSlug }` | `GET /public/trust/{orgSlug}/documents` |",
+        "| `get_certifications` | `{ orgSlug }` | `GET /public/trust/{orgSlug}/certifications` |",
+        "| `list_organization_projects` | `{ orgSlug }` | `GET /public/trust/{orgSlug}` |",
         "/trust/{projectSlug}/documents",
         "| `get_trust_updates` | `{ projectSlug, cursor?, limit? }` | `GET /trust/{projectSlug}/updates` |",
         "| `get_trust_frameworks` | `{ projectSlug }` | `GET /trust/{projectSlug}/frameworks` |",

@@ -75,9 +75,9 @@ Deno.test("[http] publish: versions, public reads, headers, visibility", async (
       assert.equal(profile.summary.totalControls, 7);
       const envelope = await ctx.call("GET", "/trust/acme");
       assert.equal(envelope.headers.get("vary"), "Accept, Accept-Encoding");
-      assert.deepEqual(await envelope.json(), { profile });
+      assert.deepEqual(await envelope.json(), { profile, openUpdates: [], certifications: [] });
       const byBytes = await (await ctx.call("GET", "/trust/acme")).text();
-      assert.equal(byBytes, `{"profile":${bytes}}`);
+      assert.equal(byBytes, `{"profile":${bytes},"openUpdates":[],"certifications":[]}`);
       const controls = await (await ctx.call("GET", "/trust/acme/controls")).json();
       assert.deepEqual(controls, {
         project: profile.project,

@@ -199,6 +199,7 @@ Deno.test("[http] version history: formats, pages, changes with reasons, 404s", 
         "overallState",
         "version",
         "publishedAt",
+        "organization",
       ]);
       assert.equal(body.profiles[0].version, 3);
       const byName = await (await get(ctx, "/public/trust-profiles?query=alice%20proj")).json();

@@ -43,7 +43,7 @@ Deno.test("[mcp] tools over Streamable HTTP answer the public routes' bodies", a
   await using session = await connect(baseUrl);
   const { client } = session;
 
-  await t.step("tools/list names exactly the eleven tools, each with both schemas", async () => {
+  await t.step("tools/list names exactly the tools, each with both schemas", async () => {
     const { tools } = await client.listTools();
     assert.deepEqual(
       tools.map((tool) => tool.name).sort(),
@@ -54,15 +54,21 @@ Deno.test("[mcp] tools over Streamable HTTP answer the public routes' bodies", a
         "get_subprocessors",
         "list_documents",
         "get_trust_updates",
+        "get_certifications",
+        "list_organization_projects",
         "search_answers",
       ].sort(),
     );
     for (const tool of tools) {
       assert.ok(tool.description && tool.description.length > 80, tool.name);
       assert.equal(tool.inputSchema.type, "object");
-      const required = tool.name === "search_trust_profiles"
-        ? ["query"]
-        : ["get_subprocessors", "list_documents", "search_answers"].includes(tool.name)
+      const required = tool.name === "search_trust_profiles" ? ["query"] : [
+          "get_subprocessors",
+          "list_documents",
+          "get_certifications",
+          "list_organization_projects",
+          "search_answers",
+        ].includes(tool.name)
         ? ["orgSlug"]
         : ["projectSlug"];
       assert.deepEqual(tool.inputSchema.required, required, tool.name);

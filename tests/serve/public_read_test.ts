@@ -78,7 +78,7 @@ Deno.test("[serve] public reads resolve slugs, and hide private and unknown ones
       });
       await createDomain(world.kv, domain("trust.acme.example", "verified"));
       await createDomain(world.kv, domain("pending.acme.example", "pending"));
-      const publication = await publicationByDomain(world.kv, "Trust.Acme.Example.");
+      const { publication } = await publicationByDomain(world.kv, "Trust.Acme.Example.");
       assert.equal(publication.digest, world.published.digest);
       const messages = await Promise.all(
         ["pending.acme.example", "other.example", "not a domain"].map((name) =>
@@ -130,10 +130,15 @@ Deno.test("[serve] bodies: trust.json, envelope, controls, signals, versions, tr
   });
 
   await t.step("the trust center lists public, published projects only", async () => {
-    const center = await orgTrustCenter(world.kv, world.orgSlug, { config: world.config });
+    const center = await orgTrustCenter(world.kv, world.orgSlug, {
+      config: world.config,
+      now: new Date(),
+    });
     assert.deepEqual(center.projects.map((p) => p.slug), ["acme"]);
     assert.equal(center.projects[0].hostedSubdomain, "acme");
-    await notFoundMessage(orgTrustCenter(world.kv, "no-such-org", { config: world.config }));
+    await notFoundMessage(
+      orgTrustCenter(world.kv, "no-such-org", { config: world.config, now: new Date() }),
+    );
   });
 
   await t.step("the setup guide names the project and a collector placeholder", async () => {

@@ -23,7 +23,7 @@ import {
 } from "../../domain/documents.ts";
 import { forbidden } from "../../domain/errors.ts";
 import { sha256HexSync } from "../../lib/hash.ts";
-import { checkProject, storeDocument } from "../../serve/documents.ts";
+import { checkProject, restrictedWithoutNda, storeDocument } from "../../serve/documents.ts";
 import {
   addNdaVersion,
   getDocumentSettings,
@@ -112,7 +112,8 @@ documentRoutes.openapi(
       actor,
       now: clock.now(),
     });
-    return c.json({ document }, 201);
+    const warning = await restrictedWithoutNda(kv, organizationId, document);
+    return c.json({ document, ...(warning ? { warning } : {}) }, 201);
   },
 );
 
@@ -144,7 +145,8 @@ documentRoutes.openapi(
       change,
       now: clock.now(),
     });
-    return c.json({ document }, 200);
+    const warning = await restrictedWithoutNda(kv, organizationId, document);
+    return c.json({ document, ...(warning ? { warning } : {}) }, 200);
   },
 );
 

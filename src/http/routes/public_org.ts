@@ -18,7 +18,7 @@ import { OrgSlugParams, PublicSubprocessors } from "../../domain/subprocessors.t
 import type { Context } from "hono";
 import type { AppEnv } from "../env.ts";
 import { JSON_TYPE, PUBLIC_CACHE, trustPageHeaders } from "../../serve/headers.ts";
-import { PROFILE_ENVELOPE } from "../../serve/bodies.ts";
+import { profileWrap } from "../../serve/bodies.ts";
 import { publicationByDomain } from "../../serve/public_read.ts";
 import { createRouter } from "../env.ts";
 import { negotiatedFormat } from "../negotiation.ts";
@@ -53,10 +53,14 @@ trustDomainRoutes.openapi(
     },
   }),
   async (c) => {
-    const publication = await publicationByDomain(c.var.services.kv, c.req.valid("param").domain);
+    const { services } = c.var;
+    const { project, publication } = await publicationByDomain(
+      services.kv,
+      c.req.valid("param").domain,
+    );
     const response = await serveArtifact(c, publication.artifacts.trustJson, {
       headers: { "cache-control": PUBLIC_CACHE, vary: "Accept", "content-type": JSON_TYPE },
-      wrap: PROFILE_ENVELOPE,
+      wrap: await profileWrap(services, project),
     });
     return documentedJson(PublishedTrustProfileResponse, response);
   },
@@ -90,11 +94,11 @@ trustCenterRoutes.openapi(
     },
   }),
   async (c) => {
-    const { kv, config } = c.var.services;
+    const { kv, config, clock } = c.var.services;
     const raw = c.req.valid("param").orgSlug;
     const suffix = raw.match(/\.(md|html)$/)?.[1];
     const slug = suffix ? raw.slice(0, -suffix.length - 1) : raw;
-    const center = await orgTrustCenter(kv, slug, { config });
+    const center = await orgTrustCenter(kv, slug, { config, now: clock.now() });
     publicHeaders(c);
     c.header("Vary", "Accept");
     const link = (slug: string) => `${config.baseUrl}/trust/${encodeURIComponent(slug)}`;

@@ -1,6 +1,7 @@
 /**
- * Search over public trust profiles by project name or slug (mounted at
- * /public/trust-profiles); the same body as the MCP tool search_trust_profiles.
+ * Search over public trust profiles by project name or slug, or by the organization's name,
+ * slug or description (mounted at /public/trust-profiles); the same body as the MCP tool
+ * search_trust_profiles.
  * Private projects and projects that never published never appear.
  */
 import { createRoute } from "@hono/zod-openapi";
@@ -19,9 +20,9 @@ publicSearchRoutes.openapi(
     path: "/",
     operationId: "searchTrustProfiles",
     tags: ["Public trust"],
-    summary: "Public trust profiles whose project name or slug contains the query",
+    summary: "Public trust profiles whose project, or whose organization, matches the query",
     description:
-      "Case-insensitive; exact and prefix matches first, at most 20 profiles, each with its overall state, latest version and publication time.",
+      "Case-insensitive, on the project's name or slug, then the organization's name, slug or display name, then its description; exact and prefix matches first, at most 20 profiles, each with its overall state, latest version, publication time and organization.",
     request: { query: TrustProfileSearchQuery },
     responses: {
       200: json(TrustProfileSearchResponse, "The matching public profiles"),

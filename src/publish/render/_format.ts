@@ -13,7 +13,7 @@ export const STATE_MEANING: Readonly<Record<ControlState, string>> = {
   fail: "Current evidence does not satisfy the control",
   degraded: "Evidence is older than its freshness window",
   stale: "Evidence is too old to rely on",
-  unknown: "No usable evidence has been received",
+  unknown: "Not reported: no usable evidence has been received yet",
 };
 
 /** The state's own word, capitalized: the same vocabulary as trust.json, so the two agree. */
@@ -71,21 +71,32 @@ export function percent(confidence: number): string {
   return `${Math.round(confidence * 100)}%`;
 }
 
-/** One line on the overall state: "5 of 7 controls pass" or why there is nothing to say. */
+/**
+ * One line on the overall state that keeps what was reported apart from what was not:
+ * "3 of 3 reported controls pass · 4 not reported", so controls without evidence never read
+ * as failing ones; or why there is nothing to say.
+ */
 export function summaryLine(summary: PublishedTrustSummary): string {
   if (summary.totalControls === 0) return "No control is enabled yet";
-  const of = `of ${summary.totalControls} control${summary.totalControls === 1 ? "" : "s"}`;
-  return `${summary.passCount} ${of} pass${summary.passCount === 1 ? "es" : ""}`;
+  const reported = summary.totalControls - summary.unknownCount;
+  if (reported === 0) {
+    return summary.totalControls === 1
+      ? "The control has not reported yet"
+      : `None of ${summary.totalControls} controls has reported yet`;
+  }
+  const of = `of ${reported} reported control${reported === 1 ? "" : "s"}`;
+  const passing = `${summary.passCount} ${of} pass${summary.passCount === 1 ? "es" : ""}`;
+  return summary.unknownCount === 0 ? passing : `${passing} · ${summary.unknownCount} not reported`;
 }
 
-/** The non-empty counts, worst first, e.g. "1 fail, 1 degraded, 5 pass". */
+/** The non-empty counts, worst first, e.g. "1 fail, 1 degraded, 5 pass, 2 not reported". */
 export function countsLine(summary: PublishedTrustSummary): string {
   const parts: [number, string][] = [
     [summary.failCount, "fail"],
     [summary.staleCount, "stale"],
     [summary.degradedCount, "degraded"],
-    [summary.unknownCount, "unknown"],
     [summary.passCount, "pass"],
+    [summary.unknownCount, "not reported"],
   ];
   return parts.filter(([n]) => n > 0).map(([n, s]) => `${n} ${s}`).join(", ") || "no controls";
 }

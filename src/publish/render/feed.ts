@@ -116,10 +116,19 @@ export interface FeedEntry {
 
 const KIND_TITLES = { incident: "Incident", advisory: "Advisory", change: "Change" } as const;
 
+/** An entry's title: open incidents and advisories say so first, resolved ones at the end. */
+function entryTitle(update: FeedUpdate): string {
+  if (update.resolvedAt) return `${KIND_TITLES[update.kind]}: ${update.title} (resolved)`;
+  if (update.kind === "incident") return `Ongoing incident: ${update.title}`;
+  if (update.kind === "advisory") return `Open advisory: ${update.title}`;
+  return `${KIND_TITLES[update.kind]}: ${update.title}`;
+}
+
 /**
- * The entry of an update: titled "Incident: …" (with "(resolved)" once it is), `published`
- * when posted and `updated` at its last edit or resolution, so a feed reader shows the
- * resolution as a change of the same entry. Its content is the rendered body (type="html").
+ * The entry of an update: titled "Ongoing incident: …" or "Open advisory: …" while open,
+ * "Incident: … (resolved)" once resolved, `published` when posted and `updated` at its last
+ * edit or resolution, so a feed reader shows the resolution as a change of the same entry.
+ * Its content is the rendered body (type="html").
  */
 export function updateFeedEntry(
   input: { pageUrl: string; slug: string },
@@ -128,9 +137,7 @@ export function updateFeedEntry(
   const posted = utc(update.postedAt);
   const updated = utc(update.updatedAt);
   const status = update.resolvedAt ? ` (resolved ${utc(update.resolvedAt)})` : "";
-  const title = `${KIND_TITLES[update.kind]}: ${update.title}${
-    update.resolvedAt ? " (resolved)" : ""
-  }`;
+  const title = entryTitle(update);
   const content = `<p>${text(`${KIND_TITLES[update.kind]}${status}`)}</p>${
     xmlSafe(update.bodyHtml)
   }`;

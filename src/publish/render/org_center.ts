@@ -14,6 +14,12 @@ import { vendorCard, vendorCsp, vendorHead, vendorMarkdown } from "./vendor.ts";
 
 type CenterProject = OrganizationTrustCenter["projects"][number];
 
+/** What the rendered page shows; the trust center's other parts are added around it. */
+export type TrustCenterPage = Pick<
+  OrganizationTrustCenter,
+  "organization" | "projects" | "vendor" | "url" | "subprocessorsUrl"
+>;
+
 function projectItem(project: CenterProject, href: string): Html {
   return html`
     <li class="card">
@@ -31,12 +37,12 @@ function projectItem(project: CenterProject, href: string): Html {
 }
 
 /** The name the trust center goes by: the vendor's, else the organization's. */
-export function displayName(center: OrganizationTrustCenter): string {
+export function displayName(center: TrustCenterPage): string {
   return center.vendor?.name ?? center.organization.name;
 }
 
 /** The Content-Security-Policy of a trust center page (its vendor's colour and logo). */
-export function orgTrustCenterCsp(center: OrganizationTrustCenter): string {
+export function orgTrustCenterCsp(center: TrustCenterPage): string {
   return trustPageCsp(vendorCsp(center.vendor));
 }
 
@@ -47,7 +53,7 @@ export function orgTrustCenterCsp(center: OrganizationTrustCenter): string {
  * publication time, linking to `links(slug)`. Serve it with `orgTrustCenterCsp(center)`.
  */
 export function renderOrgTrustCenterHtml(
-  center: OrganizationTrustCenter,
+  center: TrustCenterPage,
   links: (slug: string) => string,
 ): string {
   const name = displayName(center);
@@ -95,7 +101,7 @@ export function renderOrgTrustCenterHtml(
  * how many controls pass, its version and publication time. Pure.
  */
 export function renderOrgTrustCenterMarkdown(
-  center: OrganizationTrustCenter,
+  center: TrustCenterPage,
   links: (slug: string) => string,
 ): string {
   const name = escapeMarkdown(displayName(center));

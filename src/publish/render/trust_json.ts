@@ -9,6 +9,7 @@ import type {
   PublishedTrustSummary,
 } from "../../domain/publish.ts";
 import type { Vendor } from "../../domain/vendor.ts";
+import type { DeclaredByVendor, DeclaredCertification } from "../../domain/certifications.ts";
 import { summarizeStates } from "../../evaluate/mod.ts";
 
 /** What a publication is built from; every value is already validated. */
@@ -19,6 +20,8 @@ export interface TrustProfileInput {
   controls: readonly PublishedTrustControl[];
   /** The organization's profile at publication; null (or absent) when it has none. */
   vendor?: Vendor | null;
+  /** What the vendor declares at publication (its certifications); absent when nothing. */
+  declaredByVendor?: DeclaredByVendor | null;
 }
 
 /**
@@ -42,6 +45,7 @@ export function buildTrustProfile(input: TrustProfileInput): PublishedTrustProfi
     summary: pickSummary(summarizeStates(controls.map((c) => c.state))),
     controls,
     vendor: pickVendor(input.vendor ?? null),
+    ...declaredOf(input.declaredByVendor ?? null),
   };
 }
 
@@ -67,6 +71,7 @@ export function serializeTrustJson(profile: PublishedTrustProfile): Uint8Array {
     controls: profile.controls.map(pickControl),
     // Additions after SPEC.md's fields, in a fixed order.
     vendor: pickVendor(profile.vendor ?? null),
+    ...declaredOf(profile.declaredByVendor ?? null),
   };
   return new TextEncoder().encode(JSON.stringify(ordered, null, 2) + "\n");
 }
@@ -117,5 +122,41 @@ function pickVendor(vendor: Vendor | null): Vendor | null {
     logoUrl: vendor.logoUrl,
     securityContact: { email: vendor.securityContact.email, url: vendor.securityContact.url },
     brandColor: vendor.brandColor,
+  };
+}
+
+/**
+ * The `declaredByVendor` section in its fixed key order, or nothing when the vendor declared
+ * nothing, so a version without claims keeps the bytes it had before the section existed.
+ */
+function declaredOf(section: DeclaredByVendor | null): { declaredByVendor?: DeclaredByVendor } {
+  if (section === null || section.certifications.length === 0) return {};
+  return {
+    declaredByVendor: {
+      notice: section.notice,
+      certifications: section.certifications.map(pickCertification),
+    },
+  };
+}
+
+function pickCertification(c: DeclaredCertification): DeclaredCertification {
+  return {
+    id: c.id,
+    framework: c.framework,
+    frameworkName: c.frameworkName,
+    status: c.status,
+    auditor: c.auditor,
+    auditPeriod: c.auditPeriod && { start: c.auditPeriod.start, end: c.auditPeriod.end },
+    issuedAt: c.issuedAt,
+    expiresAt: c.expiresAt,
+    scope: c.scope,
+    registryUrl: c.registryUrl,
+    project: c.project && { slug: c.project.slug, name: c.project.name },
+    document: c.document && {
+      id: c.document.id,
+      title: c.document.title,
+      visibility: c.document.visibility,
+      digest: c.document.digest,
+    },
   };
 }

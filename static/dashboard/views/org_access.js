@@ -177,6 +177,29 @@ function downloadTable(downloads) {
   ], downloads);
 }
 
+/** How many requests wait for a decision, in words ("2 access requests wait…"). */
+function pendingText(pending) {
+  return pending === 1
+    ? "1 access request waits for a decision"
+    : `${pending} access requests wait for a decision`;
+}
+
+/**
+ * The organization's pending requests as a notice linking to `href` (the Documents view),
+ * or null when none waits. Owners are also emailed when a request arrives.
+ */
+export async function pendingRequestsNotice(app, organization, href) {
+  const { requests } = await app.api.get(`${base(organization.id)}/access-requests`);
+  const pending = requests.filter((r) => r.status === "pending").length;
+  if (pending === 0) return null;
+  return h(
+    "p",
+    { class: "alert alert-info pending-requests", role: "status" },
+    `${pendingText(pending)}. `,
+    h("a", { href }, "Review access requests"),
+  );
+}
+
 /** The access cards for the Documents view; `approval` is the result of the last approval. */
 export async function accessCards(app, ctx, documents, approval) {
   const path = base(ctx.organization.id);
@@ -187,9 +210,10 @@ export async function accessCards(app, ctx, documents, approval) {
       app.api.get(`${path}/document-downloads`),
     ]);
     const titles = new Map(documents.map((d) => [d.id, d.title]));
+    const pending = requests.filter((r) => r.status === "pending").length;
     return [
       card(
-        "Access requests",
+        pending === 0 ? "Access requests" : `Access requests (${pending} pending)`,
         h(
           "div",
           {},
@@ -198,7 +222,8 @@ export async function accessCards(app, ctx, documents, approval) {
           requestTable(app, ctx, requests, titles),
         ),
         {
-          description: "Owners approve or deny. Approval emails a link valid for 7 days.",
+          description:
+            "Owners approve or deny, and are emailed when a request arrives. Approval emails a link valid for 7 days.",
         },
       ),
       card("Access links", linkTable(app, ctx, links, Date.now())),

@@ -36,10 +36,10 @@ function documentTable(app, ctx, documents) {
     }, `Make ${other}`);
     toggle.addEventListener("click", () =>
       runButton(toggle, errorSlot, async () => {
-        await app.api.patch(`${base(ctx.organization.id)}/documents/${d.id}`, {
+        const saved = await app.api.patch(`${base(ctx.organization.id)}/documents/${d.id}`, {
           visibility: other,
         });
-        await ctx.reload(`“${d.title}” is now ${other}`);
+        await ctx.reload(`“${d.title}” is now ${other}`, undefined, saved.warning);
       }));
     const remove = confirmAction({
       label: "Delete",
@@ -71,27 +71,41 @@ function documentTable(app, ctx, documents) {
   );
 }
 
-function uploadForm(app, ctx, projects) {
+/** What buyers see of a restricted document while no NDA is set, shown before uploading one. */
+const NO_NDA_WARNING = "No NDA is set yet: buyers will see a restricted document's title marked " +
+  "“Available on request (requests are not open yet)” and cannot ask for it until you set " +
+  "the NDA below.";
+
+function uploadForm(app, ctx, projects, hasNda) {
   const errorSlot = h("div", { class: "form-errors" });
   const file = h("input", { type: "file", name: "file", accept: TYPES, required: true });
+  const visibility = h(
+    "select",
+    { name: "visibility" },
+    h(
+      "option",
+      { value: "restricted" },
+      "Restricted: listed by title, sent on approved request",
+    ),
+    h("option", { value: "public" }, "Public: anyone can download it"),
+  );
+  const warning = h(
+    "p",
+    { class: "alert alert-warning no-nda-warning", role: "note" },
+    NO_NDA_WARNING,
+  );
+  const showWarning = () => {
+    warning.hidden = hasNda || visibility.value !== "restricted";
+  };
+  visibility.addEventListener("change", showWarning);
+  showWarning();
   const form = h(
     "form",
     { class: "form" },
     field("Document file", file, "PDF, Word, Excel, PowerPoint or OpenDocument, at most 20 MiB."),
     field("Title", h("input", { name: "title", required: true, maxlength: "200" })),
-    field(
-      "Visibility",
-      h(
-        "select",
-        { name: "visibility" },
-        h(
-          "option",
-          { value: "restricted" },
-          "Restricted: listed by title, sent on approved request",
-        ),
-        h("option", { value: "public" }, "Public: anyone can download it"),
-      ),
-    ),
+    field("Visibility", visibility),
+    warning,
     field(
       "Project",
       h(
@@ -116,8 +130,8 @@ function uploadForm(app, ctx, projects) {
       visibility: String(data.get("visibility")),
     });
     if (data.get("projectId")) query.set("projectId", String(data.get("projectId")));
-    await app.api.postFile(`${base(ctx.organization.id)}/documents?${query}`, chosen);
-    await ctx.reload(`“${query.get("title")}” uploaded`);
+    const saved = await app.api.postFile(`${base(ctx.organization.id)}/documents?${query}`, chosen);
+    await ctx.reload(`“${query.get("title")}” uploaded`, undefined, saved.warning);
   });
   return form;
 }
@@ -219,7 +233,7 @@ export async function organizationDocumentsView(app, organizationId) {
   const statusSlot = h("div", {});
   const body = h("div", {});
   const ctx = { organization, reload: null };
-  const load = async (message, extra) => {
+  const load = async (message, extra, warning) => {
     const path = base(organization.id);
     const [{ documents }, nda, settings, { projects }] = await Promise.all([
       app.api.get(`${path}/documents`),
@@ -235,7 +249,7 @@ export async function organizationDocumentsView(app, organizationId) {
           "Public documents are downloadable from the trust center; restricted ones are listed by title and sent through an access link.",
         actions: h("a", { href: `${trustCenterUrl(organization)}/documents` }, "Public list"),
       }),
-      owner && card("Upload a document", uploadForm(app, ctx, projects)),
+      owner && card("Upload a document", uploadForm(app, ctx, projects, nda.current !== null)),
       h(
         "div",
         { class: "layout-split" },
@@ -247,7 +261,11 @@ export async function organizationDocumentsView(app, organizationId) {
       ),
       ...(await accessCards(app, ctx, documents, extra)),
     );
-    replace(statusSlot, message ? successAlert(message) : null);
+    replace(
+      statusSlot,
+      message ? successAlert(message) : null,
+      warning ? h("p", { class: "alert alert-warning", role: "status" }, warning) : null,
+    );
   };
   ctx.reload = load;
   await load();

@@ -6,6 +6,7 @@ import { badge, field, h, handleSubmit } from "../dom.js";
 import { capitalize, formatDate } from "../format.js";
 import { href } from "../routes.js";
 import { liveBanner } from "./live_status.js";
+import { pendingRequestsNotice } from "./org_access.js";
 import { slugInput, visibilityChoice } from "./onboarding.js";
 import { card, dataTable, emptyState, pageHeader, tabs, visibilityBadge } from "./layout.js";
 
@@ -14,6 +15,7 @@ export const ORGANIZATION_SECTIONS = [
   { id: "projects", label: "Projects", href: href.organization },
   { id: "members", label: "Members", href: href.members },
   { id: "profile", label: "Vendor profile", href: href.profile },
+  { id: "certifications", label: "Certifications", href: href.certifications },
   { id: "subprocessors", label: "Subprocessors", href: href.subprocessors },
   { id: "documents", label: "Documents", href: href.documents },
   { id: "answers", label: "Answers", href: href.answers },
@@ -123,15 +125,17 @@ function createProjectForm(app, organization) {
 export async function organizationView(app, organizationId) {
   const organization = await app.requireOrganization(organizationId);
   app.setTitle("Projects", organization.name);
-  const [{ projects }, banner] = await Promise.all([
+  const [{ projects }, banner, pending] = await Promise.all([
     app.api.get(`/organizations/${encodeURIComponent(organization.id)}/projects`),
     liveBanner(app, organization.id),
+    pendingRequestsNotice(app, organization, href.documents(organization.id)),
   ]);
   return h(
     "div",
     {},
     organizationHeader(organization, "projects"),
     banner,
+    pending,
     h(
       "div",
       { class: "layout-split" },

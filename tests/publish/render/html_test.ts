@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
-import type { OrganizationTrustCenter } from "../../../src/domain/publish.ts";
+import type { TrustCenterPage } from "../../../src/publish/render/org_center.ts";
 import { escapeHtml } from "../../../src/lib/escape.ts";
 import {
   renderOrgTrustCenterHtml,
@@ -29,7 +29,7 @@ function rows(page: string): string[] {
   return [...body.matchAll(/<tr>([\s\S]*?)<\/tr>/g)].map((m) => m[1]);
 }
 
-function center(name: string, projectName: string): OrganizationTrustCenter {
+function center(name: string, projectName: string): TrustCenterPage {
   const p = acmeProfile();
   return {
     organization: { name, slug: "acme-inc" },
@@ -149,7 +149,7 @@ Deno.test("[publish] renderTrustPageHtml() shows the summary and every control w
   const profile = acmeProfile();
   const page = renderTrustPageHtml(profile, LINKS);
   assert.match(page, /<p class="state">Fail<\/p>/, "overall state in words");
-  assert.match(page, /<p class="why">3 of 7 controls pass<\/p>/);
+  assert.match(page, /<p class="why">3 of 6 reported controls pass · 1 not reported<\/p>/);
   assert.match(page, /<dt>Version<\/dt>\s*<dd>7<\/dd>/);
   assert.ok(page.includes('<time datetime="2026-03-14T09:30:00Z">'), "publication time");
   const counts = { pass: 3, fail: 1, degraded: 1, stale: 1, unknown: 1 };
@@ -218,7 +218,7 @@ Deno.test("[publish] renderOrgTrustCenterHtml() lists every project with its sta
   assert.match(page, /class="pill s-pass">.*Pass<\/span>/);
   assert.match(
     page,
-    /3 of 7 controls pass · Version 7 · Published <time datetime="2026-03-14T09:30:00Z">/,
+    /3 of 6 reported controls pass · 1 not reported · Version 7 · Published <time datetime="2026-03-14T09:30:00Z">/,
   );
   assert.match(page, /2 projects publish live/);
   assert.match(

@@ -73,9 +73,12 @@ Deno.test("[publish] renderTrustPageMarkdown() has the title, summary, controls 
   const profile = acmeProfile();
   const md = renderTrustPageMarkdown(profile, LINKS);
   assert.ok(md.startsWith("# Acme Cloud: trust profile\n"));
-  assert.ok(md.includes("**Overall state: fail.** 3 of 7 controls pass."), md);
+  assert.ok(
+    md.includes("**Overall state: fail.** 3 of 6 reported controls pass · 1 not reported."),
+    md,
+  );
   assert.ok(md.includes("- Version: 7\n- Published: 2026-03-14T09:30:00Z\n"));
-  assert.ok(md.includes("- Controls: 7 (1 fail, 1 stale, 1 degraded, 1 unknown, 3 pass)"));
+  assert.ok(md.includes("- Controls: 7 (1 fail, 1 stale, 1 degraded, 3 pass, 1 not reported)"));
   const summary = tableRows(md, "| State | Controls |");
   assert.deepEqual(summary.map((r) => r.split(" | ").slice(0, 2)), [
     ["| pass", "3"],
@@ -134,7 +137,7 @@ Deno.test("[publish] renderOrgTrustCenterMarkdown() lists projects and escapes n
   assert.ok(md.includes("1 project publishes"));
   assert.ok(
     md.includes(
-      "| [Acme \\[beta\\]](<https://trust.example.com/trust/acme>) | fail | 3 of 7 controls pass | 7 | 2026-03-14T09:30:00Z |",
+      "| [Acme \\[beta\\]](<https://trust.example.com/trust/acme>) | fail | 3 of 6 reported controls pass · 1 not reported | 7 | 2026-03-14T09:30:00Z |",
     ),
     md,
   );

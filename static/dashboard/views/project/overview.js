@@ -11,6 +11,7 @@ import { catalogCard } from "./catalog.js";
 import { checklistCard, gettingStartedSteps } from "./checklist.js";
 import { privateNotice, projectPath, publicUrls, trustHost } from "./common.js";
 import { statusCard } from "./status.js";
+import { unreportedNotice } from "./unreported.js";
 
 /** The public trust page's address, and why it may not answer yet. */
 function publicPage(project, published) {
@@ -62,6 +63,7 @@ export async function overviewSection(app, project) {
     privateNotice(project),
     steps.every((s) => s.done) ? null : checklistCard(steps),
     summary,
+    unreportedNotice(app, project, evaluations, controls),
     statusCard(app, project, evaluations, () => current.filter((c) => c.enabled).length),
     catalogCard(app, project, controls, {
       onChange: (next) => {
