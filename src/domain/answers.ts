@@ -127,7 +127,8 @@ export const PublicCitation = z.object({
   kind: z.enum(CITATION_KINDS),
   id: z.string(),
   title: z.string().nullable().openapi({
-    description: "What it names (null for a certification this service cannot describe)",
+    description:
+      "What it names: a control's or document's title, a certification's framework and status",
   }),
   url: z.url().nullable(),
   project: z.object({ slug: z.string(), name: z.string() }).nullable().openapi({

@@ -3,8 +3,9 @@
  * controls and documents of the organization), the public knowledge base with its search,
  * the restricted answers an access link opens, and the rows of the questionnaire export.
  *
- * Certifications are cited by id and accepted without a lookup: this service keeps no
- * certification records yet, so such a citation is shown as its id, never resolved.
+ * Cited certifications must be the organization's; publicly, a citation resolves to the
+ * certification's framework and status as the trust center shows them (a project-scoped one
+ * only while its project is public).
  */
 import type { Config } from "../config.ts";
 import {
@@ -23,11 +24,13 @@ import type { Organization, Project } from "../domain/workspace.ts";
 import { renderSafeMarkdown } from "../lib/safe_markdown.ts";
 import { publicUrls, trustCenterUrl } from "../publish/urls.ts";
 import { addAnswer, type AnswerActor, editAnswer, listAnswers } from "../store/answers.ts";
+import { getCertification } from "../store/certifications.ts";
 import { getControl, listControlsByProject } from "../store/controls.ts";
 import { currentNda, getDocument } from "../store/documents.ts";
 import { getOrganizationBySlug } from "../store/organizations.ts";
 import { listProjectsByOrganization } from "../store/projects.ts";
 import { getLatestPublication } from "../store/publications.ts";
+import { publicCertificationsOf } from "./certifications.ts";
 import { listedDocuments, presentPublic } from "./documents.ts";
 
 /** Code-point order, the same on every instance whatever its locale. */
@@ -65,8 +68,11 @@ async function checkCitations(
       if (!(await getDocument(kv, organizationId, citation.id))) {
         throw validationFailed(`citations.${i}: no document ${citation.id} in this organization`);
       }
+    } else if (!(await getCertification(kv, organizationId, citation.id))) {
+      throw validationFailed(
+        `citations.${i}: no certification ${citation.id} in this organization`,
+      );
     }
-    // "certification": accepted as given (see the module's comment).
   }
 }
 
@@ -94,6 +100,7 @@ export async function changeAnswer(
 interface CitationIndex {
   controls: Map<string, { project: Project; name: string; state: ControlState | null }>;
   documents: Map<string, { title: string; url: string | null }>;
+  certifications: Map<string, { title: string; url: string }>;
 }
 
 async function citationIndex(
@@ -121,7 +128,20 @@ async function citationIndex(
       url: shown.downloadUrl ?? shown.requestAccessUrl,
     });
   }
-  return { controls, documents };
+  const certifications: CitationIndex["certifications"] = new Map();
+  const shown = await publicCertificationsOf(kv, {
+    config,
+    organization: org,
+    scope: { organization: true },
+    now: new Date(),
+  });
+  for (const c of shown) {
+    certifications.set(c.id, {
+      title: `${c.frameworkName} (${c.status.replace("_", " ")})`,
+      url: `${trustCenterUrl(config as Config, org.slug)}/certifications`,
+    });
+  }
+  return { controls, documents, certifications };
 }
 
 /** The citations the public may see; the others (private, unpublished, gone) are left out. */
@@ -153,7 +173,9 @@ function resolveCitations(
         state: null,
       });
     } else {
-      resolved.push({ ...citation, title: null, url: null, project: null, state: null });
+      const certification = index.certifications.get(citation.id);
+      if (!certification) continue;
+      resolved.push({ ...citation, ...certification, project: null, state: null });
     }
   }
   return resolved;
@@ -296,7 +318,7 @@ function citationText(citation: PublicCitation): string {
     return `Control: ${citation.project?.name} — ${citation.title} (${citation.state})`;
   }
   if (citation.kind === "document") return `Document: ${citation.title}`;
-  return `Certification: ${citation.id}`;
+  return `Certification: ${citation.title ?? citation.id}`;
 }
 
 /**

@@ -69,8 +69,16 @@ async function setUp(ctx: TestApp) {
   const otherControls = await ok(
     await ctx.call("GET", `/projects/${other.project.id}/controls`, { token: t.stranger }),
   );
+  const iso = await ok(
+    await ctx.call("POST", `/organizations/${t.orgId}/certifications`, {
+      token: t.owner,
+      json: { framework: "iso27001-2022", status: "achieved", auditor: "Example Cert GmbH" },
+    }),
+    201,
+  );
   return {
     ...t,
+    certificationId: iso.certification.id as string,
     scanId: scan.id as string,
     hiddenControlId: hiddenControls.controls[0].id as string,
     policyId: policy.document.id as string,
@@ -135,6 +143,7 @@ Deno.test("[http] answers: owners write; refusals and bad input change nothing",
         ...ENCRYPTION,
         citations: Array.from({ length: 21 }, () => ({ kind: "certification", id: "c" })),
       }, 400],
+      ["POST", path, acme.owner, cite("certification", crypto.randomUUID()), 400],
       ["POST", path, acme.owner, {
         ...ENCRYPTION,
         questionnaireRefs: [{ questionnaire: "caiq-v4", id: "IAM-2" }],
@@ -189,12 +198,12 @@ Deno.test("[http] answers: owners write; refusals and bad input change nothing",
             citations: [
               { kind: "control", id: acme.scanId },
               { kind: "document", id: acme.policyId },
-              { kind: "certification", id: "iso27001-2025" },
+              { kind: "certification", id: acme.certificationId },
             ],
           },
         }),
       );
-      assert.equal(cited.answer.citations.length, 3, "certification ids are accepted unchecked");
+      assert.equal(cited.answer.citations.length, 3);
       const same = await snapshotKv(ctx.kv);
       await ok(
         await ctx.call("PATCH", item, { token: acme.owner, json: { category: "Encryption" } }),
@@ -219,7 +228,7 @@ async function withAnswers(ctx: TestApp) {
       { kind: "control", id: acme.scanId },
       { kind: "document", id: acme.policyId },
       { kind: "document", id: acme.reportId },
-      { kind: "certification", id: "iso27001-2025" },
+      { kind: "certification", id: acme.certificationId },
     ],
   });
   const pentest = await post({
@@ -264,9 +273,10 @@ Deno.test("[http] answers: the public knowledge base, its search and formats", a
         ["control", "Vulnerability scan", "unknown"],
         ["document", "Encryption policy", null],
         ["document", "SOC 2 report", null],
-        ["certification", null, null],
+        ["certification", "ISO/IEC 27001:2022 (achieved)", null],
       ],
     );
+    assert.match(enc.citations![3].url!, /\/public\/trust\/[^/]+\/certifications$/);
     assert.match(enc.citations![1].url!, /\/documents\/[^/]+\/download$/);
     assert.match(enc.citations![2].url!, /\/documents\/request\?document=/);
     assert.equal(enc.citations![0].project!.name, "Acme Cloud");
@@ -435,7 +445,7 @@ Deno.test("[http] answers: CSV and XLSX exports keyed by questionnaire id, same 
     assert.match(answered[4], /^Yes: \*\*AES-256\*\*/);
     assert.match(
       answered[6],
-      /Control: Acme Cloud — Vulnerability scan \(unknown\); Document: Encryption policy; Document: SOC 2 report; Certification: iso27001-2025/,
+      /Control: Acme Cloud — Vulnerability scan \(unknown\); Document: Encryption policy; Document: SOC 2 report; Certification: ISO\/IEC 27001:2022 \(achieved\)/,
     );
     const restricted = csvRows[3];
     assert.match(

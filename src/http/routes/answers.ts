@@ -67,7 +67,7 @@ answerRoutes.openapi(
     tags,
     summary: "Add an answer (owners)",
     description:
-      `A question (plain text), an answer in Markdown, a category, public or restricted, citations \`{ kind: "control" | "document" | "certification", id }\` and questionnaire ids (\`{ questionnaire: "caiq-v4" | "sig" | "other", id }\`). Cited controls and documents must belong to the organization (400 otherwise); certifications are not checked. At most ${MAX_ANSWERS_PER_ORGANIZATION} per organization (409).`,
+      `A question (plain text), an answer in Markdown, a category, public or restricted, citations \`{ kind: "control" | "document" | "certification", id }\` and questionnaire ids (\`{ questionnaire: "caiq-v4" | "sig" | "other", id }\`). Cited controls, documents and certifications must belong to the organization (400 otherwise). At most ${MAX_ANSWERS_PER_ORGANIZATION} per organization (409).`,
     security: HUMAN,
     middleware: [requireHuman] as const,
     request: { params: OrgParams, body: jsonBody(CreateAnswerRequest) },
