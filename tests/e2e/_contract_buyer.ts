@@ -50,6 +50,11 @@ export async function exerciseFrameworks(call: Call, fx: Record<string, string>)
 export async function exerciseAnswers(call: Call, fx: Record<string, string>) {
   const org = { organizationId: fx.org };
   const center = { orgSlug: fx.orgSlug };
+  const cited = await call("createCertification", {
+    params: org,
+    json: { framework: "soc2-type2", status: "in_progress" },
+    expect: 201,
+  });
   const added = await call("addAnswer", {
     params: org,
     json: {
@@ -58,7 +63,7 @@ export async function exerciseAnswers(call: Call, fx: Record<string, string>) {
       category: "Encryption",
       visibility: "public",
       questionnaireRefs: [{ questionnaire: "caiq-v4", id: "CEK-03.1" }],
-      citations: [{ kind: "certification", id: "iso27001" }],
+      citations: [{ kind: "certification", id: cited.certification.id }],
     },
     expect: 201,
   });
