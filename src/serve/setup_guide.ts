@@ -98,7 +98,8 @@ curl -fsS -X POST ${base}/collectors/${collectorId}/heartbeat \\
 ## 2. Send evidence after each build
 
 The record names where it comes from: the repository and commit in GitHub Actions, else
-\`local@manual\` (change it to your own). The idempotency key makes a retried call safe.
+\`local@manual\` (change it to your own). The idempotency key, one per CI run attempt (or per shell
+and second elsewhere), makes a retried call safe.
 
 \`\`\`sh
 jq -n --slurpfile sbom sbom.cdx.json \\
@@ -112,7 +113,7 @@ jq -n --slurpfile sbom sbom.cdx.json \\
 }' | curl -fsS -X POST ${base}/ingest/evidence \\
   -H "Authorization: Bearer $TRUST_COLLECTOR_SECRET" \\
   -H "Content-Type: application/json" \\
-  -H "Idempotency-Key: sbom-\${GITHUB_RUN_ID:-$(date +%s)}" \\
+  -H "Idempotency-Key: sbom-\${GITHUB_RUN_ID:-local}-\${GITHUB_RUN_ATTEMPT:-$(date +%s)-$$}" \\
   --data-binary @-
 \`\`\`
 
