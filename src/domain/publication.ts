@@ -52,3 +52,12 @@ export interface Publication extends PublishedVersion {
     securityInsightsJws?: Artifact;
   };
 }
+
+/** Whether `controls` have exactly the states a version recorded (no more, no fewer). */
+export function sameStates(
+  states: Publication["states"],
+  controls: readonly { key: string; state: string }[],
+): boolean {
+  return controls.length === Object.keys(states).length &&
+    controls.every((c) => states[c.key] === c.state);
+}

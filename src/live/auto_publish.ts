@@ -6,6 +6,7 @@
  * the policy heal itself: a publish that failed is made by the next recompute (the job is
  * retried), and a recompute that runs twice, or on two instances, makes one version.
  */
+import { sameStates } from "../domain/publication.ts";
 import type { Project } from "../domain/workspace.ts";
 import { getLatestPublicationEntry, getPublication } from "../store/publications.ts";
 import type { RecomputeListener } from "./scheduler.ts";
@@ -19,9 +20,7 @@ export function autoPublishAfterRecompute(
     const latest = await getLatestPublicationEntry(deps.kv, project.id);
     if (!latest.value) return;
     const published = await getPublication(deps.kv, project.id, latest.value);
-    const states = published?.states ?? {};
-    const differs = result.evaluations.length !== Object.keys(states).length ||
-      result.evaluations.some((e) => states[e.control.key] !== e.state);
-    if (differs) await deps.publishIfChanged(project);
+    const now = result.evaluations.map((e) => ({ key: e.control.key, state: e.state }));
+    if (!sameStates(published?.states ?? {}, now)) await deps.publishIfChanged(project);
   };
 }

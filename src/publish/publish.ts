@@ -12,7 +12,7 @@ import type { BlobStore } from "../blobs/mod.ts";
 import type { Config } from "../config.ts";
 import { AppError } from "../domain/errors.ts";
 import type { PublishedProfile, PublishJob } from "../domain/publish.ts";
-import type { Artifact, Publication } from "../domain/publication.ts";
+import { type Artifact, type Publication, sameStates } from "../domain/publication.ts";
 import type { Project } from "../domain/workspace.ts";
 import type { Clock } from "../lib/clock.ts";
 import { type Coding, CODINGS, compress } from "../lib/content_coding.ts";
@@ -137,15 +137,6 @@ async function publish(
       error,
     );
   }
-}
-
-/** Whether the controls have exactly the states a version recorded. */
-function sameStates(
-  states: Publication["states"],
-  controls: readonly { key: string; state: string }[],
-): boolean {
-  return controls.length === Object.keys(states).length &&
-    controls.every((c) => states[c.key] === c.state);
 }
 
 /**

@@ -131,7 +131,7 @@ export async function scheduleUniqueJob(
     const job = entry.value;
     const op = kv.atomic();
     if (!job) {
-      op.check(entry);
+      // stageJob checks that no job has this id yet.
       stageJob(op, options.message, { now: options.now, dueAt: options.dueAt, id });
     } else if (job.state === "running") {
       if (job.rerunAt !== null && job.rerunAt <= options.dueAt) return;
