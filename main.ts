@@ -52,6 +52,11 @@ async function banner(services: Services, config: Config, setupUrl: string | nul
   return lines;
 }
 
+/** Whether this process runs on Deno Deploy, which sets `DENO_DEPLOY=true`. */
+export function isDeploy(): boolean {
+  return Deno.env.get("DENO_DEPLOY") === "true" || Deno.env.get("DENO_DEPLOYMENT_ID") !== undefined;
+}
+
 /** Starts the service; resolves with its services once it listens. */
 export async function start(options: { onDeploy: boolean }): Promise<Services> {
   const config = loadConfig(Deno.env.toObject(), options);
@@ -70,7 +75,7 @@ export async function start(options: { onDeploy: boolean }): Promise<Services> {
   const setupUrl = await prepareFirstRun(kv, config);
   const lines = await banner(services, config, setupUrl);
   const serveOptions = options.onDeploy ? {} : { port: config.port, hostname: config.hostname };
-  Deno.serve({
+  const server = Deno.serve({
     ...serveOptions,
     onListen: ({ hostname, port }) => {
       console.log(
@@ -79,12 +84,42 @@ export async function start(options: { onDeploy: boolean }): Promise<Services> {
       for (const line of lines) console.log(line);
     },
   }, app.fetch);
+  stopOnSignals(services, kv, server);
   return services;
+}
+
+/** What a stop may take before the platform kills the process (Deno Deploy: SIGKILL after 5 s). */
+const STOP_GRACE_MS = 4000;
+
+/**
+ * On SIGINT (Deno Deploy stopping an idle isolate, or Ctrl-C) and SIGTERM: stop accepting
+ * connections, stop claiming jobs, give the jobs under way up to 4 s and release the rest (due
+ * again at once for any instance), close the KV, exit. A second signal exits at once.
+ */
+function stopOnSignals(services: Services, kv: Deno.Kv, server: Deno.HttpServer): void {
+  let stopping = false;
+  const stop = async () => {
+    if (stopping) Deno.exit(130);
+    stopping = true;
+    const started = Date.now();
+    const closing = server.shutdown().catch(() => {});
+    await services.jobs.stop(() => kv.close(), { graceMs: STOP_GRACE_MS });
+    await Promise.race([closing, new Promise((resolve) => setTimeout(resolve, 200))]);
+    console.log(`Stopped in ${Date.now() - started} ms`);
+    Deno.exit(0);
+  };
+  for (const signal of ["SIGINT", "SIGTERM"] as const) {
+    try {
+      Deno.addSignalListener(signal, stop);
+    } catch {
+      // A host that does not deliver this signal has nothing to listen to.
+    }
+  }
 }
 
 if (import.meta.main) {
   try {
-    await start({ onDeploy: Deno.env.get("DENO_DEPLOYMENT_ID") !== undefined });
+    await start({ onDeploy: isDeploy() });
   } catch (error) {
     if (error instanceof ConfigError) {
       console.error(error.message);

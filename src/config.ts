@@ -41,6 +41,8 @@ const Env = z.object({
   }).optional(),
   MAIL_FROM: z.string().min(3).max(320).regex(/^[^\r\n]+$/, "Must be one line").optional(),
   WEBHOOK_ALLOW_PRIVATE: Bool.default(false),
+  CDN_PURGE: z.enum(["deno", "xkey", "none"]).optional(),
+  CDN_PURGE_URL: z.string().min(1).optional(),
   MAX_EVIDENCE_BYTES: z.coerce.number().int().min(1024).max(100 * 1024 * 1024).default(
     10 * 1024 * 1024,
   ),
@@ -98,6 +100,18 @@ export interface Config {
    * service's own network.
    */
   webhookAllowPrivate: boolean;
+  /** The cache in front of the service (CDN or Varnish) and how it is purged (src/edge). */
+  edge: EdgeConfig;
+}
+
+/**
+ * How changed public pages leave the cache in front: `deno` through Deno Deploy's CDN API
+ * (`cache.localhost`), `xkey` by `PURGE` requests to Varnish with the xkey module at each of
+ * `purgeUrls`, `none` where no cache keeps pages longer than the specification's five minutes.
+ */
+export interface EdgeConfig {
+  purge: "deno" | "xkey" | "none";
+  purgeUrls: string[];
 }
 
 export interface MailConfig {
@@ -194,6 +208,13 @@ export function loadConfig(
     throw new ConfigError(String(issue.path[0] ?? "environment"), issue.message);
   }
   const e = parsed.data;
+  if (options.onDeploy && !e.BASE_URL) {
+    // On Deploy a default of localhost would end up in issuers, sign-in redirects and links.
+    throw new ConfigError(
+      "BASE_URL",
+      "required on Deno Deploy: set it to the deployment's public URL (https://…)",
+    );
+  }
   const baseUrl = e.BASE_URL ?? `http://localhost:${e.PORT}`;
 
   return {
@@ -220,7 +241,23 @@ export function loadConfig(
       }
       : null,
     webhookAllowPrivate: e.WEBHOOK_ALLOW_PRIVATE,
+    edge: edgeConfig(e, options.onDeploy ?? false),
   };
+}
+
+/** The purge driver: as set, else Deploy's CDN on Deploy, Varnish when URLs are given, else none. */
+function edgeConfig(e: ParsedEnv, onDeploy: boolean): EdgeConfig {
+  const purgeUrls = (e.CDN_PURGE_URL ?? "").split(",").map((url) => url.trim()).filter(Boolean);
+  for (const url of purgeUrls) {
+    if (!URL.canParse(url) || !/^https?:$/.test(new URL(url).protocol)) {
+      throw new ConfigError("CDN_PURGE_URL", `"${url.slice(0, 100)}" is not an http(s) URL`);
+    }
+  }
+  const purge = e.CDN_PURGE ?? (onDeploy ? "deno" : purgeUrls.length > 0 ? "xkey" : "none");
+  if (purge === "xkey" && purgeUrls.length === 0) {
+    throw new ConfigError("CDN_PURGE_URL", "required with CDN_PURGE=xkey (the Varnish URLs)");
+  }
+  return { purge, purgeUrls };
 }
 
 /** The host of the base URL, as the default sender's domain (`localhost` stays as it is). */

@@ -21,6 +21,7 @@ import {
   listDueJobs,
   nextDueAt,
   onJobsCommitted,
+  releaseJob,
   renewJobLease,
 } from "../store/jobs.ts";
 
@@ -53,8 +54,12 @@ export interface JobWorker {
   cronRegistered(): void;
   /** Resolves once no job runs here and, while the loop runs, none is due. */
   settled(): Promise<void>;
-  /** Stops taking jobs, waits for the ones under way, then calls `close` (the KV's). */
-  stop(close: () => void): Promise<void>;
+  /**
+   * Stops taking jobs, waits for the ones under way (at most `graceMs` when given: what is
+   * still running then is released, due again at once for any worker), then calls `close`
+   * (the KV's).
+   */
+  stop(close: () => void, options?: { graceMs?: number }): Promise<void>;
   status(): WorkerStatus;
 }
 
@@ -80,6 +85,8 @@ export function createJobWorker(deps: WorkerOptions): JobWorker {
   const owner = `worker-${crypto.randomUUID().slice(0, 8)}`;
   const handlers = new Map<string, JobHandler>();
   const underWay = new Set<Promise<void>>();
+  /** The claims of the jobs running now, so a stop with a deadline can release them. */
+  const claims = new Set<JobClaim>();
   let stopping = false;
   let cron = false;
   let loop: Promise<void> | null = null;
@@ -116,6 +123,15 @@ export function createJobWorker(deps: WorkerOptions): JobWorker {
 
   /** Runs one claimed job to its end, renewing its lease while it runs. */
   async function run(claim: JobClaim): Promise<void> {
+    claims.add(claim);
+    try {
+      await runClaimed(claim);
+    } finally {
+      claims.delete(claim);
+    }
+  }
+
+  async function runClaimed(claim: JobClaim): Promise<void> {
     const renewal = setInterval(() => {
       renewJobLease(kv, claim, { now: clock.now().getTime(), leaseMs }).catch((error) =>
         log.warn("A job's lease could not be renewed", { id: claim.job.id, error: String(error) })
@@ -252,11 +268,28 @@ export function createJobWorker(deps: WorkerOptions): JobWorker {
         await new Promise((resolve) => setTimeout(resolve, 5));
       }
     },
-    async stop(close) {
+    async stop(close, options = {}) {
       stopping = true;
       wake?.();
       await loop;
-      while (underWay.size > 0) await Promise.allSettled([...underWay]);
+      const deadline = options.graceMs === undefined ? Infinity : Date.now() + options.graceMs;
+      while (underWay.size > 0 && Date.now() < deadline) {
+        const left = deadline - Date.now();
+        let timer: ReturnType<typeof setTimeout> | undefined;
+        await Promise.race([
+          Promise.allSettled([...underWay]),
+          ...(Number.isFinite(left)
+            ? [new Promise((resolve) => timer = setTimeout(resolve, left))]
+            : []),
+        ]);
+        clearTimeout(timer);
+      }
+      const now = clock.now().getTime();
+      const released = await Promise.allSettled(
+        [...claims].map((claim) => releaseJob(kv, claim, { now })),
+      );
+      const count = released.filter((r) => r.status === "fulfilled" && r.value).length;
+      if (count > 0) log.info("Released jobs still running at stop", { count });
       close();
     },
     status() {

@@ -266,6 +266,26 @@ export function completeJob(kv: Deno.Kv, claim: JobClaim): Promise<boolean> {
 }
 
 /**
+ * Gives back a job this claim holds without counting the run: it is due again at `now`, for
+ * any worker (a stopping instance releases what it could not finish, so nobody waits for its
+ * lease to run out). False when the claim was lost already.
+ */
+export function releaseJob(
+  kv: Deno.Kv,
+  claim: JobClaim,
+  options: { now: number },
+): Promise<boolean> {
+  return changeClaimed(kv, claim, (job) => ({
+    ...job,
+    state: "scheduled",
+    dueAt: options.now,
+    attempt: Math.max(0, job.attempt - 1),
+    lease: null,
+    rerunAt: null,
+  }));
+}
+
+/**
  * Ends a failed run: the job is scheduled again after a backoff, or, after its last attempt,
  * dead-lettered with its errors. Returns the job as stored (null when the claim was lost).
  */
