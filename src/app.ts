@@ -41,7 +41,6 @@ import { publishIfChanged, publishProject } from "./publish/publish.ts";
 import { registerCertificationJobs } from "./publish/certification_jobs.ts";
 import { describeApi } from "./http/api_document.ts";
 import { type Config, ConfigError } from "./config.ts";
-import { sigstoreVerifierFor } from "./sigstore/verify.ts";
 
 /** Body limit for every route that does not take evidence. */
 export const DEFAULT_BODY_LIMIT = 256 * 1024;
@@ -101,7 +100,7 @@ function createVerifier(deps: AppDeps, keys: Services["keys"]) {
 export async function createServices(deps: AppDeps): Promise<Services> {
   const { config, kv } = deps;
   try {
-    sigstoreVerifierFor(config.sigstoreTrustedRoot);
+    await (await import("./sigstore/load.ts")).checkTrustedRoot(config.sigstoreTrustedRoot);
   } catch (error) {
     throw new ConfigError("SIGSTORE_TRUSTED_ROOT", (error as Error).message);
   }

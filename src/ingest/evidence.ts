@@ -13,7 +13,7 @@ import { canonicalJson } from "../lib/canonical_json.ts";
 import { sha256HexSync } from "../lib/hash.ts";
 import { stableUuid } from "../lib/ids.ts";
 import type { SignatureCheck } from "../domain/sigstore.ts";
-import { claimsSignature, sigstoreVerifierFor } from "../sigstore/verify.ts";
+import { claimsSignature, loadSigstoreVerifier } from "../sigstore/load.ts";
 import { commitEvidence, getEvidenceMany, getIdempotencyRecord } from "../store/evidence.ts";
 import { getSigstoreIdentities } from "../store/sigstore_identities.ts";
 import { loadSubjectRule } from "./subject_rule.ts";
@@ -117,9 +117,9 @@ async function checkSignatures(
   items: readonly EvidenceItem[],
   trustedRoot: Record<string, unknown> | null,
 ): Promise<Array<SignatureCheck | null>> {
-  const verifier = sigstoreVerifierFor(trustedRoot);
   if (!items.some((item) => claimsSignature(item.payload))) return items.map(() => null);
-  const [identities, subjects] = await Promise.all([
+  const [verifier, identities, subjects] = await Promise.all([
+    loadSigstoreVerifier(trustedRoot),
     getSigstoreIdentities(kv, projectId),
     loadSubjectRule(kv, blobs, projectId),
   ]);

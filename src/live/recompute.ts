@@ -22,7 +22,7 @@ import { readEvaluations, storeEvaluations } from "../store/evaluations.ts";
 import { getLatestEvidence, listLatestVexEvidence } from "../store/evidence.ts";
 import type { SigstoreIdentity, SubjectRule } from "../domain/sigstore.ts";
 import { loadSubjectRule } from "../ingest/subject_rule.ts";
-import { claimsSignature, sigstoreVerifierFor } from "../sigstore/verify.ts";
+import { claimsSignature, loadSigstoreVerifier } from "../sigstore/load.ts";
 import { getSigstoreIdentities } from "../store/sigstore_identities.ts";
 
 /** What recompute reads: storage, and the Sigstore trusted root (absent: the shipped one). */
@@ -60,7 +60,7 @@ async function evidenceObservation(
   if (!record) return null;
   const payload = await readPayload(blobs, record.payloadS3Key);
   const signature = claimsSignature(payload)
-    ? sigstoreVerifierFor(deps.config?.sigstoreTrustedRoot ?? null).check(
+    ? (await loadSigstoreVerifier(deps.config?.sigstoreTrustedRoot ?? null)).check(
       payload,
       ...await signers(),
     )

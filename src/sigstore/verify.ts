@@ -14,6 +14,7 @@ import {
   subjectMatches,
   type SubjectRule,
 } from "../domain/sigstore.ts";
+import { isBundle, isEnvelope, isObject, type JsonObject } from "./claims.ts";
 import { useNodeDefaultDigest } from "./node_crypto.ts";
 import { checkSubjects } from "./subjects.ts";
 import PUBLIC_GOOD_ROOT from "./trusted_root.json" with { type: "json" };
@@ -32,12 +33,6 @@ export interface SigstoreVerifier {
     identities: readonly SigstoreIdentity[],
     subjects?: SubjectRule,
   ): SignatureCheck | null;
-}
-
-type JsonObject = Record<string, unknown>;
-
-function isObject(value: unknown): value is JsonObject {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 /**
@@ -84,25 +79,7 @@ export function sigstoreVerifierFor(root: JsonObject | null): SigstoreVerifier {
   return verifier;
 }
 
-/** A Sigstore bundle: `verificationMaterial`, or a Sigstore bundle media type. */
-function isBundle(payload: JsonObject): boolean {
-  return Object.hasOwn(payload, "verificationMaterial") ||
-    (typeof payload.mediaType === "string" &&
-      payload.mediaType.startsWith("application/vnd.dev.sigstore.bundle"));
-}
-
-/** A DSSE envelope: `payloadType` and `signatures`. */
-function isEnvelope(payload: JsonObject): boolean {
-  return Object.hasOwn(payload, "payloadType") && Object.hasOwn(payload, "signatures");
-}
-
-/**
- * Whether `payload` claims a signature (a Sigstore bundle or a DSSE envelope), the only
- * payloads `check` answers for; cheap, so callers read identities only when needed.
- */
-export function claimsSignature(payload: unknown): boolean {
-  return isObject(payload) && (isBundle(payload) || isEnvelope(payload));
-}
+export { claimsSignature } from "./claims.ts";
 
 function check(
   verifier: Verifier,
