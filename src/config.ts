@@ -39,6 +39,20 @@ const Env = z.object({
     protocol: /^smtps?$/,
     error: "Expected smtp://[user:password@]host[:port] or smtps://…",
   }).optional(),
+  SES_REGION: z.string().regex(
+    /^[a-z]{2}(-[a-z]+)+-\d{1,2}$/,
+    "Expected an AWS region such as eu-west-1",
+  ).optional(),
+  SES_ACCESS_KEY_ID: z.string().regex(
+    /^\w{16,128}$/,
+    "Expected an AWS access key id (16 to 128 letters and digits)",
+  ).optional(),
+  SES_SECRET_ACCESS_KEY: z.string().regex(/^\S+$/, "Must be one word without spaces").optional(),
+  SES_ENDPOINT: Url.optional(),
+  SES_CONFIGURATION_SET: z.string().regex(
+    /^[\w-]{1,64}$/,
+    "Expected a configuration set name (up to 64 letters, digits, - and _)",
+  ).optional(),
   MAIL_FROM: z.string().min(3).max(320).regex(/^[^\r\n]+$/, "Must be one line").optional(),
   WEBHOOK_ALLOW_PRIVATE: Bool.default(false),
   CDN_PURGE: z.enum(["deno", "xkey", "none"]).optional(),
@@ -92,7 +106,7 @@ export interface Config {
    * shipped public-good root. Start-up checks that it is a usable trusted root.
    */
   sigstoreTrustedRoot: Record<string, unknown> | null;
-  /** Outgoing email (notifications, access links), or null when SMTP_URL is not set. */
+  /** Outgoing email (notifications, access links); null without SMTP_URL or SES_REGION. */
   mail: MailConfig | null;
   /**
    * Webhook endpoints may resolve to loopback and private addresses (development and
@@ -114,11 +128,34 @@ export interface EdgeConfig {
   purgeUrls: string[];
 }
 
-export interface MailConfig {
+/** How email leaves: over SMTP (`SMTP_URL`) or through Amazon SES v2's HTTPS API (`SES_REGION`). */
+export type MailConfig = SmtpMailConfig | SesMailConfig;
+
+export interface SmtpMailConfig {
+  transport: "smtp";
   /** `smtp://` (STARTTLS when offered) or `smtps://` (TLS), with credentials if any. A secret. */
   smtpUrl: string;
   /** The From header, e.g. `Trust <trust@example.com>`. */
   from: string;
+}
+
+export interface SesMailConfig {
+  transport: "ses";
+  ses: SesConfig;
+  /** The From header; its address must be an identity SES has verified. */
+  from: string;
+}
+
+/** Amazon SES v2 (`SendEmail` over HTTPS, signed with SigV4). */
+export interface SesConfig {
+  region: string;
+  accessKeyId: string;
+  /** A secret: never logged, printed or returned. */
+  secretAccessKey: string;
+  /** Base URL of the SES API (SES_ENDPOINT, default `https://email.<region>.amazonaws.com`). */
+  endpoint: string;
+  /** The SES configuration set every email is sent with (event publishing, IP pools), if any. */
+  configurationSet: string | undefined;
 }
 
 /** A configuration problem, reported as one line naming the variable. */
@@ -234,12 +271,7 @@ export function loadConfig(
     maxEvidenceBytes: e.MAX_EVIDENCE_BYTES,
     trustedProxies: ipRanges(e.TRUSTED_PROXIES ?? "", "TRUSTED_PROXIES"),
     bodyTimeoutMs: e.BODY_TIMEOUT_SECONDS * 1000,
-    mail: e.SMTP_URL
-      ? {
-        smtpUrl: e.SMTP_URL,
-        from: e.MAIL_FROM ?? `Trust Profile Service <no-reply@${mailDomain(baseUrl)}>`,
-      }
-      : null,
+    mail: mailConfig(e, baseUrl),
     webhookAllowPrivate: e.WEBHOOK_ALLOW_PRIVATE,
     edge: edgeConfig(e, options.onDeploy ?? false),
   };
@@ -258,6 +290,41 @@ function edgeConfig(e: ParsedEnv, onDeploy: boolean): EdgeConfig {
     throw new ConfigError("CDN_PURGE_URL", "required with CDN_PURGE=xkey (the Varnish URLs)");
   }
   return { purge, purgeUrls };
+}
+
+const SES_ONLY = [
+  "SES_ACCESS_KEY_ID",
+  "SES_SECRET_ACCESS_KEY",
+  "SES_ENDPOINT",
+  "SES_CONFIGURATION_SET",
+];
+
+/** SMTP (`SMTP_URL`), Amazon SES v2 (`SES_REGION` and its keys), or null: never both. */
+function mailConfig(e: ParsedEnv, baseUrl: string): MailConfig | null {
+  const from = e.MAIL_FROM ?? `Trust Profile Service <no-reply@${mailDomain(baseUrl)}>`;
+  if (!e.SES_REGION) {
+    const stray = SES_ONLY.find((name) => e[name as keyof ParsedEnv] !== undefined);
+    if (stray) throw new ConfigError("SES_REGION", `required when ${stray} is set`);
+    return e.SMTP_URL ? { transport: "smtp", smtpUrl: e.SMTP_URL, from } : null;
+  }
+  if (e.SMTP_URL) {
+    throw new ConfigError(
+      "SMTP_URL",
+      "set either SMTP_URL (SMTP) or SES_REGION (Amazon SES v2), not both",
+    );
+  }
+  const why = "when SES_REGION is set";
+  return {
+    transport: "ses",
+    from,
+    ses: {
+      region: e.SES_REGION,
+      accessKeyId: required(e.SES_ACCESS_KEY_ID, "SES_ACCESS_KEY_ID", why),
+      secretAccessKey: required(e.SES_SECRET_ACCESS_KEY, "SES_SECRET_ACCESS_KEY", why),
+      endpoint: e.SES_ENDPOINT ?? `https://email.${e.SES_REGION}.amazonaws.com`,
+      configurationSet: e.SES_CONFIGURATION_SET,
+    },
+  };
 }
 
 /** The host of the base URL, as the default sender's domain (`localhost` stays as it is). */

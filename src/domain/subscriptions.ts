@@ -94,7 +94,8 @@ export const SubscriberResponse = z.object({ subscriber: Subscriber })
 export const ServiceStatus = z.object({
   mail: z.object({
     configured: z.boolean().openapi({
-      description: "Whether SMTP_URL is set; without it no email (subscriptions) is sent",
+      description:
+        "Whether email is configured (SMTP_URL or SES_REGION); without it no email (subscriptions) is sent",
     }),
   }),
   live: LiveStatus,

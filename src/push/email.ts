@@ -2,13 +2,13 @@
  * The email channel: trust events become one email per confirmed subscriber, each a
  * delivery record created with its "mail" job (so handing an event out again changes
  * nothing), sent by the "mail" handler with its own bounded backoff. Private projects notify
- * nobody; with no SMTP configured nothing is sent and each notification is recorded as
- * skipped.
+ * nobody; with no email transport configured nothing is sent and each notification is
+ * recorded as skipped.
  *
  * Email is sent at most once: the handler records that it is sending before it sends, so a
  * run that finds that mark left by a run that stopped mid-way (a crash) records the email as
  * possibly undelivered instead of sending it again. Each email's Message-ID is derived from
- * its delivery, so a resend by the SMTP server itself is recognizable too.
+ * its delivery, so a resend by the mail server itself is recognizable too.
  */
 import type { Config } from "../config.ts";
 import type { TrustEvent } from "../domain/events.ts";
@@ -86,11 +86,14 @@ export function emailChannel(deps: EmailDeps) {
       if (made) created++;
     }
     if (skipped && created > 0) {
-      deps.log.warn("Email is not configured (SMTP_URL); subscribers were not notified", {
-        eventId: event.id,
-        type: event.type,
-        subscribers: created,
-      });
+      deps.log.warn(
+        "Email is not configured (SMTP_URL or SES_REGION); subscribers were not notified",
+        {
+          eventId: event.id,
+          type: event.type,
+          subscribers: created,
+        },
+      );
     }
   };
 }
@@ -172,7 +175,9 @@ async function attempt(deps: EmailDeps, read: Deno.KvEntry<MailDelivery>): Promi
   const message = await compose(deps, delivery);
   if ("skip" in message) return void await finish({ status: "skipped", reason: message.skip! });
   if (!deps.mailer.configured) {
-    deps.log.warn("Email is not configured (SMTP_URL); an email was not sent", { id: delivery.id });
+    deps.log.warn("Email is not configured (SMTP_URL or SES_REGION); an email was not sent", {
+      id: delivery.id,
+    });
     return void await finish({ status: "skipped", reason: "email not configured" });
   }
   const claimed = await recordDelivery(deps.kv, entry, {

@@ -64,7 +64,10 @@ async function emailLink(
   options: { org: Organization; link: AccessLink; url: string; titles: string[] },
 ): Promise<{ sent: boolean; detail: string }> {
   if (!mailer.configured) {
-    return { sent: false, detail: "Email is not configured (SMTP_URL): copy the link and send it" };
+    return {
+      sent: false,
+      detail: "Email is not configured (SMTP_URL or SES_REGION): copy the link and send it",
+    };
   }
   const { org, link, url, titles } = options;
   const text = [

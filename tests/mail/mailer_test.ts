@@ -55,10 +55,11 @@ Deno.test("[mail] a refusing server is a MailError without the URL's credentials
 
 Deno.test("[mail] SMTP_URL must be smtp:// or smtps://", () => {
   assert.throws(() => loadConfig({ SMTP_URL: "http://mail.example.com" }), /SMTP_URL/);
-  assert.equal(
-    loadConfig({ SMTP_URL: "smtps://mail.example.com:465" }).mail?.smtpUrl,
-    "smtps://mail.example.com:465",
-  );
+  assert.deepEqual(loadConfig({ SMTP_URL: "smtps://mail.example.com:465" }).mail, {
+    transport: "smtp",
+    smtpUrl: "smtps://mail.example.com:465",
+    from: "Trust Profile Service <no-reply@localhost>",
+  });
   assert.throws(
     () => loadConfig({ SMTP_URL: "smtp://m", MAIL_FROM: "a\r\nBcc: x@y" }),
     /MAIL_FROM/,

@@ -39,7 +39,7 @@ subscriberRoutes.openapi(
     summary:
       "Email subscribers of the organization and its projects (members; addresses for owners)",
     description:
-      "Counts of confirmed and pending subscribers per scope for every member; the addresses, newest first, only for owners (`subscribers` is null for members). `mail.configured` is false when no email is sent (SMTP_URL not set).",
+      "Counts of confirmed and pending subscribers per scope for every member; the addresses, newest first, only for owners (`subscribers` is null for members). `mail.configured` is false when no email is sent (neither SMTP_URL nor SES_REGION is set).",
     security: HUMAN,
     middleware: [requireHuman] as const,
     request: { params: OrgParams },
@@ -111,7 +111,7 @@ subscriberRoutes.openapi(
     summary:
       "What this service can do: whether email is configured and live work runs (signed-in users)",
     description:
-      "`mail.configured` is false when SMTP_URL is not set: no subscription email is sent, and subscribe requests answer 409. Where mail goes is never shown. `live` is what `/health/ready` answers: whether the job worker runs, how long the oldest due job has waited, and how many jobs were dead-lettered.",
+      "`mail.configured` is false when neither SMTP_URL nor SES_REGION is set: no subscription email is sent, and subscribe requests answer 409. Where mail goes is never shown. `live` is what `/health/ready` answers: whether the job worker runs, how long the oldest due job has waited, and how many jobs were dead-lettered.",
     security: HUMAN,
     middleware: [requireHuman] as const,
     responses: { 200: json(ServiceStatus, "The service's status"), ...errors(401) },

@@ -16,7 +16,7 @@ function notConfigured() {
     "div",
     { class: "alert alert-warning", role: "status" },
     h("strong", {}, "Email is not configured. "),
-    "This service has no SMTP server (SMTP_URL), so visitors cannot subscribe and no notification is sent. Set SMTP_URL and restart to turn email on.",
+    "This service sends no email (neither SMTP_URL nor SES_REGION is set), so visitors cannot subscribe and no notification is sent. Set one of them and restart to turn email on.",
   );
 }
 
