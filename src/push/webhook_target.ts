@@ -2,8 +2,10 @@
  * Where a webhook may be sent (SSRF protection): the URL's host is resolved (or taken as the
  * IP literal it is) and every address must be global unicast (src/lib/ip.ts), unless
  * WEBHOOK_ALLOW_PRIVATE is on.
- * This runs at registration and again before every attempt, and the attempt connects to an
- * address checked here, so a name that later resolves elsewhere (DNS rebinding) is caught.
+ * This runs at registration and again before every attempt. The attempt connects to an address
+ * checked here, or, where the platform refuses such a connection, checks the address it reached
+ * or checks the name again just before its request (src/push/webhook_http.ts says what each
+ * path guards against DNS rebinding).
  */
 import { isGlobalUnicast, parseIp } from "../lib/ip.ts";
 
@@ -50,10 +52,29 @@ export class TargetRefused extends Error {
   }
 }
 
-/** A URL that passed the checks, with the addresses its host had at that moment. */
+/** What a target was checked against: whether non-public addresses pass, and the resolver. */
+export interface TargetPolicy {
+  allowPrivate: boolean;
+  resolver: HostResolver;
+}
+
+/**
+ * A URL that passed the checks, with the addresses its host had at that moment and the policy
+ * it passed (absent: judged strictly, with nothing to check the name again with).
+ */
 export interface CheckedTarget {
   url: URL;
   addresses: string[];
+  policy?: TargetPolicy;
+}
+
+/**
+ * Why `address` may not receive webhooks (SSRF), as "<address>, a loopback…" to follow "resolves
+ * to" or "reached"; null when it may.
+ */
+export function addressRefusal(address: string, allowPrivate: boolean): string | null {
+  if (allowPrivate || isGlobalUnicast(address)) return null;
+  return `${address}, a loopback, private or otherwise non-public address; such endpoints are refused unless the service runs with WEBHOOK_ALLOW_PRIVATE=true`;
 }
 
 /** The IP literal of a URL host (`[::1]` → `::1`), or null for a name. */
@@ -108,16 +129,13 @@ export async function checkTarget(
 ): Promise<CheckedTarget> {
   const url = parseTarget(text, options.allowPrivate);
   const addresses = await addressesOf(url, options.resolver);
-  if (!options.allowPrivate) {
-    const refused = addresses.find((address) => !isGlobalUnicast(address));
-    if (refused) {
-      throw new TargetRefused(
-        `The webhook host resolves to ${refused}, a loopback, private or otherwise non-public address; such endpoints are refused unless the service runs with WEBHOOK_ALLOW_PRIVATE=true`,
-      );
-    }
+  for (const address of addresses) {
+    const refusal = addressRefusal(address, options.allowPrivate);
+    if (refusal) throw new TargetRefused(`The webhook host resolves to ${refusal}`);
   }
   if (url.protocol === "http:" && !addresses.every(isLoopback)) {
     throw new TargetRefused("The webhook URL must use https (http only for loopback addresses)");
   }
-  return { url, addresses };
+  const policy = { allowPrivate: options.allowPrivate, resolver: options.resolver };
+  return { url, addresses, policy };
 }

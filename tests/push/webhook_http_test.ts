@@ -5,6 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { postWebhook } from "../../src/push/webhook_http.ts";
+import { createTestCa } from "../support/tls.ts";
 
 const options = { headers: { "content-type": "application/json" }, body: "{}", timeoutMs: 2000 };
 
@@ -68,5 +69,31 @@ Deno.test("[push] postWebhook(): a first address that accepts but never answers 
     await accepting.catch(() => {});
     held.forEach((conn) => conn.close());
     await other.close();
+  }
+});
+
+Deno.test("[push] postWebhook(): https where raw TCP is allowed takes the pinned path (TCP to the checked address)", async () => {
+  const ca = await createTestCa();
+  const certificate = await ca.issue({ dns: ["hooks.test"] });
+  let requests = 0;
+  const server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen: () => {}, ...certificate },
+    () => {
+      requests++;
+      return new Response(null, { status: 204 });
+    },
+  );
+  try {
+    // hooks.test resolves nowhere but in this target: only a connection to its checked
+    // address, with the name used for TLS, can reach the receiver.
+    const url = new URL(`https://hooks.test:${server.addr.port}/`);
+    const outcome = await postWebhook(
+      { url, addresses: ["127.0.0.1"] },
+      { ...options, caCerts: [ca.cert] },
+    );
+    assert.deepEqual([outcome.statusCode, outcome.error, outcome.path], [204, null, "pinned"]);
+    assert.equal(requests, 1);
+  } finally {
+    await server.shutdown();
   }
 });
