@@ -5,11 +5,9 @@
  * endpoints, and from the same tool list the MCP server registers.
  */
 import { z } from "@hono/zod-openapi";
-// @ts-types="@modelcontextprotocol/sdk/types"
-import { SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/sdk/types.js";
 import type { Config } from "../config.ts";
 import { EXPORT_FILES } from "../publish/exports/_input.ts";
-import { MCP_SERVER_INFO } from "./server.ts";
+import { MCP_SERVER_INFO, SUPPORTED_PROTOCOL_VERSIONS } from "./protocol.ts";
 import { TRUST_JSON_RESOURCE, TRUST_TOOLS } from "./tools.ts";
 
 /** What the service is, in one sentence (also the llms.txt summary). */

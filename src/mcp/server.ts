@@ -7,18 +7,11 @@
 import { McpServer, ResourceTemplate } from "@modelcontextprotocol/sdk/server/mcp.js";
 // @ts-types="@modelcontextprotocol/sdk/types"
 import { McpError } from "@modelcontextprotocol/sdk/types.js";
-import { API_VERSION } from "../domain/common.ts";
 import { AppError } from "../domain/errors.ts";
 import { SlugParams } from "../domain/publish.ts";
+import { MCP_SERVER_INFO } from "./protocol.ts";
 import type { TrustReader } from "./reader.ts";
 import { SERVER_INSTRUCTIONS, TRUST_JSON_RESOURCE, TRUST_TOOLS } from "./tools.ts";
-
-/** The server's identity, as announced at initialization and in the discovery documents. */
-export const MCP_SERVER_INFO = {
-  name: "trust-profile-service",
-  title: "Trust Profile Service",
-  version: API_VERSION,
-} as const;
 
 /** JSON-RPC code MCP uses for "resource not found". */
 const RESOURCE_NOT_FOUND = -32002;

@@ -6,15 +6,10 @@
  * card at the location the server-card draft reserves (`<streamable-http-url>/server-card`).
  */
 import { createRoute, z } from "@hono/zod-openapi";
-// @ts-types="@modelcontextprotocol/sdk/server/webStandardStreamableHttp"
-import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { ApiError } from "../../domain/common.ts";
 import { AppError } from "../../domain/errors.ts";
 import { SERVER_CARD_TYPE, ServerCard, serverCard } from "../../mcp/discovery.ts";
 import { toolInput } from "../../mcp/guides.ts";
-import { mcpAllowedHosts, mcpAllowedOrigins } from "../../mcp/hosts.ts";
-import { createTrustReader } from "../../mcp/reader.ts";
-import { createTrustMcpServer } from "../../mcp/server.ts";
 import { TRUST_TOOLS } from "../../mcp/tools.ts";
 import { sha256HexSync } from "../../lib/hash.ts";
 import { ifNoneMatchHits } from "../../serve/artifacts.ts";
@@ -88,7 +83,6 @@ mcpRoutes.openapi(
     },
   }),
   async (c) => {
-    const { config } = c.var.services;
     // The body middleware consumed the request stream; hand the transport a
     // fresh Request with the same bytes and the JSON it already parsed safely.
     const bytes = await c.req.arrayBuffer();
@@ -101,23 +95,9 @@ mcpRoutes.openapi(
       headers: c.req.raw.headers,
       body: bytes,
     });
-    const transport = new WebStandardStreamableHTTPServerTransport({
-      sessionIdGenerator: undefined,
-      enableJsonResponse: true,
-      enableDnsRebindingProtection: true,
-      allowedHosts: mcpAllowedHosts(config),
-      allowedOrigins: mcpAllowedOrigins(config),
-    });
-    const server = createTrustMcpServer(createTrustReader(c.var.services));
-    try {
-      await server.connect(transport);
-      const response = await transport.handleRequest(request, { parsedBody });
-      response.headers.set("Cache-Control", "no-store");
-      return response;
-    } finally {
-      // JSON mode resolves only once every answer is in the body, so closing now loses nothing.
-      await server.close();
-    }
+    // The MCP SDK loads on the first POST /mcp, not at start.
+    const { answerMcp } = await import("../../mcp/handler.ts");
+    return await answerMcp(c.var.services, request, parsedBody);
   },
 );
 

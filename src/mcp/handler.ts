@@ -1,0 +1,37 @@
+/**
+ * One POST /mcp exchange: a fresh MCP server and Streamable HTTP transport for the request
+ * (stateless, JSON responses, no session). This module holds every static import of the MCP
+ * SDK's runtime: src/http/routes/mcp.ts loads it on the first POST /mcp, so a start does not.
+ */
+// @ts-types="@modelcontextprotocol/sdk/server/webStandardStreamableHttp"
+import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import type { Services } from "../http/env.ts";
+import { mcpAllowedHosts, mcpAllowedOrigins } from "./hosts.ts";
+import { createTrustReader } from "./reader.ts";
+import { createTrustMcpServer } from "./server.ts";
+
+/** Answers `request` (whose JSON body, when it has one, is `parsedBody`). */
+export async function answerMcp(
+  services: Services,
+  request: Request,
+  parsedBody: unknown,
+): Promise<Response> {
+  const { config } = services;
+  const transport = new WebStandardStreamableHTTPServerTransport({
+    sessionIdGenerator: undefined,
+    enableJsonResponse: true,
+    enableDnsRebindingProtection: true,
+    allowedHosts: mcpAllowedHosts(config),
+    allowedOrigins: mcpAllowedOrigins(config),
+  });
+  const server = createTrustMcpServer(createTrustReader(services));
+  try {
+    await server.connect(transport);
+    const response = await transport.handleRequest(request, { parsedBody });
+    response.headers.set("Cache-Control", "no-store");
+    return response;
+  } finally {
+    // JSON mode resolves only once every answer is in the body, so closing now loses nothing.
+    await server.close();
+  }
+}
