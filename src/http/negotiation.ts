@@ -4,7 +4,7 @@
  */
 import type { Context } from "hono";
 import { Html, html } from "../lib/html.ts";
-import { markdownToHtml } from "../lib/markdown.ts";
+import { loadMarkdown } from "../lib/load_markdown.ts";
 import type { AppEnv } from "./env.ts";
 import { pageHeaders, renderPage } from "./html.ts";
 
@@ -37,17 +37,18 @@ export function pageUrl(base: string, options: { cursor?: string; limit?: number
 }
 
 /** Answers a documentation page in the negotiated format. */
-export function sendDoc(
+export async function sendDoc(
   c: Context<AppEnv>,
   title: string,
   options: { markdown: string; format?: "md" | "html" },
-): Response {
+): Promise<Response> {
   const { markdown, format } = options;
   c.header("Vary", "Accept");
   c.header("Cache-Control", "public, max-age=300");
   if (format === "md" || (format === undefined && wantsMarkdown(c))) {
     return c.body(markdown, 200, { "content-type": "text/markdown; charset=utf-8" });
   }
+  const { markdownToHtml } = await loadMarkdown();
   const body = html`<article class="doc">${new Html(markdownToHtml(markdown))}</article>`;
   return c.body(renderPage(title, body, "document"), 200, pageHeaders());
 }

@@ -21,7 +21,7 @@ import {
 import type { ControlState } from "../domain/control.ts";
 import { notFound, validationFailed } from "../domain/errors.ts";
 import type { Organization, Project } from "../domain/workspace.ts";
-import { renderSafeMarkdown } from "../lib/safe_markdown.ts";
+import { loadMarkdown, type Markdown } from "../lib/load_markdown.ts";
 import { publicUrls, trustCenterUrl } from "../publish/urls.ts";
 import { addAnswer, type AnswerActor, editAnswer, listAnswers } from "../store/answers.ts";
 import { getCertification } from "../store/certifications.ts";
@@ -232,14 +232,16 @@ export async function publicAnswers(
   const scored = inAnswerOrder(all).map((answer) => ({ answer, score: matchScore(answer, terms) }))
     .filter((s) => s.score > 0);
   scored.sort((a, b) => b.score - a.score);
-  const index = await citationIndex(kv, config, org);
+  const [index, markdown] = await Promise.all([citationIndex(kv, config, org), loadMarkdown()]);
   const center = trustCenterUrl(config, org.slug);
   const requestUrl = nda ? answersAccessUrl(config, org.slug) : null;
   return {
     organizationId: org.id,
     organization: { name: org.name, slug: org.slug },
     query: options.q?.trim() ? options.q.trim() : null,
-    answers: scored.map(({ answer }) => presentAnswer(answer, { index, config, requestUrl })),
+    answers: scored.map(({ answer }) =>
+      presentAnswer(answer, { index, config, requestUrl, markdown })
+    ),
     total: all.length,
     acceptingRequests: nda !== null,
     exports: { csv: `${center}/answers.csv`, xlsx: `${center}/answers.xlsx` },
@@ -249,7 +251,12 @@ export async function publicAnswers(
 
 function presentAnswer(
   answer: TrustAnswer,
-  context: { index: CitationIndex; config: Config; requestUrl: string | null },
+  context: {
+    index: CitationIndex;
+    config: Config;
+    requestUrl: string | null;
+    markdown: Pick<Markdown, "renderSafeMarkdown">;
+  },
 ): PublicAnswer {
   const open = answer.visibility === "public";
   return {
@@ -259,7 +266,7 @@ function presentAnswer(
     visibility: answer.visibility,
     questionnaireRefs: answer.questionnaireRefs,
     answer: open ? answer.answer : null,
-    answerHtml: open ? renderSafeMarkdown(answer.answer) : null,
+    answerHtml: open ? context.markdown.renderSafeMarkdown(answer.answer) : null,
     citations: open ? resolveCitations(answer.citations, context.index, context.config) : null,
     requestAccessUrl: open ? null : context.requestUrl,
     updatedAt: answer.updatedAt,
@@ -275,9 +282,14 @@ export async function openedRestrictedAnswers(
   const restricted = inAnswerOrder(await listAnswers(kv, org.id))
     .filter((a) => a.visibility === "restricted");
   if (restricted.length === 0) return [];
-  const index = await citationIndex(kv, config, org);
+  const [index, markdown] = await Promise.all([citationIndex(kv, config, org), loadMarkdown()]);
   return restricted.map((answer) => ({
-    ...presentAnswer({ ...answer, visibility: "public" }, { index, config, requestUrl: null }),
+    ...presentAnswer({ ...answer, visibility: "public" }, {
+      index,
+      config,
+      requestUrl: null,
+      markdown,
+    }),
     visibility: "restricted",
   })) as (PublicAnswer & { citations: PublicCitation[] })[];
 }

@@ -33,8 +33,10 @@ export async function latestFeed(
   const pageUrl = publicUrls(deps.config, project.slug).page;
   const listed = new Set(page.updates.map((u) => u.id));
   const updates = [...page.updates, ...open.filter((u) => !listed.has(u.id))];
-  const entries = updates.map((u) =>
-    updateFeedEntry({ pageUrl, slug: project.slug }, publicUpdate(deps.config, project, u))
+  const entries = await Promise.all(
+    updates.map(async (u) =>
+      updateFeedEntry({ pageUrl, slug: project.slug }, await publicUpdate(deps.config, project, u))
+    ),
   );
   const feed = withFeedEntries(new TextDecoder().decode(published), entries);
   const tag = entries.length === 0

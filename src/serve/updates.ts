@@ -16,8 +16,7 @@ import type {
   UpdatePostedData,
 } from "../domain/updates.ts";
 import type { Project } from "../domain/workspace.ts";
-import { renderSafeMarkdown } from "../lib/safe_markdown.ts";
-import { neutralizeMarkdown } from "../lib/safe_markdown_source.ts";
+import { loadMarkdown } from "../lib/load_markdown.ts";
 import { publicUrls } from "../publish/urls.ts";
 import { getUpdate, listOpenUpdates, listUpdates } from "../store/updates.ts";
 import { publicProject, type PublicReads } from "./public_read.ts";
@@ -29,11 +28,12 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
  * rewritten as safely (raw HTML as text, only http(s) and mailto links), since the Markdown pages,
  * the JSON and the MCP tool carry it to readers that may render it with HTML on.
  */
-export function publicUpdate(
+export async function publicUpdate(
   config: Pick<Config, "baseUrl">,
   project: Pick<Project, "slug">,
   update: TrustUpdate,
-): PublicTrustUpdate {
+): Promise<PublicTrustUpdate> {
+  const { neutralizeMarkdown, renderSafeMarkdown } = await loadMarkdown();
   return {
     id: update.id,
     kind: update.kind,
@@ -53,7 +53,8 @@ export async function openPublicUpdates(
   config: Pick<Config, "baseUrl">,
   project: Pick<Project, "id" | "slug">,
 ): Promise<PublicTrustUpdate[]> {
-  return (await listOpenUpdates(kv, project.id)).map((u) => publicUpdate(config, project, u));
+  const open = await listOpenUpdates(kv, project.id);
+  return await Promise.all(open.map((u) => publicUpdate(config, project, u)));
 }
 
 /** A page of a public project's updates, newest first. */
@@ -66,7 +67,7 @@ export async function publicUpdates(
   const page = await listUpdates(reads.kv, project.id, query);
   return {
     project: { slug: project.slug, name: project.name },
-    updates: page.updates.map((u) => publicUpdate(reads.config, project, u)),
+    updates: await Promise.all(page.updates.map((u) => publicUpdate(reads.config, project, u))),
     nextCursor: page.nextCursor,
     url: publicUrls(reads.config, project.slug).updates,
   };
@@ -83,7 +84,7 @@ export async function publicUpdateById(
   if (!update) throw notFound("No update with that id on this trust page");
   return {
     project: { slug: project.slug, name: project.name },
-    update: publicUpdate(reads.config, project, update),
+    update: await publicUpdate(reads.config, project, update),
   };
 }
 

@@ -26,7 +26,7 @@ import {
 import { requireHuman, requireProjectAccess } from "../auth.ts";
 import { createRouter } from "../env.ts";
 import { errors, HUMAN, json, jsonBody } from "../openapi.ts";
-import { markdownBlocks } from "../../lib/markdown_blocks.ts";
+import { loadMarkdown } from "../../lib/load_markdown.ts";
 import { setupGuideOf } from "../../serve/setup_guide.ts";
 
 export const collectorRoutes = createRouter();
@@ -88,6 +88,7 @@ collectorRoutes.openapi(
   async (c) => {
     const project = await requireProjectAccess(c, c.req.valid("param").id);
     const markdown = await setupGuideOf(c.var.services, project);
+    const { markdownBlocks } = await loadMarkdown();
     c.header("cache-control", "private, no-cache");
     return c.json({ markdown, blocks: markdownBlocks(markdown) }, 200);
   },

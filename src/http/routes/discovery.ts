@@ -220,9 +220,12 @@ for (const guide of GUIDES) {
         200: { content: { "text/markdown": { schema: z.string() } }, description: "Markdown" },
       },
     }),
-    (c) =>
+    async (c) =>
       asPublicDoc(
-        sendDoc(c, guide.title, { markdown: guide.render(c.var.services.config), format: "md" }),
+        await sendDoc(c, guide.title, {
+          markdown: guide.render(c.var.services.config),
+          format: "md",
+        }),
       ),
   );
   guideRoutes.openapi(
@@ -242,7 +245,8 @@ for (const guide of GUIDES) {
         },
       },
     }),
-    (c) => asPublicDoc(sendDoc(c, guide.title, { markdown: guide.render(c.var.services.config) })),
+    async (c) =>
+      asPublicDoc(await sendDoc(c, guide.title, { markdown: guide.render(c.var.services.config) })),
   );
 }
 

@@ -21,8 +21,10 @@ export const updatesSection: LiveSection = {
       listUpdates(kv, project.id, { limit: LIVE_UPDATES }),
     ]);
     const shown = new Set(open.map((u) => u.id));
-    const updates = [...open, ...latest.updates.filter((u) => !shown.has(u.id))]
-      .map((u) => publicUpdate(config, project, u));
+    const updates = await Promise.all(
+      [...open, ...latest.updates.filter((u) => !shown.has(u.id))]
+        .map((u) => publicUpdate(config, project, u)),
+    );
     if (updates.length === 0) return null;
     const all = publicUrls(config, project.slug).updatesHtml;
     const ongoing = open.length === 0
