@@ -6,8 +6,7 @@
  * the writer produced them. A workbook is kept in memory by the hash of its rows, since
  * writing a large one costs about a second.
  */
-import writeXlsxFile from "write-excel-file/universal";
-import { unzipSync, type Zippable, zipSync } from "fflate";
+import type { Zippable } from "fflate";
 import { sha256HexSync } from "../lib/hash.ts";
 import type { ExportRow } from "./answers.ts";
 
@@ -55,7 +54,10 @@ export function answersCsv(rows: readonly ExportRow[]): Uint8Array<ArrayBuffer> 
 /** Every ZIP entry dated the same fixed instant, in the writer's order. */
 const ZIP_TIME = new Date(1980, 0, 1, 0, 0, 0);
 
-function fixTimestamps(zip: Uint8Array): Uint8Array<ArrayBuffer> {
+function fixTimestamps(
+  zip: Uint8Array,
+  { unzipSync, zipSync }: typeof import("fflate"),
+): Uint8Array<ArrayBuffer> {
   const entries = unzipSync(zip);
   const files: Zippable = {};
   for (const [name, bytes] of Object.entries(entries)) {
@@ -116,6 +118,11 @@ export async function writeAnswersXlsx(
     { value: name, fontWeight: "bold" as const },
     { value, type: String, wrap: true },
   ]);
+  // The writer and the ZIP library load with the first workbook, not at start.
+  const [{ default: writeXlsxFile }, fflate] = await Promise.all([
+    import("write-excel-file/universal"),
+    import("fflate"),
+  ]);
   const blob = await writeXlsxFile([
     {
       data,
@@ -125,5 +132,5 @@ export async function writeAnswersXlsx(
     },
     { data: notes, sheet: "About", columns: [{ width: 22 }, { width: 100 }] },
   ]).toBlob();
-  return fixTimestamps(new Uint8Array(await blob.arrayBuffer()));
+  return fixTimestamps(new Uint8Array(await blob.arrayBuffer()), fflate);
 }

@@ -2,11 +2,20 @@
  * Stamps a PDF with who it was provided to, at download time, through @cantoo/pdf-lib (the
  * maintained fork of pdf-lib): a line at the foot of every page and the same words in the
  * document's Subject. A PDF the library cannot rewrite (encrypted, damaged) is reported as
- * not watermarked, so the caller can serve the original and log that it did.
+ * not watermarked, so the caller can serve the original and log that it did. The library loads
+ * on the first PDF stamped or counted, not at start.
  */
-import { PDFDocument, rgb, StandardFonts } from "@cantoo/pdf-lib";
 import { pdfPageObjects } from "../lib/document_type.ts";
 import type { LimiterOptions } from "../lib/limiter.ts";
+
+let pdfLib: Promise<typeof import("@cantoo/pdf-lib")> | undefined;
+
+/** @cantoo/pdf-lib, loaded on first use (a failed load is tried again next time). */
+function loadPdfLib(): Promise<typeof import("@cantoo/pdf-lib")> {
+  pdfLib ??= import("@cantoo/pdf-lib");
+  pdfLib.catch(() => pdfLib = undefined);
+  return pdfLib;
+}
 
 /**
  * PDF work one instance does at once: two stampings or page counts run, eight more wait up
@@ -26,6 +35,7 @@ export async function watermarkPdf(
   options: { email: string; at: Date },
 ): Promise<Uint8Array | null> {
   const text = watermarkText(options.email, options.at);
+  const { PDFDocument, rgb, StandardFonts } = await loadPdfLib();
   try {
     const doc = await PDFDocument.load(bytes, { updateMetadata: false });
     const font = await doc.embedFont(StandardFonts.Helvetica);
@@ -50,6 +60,7 @@ export async function watermarkPdf(
 export async function countPdfPages(bytes: Uint8Array, limit: number): Promise<number> {
   const visible = pdfPageObjects(bytes);
   if (visible > limit) return visible;
+  const { PDFDocument } = await loadPdfLib();
   try {
     const doc = await PDFDocument.load(bytes, {
       updateMetadata: false,
