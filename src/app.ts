@@ -29,7 +29,8 @@ import { DEFAULT_DELIVERY_OPTIONS } from "./push/webhook_delivery.ts";
 import { createHostResolver } from "./push/webhook_target.ts";
 import { rememberPublicKey } from "./store/signing_keys.ts";
 import { createPublicCache } from "./serve/public_cache.ts";
-import { createFastPath } from "./serve/fast_path.ts";
+import { createEdge } from "./edge/mod.ts";
+import { storedLayer } from "./http/stored_pages.ts";
 import { createArtifactCache } from "./serve/artifacts.ts";
 import { createLivePageCache } from "./serve/live_pages.ts";
 import { createMemo } from "./http/memo.ts";
@@ -112,7 +113,9 @@ export async function createServices(deps: AppDeps): Promise<Services> {
   const mailer = deps.mailer ?? createMailer(config.mail);
   registerEmail({ ...deps, mailer, jobs, events });
   registerOwnerMail({ ...deps, mailer, jobs });
-  const publicCache = createPublicCache();
+  // Nothing public is held in memory between requests: the render job, on any instance, must
+  // read what was just committed (src/edge), and stored pages make such caches unneeded.
+  const publicCache = createPublicCache({ ttlMs: 0 });
   const publishDeps = { ...deps, signingKey: keys.publications, logKey: keys.log };
   const publish = async (project: Project) => {
     try {
@@ -153,7 +156,8 @@ export async function createServices(deps: AppDeps): Promise<Services> {
     hostResolver,
     publicCache,
     artifacts: createArtifactCache(),
-    livePages: createLivePageCache(),
+    livePages: createLivePageCache({ ttlMs: 0 }),
+    edge: createEdge({ ...deps, jobs }),
     memo: createMemo(),
     stamping: createLimiter({ ...STAMPING_LIMITS, ...deps.stampingLimits }),
     publish,
@@ -185,6 +189,7 @@ export async function createApp(
   app.use("*", publicCors(config));
   app.use("*", dropLivePagesAfterWrites);
   app.use("*", hostRouting(config, (request, env) => app.fetch(request, env)));
+  app.use("*", storedLayer(services));
   app.use("*", readBody(bodyLimit(config), { timeoutMs: config.bodyTimeoutMs }));
 
   mountRoutes(app, config);
@@ -201,17 +206,13 @@ export async function createApp(
     handleError(error, log, { path: c.req.path, request: c.req.raw, baseUrl: config.baseUrl })
   );
 
-  // The hot public read is answered from memory before routing; `request()` goes through
-  // `fetch` too, so tests see exactly what a client sees. HEAD is answered as GET: the HTTP
-  // server sends the headers, Content-Length included, and drops the body (RFC 9110 §9.3.2).
-  // Hono's own HEAD handling empties the body, which would announce a length of 0.
-  // Requests whose Host makes their URL unparseable are routed on the service's own origin.
-  const fastPath = createFastPath(services);
+  // HEAD is answered as GET: the HTTP server sends the headers, Content-Length included, and
+  // drops the body (RFC 9110 §9.3.2); Hono's own HEAD handling empties the body, which would
+  // announce a length of 0. Requests whose Host makes their URL unparseable are routed on the
+  // service's own origin.
   const route = app.fetch;
   const origin = new URL(config.baseUrl).origin;
   app.fetch = (request, env, ctx) => {
-    const fast = fastPath(request);
-    if (fast) return fast;
     const parseable = withParseableUrl(request, origin);
     return route(
       parseable.method === "HEAD" ? new Request(parseable, { method: "GET" }) : parseable,
@@ -219,5 +220,6 @@ export async function createApp(
       ctx,
     );
   };
+  services.edge.attach((request, env) => app.fetch(request, env));
   return app;
 }

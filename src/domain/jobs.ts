@@ -89,6 +89,19 @@ export const LiveStatus = z.object({
   deadJobs: z.number().int().openapi({
     description: "Jobs that ran out of attempts and wait for an operator (counted up to 1000)",
   }),
+  edge: z.object({
+    purge: z.enum(["deno", "xkey", "none"]).openapi({
+      description:
+        "How changed public pages leave the cache in front: `deno` (Deno Deploy's CDN), `xkey` (Varnish), `none`",
+    }),
+    failingPurges: z.array(z.object({
+      organizationId: z.string(),
+      error: z.string(),
+      at: z.string(),
+    })).openapi({
+      description: "Organizations whose last purge was not acknowledged (retried with backoff)",
+    }),
+  }),
   problems: z.array(z.string()).openapi({ description: "Why it is not ready, in words" }),
 }).openapi("LiveStatus");
 export type LiveStatus = z.infer<typeof LiveStatus>;

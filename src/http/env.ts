@@ -27,6 +27,7 @@ import type { Limiter, LimiterOptions } from "../lib/limiter.ts";
 import type { Logger } from "../lib/log.ts";
 import { validationHook } from "./errors.ts";
 import type { Memo } from "./memo.ts";
+import type { Edge } from "../edge/mod.ts";
 
 /** Everything with I/O, passed in so tests control storage and time. */
 export interface AppDeps {
@@ -77,6 +78,8 @@ export interface Services extends AppDeps {
   memo: Memo;
   /** Bounds the PDF work (stamping, page counting) this instance does at once. */
   stamping: Limiter;
+  /** Stored public pages and the edge's purge (src/edge). */
+  edge: Edge;
   /** Publishes the next version of a project (DESIGN.md §9). */
   publish(project: Project): Promise<{ job: PublishJob; publication: Publication }>;
 }

@@ -20,6 +20,7 @@ import {
   serviceHostTest,
 } from "../serve/hosts.ts";
 import type { AppEnv } from "./env.ts";
+import { domainTag, withTag } from "../edge/tags.ts";
 
 /** Rewrites requests for project hosts; `fetch` is the app itself. */
 export function hostRouting(
@@ -47,7 +48,12 @@ export function hostRouting(
     const target = new URL(path, config.baseUrl);
     const headers = new Headers(c.req.raw.headers);
     headers.set("host", target.host);
-    return await fetch(new Request(target, { method: c.req.method, headers }), c.env);
+    const response = await fetch(new Request(target, { method: c.req.method, headers }), c.env);
+    if (!response.headers.has("surrogate-key")) return response;
+    // What this host served is also purged by its own tag (the project's tag covers it too).
+    const tagged = new Headers(response.headers);
+    withTag(tagged, domainTag(host));
+    return new Response(response.body, { status: response.status, headers: tagged });
   };
 }
 

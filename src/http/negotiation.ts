@@ -10,8 +10,7 @@ import { pageHeaders, renderPage } from "./html.ts";
 
 /** Whether the request prefers Markdown to HTML (agents ask with Accept: text/markdown). */
 export function wantsMarkdown(c: Context<AppEnv>): boolean {
-  const accept = c.req.header("accept") ?? "";
-  return /text\/markdown/i.test(accept) && !/text\/html/i.test(accept.split("text/markdown")[0]);
+  return markdownPreferred(c.req.header("accept") ?? "");
 }
 
 /** The three representations of a public read. */
@@ -23,8 +22,17 @@ export type PublicFormat = "json" | "html" | "md";
  */
 export function negotiatedFormat(c: Context<AppEnv>, suffix?: string): PublicFormat {
   if (suffix === "md" || suffix === "html") return suffix;
-  if (wantsMarkdown(c)) return "md";
-  return /text\/html/i.test(c.req.header("accept") ?? "") ? "html" : "json";
+  return formatOfAccept(c.req.header("accept") ?? "");
+}
+
+/** The format an Accept header chooses (the stored pages are looked up by it too). */
+export function formatOfAccept(accept: string): PublicFormat {
+  if (markdownPreferred(accept)) return "md";
+  return /text\/html/i.test(accept) ? "html" : "json";
+}
+
+function markdownPreferred(accept: string): boolean {
+  return /text\/markdown/i.test(accept) && !/text\/html/i.test(accept.split("text/markdown")[0]);
 }
 
 /** The address of another page of a listing, keeping an explicit limit. */

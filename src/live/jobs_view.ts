@@ -5,6 +5,8 @@
 import type { Job, JobView, LiveStatus } from "../domain/jobs.ts";
 import type { Clock } from "../lib/clock.ts";
 import { countDeadJobs, listDeadJobs, listDueJobs } from "../store/jobs.ts";
+import type { EdgeConfig } from "../config.ts";
+import { listPurgeFailures } from "../store/edge_pages.ts";
 import { getProject } from "../store/projects.ts";
 import { getDelivery, getSubscription } from "../store/subscriptions.ts";
 import type { JobWorker } from "./worker.ts";
@@ -18,7 +20,7 @@ const DEAD_READ = 500;
 
 /** The live layer's status as seen from this instance. */
 export async function liveStatus(
-  deps: { kv: Deno.Kv; clock: Clock; jobs: JobWorker },
+  deps: { kv: Deno.Kv; clock: Clock; jobs: JobWorker; config: { edge: EdgeConfig } },
 ): Promise<LiveStatus> {
   const now = deps.clock.now().getTime();
   const worker = deps.jobs.status();
@@ -32,11 +34,19 @@ export async function liveStatus(
   if (oldestDueSeconds !== null && oldestDueSeconds > limit) {
     problems.push(`The oldest due job has waited ${oldestDueSeconds} s (more than ${limit} s)`);
   }
+  const failingPurges = await listPurgeFailures(deps.kv, 20);
+  if (failingPurges.length > 0) {
+    problems.push(
+      `The edge did not acknowledge the purge of ${failingPurges.length} organization(s): ` +
+        `${failingPurges[0].error} (retried with backoff)`,
+    );
+  }
   return {
     ready: problems.length === 0,
     worker: { mode: worker.mode, running: worker.running, lastCheckAt: worker.lastCheckAt },
     oldestDueSeconds,
     deadJobs: await countDeadJobs(deps.kv, 1000),
+    edge: { purge: deps.config.edge.purge, failingPurges },
     problems,
   };
 }

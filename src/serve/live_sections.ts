@@ -27,6 +27,9 @@ import { subprocessorsSection } from "./live/subprocessors.ts";
 import { updatesSection } from "./live/updates.ts";
 import { certificationsLiveSection } from "./live/certifications.ts";
 import { bannerSection } from "./live/banner.ts";
+import { changedAtKey } from "../store/edge_pages.ts";
+import { publicUrls } from "../publish/urls.ts";
+import { humanUtc } from "../publish/render/_format.ts";
 
 /** What a section is rendered from. */
 export interface LiveContext {
@@ -219,23 +222,76 @@ export function liveCsp(csp: string, block: Pick<LiveBlock, "styles" | "formActi
   }).join("; ");
 }
 
+/** The footer sentence of a published page, in HTML (wrapped) and in Markdown. */
+const IMMUTABLE_HTML =
+  /Version (\d+) is immutable: its trust\.json, signature and this page never\s+change once published\./;
+const IMMUTABLE_MARKDOWN =
+  /Version (\d+) is immutable: its trust\.json, signature and this page never change once published\./;
+
+/**
+ * The latest page's footer says what the page is: the signed version, which never changes at
+ * its own address, with live sections that are not part of it, current as of `asOf`.
+ */
+export function labelLatest(
+  text: string,
+  format: "html" | "md",
+  options: { versionPage: string; asOf: string },
+): string {
+  const { versionPage, asOf } = options;
+  if (format === "html") {
+    return text.replace(
+      IMMUTABLE_HTML,
+      (_, version) =>
+        html`This page is version ${version}, signed and immutable at
+        <a href="${versionPage}">its own address</a>, with the live sections marked as such,
+        which are not part of the signed version, as of
+        <time datetime="${asOf}">${humanUtc(asOf)}</time>.`.value,
+    );
+  }
+  return text.replace(
+    IMMUTABLE_MARKDOWN,
+    (_, version) =>
+      `This page is version ${version}, signed and immutable at [its own address](${versionPage}), ` +
+      `with live sections that are not part of the signed version, as of ${humanUtc(asOf)}.`,
+  );
+}
+
+/**
+ * When the live sections were last current: the organization's last public change, or the
+ * version's publication when nothing changed since.
+ */
+async function liveAsOf(kv: Deno.Kv, project: Project, publication: Publication) {
+  const changed = await kv.get<string>(changedAtKey(project.organizationId));
+  const at = changed.value && changed.value > publication.publishedAt
+    ? changed.value
+    : publication.publishedAt;
+  return at;
+}
+
 /** The latest page (HTML or Markdown) with its live block: bytes, ETag and CSP. */
 export function latestPageWithLiveBlock(
   deps: LiveContext & { blobs: BlobStore; artifacts: ArtifactCache; livePages: LivePageCache },
   format: "html" | "md",
 ): Promise<LivePage> {
-  const { publication } = deps;
+  const { publication, project } = deps;
   const artifact = format === "html" ? publication.artifacts.html : publication.artifacts.markdown;
   return deps.livePages.get(`${deps.project.id}/${artifact.digest}`, async () => {
-    const [published, block] = await Promise.all([
+    const [published, block, asOf] = await Promise.all([
       deps.artifacts.bytes(deps.blobs, artifact),
       renderLiveBlock(deps),
+      liveAsOf(deps.kv, project, publication),
     ]);
+    const urls = publicUrls(deps.config, project.slug);
+    const versionPage = format === "html"
+      ? urls.versionPage(publication.version)
+      : urls.versionMarkdown(publication.version);
+    const composed = format === "html"
+      ? insertLiveBlock(published, block)
+      : appendLiveMarkdown(published, block);
+    const text = labelLatest(new TextDecoder().decode(composed), format, { versionPage, asOf });
     return {
-      bytes: format === "html"
-        ? insertLiveBlock(published, block)
-        : appendLiveMarkdown(published, block),
-      etag: `"${artifact.digest}.live-${block.tag}"`,
+      bytes: new TextEncoder().encode(text),
+      etag: `"${artifact.digest}.live-${block.tag}-${sha256HexSync(asOf).slice(0, 8)}"`,
       csp: liveCsp(publication.htmlCsp ?? trustPageCsp(), block),
     };
   });

@@ -11,6 +11,7 @@ import {
 } from "../domain/answers.ts";
 import { conflict, notFound } from "../domain/errors.ts";
 import { answerCountKey, answerKey, answersPrefix } from "./keys.ts";
+import { touchOrganization } from "./edge_pages.ts";
 
 const MAX_ATTEMPTS = 10;
 
@@ -67,10 +68,10 @@ export async function addAnswer(
         `An organization keeps at most ${MAX_ANSWERS_PER_ORGANIZATION} answers; delete one first`,
       );
     }
-    const ok = await kv.atomic().check(counted, { key, versionstamp: null })
+    const op = kv.atomic().check(counted, { key, versionstamp: null })
       .set(answerCountKey(organizationId), count + 1)
-      .set(key, answer)
-      .commit();
+      .set(key, answer);
+    const ok = await touchOrganization(op, organizationId, options.now).commit();
     if (ok.ok) return answer;
   }
   throw conflict("The answers changed while adding one; please retry");
@@ -106,7 +107,8 @@ export async function editAnswer(
       at: options.now.toISOString(),
     });
     if (next === entry.value) return next;
-    if ((await kv.atomic().check(entry).set(key, next).commit()).ok) return next;
+    const op = kv.atomic().check(entry).set(key, next);
+    if ((await touchOrganization(op, organizationId, options.now).commit()).ok) return next;
   }
   throw conflict("The answer kept changing while it was being saved; please retry");
 }
@@ -124,9 +126,9 @@ export async function deleteAnswer(
       answerCountKey(organizationId),
     ]);
     if (!entry.value) throw notFound("No answer with that id in this organization");
-    const ok = await kv.atomic().check(entry, counted).delete(key)
-      .set(answerCountKey(organizationId), Math.max(0, (counted.value ?? 1) - 1))
-      .commit();
+    const op = kv.atomic().check(entry, counted).delete(key)
+      .set(answerCountKey(organizationId), Math.max(0, (counted.value ?? 1) - 1));
+    const ok = await touchOrganization(op, organizationId, new Date()).commit();
     if (ok.ok) return entry.value;
   }
   throw conflict("The answer kept changing while it was being deleted; please retry");

@@ -17,6 +17,7 @@ import { conflict, notFound } from "../domain/errors.ts";
 import type { JobMessage } from "../domain/jobs.ts";
 import { stageJob } from "./jobs.ts";
 import { certificationKey, certificationsPrefix, certificationWritesKey } from "./keys.ts";
+import { touchOrganization } from "./edge_pages.ts";
 
 const MAX_ATTEMPTS = 10;
 
@@ -86,6 +87,7 @@ function stageFollowUps(
     scopes: [...new Set(options.scopes)],
   };
   stageJob(op, message, { now: options.now });
+  touchOrganization(op, organizationId, options.now);
   const expiry = options.certification?.expiresAt;
   if (
     options.certification && expiry &&
@@ -199,7 +201,12 @@ export async function recordExpiry(
     if (!current || current.status !== "achieved") return false;
     if (statusAt(current, options.now) !== "expired") return false;
     const next: StoredCertification = { ...current, status: "expired" };
-    if ((await kv.atomic().check(entry).set(key, next).commit()).ok) return true;
+    const op = touchOrganization(
+      kv.atomic().check(entry).set(key, next),
+      organizationId,
+      options.now,
+    );
+    if ((await op.commit()).ok) return true;
   }
   throw conflict("The certification kept changing while its expiry was being recorded");
 }

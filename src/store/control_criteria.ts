@@ -4,6 +4,7 @@
  */
 import type { CriterionRef, StoredControlCriteria } from "../domain/frameworks.ts";
 import { controlCriteriaKey, controlCriteriaPrefix } from "./keys.ts";
+import { touchProjectById } from "./edge_pages.ts";
 
 /** Every custom mapping of the project, by control key. */
 export async function listControlCriteria(
@@ -43,10 +44,8 @@ export async function putControlCriteria(
   value: StoredControlCriteria,
 ): Promise<StoredControlCriteria | null> {
   const key = controlCriteriaKey(projectId, value.key);
-  if (value.criteria.length === 0) {
-    await kv.delete(key);
-    return null;
-  }
-  await kv.set(key, value);
-  return value;
+  const op = value.criteria.length === 0 ? kv.atomic().delete(key) : kv.atomic().set(key, value);
+  await touchProjectById(kv, op, projectId, new Date());
+  await op.commit();
+  return value.criteria.length === 0 ? null : value;
 }

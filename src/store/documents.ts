@@ -19,6 +19,7 @@ import {
   ndaVersionsPrefix,
 } from "./keys.ts";
 import { compareCodePoints } from "../lib/order.ts";
+import { touchOrganization } from "./edge_pages.ts";
 
 const MAX_ATTEMPTS = 10;
 
@@ -71,8 +72,9 @@ export async function addDocument(
   for (let attempt = 0; attempt < 2 * MAX_ATTEMPTS; attempt++) {
     const marker = await kv.get(writes);
     await checkDocumentRoom(kv, organizationId);
-    const res = await kv.atomic().check({ key, versionstamp: null }, marker)
-      .set(key, document).set(writes, document.id).commit();
+    const op = kv.atomic().check({ key, versionstamp: null }, marker)
+      .set(key, document).set(writes, document.id);
+    const res = await touchOrganization(op, organizationId, new Date()).commit();
     if (res.ok) return document;
     if ((await kv.get(key)).versionstamp) throw conflict("A document with that id already exists");
   }
@@ -94,7 +96,8 @@ export async function updateDocument(
       ...options.change,
       updatedAt: options.now.toISOString(),
     };
-    if ((await kv.atomic().check(entry).set(key, next).commit()).ok) return next;
+    const op = kv.atomic().check(entry).set(key, next);
+    if ((await touchOrganization(op, organizationId, options.now).commit()).ok) return next;
   }
   throw conflict("The document kept changing while it was being saved; please retry");
 }
@@ -108,7 +111,8 @@ export async function removeDocument(
   const key = documentKey(organizationId, id);
   const entry = await kv.get<TrustDocument>(key);
   if (!entry.value) throw notFound("No document with that id in this organization");
-  if (!(await kv.atomic().check(entry).delete(key).commit()).ok) {
+  const op = touchOrganization(kv.atomic().check(entry).delete(key), organizationId, new Date());
+  if (!(await op.commit()).ok) {
     throw conflict("The document changed while it was being removed; please retry");
   }
   return entry.value;

@@ -19,6 +19,7 @@ import {
   domainsByProjectPrefix,
 } from "./keys.ts";
 import { compareCodePoints } from "../lib/order.ts";
+import { touchProjectById } from "./edge_pages.ts";
 
 /** The domain record that verified `name`, or null (an older pending index entry is no owner). */
 async function verifiedOwner(kv: Deno.Kv, id: string | null): Promise<ProjectDomain | null> {
@@ -103,9 +104,12 @@ export async function saveDomainCheck(
   next: ProjectDomain,
   now: Date,
 ): Promise<boolean> {
-  const res = await kv.atomic().check(entry).set(entry.key, next, expiry(next, now.getTime()))
-    .commit();
-  return res.ok;
+  const op = kv.atomic().check(entry).set(entry.key, next, expiry(next, now.getTime()));
+  // A domain that stops being verified stops serving its project's pages.
+  if (entry.value.verificationStatus === "verified" && next.verificationStatus !== "verified") {
+    await touchProjectById(kv, op, next.projectId, now);
+  }
+  return (await op.commit()).ok;
 }
 
 /**
@@ -121,13 +125,14 @@ export async function saveVerifiedDomain(
   const byName = await kv.get<string>(domainByNameKey(next.domain));
   const owner = byName.value === next.id ? null : await verifiedOwner(kv, byName.value);
   if (owner) return "taken";
-  const res = await kv.atomic()
+  const op = kv.atomic()
     .check(entry, byName)
     .set(entry.key, next)
     .set(domainByNameKey(next.domain), next.id)
     .set(domainClaimKey(next.domain, next.projectId), next.id)
-    .set(domainByProjectKey(next.projectId, next.id), next.id)
-    .commit();
+    .set(domainByProjectKey(next.projectId, next.id), next.id);
+  await touchProjectById(kv, op, next.projectId, new Date());
+  const res = await op.commit();
   if (res.ok) return "saved";
   const after = await kv.get<string>(domainByNameKey(next.domain));
   return after.value !== next.id && await verifiedOwner(kv, after.value) ? "taken" : "changed";
@@ -146,6 +151,7 @@ export async function deleteDomain(kv: Deno.Kv, domain: ProjectDomain): Promise<
       .delete(domainByProjectKey(domain.projectId, domain.id));
     if (byName.value === domain.id) op.delete(byName.key);
     if (claim.value === domain.id) op.delete(claim.key);
+    await touchProjectById(kv, op, domain.projectId, new Date());
     if ((await op.commit()).ok) return;
   }
   throw conflict(`Domain "${domain.domain}" is changing; try again`);

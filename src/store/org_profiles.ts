@@ -16,6 +16,7 @@ import {
 import { conflict } from "../domain/errors.ts";
 import { logoKey, organizationProfileKey } from "./keys.ts";
 import { getOrganization } from "./organizations.ts";
+import { touchOrganization } from "./edge_pages.ts";
 
 const MAX_ATTEMPTS = 10;
 
@@ -68,6 +69,7 @@ async function updateProfile(
     const { profile, logo } = apply(entry.value ?? emptyProfile(organizationId));
     const op = kv.atomic().check(entry).set(key, profile);
     if (logo && profile.logo) op.set(logoKey(profile.logo.sha256), logo);
+    touchOrganization(op, organizationId, new Date());
     if ((await op.commit()).ok) return profile;
   }
   throw conflict("The profile kept changing while it was being saved; please retry");

@@ -24,6 +24,7 @@ import {
   newOrganization,
 } from "./organizations.ts";
 import { compareCodePoints } from "../lib/order.ts";
+import { touchProject } from "./edge_pages.ts";
 
 const MAX_ATTEMPTS = 10;
 
@@ -214,6 +215,7 @@ export async function updateProject(
         op.check({ key, versionstamp: null }).set(key, id);
       }
     }
+    touchProject(op, { organizationId: before.organizationId, projectId: id }, now);
     if ((await op.commit()).ok) return updated;
   }
   throw conflict("The project changed while it was being updated; please retry");

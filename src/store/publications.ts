@@ -18,6 +18,7 @@ import {
   publicationsOfProjectPrefix,
   publishJobKey,
 } from "./keys.ts";
+import { touchProjectById } from "./edge_pages.ts";
 
 /** Kept for the public-read modules that still import the record types from here. */
 
@@ -153,6 +154,7 @@ export async function commitPublication(
       .set(publishJobKey(job.projectId, job.id), job);
     parts.forEach((part, i) => op.set(publicationPartKey(projectId, version, i), part));
     stageEvents(op, events);
+    await touchProjectById(kv, op, projectId, new Date(publication.publishedAt));
     if ((await op.commit()).ok) return true;
     const now = await getLatestPublicationEntry(kv, projectId);
     if (now.versionstamp !== latest.versionstamp) return false;

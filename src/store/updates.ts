@@ -24,6 +24,7 @@ import {
   updatesPrefix,
 } from "./keys.ts";
 import { stageEvents } from "./event_jobs.ts";
+import { touchProjectById } from "./edge_pages.ts";
 
 const MAX_ATTEMPTS = 10;
 
@@ -154,6 +155,7 @@ export async function postUpdate(
     .set(updateByPostedKey(projectId, at, update.id), update.id);
   if (isOpen(update)) op.set(openIncidentKey(projectId, at, update.id), update.id);
   stageEvents(op, [options.event(update)]);
+  await touchProjectById(kv, op, projectId, options.now);
   if (!(await op.commit()).ok) throw conflict("The update could not be saved; please retry");
   return update;
 }
@@ -197,6 +199,7 @@ export async function editUpdate(
     const op = kv.atomic().check(entry).set(key, next);
     if (isOpen(next)) op.set(open, next.id);
     else op.delete(open);
+    await touchProjectById(kv, op, projectId, options.now);
     if ((await op.commit()).ok) return next;
   }
   throw conflict("The update kept changing while it was being saved; please retry");
@@ -213,10 +216,11 @@ export async function deleteUpdate(
     const entry = await kv.get<TrustUpdate>(key);
     if (!entry.value) throw notFound("No update with that id in this project");
     const { postedAt } = entry.value;
-    const ok = await kv.atomic().check(entry).delete(key)
+    const op = kv.atomic().check(entry).delete(key)
       .delete(updateByPostedKey(projectId, postedAt, id))
-      .delete(openIncidentKey(projectId, postedAt, id))
-      .commit();
+      .delete(openIncidentKey(projectId, postedAt, id));
+    await touchProjectById(kv, op, projectId, new Date());
+    const ok = await op.commit();
     if (ok.ok) return entry.value;
   }
   throw conflict("The update kept changing while it was being deleted; please retry");

@@ -12,7 +12,6 @@ import type { Publication } from "../../src/domain/publication.ts";
 import { compress } from "../../src/lib/content_coding.ts";
 import { latestTrustJson } from "../../src/serve/bodies.ts";
 import { createArtifactCache } from "../../src/serve/artifacts.ts";
-import { createFastPath } from "../../src/serve/fast_path.ts";
 import { createPublicCache } from "../../src/serve/public_cache.ts";
 import { publicationKey } from "../../src/store/keys.ts";
 import { getLatestPublication } from "../../src/store/publications.ts";
@@ -156,47 +155,6 @@ Deno.test("[http] a version published before encodings were stored is compressed
         assert.deepEqual(decoded, identity.body);
       }
     }
-  }
-});
-
-Deno.test("[http] the trust.json fast path answers each coding exactly as the router does", async () => {
-  await using ctx = await createTestApp();
-  await published(ctx);
-  const path = "/trust/acme/trust.json";
-  const services = {
-    ...ctx.services,
-    publicCache: createPublicCache(),
-    artifacts: createArtifactCache(),
-  };
-  const fastPath = createFastPath(services);
-  const described = async (res: Response) => ({
-    status: res.status,
-    headers: [...res.headers].filter(([name]) => name !== "date"),
-    body: new Uint8Array(await res.arrayBuffer()),
-  });
-  await latestTrustJson(services, "acme");
-  const artifact = (await services.publicCache.get(ctx.kv, "acme")).publication!.artifacts
-    .trustJson;
-  const request = (headers: Record<string, string>) =>
-    new Request(`${TEST_BASE_URL}${path}`, { headers });
-  // Only the identity bytes are in memory: an encoding not loaded yet goes to the router.
-  assert.equal(fastPath(request({ "accept-encoding": "br" })), null);
-  for (const coding of ["br", "gzip"] as const) {
-    assert.ok(await services.artifacts.encoded(services.blobs, artifact, coding));
-  }
-  for (const accept of ["br", "gzip", "gzip, deflate, br", "br;q=0.1, gzip;q=0.9", "identity"]) {
-    const fromRouter = await described(
-      await ctx.app.request(request({ "accept-encoding": accept })),
-    );
-    for (let i = 0; i < 2; i++) {
-      const fast = fastPath(request({ "accept-encoding": accept }));
-      assert.ok(fast, `${accept}: answered from memory`);
-      assert.deepEqual(await described(fast), fromRouter, accept);
-    }
-    const etag = fromRouter.headers.find(([name]) => name === "etag")![1];
-    const notModified = fastPath(request({ "accept-encoding": accept, "if-none-match": etag }));
-    assert.equal(notModified?.status, 304, accept);
-    assert.equal(notModified.headers.get("content-encoding"), null);
   }
 });
 

@@ -14,7 +14,9 @@ import {
   trustJsonHeaders,
   trustPageHeaders,
 } from "../../serve/headers.ts";
-import { publicVersion } from "../../serve/public_read.ts";
+import { publicProject, publicVersion } from "../../serve/public_read.ts";
+import { immutableEdgeHeaders, pageTags } from "../../edge/tags.ts";
+import type { Artifact } from "../../domain/publication.ts";
 import { respondWithBytes } from "../../serve/artifacts.ts";
 import { latestFeed } from "../../serve/feed.ts";
 import { EXPORT_FILES, type ExportName } from "../../publish/exports.ts";
@@ -94,13 +96,25 @@ trustHistoryRoutes.openapi(
   }),
   async (c) => {
     const { projectSlug, version, document } = c.req.valid("param");
-    const publication = await publicVersion(c.var.services, { slug: projectSlug, version });
+    const { services } = c.var;
+    const project = await publicProject(services, projectSlug);
+    const publication = await publicVersion(services, { slug: projectSlug, version });
+    // Immutable at the edge too, content-addressed, and still tagged: a project made private
+    // (or deleted) takes its versions out of the edge with its other pages.
+    const edge = (artifact: Artifact) =>
+      immutableEdgeHeaders(
+        services.config.edge,
+        artifact.digest,
+        pageTags(project.organizationId, project.id),
+      );
     const exported = EXPORT_DOCUMENTS[document];
     if (exported) {
-      return await serveArtifact(c, exportArtifact(publication, exported), {
+      const artifact = exportArtifact(publication, exported);
+      return await serveArtifact(c, artifact, {
         headers: {
           "content-type": EXPORT_CONTENT[exported].type,
           "cache-control": IMMUTABLE_CACHE,
+          ...edge(artifact),
         },
       });
     }
@@ -110,11 +124,9 @@ trustHistoryRoutes.openapi(
       : spec.artifact === "trustJson"
       ? trustJsonHeaders(c.var.services.config, publication.logIndex, { "content-type": spec.type })
       : { "content-type": spec.type };
-    return await serveArtifact(c, publication.artifacts[spec.artifact], {
-      headers: {
-        ...headers,
-        "cache-control": IMMUTABLE_CACHE,
-      },
+    const artifact = publication.artifacts[spec.artifact];
+    return await serveArtifact(c, artifact, {
+      headers: { ...headers, "cache-control": IMMUTABLE_CACHE, ...edge(artifact) },
     });
   },
 );

@@ -1,13 +1,12 @@
 /**
  * The framework view for people: for each framework, the criteria the latest version's
- * controls support, each with the controls, their state and how old their evidence is
- * ("ISO/IEC 27001 A.8.8 — Vulnerability scan: pass, evidence 2 hours old"). HTML under the
- * trust pages' CSP (FRAMEWORKS_STYLE allowed by hash) and Markdown. Ages are relative to
- * `now`, the instant the page is served.
+ * controls support, each with the controls, their state and when their evidence was observed
+ * ("ISO/IEC 27001 A.8.8 — Vulnerability scan: pass, evidence of 14 Mar 2026, 09:30 UTC"). HTML under the
+ * trust pages' CSP (FRAMEWORKS_STYLE allowed by hash) and Markdown. Evidence times are
+ * absolute, so the page stays true while it is stored and served.
  */
 import type { FrameworkControl, PublicFrameworkView } from "../../domain/frameworks.ts";
 import { Html as RawHtml, html } from "../../lib/html.ts";
-import { formatAge } from "../../lib/duration.ts";
 import { humanUtc } from "./_format.ts";
 import { page, pill, time, topBar } from "./_page.ts";
 import { trustPageCsp } from "./_style.ts";
@@ -28,11 +27,13 @@ export function frameworksCsp(): string {
   return trustPageCsp({ styles: [FRAMEWORKS_STYLE] });
 }
 
-/** "evidence 2 hours old", "evidence observed in the future" or "no evidence". */
-export function evidenceAge(control: Pick<FrameworkControl, "evidenceObservedAt">, now: Date) {
+/**
+ * "evidence of 27 Nov 2026 08:00 UTC" or "no evidence": an absolute time, because the page is
+ * rendered once and kept (src/edge), where "2 hours old" would grow wrong while it is served.
+ */
+export function evidenceAge(control: Pick<FrameworkControl, "evidenceObservedAt">, _now: Date) {
   if (!control.evidenceObservedAt) return "no evidence";
-  const ms = now.getTime() - Date.parse(control.evidenceObservedAt);
-  return ms < 0 ? "evidence dated after now" : `evidence ${formatAge(ms)} old`;
+  return `evidence of ${humanUtc(control.evidenceObservedAt)}`;
 }
 
 export interface FrameworkLinks {

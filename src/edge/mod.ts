@@ -1,0 +1,53 @@
+/**
+ * Static-first public pages, wired into the app: the render job's handler and the stored
+ * layer's dependencies. `attach` hands the job the app's own fetch once the app exists.
+ */
+import type { BlobStore } from "../blobs/mod.ts";
+import type { Config } from "../config.ts";
+import type { JobMessage } from "../domain/jobs.ts";
+import type { Clock } from "../lib/clock.ts";
+import type { Logger } from "../lib/log.ts";
+import type { JobWorker } from "../live/worker.ts";
+import { createPurger, type Purger } from "./purge.ts";
+import { type RenderDeps, type RenderEnv, renderOrganization } from "./render.ts";
+import { RENDER_JOB } from "../store/edge_pages.ts";
+
+export interface Edge {
+  purger: Purger;
+  /** Gives the render job the app that renders pages. */
+  attach(fetch: (request: Request, env: RenderEnv) => Response | Promise<Response>): void;
+  /** Renders and purges what changed in one organization now (tests, and the job). */
+  render(organizationId: string): Promise<string[]>;
+}
+
+export function createEdge(
+  deps: {
+    kv: Deno.Kv;
+    blobs: BlobStore;
+    clock: Clock;
+    log: Logger;
+    config: Config;
+    jobs: JobWorker;
+    fetch?: typeof fetch;
+  },
+): Edge {
+  const purger = createPurger(deps.config.edge, deps.fetch ?? fetch);
+  const renderDeps: RenderDeps = { ...deps, purger, fetch: null };
+  const render = async (organizationId: string) => {
+    const tags = await renderOrganization(renderDeps, organizationId);
+    if (tags.length > 0 && purger.kind !== "none") {
+      deps.log.info("Edge purged", { organizationId, tags: tags.join(" ") });
+    }
+    return tags;
+  };
+  deps.jobs.on(RENDER_JOB, async (message: JobMessage) => {
+    await render(String(message.organizationId));
+  });
+  return {
+    purger,
+    attach(fetch) {
+      renderDeps.fetch = fetch;
+    },
+    render,
+  };
+}

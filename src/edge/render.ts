@@ -1,0 +1,284 @@
+/**
+ * The render job: after a change to an organization's public data, render every public URL
+ * of each scope whose generation moved (each of its public projects, and its trust center),
+ * through the app itself, store the bytes (src/edge/store.ts), and only then purge the edge.
+ *
+ * Pages are rendered by the same routes that answer a request (the app's `fetch`, with a
+ * marker that skips the stored layer), so a stored page and a rendered one cannot differ.
+ * Each write checks that the generations read at the start did not move meanwhile: a change
+ * during the render leaves the rest to the job that change staged, so a slower render never
+ * overwrites a newer one. A failed purge makes the job fail and run again with backoff; its
+ * next run only purges (the pages are stored already).
+ */
+import type { BlobStore } from "../blobs/mod.ts";
+import type { Config } from "../config.ts";
+import type { Clock } from "../lib/clock.ts";
+import { type Coding, compress, isCompressible } from "../lib/content_coding.ts";
+import { sha256Hex } from "../lib/hash.ts";
+import type { Logger } from "../lib/log.ts";
+import { getOrganization } from "../store/organizations.ts";
+import { listProjectsByOrganization } from "../store/projects.ts";
+import { getLatestPublication } from "../store/publications.ts";
+import type { Purger } from "./purge.ts";
+import {
+  CENTER_SCOPE,
+  clearPurgeFailure,
+  dependencies,
+  INLINE_BYTES,
+  pageKey,
+  recordPurgeFailure,
+  type ScopeState,
+  scopeStateKey,
+  signature,
+  type StoredCoding,
+  type StoredPage,
+  type Variant,
+} from "../store/edge_pages.ts";
+import { pageTags } from "./tags.ts";
+import { CENTER_PATHS, PROJECT_PATHS } from "./targets.ts";
+
+/** The `env` an internal render passes to the app: the stored layer lets it through. */
+export interface RenderEnv {
+  edgeRender: true;
+}
+
+export interface RenderDeps {
+  kv: Deno.Kv;
+  blobs: BlobStore;
+  clock: Clock;
+  log: Logger;
+  config: Config;
+  purger: Purger;
+  /** The app's own fetch; set once the app is built. */
+  fetch: ((request: Request, env: RenderEnv) => Response | Promise<Response>) | null;
+}
+
+/** One scope to render: its pages' URL paths and what they depend on. */
+interface Scope {
+  id: string;
+  projectId: string | null;
+  paths: string[];
+  tags: string[];
+}
+
+/** Representative Accept values of the three formats a negotiated URL answers in. */
+const ACCEPTS: Record<Exclude<Variant, "any">, string> = {
+  html: "text/html",
+  md: "text/markdown",
+  json: "application/json",
+};
+
+/** Headers that describe one transfer rather than the page: never stored. */
+const TRANSFER_HEADERS = new Set([
+  "content-length",
+  "content-encoding",
+  "etag",
+  "date",
+  "set-cookie",
+  "transfer-encoding",
+  "connection",
+]);
+
+/** The scopes of an organization: each public project with a version, and its trust center. */
+async function scopesOf(kv: Deno.Kv, organizationId: string): Promise<Scope[]> {
+  const organization = await getOrganization(kv, organizationId);
+  if (!organization) return [];
+  const projects = await listProjectsByOrganization(kv, organizationId);
+  const scopes: Scope[] = [];
+  for (const project of projects) {
+    const published = project.visibility === "public" &&
+      (await getLatestPublication(kv, project.id)) !== null;
+    scopes.push({
+      id: project.id,
+      projectId: project.id,
+      // A private or unpublished project keeps no stored page: its URLs answer 404 live.
+      paths: published ? PROJECT_PATHS.map((p) => `/trust/${project.slug}${p}`) : [],
+      tags: pageTags(organizationId, project.id),
+    });
+  }
+  scopes.push({
+    id: CENTER_SCOPE,
+    projectId: null,
+    paths: CENTER_PATHS.map((p) => `/public/trust/${organization.slug}${p}`),
+    tags: pageTags(organizationId, null),
+  });
+  return scopes;
+}
+
+/** Renders one URL in one format through the app. */
+async function renderOne(deps: RenderDeps, path: string, accept: string): Promise<Response> {
+  const url = new URL(path, deps.config.baseUrl);
+  const request = new Request(url, { headers: { accept, host: url.host } });
+  return await deps.fetch!(request, { edgeRender: true });
+}
+
+/** The records of one rendered representation, one per coding worth keeping. */
+async function recordsOf(
+  deps: RenderDeps,
+  response: Response,
+  base: Omit<StoredPage, "status" | "headers" | "etag" | "body" | "blob">,
+): Promise<Map<StoredCoding, StoredPage>> {
+  const bytes = new Uint8Array(await response.arrayBuffer());
+  const headers: [string, string][] = [];
+  response.headers.forEach((value, name) => {
+    if (!TRANSFER_HEADERS.has(name)) headers.push([name, value]);
+  });
+  const digest = await sha256Hex(bytes);
+  const etag = response.headers.get("etag") ?? `"${digest.slice(0, 32)}"`;
+  const records = new Map<StoredCoding, StoredPage>();
+  const keep = async (coding: StoredCoding, body: Uint8Array) => {
+    const record: StoredPage = { ...base, status: response.status, headers, etag };
+    if (body.byteLength <= INLINE_BYTES) record.body = body;
+    else record.blob = await deps.blobs.put("artifact", body);
+    records.set(coding, record);
+  };
+  await keep("identity", bytes);
+  if (isCompressible(response.headers.get("content-type"))) {
+    for (const coding of ["br", "gzip"] as Coding[]) {
+      const encoded = await compress(bytes, coding, "stored");
+      if (encoded.byteLength < bytes.byteLength) await keep(coding, encoded);
+    }
+  }
+  return records;
+}
+
+/** The outcome of rendering one scope: stored, or stopped by a newer change. */
+type ScopeOutcome = { kind: "stored"; paths: string[] } | { kind: "superseded" };
+
+async function renderScope(
+  deps: RenderDeps,
+  organizationId: string,
+  scope: Scope,
+  generations: Deno.KvEntryMaybe<unknown>[],
+  previous: ScopeState | null,
+): Promise<ScopeOutcome> {
+  const { kv, clock } = deps;
+  const base = {
+    organizationId,
+    projectId: scope.projectId,
+    generations: signature(generations),
+    tags: scope.tags,
+    renderedAt: clock.now().toISOString(),
+  };
+  const stored: string[] = [];
+  const write = async (path: string, variant: Variant, records: Map<StoredCoding, StoredPage>) => {
+    const op = kv.atomic();
+    for (const entry of generations) op.check(entry);
+    for (const coding of ["identity", "gzip", "br"] as StoredCoding[]) {
+      const record = records.get(coding);
+      if (record) op.set(pageKey(path, variant, coding), record);
+      else op.delete(pageKey(path, variant, coding));
+    }
+    return (await op.commit()).ok;
+  };
+  for (const path of scope.paths) {
+    const first = await renderOne(deps, path, ACCEPTS.html);
+    if (first.status !== 200) {
+      await first.body?.cancel();
+      continue;
+    }
+    const negotiated = /(^|,)\s*accept\s*(,|$)/i.test(first.headers.get("vary") ?? "");
+    const variants: [Variant, Response][] = negotiated
+      ? [
+        ["html", first],
+        ["md", await renderOne(deps, path, ACCEPTS.md)],
+        ["json", await renderOne(deps, path, ACCEPTS.json)],
+      ]
+      : [["any", first]];
+    for (const [variant, response] of variants) {
+      if (response.status !== 200) {
+        await response.body?.cancel();
+        continue;
+      }
+      const records = await recordsOf(deps, response, base);
+      if (!(await write(path, variant, records))) return { kind: "superseded" };
+      stored.push(`${variant} ${path}`);
+    }
+  }
+  // What the previous render stored and this one did not (a renamed slug, a project made
+  // private, a page that now answers 404) goes, so the request path answers it live.
+  const gone = (previous?.paths ?? []).filter((entry) => !stored.includes(entry));
+  for (let i = 0; i < gone.length; i += 50) {
+    const op = kv.atomic();
+    for (const entry of generations) op.check(entry);
+    for (const entry of gone.slice(i, i + 50)) {
+      const space = entry.indexOf(" ");
+      const variant = entry.slice(0, space) as Variant;
+      const path = entry.slice(space + 1);
+      for (const coding of ["identity", "gzip", "br"] as StoredCoding[]) {
+        op.delete(pageKey(path, variant, coding));
+      }
+    }
+    if (!(await op.commit()).ok) return { kind: "superseded" };
+  }
+  return { kind: "stored", paths: stored };
+}
+
+/**
+ * Renders what changed in `organizationId` and purges its tags. Returns the tags purged
+ * (empty when nothing had changed since the last run).
+ */
+export async function renderOrganization(
+  deps: RenderDeps,
+  organizationId: string,
+): Promise<string[]> {
+  if (!deps.fetch) throw new Error("The app is not ready to render pages yet");
+  const { kv } = deps;
+  const scopes = await scopesOf(kv, organizationId);
+  const purge: { scope: Scope; state: Deno.KvEntryMaybe<ScopeState> }[] = [];
+  for (const scope of scopes) {
+    const generations = await kv.getMany(dependencies(organizationId, scope.projectId));
+    const sig = signature(generations).join(",");
+    const stateKey = scopeStateKey(organizationId, scope.id);
+    const state = await kv.get<ScopeState>(stateKey);
+    if (state.value?.rendered === sig) {
+      if (!state.value.purged) purge.push({ scope, state });
+      continue;
+    }
+    const outcome = await renderScope(deps, organizationId, scope, generations, state.value);
+    if (outcome.kind === "superseded") continue;
+    const next: ScopeState = {
+      rendered: sig,
+      purged: false,
+      paths: outcome.paths,
+      renderedAt: deps.clock.now().toISOString(),
+      purgeError: null,
+    };
+    const op = kv.atomic().check(state).set(stateKey, next);
+    for (const entry of generations) op.check(entry);
+    const committed = await op.commit();
+    if (committed.ok) {
+      purge.push({
+        scope,
+        state: { key: stateKey, value: next, versionstamp: committed.versionstamp },
+      });
+    }
+  }
+  // Projects deleted since the last render leave their scope state behind; nothing else.
+  const tags = [...new Set(purge.flatMap(({ scope }) => scope.tags.slice(1)))];
+  if (tags.length === 0) return [];
+  try {
+    await deps.purger.purge(tags);
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    await recordPurgeFailure(kv, {
+      organizationId,
+      error: message.slice(0, 500),
+      at: deps.clock.now().toISOString(),
+    });
+    for (const { state } of purge) {
+      await kv.atomic().check(state).set(state.key, { ...state.value!, purgeError: message })
+        .commit();
+    }
+    throw error;
+  }
+  for (const { state } of purge) {
+    await kv.atomic().check(state).set(state.key, {
+      ...state.value!,
+      purged: true,
+      purgeError: null,
+    })
+      .commit();
+  }
+  return tags;
+}

@@ -1,0 +1,178 @@
+/**
+ * The request path of public pages: stored bytes. A GET of a stored URL (src/edge/targets.ts)
+ * without a query string is answered from the record of its path, format (Accept) and coding
+ * (Accept-Encoding) when that record is current, that is when the generations it was rendered
+ * at are still the latest ones. Between a change's commit and its re-render (milliseconds on a
+ * running instance, until the next cron tick on an idle one) the route answers live instead,
+ * so the origin never answers older than the last committed change.
+ *
+ * Every answer on these URLs, stored or live, carries the edge's tags when a purge driver is
+ * configured; a public answer elsewhere gets `CDN-Cache-Control: no-store`, because nothing
+ * would purge it (generic shared caches still see the specification's `s-maxage=300`).
+ */
+import type { MiddlewareHandler } from "hono";
+import type { BlobStore } from "../blobs/mod.ts";
+import type { EdgeConfig } from "../config.ts";
+import {
+  type Coding,
+  encodedEtag,
+  isCompressible,
+  negotiateCoding,
+  varyWithEncoding,
+} from "../lib/content_coding.ts";
+import { getOrganizationBySlug } from "../store/organizations.ts";
+import { getProjectBySlug } from "../store/projects.ts";
+import { ifNoneMatchHits } from "../serve/artifacts.ts";
+import type { AppEnv } from "./env.ts";
+import { formatOfAccept } from "./negotiation.ts";
+import {
+  dependencies,
+  pageKey,
+  signature,
+  type StoredCoding,
+  type StoredPage,
+  type Variant,
+} from "../store/edge_pages.ts";
+import { edgeHeaders, pageTags } from "../edge/tags.ts";
+import { storedScopeOf } from "../edge/targets.ts";
+
+/** Bodies of large stored pages kept in memory by blob key (immutable, content-addressed). */
+const BLOB_CACHE_BYTES = 32 * 1024 * 1024;
+
+export interface StoredLayerDeps {
+  kv: Deno.Kv;
+  blobs: BlobStore;
+  config: { edge: EdgeConfig };
+}
+
+function isRender(env: unknown): boolean {
+  return typeof env === "object" && env !== null &&
+    (env as { edgeRender?: unknown }).edgeRender === true;
+}
+
+/** The record to answer with: the preferred coding of `any`, then of the format, then identity. */
+function pick(
+  entries: Deno.KvEntryMaybe<StoredPage>[],
+): { record: StoredPage; coding: Coding | null } | null {
+  for (const entry of entries) {
+    if (entry.value) {
+      const coding = entry.key[3] as StoredCoding;
+      return { record: entry.value, coding: coding === "identity" ? null : coding };
+    }
+  }
+  return null;
+}
+
+export function storedLayer(deps: StoredLayerDeps): MiddlewareHandler<AppEnv> {
+  const { kv } = deps;
+  const blobCache = new Map<string, Uint8Array>();
+  let blobBytes = 0;
+
+  async function bodyOf(record: StoredPage): Promise<Uint8Array | null> {
+    if (record.body) return record.body;
+    const hit = blobCache.get(record.blob!);
+    if (hit) return hit;
+    const bytes = await deps.blobs.get(record.blob!);
+    if (!bytes) return null;
+    if (blobBytes + bytes.byteLength > BLOB_CACHE_BYTES) {
+      blobCache.clear();
+      blobBytes = 0;
+    }
+    blobCache.set(record.blob!, bytes);
+    blobBytes += bytes.byteLength;
+    return bytes;
+  }
+
+  /** The tags of a URL answered live: from its project's or organization's slug. */
+  async function tagsOf(scope: { kind: "project" | "center"; slug: string }): Promise<string[]> {
+    if (scope.kind === "project") {
+      const project = await getProjectBySlug(kv, scope.slug);
+      return project ? pageTags(project.organizationId, project.id) : [];
+    }
+    const organization = await getOrganizationBySlug(kv, scope.slug);
+    return organization ? pageTags(organization.id, null) : [];
+  }
+
+  return async (c, next) => {
+    const edge = deps.config.edge;
+    if (c.req.method !== "GET" || isRender(c.env)) return await next();
+    const url = c.req.url;
+    const scope = url.includes("?") ? null : storedScopeOf(c.req.path);
+    if (!scope) {
+      await next();
+      const extra = untaggedPublic(c.res, edge);
+      if (extra) c.res = withHeaders(c.res, extra);
+      return;
+    }
+    const path = c.req.path;
+    const variant: Variant = formatOfAccept(c.req.header("accept") ?? "");
+    const wanted = negotiateCoding(c.req.header("accept-encoding"), ["br", "gzip"]);
+    const keys: Deno.KvKey[] = [];
+    for (const v of ["any", variant] as Variant[]) {
+      if (wanted) keys.push(pageKey(path, v, wanted));
+      keys.push(pageKey(path, v, "identity"));
+    }
+    const found = pick(await kv.getMany<StoredPage[]>(keys));
+    if (found) {
+      const { record, coding } = found;
+      const current = await kv.getMany(dependencies(record.organizationId, record.projectId));
+      const body = signature(current).join(",") === record.generations.join(",")
+        ? await bodyOf(record)
+        : null;
+      if (body) return answer(c.req.raw, record, body, coding, edge);
+    }
+    // Not stored yet, or waiting for its re-render: answered live, tagged all the same.
+    await next();
+    if (c.res.status !== 200 || edge.purge === "none") return;
+    const tags = found?.record.tags ?? await tagsOf(scope);
+    const extra = tags.length > 0 ? edgeHeaders(edge, tags) : untaggedPublic(c.res, edge);
+    if (extra) c.res = withHeaders(c.res, extra);
+  };
+}
+
+/** A stored page's answer, or 304 when If-None-Match names it. */
+function answer(
+  request: Request,
+  record: StoredPage,
+  body: Uint8Array,
+  coding: Coding | null,
+  edge: EdgeConfig,
+): Response {
+  const headers = new Headers(record.headers);
+  const etag = encodedEtag(record.etag, coding);
+  headers.set("etag", etag);
+  // Every coding of a compressible page is offered: caches must key on Accept-Encoding.
+  if (coding || isCompressible(headers.get("content-type"))) {
+    headers.set("vary", varyWithEncoding(headers.get("vary") ?? undefined));
+  }
+  if (coding) headers.set("content-encoding", coding);
+  for (const [name, value] of Object.entries(edgeHeaders(edge, record.tags))) {
+    headers.set(name, value);
+  }
+  if (ifNoneMatchHits(request.headers.get("if-none-match"), etag)) {
+    headers.delete("content-type");
+    headers.delete("content-encoding");
+    return new Response(null, { status: 304, headers });
+  }
+  return new Response(body as Uint8Array<ArrayBuffer>, { status: record.status, headers });
+}
+
+/** `response` with `extra` headers set (a copy: fetched responses' headers cannot change). */
+function withHeaders(response: Response, extra: Record<string, string>): Response {
+  const headers = new Headers(response.headers);
+  for (const [name, value] of Object.entries(extra)) headers.set(name, value);
+  return new Response(response.body, { status: response.status, headers });
+}
+
+/**
+ * A public answer that no purge can reach is not kept by the edge: with a purge driver, the
+ * platform's CDN would otherwise keep it for its `s-maxage` after the data changed. Returns
+ * the headers that say so, or null when none are needed.
+ */
+function untaggedPublic(response: Response, edge: EdgeConfig): Record<string, string> | null {
+  if (edge.purge === "none") return null;
+  const cache = response.headers.get("cache-control") ?? "";
+  if (!/\bpublic\b/.test(cache) || /\bimmutable\b/.test(cache)) return null;
+  if (response.headers.has("surrogate-key")) return null;
+  return { "cdn-cache-control": "no-store", "deno-cdn-cache-control": "no-store" };
+}

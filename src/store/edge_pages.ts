@@ -1,0 +1,167 @@
+/**
+ * Stored public pages: what the render job made of each public URL, kept in KV per
+ * (path, variant, coding) and served as bytes (src/edge/serve.ts). A record remembers the
+ * generations it was rendered at; a change that alters public pages bumps them in its own
+ * commit (`touchProject`, `touchOrganization`) and stages the job that renders again, so the
+ * request path can tell a current record from one that waits for its re-render.
+ *
+ * Generations are counted per organization in three scopes: `org` (organization-wide data:
+ * profile, certifications, documents, subprocessors, answers), one per project (its
+ * publications, updates, settings, domains), and `*`, bumped by every change of either kind.
+ * A project's pages depend on `org` and their project; the trust center's pages on `*`.
+ */
+import { stageJob } from "./jobs.ts";
+import { projectKey } from "./keys.ts";
+
+/** Which representation of a URL: `any` when it does not vary by Accept. */
+export type Variant = "any" | "html" | "md" | "json";
+/** The stored content codings. */
+export type StoredCoding = "identity" | "gzip" | "br";
+
+/** The job kind that renders an organization's public pages and purges the edge. */
+export const RENDER_JOB = "edge.render";
+
+/** Largest body kept inside the KV record; larger ones go to the blob store. */
+export const INLINE_BYTES = 56 * 1024;
+
+/** One stored representation of a public URL. */
+export interface StoredPage {
+  organizationId: string;
+  /** The project whose page this is, or null for the trust center's pages. */
+  projectId: string | null;
+  /** The generations (versionstamps, "" for none) this page was rendered at, in scope order. */
+  generations: string[];
+  status: number;
+  /** Response headers as rendered, without ETag, Content-Length and Content-Encoding. */
+  headers: [string, string][];
+  etag: string;
+  /** Cache tags of the edge (src/edge/tags.ts). */
+  tags: string[];
+  /** The body, when small enough to keep here. */
+  body?: Uint8Array;
+  /** Else the blob holding it. */
+  blob?: string;
+  renderedAt: string;
+}
+
+/** What the last render of one scope did: the generation it rendered, and whether it purged. */
+export interface ScopeState {
+  rendered: string;
+  purged: boolean;
+  /** The paths stored for this scope, each as `variant path`. */
+  paths: string[];
+  renderedAt: string;
+  purgeError: string | null;
+}
+
+export const pageKey = (path: string, variant: Variant, coding: StoredCoding): Deno.KvKey => [
+  "edge_page",
+  path,
+  variant,
+  coding,
+];
+export const generationKey = (organizationId: string, scope: string): Deno.KvKey => [
+  "edge_gen",
+  organizationId,
+  scope,
+];
+export const scopeStateKey = (organizationId: string, scope: string): Deno.KvKey => [
+  "edge_state",
+  organizationId,
+  scope,
+];
+/** When the organization's public data last changed (ISO): "live sections as of". */
+export const changedAtKey = (organizationId: string): Deno.KvKey => [
+  "edge_changed",
+  organizationId,
+];
+
+/** The scope of the trust center's pages, and the organization-wide one. */
+export const CENTER_SCOPE = "*";
+export const ORG_SCOPE = "org";
+
+/** The generation keys a page of `projectId` (null: the trust center) depends on. */
+export function dependencies(organizationId: string, projectId: string | null): Deno.KvKey[] {
+  return projectId === null
+    ? [generationKey(organizationId, CENTER_SCOPE)]
+    : [generationKey(organizationId, ORG_SCOPE), generationKey(organizationId, projectId)];
+}
+
+/** The signature of a set of generation entries, as records keep it. */
+export function signature(entries: readonly Deno.KvEntryMaybe<unknown>[]): string[] {
+  return entries.map((entry) => entry.versionstamp ?? "");
+}
+
+function touch(op: Deno.AtomicOperation, organizationId: string, scope: string, now: Date) {
+  op.sum(generationKey(organizationId, scope), 1n)
+    .sum(generationKey(organizationId, CENTER_SCOPE), 1n)
+    .set(changedAtKey(organizationId), now.toISOString());
+  stageJob(op, { kind: RENDER_JOB, organizationId }, { now });
+  return op;
+}
+
+/**
+ * Adds to `op` (the commit of a change to one project's public data) the bump of that
+ * project's generation and the job that renders its pages again and purges the edge.
+ */
+export function touchProject(
+  op: Deno.AtomicOperation,
+  target: { organizationId: string; projectId: string },
+  now: Date,
+): Deno.AtomicOperation {
+  return touch(op, target.organizationId, target.projectId, now);
+}
+
+/** Adds to `op` the same for an organization-wide change (every page of the organization). */
+export function touchOrganization(
+  op: Deno.AtomicOperation,
+  organizationId: string,
+  now: Date,
+): Deno.AtomicOperation {
+  return touch(op, organizationId, ORG_SCOPE, now);
+}
+
+/**
+ * `touchProject` for a change that names only its project (the project is read for its
+ * organization; a project that no longer exists has no pages to render).
+ */
+export async function touchProjectById(
+  kv: Deno.Kv,
+  op: Deno.AtomicOperation,
+  projectId: string,
+  now: Date,
+): Promise<void> {
+  // Returns nothing: an AtomicOperation cannot be the value of a promise (Deno refuses to
+  // await one, to catch a forgotten commit()).
+  const project = await kv.get<{ organizationId: string }>(projectKey(projectId));
+  if (!project.value) return;
+  touchProject(op, { organizationId: project.value.organizationId, projectId }, now);
+}
+
+/** A purge the edge did not acknowledge, kept until one succeeds (live status shows it). */
+export interface PurgeFailure {
+  organizationId: string;
+  error: string;
+  at: string;
+}
+
+const purgeFailureKey = (
+  organizationId: string,
+): Deno.KvKey => ["edge_purge_failed", organizationId];
+
+export async function recordPurgeFailure(kv: Deno.Kv, failure: PurgeFailure): Promise<void> {
+  await kv.set(purgeFailureKey(failure.organizationId), failure);
+}
+
+export async function clearPurgeFailure(kv: Deno.Kv, organizationId: string): Promise<void> {
+  await kv.delete(purgeFailureKey(organizationId));
+}
+
+/** Organizations whose last purge failed, at most `limit`. */
+export async function listPurgeFailures(kv: Deno.Kv, limit: number): Promise<PurgeFailure[]> {
+  const failures: PurgeFailure[] = [];
+  for await (const entry of kv.list<PurgeFailure>({ prefix: ["edge_purge_failed"] }, { limit })) {
+    failures.push(entry.value);
+  }
+  return failures;
+}

@@ -1,0 +1,299 @@
+/**
+ * Static-first public pages: the render job stores every public URL of a changed
+ * organization, the request path answers those bytes while they are current, a change that
+ * is not rendered yet is answered live (never an older page), the edge gets tags and a long
+ * CDN lifetime only with a purge driver, and a purge that is not acknowledged is retried.
+ */
+import assert from "node:assert/strict";
+import { brotliDecompressSync, gunzipSync } from "node:zlib";
+import { CENTER_PATHS, PROJECT_PATHS, storedScopeOf } from "../../src/edge/targets.ts";
+import { generationKey, pageKey, scopeStateKey } from "../../src/store/edge_pages.ts";
+import { createTestApp, type TestApp } from "../support/app.ts";
+import { publishVersion, workspace } from "../support/fixtures.ts";
+
+const BROWSER = "text/html";
+
+/** A local HTTP server that plays Varnish's purge endpoint, answering `status`. */
+function purgeReceiver(status: () => number) {
+  const received: { method: string; tags: string }[] = [];
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, (req) => {
+    received.push({ method: req.method, tags: req.headers.get("xkey-purge") ?? "" });
+    return new Response("purged", { status: status() });
+  });
+  return {
+    url: `http://127.0.0.1:${server.addr.port}/`,
+    received,
+    [Symbol.asyncDispose]: () => server.shutdown(),
+  };
+}
+
+async function postUpdate(
+  ctx: TestApp,
+  ws: { token: string; project: { id: string } },
+  title: string,
+) {
+  const res = await ctx.call("POST", `/projects/${ws.project.id}/updates`, {
+    token: ws.token,
+    json: { kind: "advisory", title, body: `${title} body` },
+  });
+  assert.equal(res.status, 201, await res.clone().text());
+}
+
+Deno.test("[edge] stored URLs are every public GET route with only the project's or organization's slug", async () => {
+  await using ctx = await createTestApp();
+  const doc = await (await ctx.call("GET", "/openapi.json")).json();
+  const project = new Set<string>();
+  const center = new Set<string>();
+  for (const [path, item] of Object.entries(doc.paths as Record<string, { get?: unknown }>)) {
+    if (!item.get) continue;
+    const params = path.match(/\{[^}]+\}/g) ?? [];
+    if (params.length !== 1) continue;
+    if (path.startsWith("/trust/{projectSlug}")) {
+      project.add(path.slice("/trust/{projectSlug}".length));
+    }
+    if (path.startsWith("/public/trust/{orgSlug}")) {
+      center.add(path.slice("/public/trust/{orgSlug}".length));
+    }
+  }
+  // Answered live on purpose: the access-request form takes its document from the query.
+  center.delete("/documents/request");
+  assert.deepEqual(
+    [...project].sort(),
+    PROJECT_PATHS.filter((p) => !/^\.(md|html)$/.test(p)).sort(),
+  );
+  assert.deepEqual([...center].sort(), CENTER_PATHS.filter((p) => !/^\.(md|html)$/.test(p)).sort());
+  assert.deepEqual(storedScopeOf("/trust/acme.md"), { kind: "project", slug: "acme" });
+  assert.deepEqual(storedScopeOf("/trust/acme/badge.svg"), { kind: "project", slug: "acme" });
+  assert.deepEqual(storedScopeOf("/public/trust/acme/answers.csv"), {
+    kind: "center",
+    slug: "acme",
+  });
+  assert.equal(storedScopeOf("/trust/acme/versions/1/trust.json"), null);
+  assert.equal(storedScopeOf("/trust/acme/updates/abc"), null);
+  assert.equal(storedScopeOf("/trust/%E0%A4%A/badge.svg"), null);
+});
+
+Deno.test("[edge] the latest pages are stored bytes, current or answered live", async (t) => {
+  await using purges = purgeReceiver(() => 200);
+  await using ctx = await createTestApp({ env: { CDN_PURGE: "xkey", CDN_PURGE_URL: purges.url } });
+  const ws = await workspace(ctx, "alice", { projectSlug: "acme", visibility: "public" });
+  await publishVersion(ctx, ws);
+  const orgId = ws.organization.id;
+  const live = await (await ctx.call("GET", "/trust/acme", { headers: { accept: BROWSER } }))
+    .text();
+
+  await t.step("before any render, the route answers live, tagged for the edge", async () => {
+    const res = await ctx.call("GET", "/trust/acme", { headers: { accept: BROWSER } });
+    assert.equal(res.status, 200);
+    assert.equal(res.headers.get("cache-control"), "public, s-maxage=300");
+    assert.equal(res.headers.get("cdn-cache-control"), "public, max-age=86400");
+    assert.equal(res.headers.get("surrogate-key"), `org-${orgId} project-${ws.project.id}`);
+    assert.equal(res.headers.get("deno-cache-tag"), `org-${orgId},project-${ws.project.id}`);
+  });
+
+  await t.step(
+    "the render stores every format and coding, and purges the project's tags",
+    async () => {
+      const tags = await ctx.services.edge.render(orgId);
+      assert.deepEqual(tags.sort(), [`center-${orgId}`, `project-${ws.project.id}`].sort());
+      assert.deepEqual(purges.received.map((r) => r.method), ["PURGE"]);
+      assert.equal(purges.received[0].tags.split(" ").sort().join(" "), tags.sort().join(" "));
+      for (const variant of ["html", "md", "json"] as const) {
+        for (const coding of ["identity", "gzip", "br"] as const) {
+          const entry = await ctx.kv.get(pageKey("/trust/acme", variant, coding));
+          assert.ok(entry.value, `${variant} ${coding}`);
+        }
+      }
+      assert.ok((await ctx.kv.get(pageKey("/trust/acme/badge.svg", "any", "identity"))).value);
+      assert.ok(
+        (await ctx.kv.get(pageKey(`/public/trust/${ws.organization.slug}`, "html", "br"))).value,
+      );
+    },
+  );
+
+  await t.step("each coding is the live page's bytes; 304 by each coding's ETag", async () => {
+    for (
+      const [coding, decode] of [
+        ["br", brotliDecompressSync],
+        ["gzip", gunzipSync],
+        ["identity", (b: Uint8Array) => b],
+      ] as const
+    ) {
+      const res = await ctx.call("GET", "/trust/acme", {
+        headers: { accept: BROWSER, "accept-encoding": coding },
+      });
+      assert.equal(res.status, 200);
+      assert.equal(res.headers.get("content-encoding"), coding === "identity" ? null : coding);
+      assert.match(res.headers.get("vary")!, /Accept-Encoding/);
+      assert.match(res.headers.get("vary")!, /Accept\b/);
+      assert.match(res.headers.get("content-security-policy")!, /default-src 'none'/);
+      const body = new TextDecoder().decode(decode(new Uint8Array(await res.arrayBuffer())));
+      assert.equal(body, live);
+      const again = await ctx.call("GET", "/trust/acme", {
+        headers: {
+          accept: BROWSER,
+          "accept-encoding": coding,
+          "if-none-match": res.headers.get("etag")!,
+        },
+      });
+      assert.equal(again.status, 304);
+    }
+    const md = await ctx.call("GET", "/trust/acme.md");
+    assert.match(md.headers.get("content-type")!, /text\/markdown/);
+    assert.match(await md.text(), /^# /);
+  });
+
+  await t.step(
+    "stored bytes are what is served: data changed behind the job's back is not seen",
+    async () => {
+      // Written straight into KV, without the change's generation bump: only a stored page
+      // explains an answer that does not show it.
+      const project = await ctx.kv.get<Record<string, unknown>>(["projects", ws.project.id]);
+      await ctx.kv.set(["projects", ws.project.id], { ...project.value, name: "Renamed behind" });
+      const res = await ctx.call("GET", "/trust/acme", { headers: { accept: BROWSER } });
+      assert.doesNotMatch(await res.text(), /Renamed behind/);
+      await ctx.kv.set(["projects", ws.project.id], project.value);
+    },
+  );
+
+  await t.step(
+    "a committed change is answered live until its render, then stored again",
+    async () => {
+      await postUpdate(ctx, ws, "Planned maintenance tonight");
+      const pending = await ctx.call("GET", "/trust/acme", { headers: { accept: BROWSER } });
+      assert.match(await pending.text(), /Planned maintenance tonight/);
+      assert.equal(pending.headers.get("surrogate-key"), `org-${orgId} project-${ws.project.id}`);
+      const before = purges.received.length;
+      await ctx.services.edge.render(orgId);
+      assert.equal(purges.received.length, before + 1);
+      const stored = await ctx.kv.get<{ body: Uint8Array }>(
+        pageKey("/trust/acme", "html", "identity"),
+      );
+      assert.match(new TextDecoder().decode(stored.value!.body), /Planned maintenance tonight/);
+      // Nothing changed since: a second run renders and purges nothing.
+      assert.deepEqual(await ctx.services.edge.render(orgId), []);
+      assert.equal(purges.received.length, before + 1);
+    },
+  );
+
+  await t.step(
+    "the latest page says what is signed and when its live sections were current",
+    async () => {
+      const html = await (await ctx.call("GET", "/trust/acme", { headers: { accept: BROWSER } }))
+        .text();
+      assert.match(
+        html,
+        /This page is version 1, signed and immutable at\s+<a href="[^"]+\/versions\/1\/index\.html">its own address<\/a>/,
+      );
+      assert.match(html, /as of\s+<time datetime="[^"]+">\d+ \w{3} \d{4}, \d\d:\d\d UTC<\/time>/);
+      assert.doesNotMatch(html, /this page never\s+change once published/);
+      const version = await (await ctx.call("GET", "/trust/acme/versions/1/index.html")).text();
+      assert.match(
+        version,
+        /Version 1 is immutable: its trust\.json, signature and this page never/,
+      );
+    },
+  );
+
+  await t.step(
+    "versioned URLs are immutable at the edge, content-addressed and tagged",
+    async () => {
+      const res = await ctx.call("GET", "/trust/acme/versions/1/trust.json");
+      assert.equal(res.headers.get("cache-control"), "public, max-age=31536000, immutable");
+      assert.match(res.headers.get("deno-cache-id")!, /^sha256:[0-9a-f]{64}$/);
+      assert.equal(res.headers.get("surrogate-key"), `org-${orgId} project-${ws.project.id}`);
+      assert.equal(res.headers.get("cdn-cache-control"), null);
+    },
+  );
+
+  await t.step("public answers no purge reaches are not kept by the platform's CDN", async () => {
+    const res = await ctx.call("GET", "/public/frameworks");
+    assert.equal(res.status, 200);
+    assert.equal(res.headers.get("cdn-cache-control"), "no-store");
+    assert.equal(res.headers.get("deno-cdn-cache-control"), "no-store");
+  });
+
+  await t.step(
+    "a project made private leaves no stored page; its URLs answer 404 live",
+    async () => {
+      const res = await ctx.call("PATCH", `/projects/${ws.project.id}`, {
+        token: ws.token,
+        json: { visibility: "private" },
+      });
+      assert.equal(res.status, 200);
+      await ctx.services.edge.render(orgId);
+      assert.equal((await ctx.kv.get(pageKey("/trust/acme", "html", "identity"))).value, null);
+      assert.equal((await ctx.kv.get(pageKey("/trust/acme/trust.json", "any", "br"))).value, null);
+      const gone = await ctx.call("GET", "/trust/acme/trust.json");
+      assert.equal(gone.status, 404);
+      assert.equal(gone.headers.get("surrogate-key"), null);
+    },
+  );
+});
+
+Deno.test("[edge] a render overtaken by a newer change stores nothing of it; the newer job does", async () => {
+  await using ctx = await createTestApp();
+  const ws = await workspace(ctx, "alice", { projectSlug: "acme", visibility: "public" });
+  await publishVersion(ctx, ws);
+  const orgId = ws.organization.id;
+  // Bump the project's generation while the render is under way: its first write fails.
+  const fetch = ctx.app.fetch;
+  let bumped = false;
+  ctx.services.edge.attach(async (request, env) => {
+    if (!bumped) {
+      bumped = true;
+      await postUpdate(ctx, ws, "Arrived during the render");
+    }
+    return await fetch(request, env);
+  });
+  await ctx.services.edge.render(orgId);
+  const state = await ctx.kv.get<{ rendered: string }>(scopeStateKey(orgId, ws.project.id));
+  assert.equal(state.value, null, "the overtaken render recorded nothing for the project");
+  ctx.services.edge.attach((request, env) => fetch(request, env));
+  await ctx.services.edge.render(orgId);
+  const stored = await ctx.kv.get<{ body: Uint8Array }>(pageKey("/trust/acme", "html", "identity"));
+  assert.match(new TextDecoder().decode(stored.value!.body), /Arrived during the render/);
+  const generation = await ctx.kv.get(generationKey(orgId, ws.project.id));
+  assert.ok(generation.versionstamp);
+});
+
+Deno.test("[edge] a purge that is not acknowledged fails the job, is shown, and is sent again", async () => {
+  let status = 503;
+  await using purges = purgeReceiver(() => status);
+  await using ctx = await createTestApp({ env: { CDN_PURGE_URL: purges.url } });
+  assert.equal(ctx.config.edge.purge, "xkey");
+  const ws = await workspace(ctx, "alice", { projectSlug: "acme", visibility: "public" });
+  await publishVersion(ctx, ws);
+  const orgId = ws.organization.id;
+  await assert.rejects(() => ctx.services.edge.render(orgId), /answered 503/);
+  const state = await ctx.kv.get<{ purged: boolean; purgeError: string }>(
+    scopeStateKey(orgId, ws.project.id),
+  );
+  assert.equal(state.value!.purged, false);
+  assert.match(state.value!.purgeError, /answered 503/);
+  const status503 = await (await ctx.call("GET", "/service/status", { token: ws.token })).json();
+  assert.match(JSON.stringify(status503.live.edge), /answered 503/);
+  status = 200;
+  const tags = await ctx.services.edge.render(orgId);
+  assert.ok(tags.includes(`project-${ws.project.id}`));
+  assert.equal(purges.received.length, 2);
+  const after = await ctx.kv.get<{ purged: boolean }>(scopeStateKey(orgId, ws.project.id));
+  assert.equal(after.value!.purged, true);
+});
+
+Deno.test("[edge] without a purge driver nothing asks a CDN to keep pages longer than five minutes", async () => {
+  await using ctx = await createTestApp();
+  assert.equal(ctx.config.edge.purge, "none");
+  const ws = await workspace(ctx, "alice", { projectSlug: "acme", visibility: "public" });
+  await publishVersion(ctx, ws);
+  await ctx.services.edge.render(ws.organization.id);
+  for (
+    const path of ["/trust/acme", "/trust/acme/trust.json", "/trust/acme/versions/1/trust.json"]
+  ) {
+    const res = await ctx.call("GET", path);
+    assert.equal(res.status, 200, path);
+    for (const name of ["cdn-cache-control", "surrogate-key", "deno-cache-tag", "deno-cache-id"]) {
+      assert.equal(res.headers.get(name), null, `${path} ${name}`);
+    }
+  }
+});
