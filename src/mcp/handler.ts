@@ -5,14 +5,13 @@
  */
 // @ts-types="@modelcontextprotocol/sdk/server/webStandardStreamableHttp"
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
-import type { Services } from "../http/env.ts";
 import { mcpAllowedHosts, mcpAllowedOrigins } from "./hosts.ts";
 import { createTrustReader } from "./reader.ts";
 import { createTrustMcpServer } from "./server.ts";
 
 /** Answers `request` (whose JSON body, when it has one, is `parsedBody`). */
 export async function answerMcp(
-  services: Services,
+  services: Parameters<typeof createTrustReader>[0],
   request: Request,
   parsedBody: unknown,
 ): Promise<Response> {
