@@ -2,12 +2,15 @@
  * `deno task bench`: every benchmark, each printed as a ratio to a baseline
  * measured in the same run.
  */
+import { benchColdStart } from "./cold_start.ts";
 import { benchIngest } from "./ingest.ts";
 import { benchLive } from "./live.ts";
 import { benchRecompute } from "./recompute.ts";
 import { benchTrustJson } from "./trust_json.ts";
 import { benchTrustPage } from "./trust_page.ts";
 
-for (const bench of [benchIngest, benchRecompute, benchTrustJson, benchTrustPage, benchLive]) {
+const BENCHMARKS = [benchIngest, benchRecompute, benchTrustJson, benchTrustPage, benchLive];
+
+for (const bench of [...BENCHMARKS, benchColdStart]) {
   console.log((await bench()).line);
 }

@@ -45,10 +45,14 @@ export async function createTestApp(
     webhookDelivery?: AppDeps["webhookDelivery"];
     /** Limits of PDF stamping and page counting (tests narrow them). */
     stampingLimits?: AppDeps["stampingLimits"];
+    /** A KV file to build in instead of an in-memory KV (benchmarks prepare data with it). */
+    kvPath?: string;
+    /** Where the fake clock stands at first. */
+    now?: Date;
   } = {},
 ): Promise<TestApp> {
-  const kv = await Deno.openKv(":memory:");
-  const clock = fakeClock(new Date("2026-11-01T12:00:00Z"));
+  const kv = await Deno.openKv(options.kvPath ?? ":memory:");
+  const clock = fakeClock(options.now ?? new Date("2026-11-01T12:00:00Z"));
   const log = memoryLogger();
   const config = loadConfig({ BASE_URL: TEST_BASE_URL, KV_PATH: ":memory:", ...options.env });
   const deps = {
