@@ -173,12 +173,19 @@ for (const version of [DEPLOY_DENO_VERSION, README_DENO_VERSION]) {
             }
             const before = await latestVersion(call, target.projectId);
             assert.equal(host.running().length, 1, "warm");
+            const from = host.lines.length;
             await sendScan(url, target, 3);
             const accepted = Date.now();
             const seen = await whenBothShowAfter(url, before.version, accepted, 10_000);
+            // Where the time went: the publication, then the purge after its pages were stored.
+            const published = await latestVersion(call, target.projectId);
+            const purged = purgeAcks(host.lines, from)
+              .find((a) => a.tags.includes(`project-${target.projectId}`));
             console.log(
               `warm: the new version through the CDN ${seen.json} ms (trust.json) and ${seen.html} ms ` +
-                `(page) after the scan was accepted`,
+                `(page) after the scan was accepted; published after ${
+                  Date.parse(published.publishedAt) - accepted
+                } ms, purge acknowledged after ${purged ? purged.at - accepted : "-"} ms`,
             );
             assert.ok(seen.json !== null && seen.json <= 2_000, `trust.json after ${seen.json} ms`);
             assert.ok(seen.html !== null && seen.html <= 2_000, `page after ${seen.html} ms`);
