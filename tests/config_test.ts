@@ -14,7 +14,35 @@ Deno.test("[config] defaults give the embedded zero-ops setup", () => {
   assert.equal(config.auth.clientId, "dashboard");
   assert.equal(config.signup, "first-run");
   assert.equal(config.maxEvidenceBytes, 10 * 1024 * 1024);
-  assert.equal(loadConfig({}, { onDeploy: true }).kvPath, undefined);
+  const deploy = loadConfig({ BASE_URL: "https://trust.acme.test" }, { onDeploy: true });
+  assert.equal(deploy.kvPath, undefined);
+  assert.deepEqual(deploy.edge, { purge: "deno", purgeUrls: [] });
+  assert.deepEqual(config.edge, { purge: "none", purgeUrls: [] });
+});
+
+Deno.test("[config] on Deno Deploy BASE_URL is required, in one line that says what to set", () => {
+  assert.throws(
+    () => loadConfig({}, { onDeploy: true }),
+    /^ConfigError: Invalid configuration: BASE_URL: required on Deno Deploy: set it to the deployment's public URL/,
+  );
+});
+
+Deno.test("[config] the edge's purge driver: as set, Varnish URLs checked", () => {
+  const xkey = loadConfig({ CDN_PURGE_URL: "http://127.0.0.1:6081/, http://127.0.0.1:6082/" });
+  assert.deepEqual(xkey.edge, {
+    purge: "xkey",
+    purgeUrls: ["http://127.0.0.1:6081/", "http://127.0.0.1:6082/"],
+  });
+  assert.equal(
+    loadConfig({ CDN_PURGE: "none", CDN_PURGE_URL: "http://a.test/" }).edge.purge,
+    "none",
+  );
+  assert.throws(
+    () => loadConfig({ CDN_PURGE: "xkey" }),
+    /CDN_PURGE_URL: required with CDN_PURGE=xkey/,
+  );
+  assert.throws(() => loadConfig({ CDN_PURGE_URL: "ftp://a.test/" }), /CDN_PURGE_URL: "ftp/);
+  assert.throws(() => loadConfig({ CDN_PURGE: "fastly" }), /CDN_PURGE/);
 });
 
 Deno.test("[config] every variable is read", () => {

@@ -11,6 +11,11 @@ import type { JobWorker } from "../live/worker.ts";
 import { createPurger, type Purger } from "./purge.ts";
 import { type RenderDeps, type RenderEnv, renderOrganization } from "./render.ts";
 import { RENDER_JOB } from "../store/edge_pages.ts";
+import { insertJob } from "../store/jobs.ts";
+
+/** The job that purges a render's tags a second time, and how long after the first. */
+const PURGE_AGAIN_JOB = "edge.purge-again";
+const PURGE_AGAIN_MS = 2000;
 
 export interface Edge {
   purger: Purger;
@@ -37,11 +42,21 @@ export function createEdge(
     const tags = await renderOrganization(renderDeps, organizationId);
     if (tags.length > 0 && purger.kind !== "none") {
       deps.log.info("Edge purged", { organizationId, tags: tags.join(" ") });
+      // A cache miss already in flight when the bytes were stored may reach the edge after
+      // the purge with the older page: purging once more shortly after evicts it too.
+      const now = deps.clock.now();
+      await insertJob(deps.kv, { kind: PURGE_AGAIN_JOB, tags }, {
+        now,
+        dueAt: now.getTime() + PURGE_AGAIN_MS,
+      });
     }
     return tags;
   };
   deps.jobs.on(RENDER_JOB, async (message: JobMessage) => {
     await render(String(message.organizationId));
+  });
+  deps.jobs.on(PURGE_AGAIN_JOB, async (message: JobMessage) => {
+    await purger.purge((message.tags as string[]) ?? []);
   });
   return {
     purger,

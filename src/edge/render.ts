@@ -61,6 +61,9 @@ interface Scope {
   tags: string[];
 }
 
+/** Pages of one scope rendered at once. */
+const RENDER_CONCURRENCY = 4;
+
 /** Representative Accept values of the three formats a negotiated URL answers in. */
 const ACCEPTS: Record<Exclude<Variant, "any">, string> = {
   html: "text/html",
@@ -171,11 +174,12 @@ async function renderScope(
     }
     return (await op.commit()).ok;
   };
-  for (const path of scope.paths) {
+  let superseded = false;
+  const renderPath = async (path: string) => {
     const first = await renderOne(deps, path, ACCEPTS.html);
     if (first.status !== 200) {
       await first.body?.cancel();
-      continue;
+      return;
     }
     const negotiated = /(^|,)\s*accept\s*(,|$)/i.test(first.headers.get("vary") ?? "");
     const variants: [Variant, Response][] = negotiated
@@ -186,15 +190,23 @@ async function renderScope(
       ]
       : [["any", first]];
     for (const [variant, response] of variants) {
-      if (response.status !== 200) {
+      if (response.status !== 200 || superseded) {
         await response.body?.cancel();
         continue;
       }
       const records = await recordsOf(deps, response, base);
-      if (!(await write(path, variant, records))) return { kind: "superseded" };
-      stored.push(`${variant} ${path}`);
+      if (!(await write(path, variant, records))) superseded = true;
+      else stored.push(`${variant} ${path}`);
     }
-  }
+  };
+  // A few at once: compression runs off the JavaScript thread, so pages overlap.
+  const queue = [...scope.paths];
+  await Promise.all(
+    Array.from({ length: RENDER_CONCURRENCY }, async () => {
+      while (queue.length > 0 && !superseded) await renderPath(queue.shift()!);
+    }),
+  );
+  if (superseded) return { kind: "superseded" };
   // What the previous render stored and this one did not (a renamed slug, a project made
   // private, a page that now answers 404) goes, so the request path answers it live.
   const gone = (previous?.paths ?? []).filter((entry) => !stored.includes(entry));
@@ -280,5 +292,6 @@ export async function renderOrganization(
     })
       .commit();
   }
+  await clearPurgeFailure(kv, organizationId);
   return tags;
 }

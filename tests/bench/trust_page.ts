@@ -1,15 +1,15 @@
 /**
- * The latest trust page, GET /trust/{slug}.html, whose live block (updates, subprocessors,
- * documents) is rendered from KV on every request, against the same version's immutable page,
- * GET /trust/{slug}/versions/1/index.html, served from the artifact cache: both from the same
- * service process, loaded by wrk in the same run, in alternating rounds. The ratio of
- * throughputs is what the live block costs.
+ * The latest trust page, GET /trust/{slug}.html, with its live block (updates, subprocessors,
+ * documents), served from the bytes the render job stored (src/edge), against the same
+ * version's immutable page, GET /trust/{slug}/versions/1/index.html, served from the artifact
+ * cache: both from the same service process, loaded by wrk in the same run, in alternating
+ * rounds. The ratio of throughputs is what serving a latest page costs over a versioned one.
  */
 import { median, startBenchService } from "./_harness.ts";
 import { measure } from "./trust_json.ts";
 
 const ROUNDS = Number(Deno.env.get("BENCH_ROUNDS") ?? 5);
-const TARGET = 0.5;
+const TARGET = 0.95;
 
 /** Gives the project an organization with subprocessors and the project three updates. */
 async function liveContent(service: Awaited<ReturnType<typeof startBenchService>>) {
@@ -43,6 +43,13 @@ async function liveContent(service: Awaited<ReturnType<typeof startBenchService>
     });
   }
   await call("POST", `/projects/${service.projectId}/publish`);
+  // The render jobs those changes staged run on the service's own worker: wait for them.
+  for (let i = 0; i < 100; i++) {
+    const ready = await (await fetch(`${service.baseUrl}/health/ready`)).json();
+    if (ready.oldestDueSeconds === null) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error("The render jobs did not run within 10 s");
 }
 
 export async function benchTrustPage(): Promise<{ ratio: number; line: string }> {
@@ -75,7 +82,7 @@ export async function benchTrustPage(): Promise<{ ratio: number; line: string }>
     const rps = (side: Side) => median(rounds.map((r) => r[side])).toFixed(0);
     return {
       ratio,
-      line: `trust page: latest with live block ${rps("live")} req/s, published version ${
+      line: `trust page: latest from stored bytes ${rps("live")} req/s, published version ${
         rps("published")
       } req/s, ratio ${ratio.toFixed(2)} (rounds ${Math.min(...ratios).toFixed(2)}–${
         Math.max(...ratios).toFixed(2)

@@ -3,19 +3,16 @@
  * encodings at publish time and served by Accept-Encoding (q-values honoured, identity the
  * fallback) with Vary, Content-Encoding and an ETag of its own; 304 still works; versions
  * published before encodings were stored are compressed on first read; the latest page with
- * its live block and the trust.json fast path are compressed too; over a real server, HEAD
+ * its live block is compressed too; over a real server, HEAD
  * gives the GET's Content-Length.
  */
 import assert from "node:assert/strict";
 import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import type { Publication } from "../../src/domain/publication.ts";
 import { compress } from "../../src/lib/content_coding.ts";
-import { latestTrustJson } from "../../src/serve/bodies.ts";
-import { createArtifactCache } from "../../src/serve/artifacts.ts";
-import { createPublicCache } from "../../src/serve/public_cache.ts";
 import { publicationKey } from "../../src/store/keys.ts";
 import { getLatestPublication } from "../../src/store/publications.ts";
-import { createTestApp, TEST_BASE_URL, type TestApp } from "../support/app.ts";
+import { createTestApp, type TestApp } from "../support/app.ts";
 import { publishVersion, workspace } from "../support/fixtures.ts";
 import { rawRequest } from "../support/raw_http.ts";
 import { startTestServer } from "../support/server.ts";

@@ -3,7 +3,6 @@ import type { BlobStore } from "../../src/blobs/mod.ts";
 import { AppError } from "../../src/domain/errors.ts";
 import { createArtifactCache, respondWithArtifact } from "../../src/serve/artifacts.ts";
 import { PROFILE_ENVELOPE } from "../../src/serve/bodies.ts";
-import { createFastPath } from "../../src/serve/fast_path.ts";
 import { TRUST_JSON_HEADERS } from "../../src/serve/headers.ts";
 import { canonicalTrustPath, projectHostLookup } from "../../src/serve/hosts.ts";
 import { createDomain } from "../../src/store/domains.ts";
@@ -115,20 +114,4 @@ Deno.test("[serve] hosts: hosted subdomains and verified domains name their proj
   assert.equal(canonicalTrustPath(world.acme, "/index.md"), "/trust/acme.md");
   assert.equal(canonicalTrustPath(world.acme, "/badge.svg"), "/trust/acme/badge.svg");
   assert.equal(canonicalTrustPath(world.acme, "/versions"), null);
-});
-
-Deno.test("[serve] fast path: answers once both caches hold the slug, declines otherwise", async () => {
-  await using world = await serveWorld();
-  const fastPath = createFastPath(world);
-  const request = (slug: string) => new Request(`http://trust.test/trust/${slug}/trust.json`);
-  assert.equal(fastPath(request("acme")), null);
-  await world.publicCache.get(world.kv, "acme");
-  assert.equal(fastPath(request("acme")), null, "the bytes are not in memory yet");
-  await world.artifacts.bytes(world.blobs, world.published.artifacts.trustJson);
-  const res = fastPath(request("acme"));
-  assert.equal(res?.status, 200);
-  assert.equal(res.headers.get("etag"), `"${world.published.artifacts.trustJson.digest}"`);
-  await res.body?.cancel();
-  await world.publicCache.get(world.kv, "hidden");
-  assert.equal(fastPath(request("hidden")), null);
 });
