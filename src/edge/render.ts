@@ -35,7 +35,7 @@ import {
   type Variant,
 } from "../store/edge_pages.ts";
 import { pageTags } from "./tags.ts";
-import { CENTER_PATHS, PROJECT_PATHS } from "./targets.ts";
+import { CENTER_PATHS, PROJECT_PATHS, projectLogPath } from "./targets.ts";
 
 /** The `env` an internal render passes to the app: the stored layer lets it through. */
 export interface RenderEnv {
@@ -95,7 +95,9 @@ async function scopesOf(kv: Deno.Kv, organizationId: string): Promise<Scope[]> {
       id: project.id,
       projectId: project.id,
       // A private or unpublished project keeps no stored page: its URLs answer 404 live.
-      paths: published ? PROJECT_PATHS.map((p) => `/trust/${project.slug}${p}`) : [],
+      paths: published
+        ? [...PROJECT_PATHS.map((p) => `/trust/${project.slug}${p}`), projectLogPath(project.slug)]
+        : [],
       tags: pageTags(organizationId, project.id),
     });
   }

@@ -3,8 +3,9 @@
  * organization's `/public/trust/{orgSlug}`: every GET route there with no other parameter
  * (tests/edge/targets_test.ts checks this list against /openapi.json). Not stored, and so
  * answered live: URLs with a query (answer search), one update or one document by id, the
- * access-request form, versioned URLs (immutable artifacts served as they are), the log and
- * the cross-vendor directory and search.
+ * access-request form, versioned URLs (immutable artifacts served as they are), the log
+ * itself (one project's index in it is stored: {@linkcode projectLogPath}) and the
+ * cross-vendor directory and search.
  */
 
 /**
@@ -59,10 +60,23 @@ export const CENTER_PATHS: readonly string[] = [
   "/certifications",
 ];
 
+/** A project's stored URLs outside `/trust/{projectSlug}`: its index in the publication log. */
+export function projectLogPath(slug: string): string {
+  return `/log/publications/${slug}`;
+}
+
 /** Where a stored URL's project or organization is named: its scope and slug, or null. */
 export function storedScopeOf(
   path: string,
 ): { kind: "project" | "center"; slug: string } | null {
+  const log = /^\/log\/publications\/([^/]+)$/.exec(path);
+  if (log) {
+    try {
+      return { kind: "project", slug: decodeURIComponent(log[1]) };
+    } catch {
+      return null;
+    }
+  }
   const match = /^\/(trust|public\/trust)\/([^/]+)(\/.*)?$/.exec(path);
   if (!match) return null;
   const [, prefix, segment] = match;

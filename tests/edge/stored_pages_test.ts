@@ -68,6 +68,8 @@ Deno.test("[edge] stored URLs are every public GET route with only the project's
     kind: "center",
     slug: "acme",
   });
+  assert.deepEqual(storedScopeOf("/log/publications/acme"), { kind: "project", slug: "acme" });
+  assert.equal(storedScopeOf("/log/publications/acme/1/inclusion"), null);
   assert.equal(storedScopeOf("/trust/acme/versions/1/trust.json"), null);
   assert.equal(storedScopeOf("/trust/acme/updates/abc"), null);
   assert.equal(storedScopeOf("/trust/%E0%A4%A/badge.svg"), null);
@@ -105,6 +107,7 @@ Deno.test("[edge] the latest pages are stored bytes, current or answered live", 
         }
       }
       assert.ok((await ctx.kv.get(pageKey("/trust/acme/badge.svg", "any", "identity"))).value);
+      assert.ok((await ctx.kv.get(pageKey("/log/publications/acme", "any", "identity"))).value);
       assert.ok(
         (await ctx.kv.get(pageKey(`/public/trust/${ws.organization.slug}`, "html", "br"))).value,
       );
