@@ -7,13 +7,15 @@
  * holds one published public project with an update and a subprocessor. Starts alternate
  * between the trees over BENCH_ROUNDS rounds after a warm-up start of each (which fills Deno's
  * transpile and code caches, as a deployed build has them); medians are reported, with the
- * ratio after/before and the size of each tree's static module graph. Never asserts on time.
+ * ratio after/before and the size of each tree's static module graph. Beside each wall time,
+ * the CPU time the service process had used when it answered (Linux /proc), which other work
+ * on the machine disturbs far less than the wall time. Never asserts on time.
  *
  * The 2.5.0 binary is the one `npx --yes deno@2.5.0` runs (COLD_START_DENO names another);
  * it is spawned directly, so npx's own start is not counted.
  */
 import { upgradeFromKvQueue } from "../../src/live/legacy_queue.ts";
-import { median } from "./_harness.ts";
+import { median, processCpuMs } from "./_harness.ts";
 import { createTestApp } from "../support/app.ts";
 import { publishVersion, workspace } from "../support/fixtures.ts";
 import { freePort } from "../support/process.ts";
@@ -113,11 +115,17 @@ async function staticGraph(dir: string): Promise<string> {
   return `${graph.local} local modules, ${graph.npmPackages.length} npm packages`;
 }
 
+interface Start {
+  /** Milliseconds from the spawn to the answer. */
+  wallMs: number;
+  /** CPU milliseconds the service had used by then (NaN where /proc does not tell). */
+  cpuMs: number;
+}
+
 /**
- * Spawns the service of `dir` on a copy of `kvFile` and polls `path` until it answers 200;
- * returns the milliseconds from the spawn.
+ * Spawns the service of `dir` on a copy of `kvFile` and polls `path` until it answers 200.
  */
-async function coldStart(deno: string, dir: string, kvFile: string, path: string) {
+async function coldStart(deno: string, dir: string, kvFile: string, path: string): Promise<Start> {
   const work = await Deno.makeTempDir({ prefix: "cold-start-" });
   const kvPath = `${work}/kv.sqlite3`;
   await Deno.copyFile(kvFile, kvPath);
@@ -148,7 +156,10 @@ async function coldStart(deno: string, dir: string, kvFile: string, path: string
       try {
         const res = await fetch(url, { headers: { accept: "text/html" } });
         await res.body?.cancel();
-        if (res.status === 200) return performance.now() - started;
+        if (res.status === 200) {
+          const wallMs = performance.now() - started;
+          return { wallMs, cpuMs: processCpuMs(child.pid) ?? NaN };
+        }
         throw new Error(`GET ${path}: ${res.status}`);
       } catch (error) {
         if (!(error instanceof TypeError)) throw error; // connection refused: not listening yet
@@ -182,7 +193,7 @@ export async function benchColdStart(): Promise<{ ratio: number; line: string }>
     type Target = keyof typeof targets;
     const sides = Object.keys(trees) as Side[];
     for (const side of sides) await coldStart(deno, trees[side], kvFile, targets.trust);
-    const times: Record<Side, Record<Target, number[]>> = {
+    const times: Record<Side, Record<Target, Start[]>> = {
       before: { health: [], trust: [] },
       after: { health: [], trust: [] },
     };
@@ -194,23 +205,29 @@ export async function benchColdStart(): Promise<{ ratio: number; line: string }>
         }
       }
     }
-    const ms = (side: Side, target: Target) => median(times[side][target]);
+    const ms = (side: Side, target: Target) => median(times[side][target].map((t) => t.wallMs));
+    const cpu = (side: Side, target: Target) =>
+      median(times[side][target].map((t) => t.cpuMs)).toFixed(0);
     const ratio = ms("after", "trust") / ms("before", "trust");
     const graphs = {
       before: await staticGraph(baselineTree),
       after: await staticGraph(TREE),
     };
     const describe = (side: Side) =>
-      `${ms(side, "health").toFixed(0)} ms to /health, ${
+      `${ms(side, "health").toFixed(0)} ms (CPU ${cpu(side, "health")} ms) to /health, ${
         ms(side, "trust").toFixed(0)
-      } ms to the trust page (${graphs[side]})`;
+      } ms (CPU ${cpu(side, "trust")} ms) to the trust page; ${graphs[side]}`;
+    const cpuRatio = (target: Target) =>
+      (Number(cpu("after", target)) / Number(cpu("before", target))).toFixed(2);
     return {
       ratio,
       line: `cold start (Deno 2.5.0, median of ${ROUNDS}): before (${baselineCommit}) ${
         describe("before")
-      }; after ${describe("after")}; ratio after/before ${
+      }; after: ${describe("after")}; ratio after/before ${
         (ms("after", "health") / ms("before", "health")).toFixed(2)
-      } (/health), ${ratio.toFixed(2)} (trust page)`,
+      } to /health (CPU ${cpuRatio("health")}), ${ratio.toFixed(2)} to the trust page (CPU ${
+        cpuRatio("trust")
+      })`,
     };
   } finally {
     await git(["worktree", "remove", "--force", baselineTree]).catch(() => {});
