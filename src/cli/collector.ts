@@ -360,6 +360,58 @@ export function notUnderstood(files: readonly string[], records: unknown): strin
   });
 }
 
+interface ControlEffect {
+  key?: string;
+  name?: string;
+  previousState?: string | null;
+  state?: string;
+  reason?: string | null;
+  evidenceRecordId?: string | null;
+}
+
+/**
+ * What the service understood of each sent file, one line each: the format it recognized
+ * and its one-line summary, or that it could not read the document and why.
+ */
+export function readingLines(files: readonly string[], records: unknown): string[] {
+  if (!Array.isArray(records)) return [];
+  return records.flatMap((record, i) => {
+    const reading = (record as { reading?: Reading } | null)?.reading;
+    if (!reading) return [];
+    const file = files[i] ?? `record ${i + 1}`;
+    const summary = reading.summary ?? "";
+    if (reading.understood === false) return [`  ${file}: not understood: ${summary}`];
+    const format = reading.format ? ` (format ${reading.format})` : "";
+    return [`  ${file}: read${format}: ${summary}`];
+  });
+}
+
+/**
+ * One line per control that reads the evidence sent: its state before and now ("unknown ->
+ * pass"), or that it stays, and why when the reason says more than the readings did. A
+ * control decided by a record other than the ones sent (a newer observation) says so.
+ */
+export function controlLines(
+  controls: unknown,
+  sent: { ids: readonly string[]; summaries: readonly string[] },
+): string[] {
+  if (!Array.isArray(controls)) return [];
+  return controls.map((control: ControlEffect) => {
+    const name = `${control.name ?? control.key} (${control.key})`;
+    const moved = control.previousState !== control.state;
+    const state = moved
+      ? `${control.previousState ?? "not evaluated"} -> ${control.state}`
+      : `${control.state}, unchanged`;
+    const newer = control.evidenceRecordId && !sent.ids.includes(control.evidenceRecordId)
+      ? " (decided by a newer record)"
+      : "";
+    const reason = control.reason && !sent.summaries.includes(control.reason)
+      ? `: ${control.reason}`
+      : "";
+    return `  control ${name}: ${state}${newer}${reason}`;
+  });
+}
+
 /** How long to wait before retry number `attempt` (1-based): Retry-After, else 1 s, 2 s, 4 s… */
 export function retryDelayMs(attempt: number, retryAfter: string | null): number {
   if (retryAfter !== null) {
@@ -502,15 +554,21 @@ async function sendEvidence(options: Options, io: Io, send: Send): Promise<void>
       { projectId: options.projectId, ...records[0] },
       { "idempotency-key": crypto.randomUUID() },
     );
-    const record = (json as { record?: { id?: string } })?.record;
-    io.out(
-      options.json
-        ? JSON.stringify(json)
-        : `evidence: ${status === 201 ? "stored" : "already stored"} ${record?.id ?? ""}`.trim(),
-    );
+    const answer = json as { record?: { id?: string }; controls?: unknown } | null;
+    const record = answer?.record;
+    if (options.json) io.out(JSON.stringify(json));
+    else {
+      io.out(
+        `evidence: ${status === 201 ? "stored" : "already stored"} ${record?.id ?? ""}`.trim(),
+      );
+      printEffects(io, options.files, [record], answer?.controls);
+    }
     unread.push(...notUnderstood(options.files, [record]));
     return refuseUnread(unread, options);
   }
+  const effects = new Map<string, ControlEffect>();
+  const sentIds: string[] = [];
+  const summaries: string[] = [];
   for (let first = 0; first < records.length; first += BATCH_SIZE) {
     const batch = records.slice(first, first + BATCH_SIZE);
     const { status, json } = await send(
@@ -519,17 +577,48 @@ async function sendEvidence(options: Options, io: Io, send: Send): Promise<void>
       { "idempotency-key": crypto.randomUUID() },
     );
     const last = first + batch.length;
-    const answered = (json as { records?: unknown })?.records;
-    unread.push(...notUnderstood(options.files.slice(first, last), answered));
+    const answer = json as { records?: unknown; controls?: unknown } | null;
+    const answered = answer?.records;
+    const files = options.files.slice(first, last);
+    unread.push(...notUnderstood(files, answered));
+    if (options.json) {
+      io.out(JSON.stringify(json));
+      continue;
+    }
     io.out(
-      options.json
-        ? JSON.stringify(json)
-        : `evidence: records ${first + 1}-${last} of ${records.length} ${
-          status === 201 ? "stored" : "already stored"
-        }`,
+      `evidence: records ${first + 1}-${last} of ${records.length} ${
+        status === 201 ? "stored" : "already stored"
+      }`,
     );
+    for (const line of readingLines(files, answered)) io.out(line);
+    for (const record of Array.isArray(answered) ? answered : []) {
+      const { id, reading } = (record ?? {}) as { id?: string; reading?: Reading };
+      if (id) sentIds.push(id);
+      if (reading?.summary) summaries.push(reading.summary);
+    }
+    // A control keeps the state it had before the first batch and takes the last one's.
+    for (const effect of Array.isArray(answer?.controls) ? answer.controls : []) {
+      const seen = effects.get(effect.key);
+      effects.set(effect.key, seen ? { ...effect, previousState: seen.previousState } : effect);
+    }
+  }
+  if (!options.json) {
+    for (const line of controlLines([...effects.values()], { ids: sentIds, summaries })) {
+      io.out(line);
+    }
   }
   return refuseUnread(unread, options);
+}
+
+/** Prints what the service understood of the sent files and what it did to their controls. */
+function printEffects(io: Io, files: readonly string[], records: unknown[], controls: unknown) {
+  for (const line of readingLines(files, records)) io.out(line);
+  const sent = records as Array<{ id?: string; reading?: Reading } | undefined>;
+  const lines = controlLines(controls, {
+    ids: sent.flatMap((r) => r?.id ? [r.id] : []),
+    summaries: sent.flatMap((r) => r?.reading?.summary ? [r.reading.summary] : []),
+  });
+  for (const line of lines) io.out(line);
 }
 
 /** Throws NotUnderstoodError listing `unread`, unless there is none or it is allowed. */

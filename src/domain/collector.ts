@@ -5,7 +5,7 @@
 import { z } from "@hono/zod-openapi";
 import { EVIDENCE_FORMATS } from "./evidence_formats.ts";
 import { DateTime, Name, Uuid } from "./common.ts";
-import { EvidenceType } from "./control.ts";
+import { ControlState, EvidenceType } from "./control.ts";
 
 export const COLLECTOR_ACTIONS = ["heartbeat", "ingest:evidence", "ingest:signals"] as const;
 export const CollectorAction = z.enum(COLLECTOR_ACTIONS);
@@ -105,10 +105,38 @@ export const EvidenceRecordSummary = z.object({
 }).openapi("EvidenceRecordSummary");
 export type EvidenceRecordSummary = z.infer<typeof EvidenceRecordSummary>;
 
-export const EvidenceRecordResponse = z.object({ record: EvidenceRecordSummary })
-  .openapi("EvidenceRecordResponse");
-export const EvidenceRecordListResponse = z.object({ records: z.array(EvidenceRecordSummary) })
-  .openapi("EvidenceRecordListResponse");
+export const IngestControlEffect = z.object({
+  key: z.string().openapi({ example: "evidence.vulnerability_scan" }),
+  name: z.string().openapi({ example: "Vulnerability scan" }),
+  previousState: ControlState.nullable().openapi({
+    description: "The stored state before this evidence (null: never evaluated)",
+  }),
+  state: ControlState.openapi({
+    description: "The state the evaluator gives the control now, with this evidence stored",
+  }),
+  reason: z.string().nullable().openapi({ description: "Why the control is in that state" }),
+  evidenceRecordId: Uuid.nullable().openapi({
+    description: "The record that decides the state: one just sent, or a newer observation",
+  }),
+}).openapi("IngestControlEffect", {
+  description: "A control that reads the evidence type sent. The recompute the ingest " +
+    "schedules stores this state (and publishes it when auto-publish is on)",
+});
+export type IngestControlEffect = z.infer<typeof IngestControlEffect>;
+
+const controlEffects = z.array(IngestControlEffect).openapi({
+  description: "The enabled controls that read the evidence types sent, in catalog order, " +
+    "with their state before and after (an extension of the specification's wrapper)",
+});
+
+export const EvidenceRecordResponse = z.object({
+  record: EvidenceRecordSummary,
+  controls: controlEffects,
+}).openapi("EvidenceRecordResponse");
+export const EvidenceRecordListResponse = z.object({
+  records: z.array(EvidenceRecordSummary),
+  controls: controlEffects,
+}).openapi("EvidenceRecordListResponse");
 export const EvidencePageResponse = z.object({
   records: z.array(EvidenceRecordSummary),
   nextCursor: z.string().nullable(),

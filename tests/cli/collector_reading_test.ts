@@ -4,10 +4,12 @@
  */
 import assert from "node:assert/strict";
 import {
+  controlLines,
   exitStatus,
   notUnderstood,
   NotUnderstoodError,
   parseArgs,
+  readingLines,
   readJsonDocument,
   run,
   usage,
@@ -26,18 +28,22 @@ function options(server: string, args: string[]) {
     ], { now: NOW, moduleUrl: `${server}/collector.ts` });
 }
 
-/** A service that stores whatever it gets and answers each record with `readings[i]`. */
-function service(readings: unknown[]) {
+/**
+ * A service that stores whatever it gets and answers each record with `readings[i]`, and
+ * `controls` as what the records did to the controls that read them.
+ */
+function service(readings: unknown[], controls: unknown[] = []) {
   const bodies: unknown[] = [];
   const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, async (req) => {
     const body = await req.json();
     bodies.push(body);
     const record = (i: number) => ({ id: crypto.randomUUID(), reading: readings[i] });
     return new URL(req.url).pathname.endsWith("/batch")
-      ? Response.json({ records: body.records.map((_: unknown, i: number) => record(i)) }, {
-        status: 201,
-      })
-      : Response.json({ record: record(0) }, { status: 201 });
+      ? Response.json({
+        records: body.records.map((_: unknown, i: number) => record(i)),
+        controls,
+      }, { status: 201 })
+      : Response.json({ record: record(0), controls }, { status: 201 });
   });
   return { server, bodies, url: `http://127.0.0.1:${server.addr.port}` };
 }
@@ -147,5 +153,83 @@ Deno.test("[cli] evidence: sent, but not understood, is exit status 4", async (t
     const text = usage("https://trust.example.com/collector.ts");
     assert.match(text, /--allow-unrecognized/);
     assert.match(text, /4 sent and stored, but the\s+service did not understand/);
+  });
+});
+
+const MOVED = {
+  key: "evidence.policy_result",
+  name: "Policy checks",
+  previousState: null,
+  state: "fail",
+  reason: "conftest: 1 success",
+  evidenceRecordId: null,
+};
+
+Deno.test("[cli] readingLines and controlLines: what the service understood and moved", () => {
+  assert.deepEqual(readingLines(["a.json", "b.json"], [{ reading: READ }, { reading: UNREAD }]), [
+    "  a.json: read (format conftest): conftest: 1 success",
+    "  b.json: not understood: Trivy report has no Results",
+  ]);
+  assert.deepEqual(readingLines(["a.json"], [{ id: "x" }]), [], "an older service: nothing");
+  const sent = { ids: ["r1"], summaries: [READ.summary] };
+  assert.deepEqual(
+    controlLines([
+      { ...MOVED, evidenceRecordId: "r1" },
+      { ...MOVED, key: "custom.k", name: "K", previousState: "pass", state: "pass" },
+      {
+        ...MOVED,
+        key: "evidence.sbom",
+        name: "SBOM",
+        previousState: "pass",
+        state: "stale",
+        reason: "Evidence is 40 days old",
+        evidenceRecordId: "r0",
+      },
+    ], sent),
+    [
+      "  control Policy checks (evidence.policy_result): not evaluated -> fail",
+      "  control K (custom.k): pass, unchanged",
+      "  control SBOM (evidence.sbom): pass -> stale (decided by a newer record): " +
+      "Evidence is 40 days old",
+    ],
+  );
+  assert.deepEqual(controlLines(undefined, sent), [], "an older service: nothing");
+});
+
+Deno.test("[cli] evidence: prints the reading and each control's state before and now", async (t) => {
+  await t.step("one file", async () => {
+    const s = service([READ], [MOVED]);
+    await using _ = s.server;
+    const out: string[] = [];
+    await run(options(s.url, ["evidence", "--type", "policy_result", "conftest.json"]), io(out));
+    assert.match(out[0], /^evidence: stored [0-9a-f-]{36}$/);
+    assert.deepEqual(out.slice(1), [
+      "  conftest.json: read (format conftest): conftest: 1 success",
+      "  control Policy checks (evidence.policy_result): not evaluated -> fail",
+    ]);
+  });
+
+  await t.step("a batch: a reading per file, then each control once", async () => {
+    const s = service([READ, READ], [MOVED]);
+    await using _ = s.server;
+    const out: string[] = [];
+    const files = ["conftest.json", "conftest.json"];
+    await run(options(s.url, ["evidence", "--type", "policy_result", ...files]), io(out));
+    assert.deepEqual(out, [
+      "evidence: records 1-2 of 2 stored",
+      "  conftest.json: read (format conftest): conftest: 1 success",
+      "  conftest.json: read (format conftest): conftest: 1 success",
+      "  control Policy checks (evidence.policy_result): not evaluated -> fail",
+    ]);
+  });
+
+  await t.step("--json prints the answer only", async () => {
+    const s = service([READ], [MOVED]);
+    await using _ = s.server;
+    const out: string[] = [];
+    const args = ["evidence", "--type", "policy_result", "--json", "conftest.json"];
+    await run(options(s.url, args), io(out));
+    assert.equal(out.length, 1);
+    assert.deepEqual(JSON.parse(out[0]).controls, [MOVED]);
   });
 });

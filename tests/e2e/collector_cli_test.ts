@@ -132,12 +132,23 @@ Deno.test("[e2e] collector CLI served at /collector.ts: heartbeat, evidence, sig
       ];
       const run = await cli(args);
       assert.equal(run.code, 0, run.stderr);
-      const match = run.stdout.match(/^evidence: stored ([0-9a-f-]{36})$/);
+      const match = run.stdout.match(/^evidence: stored ([0-9a-f-]{36})$/m);
       assert.ok(match, run.stdout);
       first = match[1];
+      const [reading, control, ...rest] = run.stdout.split("\n").slice(1);
+      assert.equal(
+        reading,
+        "  sbom.json: read (format cyclonedx): CycloneDX 1.5 document listing 1 component",
+      );
+      // The worker may have stored the control's first evaluation (unknown) already.
+      assert.match(
+        control,
+        /^ {2}control Software bill of materials \(evidence\.sbom\): (not evaluated|unknown) -> pass$/,
+      );
+      assert.deepEqual(rest, []);
       const replay = await cli(args);
       assert.equal(replay.code, 0, replay.stderr);
-      assert.equal(replay.stdout, `evidence: already stored ${first}`);
+      assert.equal(replay.stdout.split("\n")[0], `evidence: already stored ${first}`);
       const records = await evidence("sbom");
       assert.deepEqual(records.map((r) => r.id), [first]);
       assert.equal(records[0].sourceRef, "cli");
@@ -168,10 +179,18 @@ Deno.test("[e2e] collector CLI served at /collector.ts: heartbeat, evidence, sig
         ...files,
       ]);
       assert.equal(run.code, 0, run.stderr);
-      assert.deepEqual(run.stdout.split("\n"), [
+      const lines = run.stdout.split("\n");
+      assert.deepEqual(lines.filter((line) => line.startsWith("evidence: ")), [
         "evidence: records 1-100 of 150 stored",
         "evidence: records 101-150 of 150 stored",
       ]);
+      assert.equal(lines.filter((line) => / policy-\d+\.json: read /.test(line)).length, 150);
+      const controls = lines.filter((line) => line.startsWith("  control "));
+      assert.equal(controls.length, 1);
+      assert.match(
+        controls[0],
+        /^ {2}control Policy checks \(evidence\.policy_result\): (not evaluated|unknown) -> pass$/,
+      );
       assert.equal((await evidence("policy_result")).length, 150);
       const json = await cli([
         "evidence",
@@ -233,12 +252,13 @@ Deno.test("[e2e] collector CLI served at /collector.ts: heartbeat, evidence, sig
         const scan = ["evidence", "--type", "vulnerability_scan", "trivy.json"];
         const refused = await cli(scan);
         assert.equal(refused.code, 4, refused.stderr);
-        assert.match(refused.stdout, /^evidence: stored [0-9a-f-]{36}$/);
+        assert.match(refused.stdout, /^evidence: stored [0-9a-f-]{36}$/m);
+        assert.match(refused.stdout, /^ {2}trivy\.json: not understood: .*no vulnerability scan/m);
         assert.match(refused.stderr, /did not understand 1 vulnerability_scan document/);
         assert.match(refused.stderr, /trivy\.json: .*no vulnerability scanning in this report/);
         const allowed = await cli([...scan, "--allow-unrecognized"]);
         assert.equal(allowed.code, 0, allowed.stderr);
-        assert.match(allowed.stdout, /^evidence: stored [0-9a-f-]{36}$/);
+        assert.match(allowed.stdout, /^evidence: stored [0-9a-f-]{36}$/m);
       },
     );
 
@@ -325,7 +345,7 @@ Deno.test("[e2e] collector CLI served at /collector.ts: heartbeat, evidence, sig
       assert.equal(out.code, 0, runs.at(-1)!.stderr);
       assert.match(
         stdout,
-        /^heartbeat: recorded at .*\nevidence: stored .*\nevidence: records 1-2 of 2 stored\n$/,
+        /^heartbeat: recorded at .*\nevidence: stored .*\n(  .*\n)+evidence: records 1-2 of 2 stored\n(  .*\n)+$/,
       );
       assert.equal((await evidence()).length, before + 3);
     });

@@ -70,7 +70,11 @@ Deno.test("[e2e] collector CLI: npm audit --json passes, then fails, the vulnera
     await t.step("npm audit --omit=dev --json: one low advisory, the control passes", async () => {
       const run = await cli(["evidence", "--type", "vulnerability_scan", "npm-audit-prod.json"]);
       assert.equal(run.code, 0, run.stderr);
-      assert.match(run.stdout, /^evidence: stored [0-9a-f-]{36}$/);
+      assert.match(run.stdout, /^evidence: stored [0-9a-f-]{36}$/m);
+      assert.match(
+        run.stdout,
+        /\n {2}control Vulnerability scan \(evidence\.vulnerability_scan\): .*pass/,
+      );
       const reading = await latestReading();
       assert.equal(reading.format, "npm-audit");
       assert.equal(reading.understood, true);

@@ -155,3 +155,81 @@ Deno.test("[http] ingest: every response and listing says how the record was rea
     }
   });
 });
+
+Deno.test("[http] ingest: the answer says what the evidence did to the controls that read it", async (t) => {
+  await using ctx = await createTestApp();
+  const ws = await workspace(ctx, "alice");
+  const c = await collector(ctx, ws);
+  const sbom = { bomFormat: "CycloneDX", specVersion: "1.5", components: [] };
+
+  let first = "";
+  await t.step("a first SBOM moves its control from not evaluated to pass", async () => {
+    const res = await send(ctx, c.secret, "/ingest/evidence", {
+      projectId: ws.project.id,
+      ...evidenceItem(ctx, sbom, { minutesAgo: 10 }),
+    });
+    assert.equal(res.status, 201);
+    const { record, controls } = await res.json();
+    first = record.id;
+    assert.deepEqual(controls.map((e: { key: string }) => e.key), ["evidence.sbom"]);
+    assert.deepEqual(controls[0], {
+      key: "evidence.sbom",
+      name: "Software bill of materials",
+      previousState: null,
+      state: "pass",
+      reason: controls[0].reason,
+      evidenceRecordId: record.id,
+    });
+    assert.equal(typeof controls[0].reason, "string");
+  });
+
+  await t.step("after a recompute the state before is the stored one", async () => {
+    const recompute = await ctx.call("POST", `/projects/${ws.project.id}/evaluations/recompute`, {
+      token: ws.token,
+    });
+    assert.equal(recompute.status, 200);
+    await recompute.body?.cancel();
+    const res = await send(ctx, c.secret, "/ingest/evidence", {
+      projectId: ws.project.id,
+      ...evidenceItem(ctx, TRIVY_SECRETS, { evidenceType: "vulnerability_scan" }),
+    });
+    const { controls } = await res.json();
+    assert.deepEqual(
+      controls.map((e: { key: string; previousState: string; state: string }) => [
+        e.key,
+        e.previousState,
+        e.state,
+      ]),
+      [["evidence.vulnerability_scan", "unknown", "unknown"]],
+    );
+  });
+
+  await t.step("an older observation leaves the control to the newer record", async () => {
+    const res = await send(ctx, c.secret, "/ingest/evidence", {
+      projectId: ws.project.id,
+      ...evidenceItem(ctx, { ...sbom, version: 2 }, { minutesAgo: 60 }),
+    });
+    const { record, controls } = await res.json();
+    assert.notEqual(record.id, first);
+    assert.equal(controls[0].evidenceRecordId, first, "decided by the newer observation");
+    assert.equal(controls[0].previousState, "pass");
+  });
+
+  await t.step("a batch lists each control its types feed, once", async () => {
+    const res = await send(ctx, c.secret, "/ingest/evidence/batch", {
+      projectId: ws.project.id,
+      records: [
+        evidenceItem(ctx, { ...sbom, version: 3 }),
+        evidenceItem(ctx, { ...sbom, version: 4 }, { sourceRef: "acme/web@main" }),
+        evidenceItem(ctx, CONFTEST, { evidenceType: "policy_result" }),
+      ],
+    });
+    assert.equal(res.status, 201);
+    const { controls } = await res.json();
+    assert.deepEqual(controls.map((e: { key: string }) => e.key), [
+      "evidence.sbom",
+      "evidence.policy_result",
+    ]);
+    assert.equal(controls[1].state, "fail");
+  });
+});

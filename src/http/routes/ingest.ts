@@ -14,6 +14,7 @@ import {
 } from "../../domain/collector.ts";
 import { uuidParam } from "../../domain/common.ts";
 import { forbidden } from "../../domain/errors.ts";
+import { controlEffects } from "../../ingest/effect.ts";
 import { ingestEvidence } from "../../ingest/evidence.ts";
 import { getCollector, markCollectorSeen, toPrincipal } from "../../store/collectors.ts";
 import { recordSignals } from "../../store/signals.ts";
@@ -71,7 +72,7 @@ ingestRoutes.openapi(
     tags,
     summary: "Report one evidence record",
     description:
-      "The payload is stored content-addressed (RFC 8785 canonical JSON, SHA-256). The same record sent again, or a replay with the same Idempotency-Key, answers 200 with the stored record. The payload may be a JSON object or array; `record.reading` says which format the evaluator recognized and whether it understood the payload (an unreadable payload is stored, and its control stays unknown).",
+      "The payload is stored content-addressed (RFC 8785 canonical JSON, SHA-256). The same record sent again, or a replay with the same Idempotency-Key, answers 200 with the stored record. The payload may be a JSON object or array; `record.reading` says which format the evaluator recognized and whether it understood the payload (an unreadable payload is stored, and its control stays unknown). `controls` lists the enabled controls that read this evidence type, with the state each had and the state it has now that the record is stored.",
     security: COLLECTOR,
     middleware: [requireCollector("ingest:evidence")] as const,
     request: { headers: IdempotencyHeaders, body: jsonBody(IngestEvidenceRequest) },
@@ -94,7 +95,11 @@ ingestRoutes.openapi(
     });
     if (result.created) await notifyActivity(projectId);
     const record = result.records[0];
-    return result.created ? c.json({ record }, 201) : c.json({ record }, 200);
+    const controls = await controlEffects({ kv, blobs, config }, projectId, {
+      types: [record.evidenceType],
+      now: clock.now(),
+    });
+    return result.created ? c.json({ record, controls }, 201) : c.json({ record, controls }, 200);
   },
 );
 
@@ -106,7 +111,7 @@ ingestRoutes.openapi(
     tags,
     summary: "Report 1 to 100 evidence records, all or nothing",
     description:
-      "Each record's `reading` says how the evaluator read its payload, as for one record.",
+      "Each record's `reading` says how the evaluator read its payload, and `controls` what the records do to the controls that read their types, as for one record.",
     security: COLLECTOR,
     middleware: [requireCollector("ingest:evidence")] as const,
     request: { headers: IdempotencyHeaders, body: jsonBody(BatchIngestEvidenceRequest) },
@@ -130,7 +135,11 @@ ingestRoutes.openapi(
     });
     if (result.created) await notifyActivity(projectId);
     const records = result.records;
-    return result.created ? c.json({ records }, 201) : c.json({ records }, 200);
+    const controls = await controlEffects({ kv, blobs, config }, projectId, {
+      types: [...new Set(records.map((r) => r.evidenceType))],
+      now: clock.now(),
+    });
+    return result.created ? c.json({ records, controls }, 201) : c.json({ records, controls }, 200);
   },
 );
 
