@@ -168,7 +168,11 @@ export const PublishedTrustControlsResponse = z.object({
   summary: PublishedTrustSummary,
   controls: z.array(PublishedTrustControl),
   vendor: Vendor.nullable().optional(),
-}).openapi("PublishedTrustControlsResponse");
+  declaredByVendor: DeclaredByVendor.optional(),
+}).openapi("PublishedTrustControlsResponse", {
+  description:
+    "The version's trust.json without its schemaVersion: every field it carries, the certifications it signs included",
+});
 
 /** A control whose state differs from the previous version's (from null: new in this version). */
 export const PublishedVersionChange = z.object({
