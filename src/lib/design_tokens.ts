@@ -71,6 +71,12 @@ const DARK: Record<keyof typeof LIGHT, string> = {
   shadow: "none",
 };
 
+/** The colour tokens of each scheme, for tests that check the contrast of their pairs. */
+export const SCHEME_TOKENS: Readonly<Record<"light" | "dark", Readonly<Record<string, string>>>> = {
+  light: LIGHT,
+  dark: DARK,
+};
+
 /** Tokens that are the same in both schemes. */
 const SHARED = {
   radius: "10px",
