@@ -36,6 +36,9 @@ import {
 import { edgeHeaders, pageTags } from "../edge/tags.ts";
 import { storedScopeOf } from "../edge/targets.ts";
 
+/** Longest path looked up among stored pages (KV keys are at most 2 KiB). */
+const MAX_STORED_PATH = 512;
+
 /** Bodies of large stored pages kept in memory by blob key (immutable, content-addressed). */
 const BLOB_CACHE_BYTES = 32 * 1024 * 1024;
 
@@ -97,7 +100,10 @@ export function storedLayer(deps: StoredLayerDeps): MiddlewareHandler<AppEnv> {
     const edge = deps.config.edge;
     if (c.req.method !== "GET" || isRender(c.env)) return await next();
     const url = c.req.url;
-    const scope = url.includes("?") ? null : storedScopeOf(c.req.path);
+    // A path too long for a KV key (2 KiB) names nothing stored: the route answers it.
+    const scope = url.includes("?") || c.req.path.length > MAX_STORED_PATH
+      ? null
+      : storedScopeOf(c.req.path);
     if (!scope) {
       await next();
       const extra = untaggedPublic(c.res, edge);

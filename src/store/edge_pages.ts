@@ -93,9 +93,11 @@ export function signature(entries: readonly Deno.KvEntryMaybe<unknown>[]): strin
 }
 
 function touch(op: Deno.AtomicOperation, organizationId: string, scope: string, now: Date) {
-  op.sum(generationKey(organizationId, scope), 1n)
-    .sum(generationKey(organizationId, CENTER_SCOPE), 1n)
-    .set(changedAtKey(organizationId), now.toISOString());
+  // Only the versionstamp a write gives the key matters; the value is the time, for people.
+  const at = now.toISOString();
+  op.set(generationKey(organizationId, scope), at)
+    .set(generationKey(organizationId, CENTER_SCOPE), at)
+    .set(changedAtKey(organizationId), at);
   stageJob(op, { kind: RENDER_JOB, organizationId }, { now });
   return op;
 }

@@ -73,6 +73,10 @@ Deno.test("[edge] stored URLs are every public GET route with only the project's
   assert.equal(storedScopeOf("/trust/acme/versions/1/trust.json"), null);
   assert.equal(storedScopeOf("/trust/acme/updates/abc"), null);
   assert.equal(storedScopeOf("/trust/%E0%A4%A/badge.svg"), null);
+  // A slug longer than any KV key: refused by the route (400), never a 5xx.
+  const long = await ctx.call("GET", `/trust/${"y".repeat(3000)}/badge.json`);
+  assert.equal(long.status, 400);
+  await long.body?.cancel();
 });
 
 Deno.test("[edge] the latest pages are stored bytes, current or answered live", async (t) => {
