@@ -1,15 +1,23 @@
 /**
  * `deno task bench`: every benchmark, each printed as a ratio to a baseline
- * measured in the same run.
+ * measured in the same run, or (live, edge) as times against the product's target.
  */
 import { benchColdStart } from "./cold_start.ts";
+import { benchEdge } from "./edge.ts";
 import { benchIngest } from "./ingest.ts";
 import { benchLive } from "./live.ts";
 import { benchRecompute } from "./recompute.ts";
 import { benchTrustJson } from "./trust_json.ts";
 import { benchTrustPage } from "./trust_page.ts";
 
-const BENCHMARKS = [benchIngest, benchRecompute, benchTrustJson, benchTrustPage, benchLive];
+const BENCHMARKS = [
+  benchIngest,
+  benchRecompute,
+  benchTrustJson,
+  benchTrustPage,
+  benchLive,
+  benchEdge,
+];
 
 for (const bench of [...BENCHMARKS, benchColdStart]) {
   console.log((await bench()).line);
