@@ -136,6 +136,18 @@ export const jobKey = (id: string) => ["jobs", id] as const;
 /** The due-time index: one entry per scheduled or running job, ordered by when it is due. */
 export const jobDueKey = (dueAt: number, id: string) => ["jobs_due", dueAt, id] as const;
 export const jobsDuePrefix = () => ["jobs_due"] as const;
+/**
+ * The same due entries by tenant (organization) and class, so one tenant's backlog is read
+ * apart from everyone else's (src/store/job_index.ts).
+ */
+export const jobTenantDueKey = (tenant: string, cls: string, dueAt: number, id: string) =>
+  ["jobs_due_by_tenant", tenant, cls, dueAt, id] as const;
+export const jobTenantDuePrefix = (tenant: string, cls: string) =>
+  ["jobs_due_by_tenant", tenant, cls] as const;
+/** A tenant and class whose due entries were taken out of `jobs_due` (parked) to be read apart. */
+export const jobBacklogKey = (tenant: string, cls: string) =>
+  ["jobs_backlog", tenant, cls] as const;
+export const jobBacklogsPrefix = () => ["jobs_backlog"] as const;
 /** Dead-lettered jobs, ordered by when they died. */
 export const jobDeadKey = (deadAt: number, id: string) => ["jobs_dead", deadAt, id] as const;
 export const jobsDeadPrefix = () => ["jobs_dead"] as const;
@@ -248,6 +260,19 @@ export const allWebhookDeliveriesPrefix = () => ["webhook_deliveries"] as const;
 /** The delivery made for an event to an endpoint: what makes the fan-out idempotent. */
 export const webhookDeliveryByEventKey = (webhookId: string, eventId: string) =>
   ["webhook_deliveries_by_event", webhookId, eventId] as const;
+/** An endpoint's recent attempts: failures in a row, and until when it is left alone. */
+export const webhookCircuitKey = (webhookId: string) => ["webhook_circuits", webhookId] as const;
+/** The attempt in flight to an endpoint, under its subscriber (the user who registered it). */
+export const webhookInFlightKey = (subscriberId: string, webhookId: string) =>
+  ["webhook_in_flight", subscriberId, webhookId] as const;
+export const webhookInFlightPrefix = (subscriberId: string) =>
+  ["webhook_in_flight", subscriberId] as const;
+/** Rewritten by each attempt a subscriber starts, so two starts cannot both pass its cap. */
+export const webhookInFlightWritesKey = (subscriberId: string) =>
+  ["webhook_in_flight_writes", subscriberId] as const;
+/** Test pings asked for in the current window, per endpoint or per project. */
+export const webhookPingCountKey = (scope: "webhook" | "project", id: string) =>
+  ["webhook_ping_counts", scope, id] as const;
 
 /** An organization's documents (metadata; the bytes are blobs of kind "document"). */
 export const documentKey = (organizationId: string, id: string) =>
