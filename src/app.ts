@@ -4,6 +4,7 @@
  */
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { createBuiltinVerifier, createOidcVerifier } from "./auth/human.ts";
+import { registerSignInLinks } from "./auth/builtin/sign_in_link.ts";
 import { loadSigningKey } from "./auth/keys.ts";
 import { readBody } from "./http/body.ts";
 import { isDocumentUploadPath } from "./serve/documents.ts";
@@ -30,7 +31,7 @@ import { createHostResolver } from "./push/webhook_target.ts";
 import { rememberPublicKey } from "./store/signing_keys.ts";
 import { createPublicCache } from "./serve/public_cache.ts";
 import { createEdge } from "./edge/mod.ts";
-import { storedLayer } from "./http/stored_pages.ts";
+import { createStoredPages } from "./http/stored_pages.ts";
 import { createArtifactCache } from "./serve/artifacts.ts";
 import { createLivePageCache } from "./serve/live_pages.ts";
 import { createMemo } from "./http/memo.ts";
@@ -87,6 +88,7 @@ function createVerifier(deps: AppDeps, keys: Services["keys"]) {
       audience: auth.audience,
       key: keys.tokens,
       clock: deps.clock,
+      kv: deps.kv,
     })
     : createOidcVerifier({
       issuer: auth.issuer,
@@ -113,6 +115,7 @@ export async function createServices(deps: AppDeps): Promise<Services> {
   const mailer = deps.mailer ?? createMailer(config.mail);
   registerEmail({ ...deps, mailer, jobs, events });
   registerOwnerMail({ ...deps, mailer, jobs });
+  registerSignInLinks({ ...deps, mailer, jobs });
   // Nothing public is held in memory between requests: the render job, on any instance, must
   // read what was just committed (src/edge), and stored pages make such caches unneeded.
   const publicCache = createPublicCache({ ttlMs: 0 });
@@ -189,7 +192,8 @@ export async function createApp(
   app.use("*", publicCors(config));
   app.use("*", dropLivePagesAfterWrites);
   app.use("*", hostRouting(config, (request, env) => app.fetch(request, env)));
-  app.use("*", storedLayer(services));
+  const stored = createStoredPages(services);
+  app.use("*", stored.middleware);
   app.use("*", readBody(bodyLimit(config), { timeoutMs: config.bodyTimeoutMs }));
 
   mountRoutes(app, config);
@@ -213,6 +217,9 @@ export async function createApp(
   const route = app.fetch;
   const origin = new URL(config.baseUrl).origin;
   app.fetch = (request, env, ctx) => {
+    // The hot public reads are answered from memory before routing (src/http/stored_pages.ts).
+    const fast = stored.fastPath(request, env);
+    if (fast) return fast;
     const parseable = withParseableUrl(request, origin);
     return route(
       parseable.method === "HEAD" ? new Request(parseable, { method: "GET" }) : parseable,

@@ -9,6 +9,13 @@
  * Every answer on these URLs, stored or live, carries the edge's tags when a purge driver is
  * configured; a public answer elsewhere gets `CDN-Cache-Control: no-store`, because nothing
  * would purge it (generic shared caches still see the specification's `s-maxage=300`).
+ *
+ * A stored answer is also kept in memory, built once and answered with `clone()` before routing
+ * (the hot path of a busy page costs no KV read): dropped at once by every commit of this
+ * instance that stages a job (each change to public data stages its render), and after one
+ * second otherwise, for renders on other instances. Such a render purges the edge twice, the
+ * second time 2 s later (src/edge/mod.ts), so an answer this instance gave from memory in that
+ * second does not stay at the edge.
  */
 import type { MiddlewareHandler } from "hono";
 import type { BlobStore } from "../blobs/mod.ts";
@@ -35,6 +42,12 @@ import {
 } from "../store/edge_pages.ts";
 import { edgeHeaders, pageTags } from "../edge/tags.ts";
 import { storedScopeOf } from "../edge/targets.ts";
+import { onJobsCommitted } from "../store/jobs.ts";
+import { serviceHostTest } from "../serve/hosts.ts";
+import type { Config } from "../config.ts";
+
+/** A version's documents: immutable, kept in memory once answered. */
+const VERSIONED = /^\/trust\/[^/]+\/versions\/\d+\/[^/]+$/;
 
 /** Longest path looked up among stored pages (KV keys are at most 2 KiB). */
 const MAX_STORED_PATH = 512;
@@ -45,7 +58,34 @@ const BLOB_CACHE_BYTES = 32 * 1024 * 1024;
 export interface StoredLayerDeps {
   kv: Deno.Kv;
   blobs: BlobStore;
-  config: { edge: EdgeConfig };
+  config: Config;
+}
+
+/** How long an answer is kept in memory without a local commit dropping it. */
+const MEMORY_TTL_MS = 1000;
+/** Answers and bytes kept in memory at most (then everything is dropped at once). */
+const MEMORY_ENTRIES = 2000;
+const MEMORY_BYTES = 64 * 1024 * 1024;
+
+/** A stored answer in memory: 200 and 304, built once. */
+interface Remembered {
+  at: number;
+  generation: number;
+  etag: string;
+  ok: Response;
+  notModified: Response;
+  bytes: number;
+}
+
+/** The stored layer of one app: the middleware, the pre-routing fast path, the memory. */
+export interface StoredPages {
+  middleware: MiddlewareHandler<AppEnv>;
+  /** The answer to `request` from memory, or null to route it (always null for a render). */
+  fastPath(request: Request, env?: unknown): Response | null;
+  /** Forgets every answer kept in memory. */
+  invalidate(): void;
+  /** Stops listening to this instance's commits. */
+  close(): void;
 }
 
 function isRender(env: unknown): boolean {
@@ -66,10 +106,50 @@ function pick(
   return null;
 }
 
-export function storedLayer(deps: StoredLayerDeps): MiddlewareHandler<AppEnv> {
+/** The key of an answer in memory: path, format and coding. */
+function memoryKey(path: string, variant: Variant, coding: Coding | null): string {
+  return `${variant} ${coding ?? "identity"} ${path}`;
+}
+
+export function createStoredPages(deps: StoredLayerDeps): StoredPages {
   const { kv } = deps;
   const blobCache = new Map<string, Uint8Array>();
   let blobBytes = 0;
+  const memory = new Map<string, Remembered>();
+  let memoryBytes = 0;
+  let generation = 0;
+  const invalidate = () => {
+    generation++;
+    memory.clear();
+    memoryBytes = 0;
+  };
+  const unlisten = onJobsCommitted(invalidate);
+  const isServiceHost = serviceHostTest(deps.config);
+
+  function remember(key: string, response: Response, etag: string, bytes: number) {
+    if (memory.size >= MEMORY_ENTRIES || memoryBytes + bytes > MEMORY_BYTES) {
+      memory.clear();
+      memoryBytes = 0;
+    }
+    const headers = new Headers(response.headers);
+    headers.delete("content-type");
+    headers.delete("content-encoding");
+    const notModified = new Response(null, { status: 304, headers });
+    memory.set(key, { at: performance.now(), generation, etag, ok: response, notModified, bytes });
+    memoryBytes += bytes;
+  }
+
+  function fromMemory(request: Request, path: string): Response | null {
+    const variant = formatOfAccept(request.headers.get("accept") ?? "");
+    const wanted = negotiateCoding(request.headers.get("accept-encoding"), ["br", "gzip"]);
+    const hit = memory.get(memoryKey(path, variant, wanted));
+    if (!hit || hit.generation !== generation || performance.now() - hit.at >= MEMORY_TTL_MS) {
+      return null;
+    }
+    return ifNoneMatchHits(request.headers.get("if-none-match"), hit.etag)
+      ? hit.notModified.clone()
+      : hit.ok.clone();
+  }
 
   async function bodyOf(record: StoredPage): Promise<Uint8Array | null> {
     if (record.body) return record.body;
@@ -96,7 +176,7 @@ export function storedLayer(deps: StoredLayerDeps): MiddlewareHandler<AppEnv> {
     return organization ? pageTags(organization.id, null) : [];
   }
 
-  return async (c, next) => {
+  const middleware: MiddlewareHandler<AppEnv> = async (c, next) => {
     const edge = deps.config.edge;
     if (c.req.method !== "GET" || isRender(c.env)) return await next();
     const url = c.req.url;
@@ -108,6 +188,19 @@ export function storedLayer(deps: StoredLayerDeps): MiddlewareHandler<AppEnv> {
       await next();
       const extra = untaggedPublic(c.res, edge);
       if (extra) c.res = withHeaders(c.res, extra);
+      // A version's documents never change: kept in memory like stored pages (the project's
+      // visibility is what could change, and a local change drops them at once).
+      if (VERSIONED.test(c.req.path) && !url.includes("?") && c.res.status === 200) {
+        const bytes = new Uint8Array(await c.res.arrayBuffer());
+        const response = new Response(bytes, { status: 200, headers: c.res.headers });
+        const variant = formatOfAccept(c.req.header("accept") ?? "");
+        const wanted = negotiateCoding(c.req.header("accept-encoding"), ["br", "gzip"]);
+        const etag = response.headers.get("etag");
+        if (etag) {
+          remember(memoryKey(c.req.path, variant, wanted), response.clone(), etag, bytes.length);
+        }
+        c.res = response;
+      }
       return;
     }
     const path = c.req.path;
@@ -125,7 +218,15 @@ export function storedLayer(deps: StoredLayerDeps): MiddlewareHandler<AppEnv> {
       const body = signature(current).join(",") === record.generations.join(",")
         ? await bodyOf(record)
         : null;
-      if (body) return answer(c.req.raw, record, body, coding, edge);
+      if (body) {
+        const response = answer(record, body, coding, edge);
+        const etag = response.headers.get("etag")!;
+        remember(memoryKey(path, variant, wanted), response.clone(), etag, body.byteLength);
+        if (ifNoneMatchHits(c.req.header("if-none-match"), etag)) {
+          return memory.get(memoryKey(path, variant, wanted))!.notModified.clone();
+        }
+        return response;
+      }
     }
     // Not stored yet, or waiting for its re-render: answered live, tagged all the same.
     await next();
@@ -134,19 +235,39 @@ export function storedLayer(deps: StoredLayerDeps): MiddlewareHandler<AppEnv> {
     const extra = tags.length > 0 ? edgeHeaders(edge, tags) : untaggedPublic(c.res, edge);
     if (extra) c.res = withHeaders(c.res, extra);
   };
+
+  return {
+    middleware,
+    fastPath(request, env) {
+      const method = request.method;
+      if ((method !== "GET" && method !== "HEAD") || memory.size === 0 || isRender(env)) {
+        return null;
+      }
+      const url = request.url;
+      const authority = url.indexOf("//") + 2;
+      const start = url.indexOf("/", authority);
+      if (start < 0 || url.includes("?", start)) return null;
+      // Deno builds the URL's authority from the Host header: a project's own host (custom
+      // domain) is left to the router, which maps it to the canonical path.
+      if (!isServiceHost(url.slice(authority, start))) return null;
+      const path = url.slice(start);
+      if (path.length > MAX_STORED_PATH || path.includes("%")) return null;
+      return fromMemory(request, path);
+    },
+    invalidate,
+    close: unlisten,
+  };
 }
 
-/** A stored page's answer, or 304 when If-None-Match names it. */
+/** A stored page's 200 answer in `coding` (null: identity), with the edge's headers. */
 function answer(
-  request: Request,
   record: StoredPage,
   body: Uint8Array,
   coding: Coding | null,
   edge: EdgeConfig,
 ): Response {
   const headers = new Headers(record.headers);
-  const etag = encodedEtag(record.etag, coding);
-  headers.set("etag", etag);
+  headers.set("etag", encodedEtag(record.etag, coding));
   // Every coding of a compressible page is offered: caches must key on Accept-Encoding.
   if (coding || isCompressible(headers.get("content-type"))) {
     headers.set("vary", varyWithEncoding(headers.get("vary") ?? undefined));
@@ -154,11 +275,6 @@ function answer(
   if (coding) headers.set("content-encoding", coding);
   for (const [name, value] of Object.entries(edgeHeaders(edge, record.tags))) {
     headers.set(name, value);
-  }
-  if (ifNoneMatchHits(request.headers.get("if-none-match"), etag)) {
-    headers.delete("content-type");
-    headers.delete("content-encoding");
-    return new Response(null, { status: 304, headers });
   }
   return new Response(body as Uint8Array<ArrayBuffer>, { status: record.status, headers });
 }

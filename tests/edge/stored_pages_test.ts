@@ -304,3 +304,36 @@ Deno.test("[edge] without a purge driver nothing asks a CDN to keep pages longer
     }
   }
 });
+
+Deno.test("[edge] a stored answer is kept in memory for a second, and dropped by any local change", async () => {
+  await using ctx = await createTestApp();
+  const ws = await workspace(ctx, "alice", { projectSlug: "acme", visibility: "public" });
+  await publishVersion(ctx, ws);
+  await ctx.services.edge.render(ws.organization.id);
+  const get = () => ctx.call("GET", "/trust/acme/badge.json");
+  const first = await get();
+  const body = await first.text();
+  // The stored record is gone from KV: only memory explains the same answer now.
+  await ctx.kv.delete(pageKey("/trust/acme/badge.json", "any", "identity"));
+  const remembered = await get();
+  assert.equal(await remembered.text(), body);
+  const notModified = await ctx.call("GET", "/trust/acme/badge.json", {
+    headers: { "if-none-match": first.headers.get("etag")! },
+  });
+  assert.equal(notModified.status, 304);
+  // A change committed here stages its render: memory is dropped at once, the route answers.
+  await postUpdate(ctx, ws, "Dropped from memory");
+  await ctx.kv.set(
+    ["projects", ws.project.id],
+    (await ctx.kv.get(["projects", ws.project.id])).value,
+  );
+  const live = await get();
+  assert.equal(live.status, 200);
+  assert.equal(live.headers.get("etag"), first.headers.get("etag"), "the badge did not change");
+  assert.equal(
+    (await ctx.kv.get(pageKey("/trust/acme/badge.json", "any", "identity"))).value,
+    null,
+    "answered by the route, not from a record",
+  );
+  await live.body?.cancel();
+});
