@@ -147,7 +147,8 @@ export const PublicAnswer = z.object({
   visibility: AnswerVisibility,
   questionnaireRefs: z.array(QuestionnaireRef),
   answer: z.string().nullable().openapi({
-    description: "The Markdown source; null for a restricted answer",
+    description:
+      "The Markdown, rewritten as safely as answerHtml (raw HTML as text, only http(s) and mailto links), as update bodies are; null for a restricted answer",
   }),
   answerHtml: z.string().nullable().openapi({ description: "The answer rendered to safe HTML" }),
   citations: z.array(PublicCitation).nullable().openapi({

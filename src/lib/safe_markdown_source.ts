@@ -68,11 +68,33 @@ function destination(href: string): string {
   return `<${href.replace(/[\s<>\\]/g, (c) => encodeURIComponent(c))}>`;
 }
 
+/**
+ * A bare http(s) URL the parser linked (`https://…` or `<https://…>` in the source), written
+ * back as an autolink, `<https://…>`, rather than `[https://…](<https://…>)`; null for any
+ * other link. Only a destination the parser accepted, without spaces, `<`, `>` or a backslash,
+ * and shown as itself, qualifies.
+ */
+function autolink(children: Token[], i: number): string | null {
+  const [open, text, close] = children.slice(i, i + 3);
+  if (open.type !== "link_open" || !["linkify", "autolink"].includes(open.markup)) return null;
+  if (text?.type !== "text" || close?.type !== "link_close") return null;
+  const href = open.attrGet("href") ?? "";
+  return /^https?:\/\/[^\s<>\\]+$/i.test(href) && text.content === href ? `<${href}>` : null;
+}
+
 /** The inline children of `token` as Markdown (lines joined by "\n"). */
 function inline(token: Token | undefined): string {
   const hrefs: string[] = [];
+  const children = token?.children ?? [];
   let out = "";
-  for (const child of token?.children ?? []) {
+  for (let i = 0; i < children.length; i++) {
+    const child = children[i];
+    const bare = autolink(children, i);
+    if (bare !== null) {
+      out += bare;
+      i += 2;
+      continue;
+    }
     switch (child.type) {
       case "softbreak":
         out += "\n";

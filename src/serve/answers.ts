@@ -255,17 +255,20 @@ function presentAnswer(
     index: CitationIndex;
     config: Config;
     requestUrl: string | null;
-    markdown: Pick<Markdown, "renderSafeMarkdown">;
+    markdown: Pick<Markdown, "renderSafeMarkdown" | "neutralizeMarkdown">;
   },
 ): PublicAnswer {
   const open = answer.visibility === "public";
+  // The Markdown is rewritten as safely as the HTML (raw HTML as text, only http(s) and mailto
+  // links), as updates' bodies are: the JSON, the Markdown page, the exports and the MCP tool
+  // carry it to readers that may render it with HTML on.
   return {
     id: answer.id,
     question: answer.question,
     category: answer.category,
     visibility: answer.visibility,
     questionnaireRefs: answer.questionnaireRefs,
-    answer: open ? answer.answer : null,
+    answer: open ? context.markdown.neutralizeMarkdown(answer.answer) : null,
     answerHtml: open ? context.markdown.renderSafeMarkdown(answer.answer) : null,
     citations: open ? resolveCitations(answer.citations, context.index, context.config) : null,
     requestAccessUrl: open ? null : context.requestUrl,

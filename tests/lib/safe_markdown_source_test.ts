@@ -34,6 +34,16 @@ Deno.test("[lib] neutralizeMarkdown() keeps what the HTML page shows", async (t)
       expected: "[ok](<https://ok.example/a>) \\[no\\](javascript:x)",
     },
     {
+      name: "a bare URL stays a bare link, written as an autolink",
+      input: "See https://ok.example/a_b and <https://ok.example/c>.",
+      expected: "See <https://ok.example/a_b> and <https://ok.example/c>.",
+    },
+    {
+      name: "a link whose text is not its address keeps both",
+      input: "[https://ok.example/a](https://ok.example/b)",
+      expected: "[https://ok.example/a](<https://ok.example/b>)",
+    },
+    {
       name: "images are their description",
       input: "![logo](https://x/l.png)",
       expected: "\\[logo\\]",

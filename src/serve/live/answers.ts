@@ -7,7 +7,7 @@ import type { Config } from "../../config.ts";
 import type { Organization } from "../../domain/workspace.ts";
 import { html } from "../../lib/html.ts";
 import { ANSWERS_STYLE, searchForm } from "../../publish/render/answers.ts";
-import { link } from "../../publish/render/markdown.ts";
+import { escapeMarkdown, link } from "../../publish/render/markdown.ts";
 import { trustCenterUrl } from "../../publish/urls.ts";
 import { listAnswers } from "../../store/answers.ts";
 import { getOrganization } from "../../store/organizations.ts";
@@ -24,9 +24,11 @@ export async function answersContent(
   if (answers.length === 0) return null;
   const restricted = answers.filter((a) => a.visibility === "restricted").length;
   const url = `${trustCenterUrl(config, org.slug)}/answers`;
-  const count = `${org.name} answers ${answers.length} security question${
-    answers.length === 1 ? "" : "s"
-  }${restricted ? ` (${restricted} restricted, on request)` : ""}.`;
+  const countOf = (name: string) =>
+    `${name} answers ${answers.length} security question${answers.length === 1 ? "" : "s"}${
+      restricted ? ` (${restricted} restricted, on request)` : ""
+    }.`;
+  const count = countOf(org.name);
   return {
     html: html`
       <section aria-labelledby="${idPrefix}-title">
@@ -42,9 +44,11 @@ export async function answersContent(
     markdown: [
       "## Security answers",
       "",
-      `${count} ${link("All answers", `${url}.md`)} (search: \`${url}.md?q=words\`) · ${
-        link("CSV", `${url}.csv`)
-      } · ${link("XLSX", `${url}.xlsx`)}`,
+      `${countOf(escapeMarkdown(org.name))} ${
+        link("All answers", `${url}.md`)
+      } (search: \`${url}.md?q=words\`) · ${link("CSV", `${url}.csv`)} · ${
+        link("XLSX", `${url}.xlsx`)
+      }`,
     ].join("\n"),
     styles: [ANSWERS_STYLE],
     formActions: [url],
