@@ -68,21 +68,19 @@ export async function endLoginAttemptWithSuccess(
 }
 
 /**
- * How long sign-in stays locked for the email or the address at `now` (the longer of the
- * two), in milliseconds; 0 when a password attempt would be evaluated. Changes nothing.
+ * How long password sign-in stays locked at `now` for the email and for the client address,
+ * each in milliseconds (0 where a password attempt would be evaluated). Changes nothing.
  */
 export async function loginLockedForMs(
   kv: Deno.Kv,
   subjects: LoginSubjects,
   now: Date,
-): Promise<number> {
+): Promise<Record<"email" | "ip", number>> {
   const counters = await readLoginCounters(kv, subjects);
   const at = now.getTime();
-  return Math.max(
-    0,
-    ...(["email", "ip"] as const).map((scope) => {
-      const verdict = decideLoginAttempt(scope, counters[scope], at);
-      return "retryAfterMs" in verdict ? verdict.retryAfterMs : 0;
-    }),
-  );
+  const lockedFor = (scope: "email" | "ip") => {
+    const verdict = decideLoginAttempt(scope, counters[scope], at);
+    return "retryAfterMs" in verdict ? verdict.retryAfterMs : 0;
+  };
+  return { email: lockedFor("email"), ip: lockedFor("ip") };
 }

@@ -73,6 +73,9 @@ export const signInLinkKey = (tokenHash: string) => ["sign_in_links", tokenHash]
 /** How many sign-in links were asked for an email or from an address in the current window. */
 export const signInLinkRequestsKey = (scope: "email" | "ip", value: string) =>
   ["sign_in_link_requests", scope, value] as const;
+/** Set when a sign-in link request's email starts being sent, so a rerun never sends it twice. */
+export const signInLinkSendingKey = (requestId: string) =>
+  ["sign_in_link_sending", requestId] as const;
 
 export const signingKeyKey = (purpose: string) => ["signing_keys", purpose] as const;
 /** A public key that has signed for `purpose`, kept after rotation so old signatures verify. */

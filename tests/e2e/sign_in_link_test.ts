@@ -5,79 +5,23 @@
  * request once within 15 minutes. Only the token's SHA-256 is stored; requests are limited.
  */
 import assert from "node:assert/strict";
-import { encodeBase64Url, randomToken } from "../../src/lib/encoding.ts";
 import { fakeClock } from "../../src/lib/clock.ts";
-import { CookieJar, hiddenField, signUp, tokenRequest } from "../support/builtin_login.ts";
+import { signUp, tokenRequest } from "../support/builtin_login.ts";
 import { startTestServer, type TestServer } from "../support/server.ts";
+import {
+  LINK,
+  LINK_SUBJECT,
+  lockOut as lockOutAddress,
+  openSignIn as openSignInAs,
+  runJobs,
+} from "../support/sign_in_link.ts";
 import { startSmtpServer } from "../support/smtp.ts";
 
 const OWNER = { email: "owner@acme.test", name: "Olga Owner", password: "correct horse battery" };
-const FORM = { "content-type": "application/x-www-form-urlencoded" };
 
-async function s256(verifier: string) {
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(verifier));
-  return encodeBase64Url(new Uint8Array(digest));
-}
-
-/** A browser at the sign-in form of a new authorization request (PKCE S256). */
-async function openSignIn(base: string) {
-  const verifier = randomToken(48);
-  const state = randomToken(8);
-  const query = new URLSearchParams({
-    response_type: "code",
-    client_id: "dashboard",
-    redirect_uri: "http://127.0.0.1:9/callback",
-    code_challenge: await s256(verifier),
-    code_challenge_method: "S256",
-    state,
-    scope: "api",
-  });
-  const jar = new CookieJar();
-  const page = await fetch(`${base}/oauth2/authorize?${query}`);
-  jar.take(page);
-  let html = await page.text();
-  const post = async (path: string, fields: Record<string, string>) => {
-    const res = await fetch(`${base}${path}`, {
-      method: "POST",
-      redirect: "manual",
-      headers: { ...FORM, cookie: jar.header() },
-      body: new URLSearchParams({ ...Object.fromEntries(query), ...fields }),
-    });
-    jar.take(res);
-    return res;
-  };
-  return {
-    verifier,
-    state,
-    /** Submits the password form; the page answered becomes the current one. */
-    async signIn(password: string, email = OWNER.email) {
-      const res = await post("/oauth2/authorize", {
-        csrf: hiddenField(html, "csrf"),
-        email,
-        password,
-      });
-      html = res.status === 303 ? "" : await res.text();
-      return { res, html };
-    },
-    /** Submits the "Email me a sign-in link" form of the current page. */
-    async askForLink(email = OWNER.email) {
-      const res = await post("/oauth2/authorize/email-link", {
-        csrf: hiddenField(html, "csrf"),
-        email,
-      });
-      return { res, html: await res.text() };
-    },
-  };
-}
-
-async function lockOut(base: string, email = OWNER.email) {
-  const attacker = await openSignIn(base);
-  for (let i = 0; i < 6; i++) {
-    const { res } = await attacker.signIn(`guess ${i}`, email);
-    if (res.status === 429) return;
-  }
-  throw new Error("the address did not lock");
-}
+/** A browser at the sign-in form of a new authorization request, as the owner. */
+const openSignIn = (base: string) => openSignInAs(base, { email: OWNER.email });
+const lockOut = (base: string, email = OWNER.email) => lockOutAddress(base, email);
 
 async function setUp(server: TestServer) {
   const created = await signUp(server.baseUrl, "", OWNER);
@@ -85,14 +29,11 @@ async function setUp(server: TestServer) {
   await created.body?.cancel();
 }
 
-const LINK = /http:\/\/127\.0\.0\.1:\d+\/oauth2\/sign-in-link\/([A-Za-z0-9_-]{43})/;
-
 Deno.test("[e2e] sign-in link: a locked-out owner signs in through an emailed one-time link", async (t) => {
   await using smtp = await startSmtpServer();
   const clock = fakeClock(new Date("2026-11-01T12:00:00Z"));
   await using server = await startTestServer({
     clock,
-    worker: false,
     env: { SIGNUP: "open", SMTP_URL: smtp.url },
   });
   const base = server.baseUrl;
@@ -124,7 +65,8 @@ Deno.test("[e2e] sign-in link: a locked-out owner signs in through an emailed on
     const asked = await owner.askForLink();
     assert.equal(asked.res.status, 200);
     assert.match(asked.html, /If an account uses this address, we sent it a sign-in link/);
-    const mail = await smtp.next((m) => m.subject === "Your one-time sign-in link");
+    await runJobs(server, clock);
+    const mail = await smtp.next((m) => m.subject === LINK_SUBJECT);
     assert.deepEqual(smtp.recipients.at(-1), [OWNER.email]);
     token = mail.text!.match(LINK)![1];
     const stored = JSON.stringify(await Array.fromAsync(server.kv.list({ prefix: [] })));
@@ -186,7 +128,8 @@ Deno.test("[e2e] sign-in link: a locked-out owner signs in through an emailed on
     const browser = await openSignIn(base);
     await browser.signIn(OWNER.password);
     assert.equal((await browser.askForLink()).res.status, 200);
-    const mail = await smtp.next((m) => m.subject === "Your one-time sign-in link");
+    await runJobs(server, clock);
+    const mail = await smtp.next((m) => m.subject === LINK_SUBJECT);
     const late = mail.text!.match(LINK)![1];
     clock.advance(15 * 60_000 + 1);
     const res = await fetch(`${base}/oauth2/sign-in-link/${late}`, {
@@ -206,7 +149,7 @@ Deno.test("[e2e] sign-in link: a locked-out owner signs in through an emailed on
     const asked = await browser.askForLink(stranger);
     assert.equal(asked.res.status, 200);
     assert.match(asked.html, /If an account uses this address, we sent it a sign-in link/);
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await runJobs(server, clock);
     assert.equal(smtp.messages.length, before);
   });
 
@@ -215,6 +158,8 @@ Deno.test("[e2e] sign-in link: a locked-out owner signs in through an emailed on
     await lockOut(base);
     const browser = await openSignIn(base);
     await browser.signIn(OWNER.password);
+    await runJobs(server, clock);
+    const before = smtp.messages.length;
     const statuses: number[] = [];
     for (let i = 0; i < 4; i++) {
       const asked = await browser.askForLink();
@@ -224,6 +169,8 @@ Deno.test("[e2e] sign-in link: a locked-out owner signs in through an emailed on
       }
     }
     assert.deepEqual(statuses, [200, 200, 200, 429]);
+    await runJobs(server, clock);
+    assert.equal(smtp.messages.length - before, 3, "three links were emailed, not four");
   });
 
   await t.step("unknown and malformed tokens are 410 pages", async () => {

@@ -23,6 +23,7 @@ import {
 import { redeemSignInTicket } from "../../auth/builtin/sign_in_ticket.ts";
 import { revokeToken } from "../../auth/builtin/revoke.ts";
 import { exchangeGrant } from "../../auth/builtin/token.ts";
+import { loginLockedForMs } from "../../auth/throttle.ts";
 import { AppError } from "../../domain/errors.ts";
 import { html } from "../../lib/html.ts";
 import { clientIp } from "../client_ip.ts";
@@ -257,7 +258,13 @@ oauthRoutes.openapi(
     } catch (error) {
       if (error instanceof AppError && error.code === "rate_limited") {
         c.header("Retry-After", error.headers["Retry-After"]);
-        return loginForm(c, p, { error: error.message, email, status: 429, offerLink: true });
+        // A link goes only to an address whose own sign-in is locked, so only then is it offered.
+        const locked = await loginLockedForMs(services.kv, {
+          email: email.trim().toLowerCase(),
+          ip: clientIp(c),
+        }, services.clock.now());
+        const offerLink = locked.email > 0;
+        return loginForm(c, p, { error: error.message, email, status: 429, offerLink });
       }
       throw error;
     }
@@ -289,7 +296,7 @@ oauthRoutes.openapi(
     tags,
     summary: "Email a one-time sign-in link while password sign-in is locked for the address",
     description:
-      "Offered on the sign-in form when password sign-in is locked (429) for the email or the client address and SMTP is configured. When an account uses the address, a link valid 15 minutes that completes this authorization request once is emailed to it; the answer is the same when none does. At most 3 links per email and 10 per client address an hour.",
+      "Offered on the sign-in form when password sign-in is locked (429) for the email itself and email is configured. The answer comes first and is the same, in the same time, whatever the address; afterwards, when an account uses the address, a link valid 15 minutes that completes this authorization request once is emailed to it (never to another address). At most 3 links per email and 10 per client address an hour.",
     request: {
       body: {
         required: true,
@@ -298,7 +305,10 @@ oauthRoutes.openapi(
     },
     responses: {
       200: { ...HtmlPage, description: "The link is on its way (if an account uses the address)" },
-      400: { ...HtmlPage, description: "Invalid request, expired form, or sign-in is not locked" },
+      400: {
+        ...HtmlPage,
+        description: "Invalid request, expired form, or sign-in is not locked for the email",
+      },
       409: { ...HtmlPage, description: "Email is not configured on this service" },
       429: { ...HtmlPage, description: "Too many links asked for; see Retry-After" },
     },
