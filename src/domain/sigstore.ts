@@ -4,19 +4,35 @@
  * against a trusted root) happens where ingest and recompute run, never in a probe.
  */
 import { z } from "@hono/zod-openapi";
+import {
+  MAX_WILDCARD_PATTERN,
+  MAX_WILDCARDS,
+  wildcardLimitProblem,
+  wildcardMatches,
+} from "../lib/wildcard.ts";
 
 /** Most identities one project may list. */
 export const MAX_SIGSTORE_IDENTITIES = 20;
+
+/** Refuses a pattern over the wildcard limits (checked when written; matching is linear anyway). */
+function withinWildcardLimits(value: string, ctx: z.RefinementCtx) {
+  const problem = wildcardLimitProblem(value);
+  if (problem) ctx.addIssue({ code: "custom", message: problem });
+}
+
+const WILDCARD_LIMITS = `At most ${MAX_WILDCARDS} \`*\`, and a pattern with \`*\` at most ` +
+  `${MAX_WILDCARD_PATTERN} characters.`;
 
 export const SigstoreIdentity = z.strictObject({
   issuer: z.url({ protocol: /^https?$/ }).max(500).openapi({
     description: "OIDC issuer recorded in the Fulcio certificate, compared exactly",
     example: "https://token.actions.githubusercontent.com",
   }),
-  subject: z.string().trim().min(1).max(500).openapi({
+  subject: z.string().trim().min(1).max(500).superRefine(withinWildcardLimits).openapi({
     description: "Certificate subject alternative name (SAN): compared exactly, except that " +
       "each `*` matches any run of characters other than `/` and `@` (including none), so " +
-      "`…/release.yml@refs/tags/*` matches tags but never `refs/pull/1/merge`",
+      "`…/release.yml@refs/tags/*` matches tags but never `refs/pull/1/merge`. " +
+      WILDCARD_LIMITS,
     example: "https://github.com/acme/app/.github/workflows/release.yml@refs/heads/main",
   }),
 }).openapi("SigstoreIdentity");
@@ -41,9 +57,9 @@ const ArtifactNamePattern = z.string().trim().min(1).max(300).regex(
   // deno-lint-ignore no-control-regex -- exactly what the check refuses
   /^[^\u0000-\u001f\u007f]+$/,
   "Must not contain control characters",
-).openapi({
+).superRefine(withinWildcardLimits).openapi({
   description: "An artifact name as provenance subjects name it, compared exactly except " +
-    "that each `*` matches any run of characters other than `/` and `@`",
+    "that each `*` matches any run of characters other than `/` and `@`. " + WILDCARD_LIMITS,
   example: "ghcr.io/acme/app",
 });
 
@@ -121,11 +137,10 @@ export type SignatureCheck =
 
 /**
  * Whether `subject` matches `pattern`: exact, each `*` matching any run of characters
- * except `/` and `@`, so a wildcard stays within one path segment or ref component.
+ * except `/` and `@`, so a wildcard stays within one path segment or ref component. Linear
+ * in both lengths, whatever the pattern (src/lib/wildcard.ts): patterns stored before the
+ * limits were checked still match in bounded time.
  */
 export function subjectMatches(pattern: string, subject: string): boolean {
-  if (!pattern.includes("*")) return pattern === subject;
-  const source = pattern.split("*").map((part) => part.replace(/[.*+?^${}()|[\]\\/-]/g, "\\$&"))
-    .join("[^/@]*");
-  return new RegExp(`^${source}$`, "s").test(subject);
+  return wildcardMatches(pattern, subject);
 }
