@@ -56,5 +56,9 @@ export async function loadActionlint(): Promise<
   return createRequire(entry)("./index.js").runLint;
 }
 
+/** Papa Parse, a CSV reader that takes any delimiter (the exports are read with "," and ";"). */
+// @ts-types="npm:@types/papaparse@^5.5.2"
+export { default as Papa } from "npm:papaparse@^5.5.3";
+
 /** SheetJS, an XLSX reader independent of the writer the service uses (write-excel-file). */
 export * as SheetJS from "npm:xlsx@^0.18.5";

@@ -33,13 +33,22 @@ export interface ExportAbout {
 }
 
 /**
- * One CSV field (RFC 4180): quoted when it holds a comma, quote or line break. A field a
- * spreadsheet would read as a formula (starting with = + - @, a tab or a carriage return) is
- * prefixed with an apostrophe, as OWASP advises against CSV injection.
+ * Where a spreadsheet could start reading a formula: the start of the field, or, since a
+ * reader in a locale whose separator is ";" (or a tab) splits the field there and a line
+ * break may end a row, right after ";", ",", a tab, CR or LF.
  */
-function csvField(value: string): string {
-  const safe = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
-  return /[",\r\n]/.test(safe) ? `"${safe.replaceAll('"', '""')}"` : safe;
+const FORMULA_TRIGGER = /(?<=^|[;,\t\r\n])(?=[=+\-@\t\r])/g;
+
+/**
+ * One CSV field (RFC 4180), inert in any spreadsheet: wherever a formula could start (see
+ * FORMULA_TRIGGER) a `=`, `+`, `-`, `@`, tab or CR is preceded by an apostrophe, as OWASP
+ * advises against CSV injection, and such a field is quoted, as is one that holds a comma,
+ * semicolon, quote or line break, so no reader splits it, whatever its separator.
+ */
+export function csvField(value: string): string {
+  // Zero-width, so a tab or CR that triggers is also the separator before the next trigger.
+  const inert = value.replace(FORMULA_TRIGGER, "'");
+  return inert !== value || /[",;\t\r\n]/.test(inert) ? `"${inert.replaceAll('"', '""')}"` : inert;
 }
 
 /** The rows as CSV: UTF-8 with a byte order mark (so spreadsheets read it as UTF-8), CRLF. */
