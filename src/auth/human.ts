@@ -13,6 +13,7 @@ import {
 } from "jose";
 import { unauthorized } from "../domain/errors.ts";
 import type { Clock } from "../lib/clock.ts";
+import { getRefreshFamily } from "../store/oauth_grants.ts";
 import type { SigningKey } from "./keys.ts";
 
 /** Asymmetric algorithms accepted from an external identity provider; never `none` or HMAC. */
@@ -97,28 +98,41 @@ function identityFromClaims(payload: JWTPayload): Partial<HumanIdentity> {
   return { sub: payload.sub, email, name };
 }
 
-/** Verifies tokens issued by the service's own identity provider. */
+/**
+ * Verifies tokens issued by the service's own identity provider. Each carries the id of the
+ * sign-in session it was issued from (`sid`: the refresh-token family), read on every
+ * verification (one KV read, not cached): a session ended by a reused code or refresh token,
+ * or by revocation, stops its access tokens at once, not when they expire.
+ */
 export function createBuiltinVerifier(options: {
   issuer: string;
   audience: string;
   key: SigningKey;
   clock: Clock;
+  kv: Deno.Kv;
 }): AccessTokenVerifier {
   const keys = createLocalJWKSet({ keys: [options.key.publicJwk] });
   return {
-    verify: (token) =>
-      verifyWith(token, keys, {
+    verify: async (token) => {
+      const payload = await verifyWith(token, keys, {
         issuer: options.issuer,
         audience: options.audience,
         algorithms: ["EdDSA"],
         clock: options.clock,
         typ: "at+jwt",
-      }).then((payload) => {
-        if (payload.token_use === "collector") {
-          throw unauthorized("A human access token is required");
-        }
-        return payload;
-      }),
+      });
+      if (payload.token_use === "collector") {
+        throw unauthorized("A human access token is required");
+      }
+      if (typeof payload.sid !== "string" || payload.sid.length === 0) {
+        throw unauthorized("The access token names no sign-in session");
+      }
+      const session = await getRefreshFamily(options.kv, payload.sid);
+      if (!session || session.accountId !== payload.sub) {
+        throw unauthorized("The access token's sign-in session has ended");
+      }
+      return payload;
+    },
     identify: (_token, payload) => {
       const id = identityFromClaims(payload);
       if (!id.email) throw unauthorized("The access token carries no email");

@@ -60,6 +60,14 @@ export async function revokeRefreshFamily(kv: Deno.Kv, familyId: string): Promis
   await kv.delete(refreshFamilyKey(familyId));
 }
 
+/** A live family's record (the account it signs in), or null once revoked or expired. */
+export async function getRefreshFamily(
+  kv: Deno.Kv,
+  familyId: string,
+): Promise<{ accountId: string } | null> {
+  return (await kv.get<{ accountId: string }>(refreshFamilyKey(familyId))).value;
+}
+
 /** Whether the family's session is still live (neither revoked nor expired). */
 export async function isRefreshFamilyLive(kv: Deno.Kv, familyId: string): Promise<boolean> {
   return (await kv.get(refreshFamilyKey(familyId))).versionstamp !== null;

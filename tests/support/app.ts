@@ -5,7 +5,6 @@
  */
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import { createApp, createServices } from "../../src/app.ts";
-import { signAccessToken } from "../../src/auth/builtin/tokens.ts";
 import { createKvBlobStore } from "../../src/blobs/kv.ts";
 import type { BlobStore } from "../../src/blobs/mod.ts";
 import { type Config, loadConfig } from "../../src/config.ts";
@@ -13,6 +12,7 @@ import type { AppDeps, AppEnv, Services } from "../../src/http/env.ts";
 import type { Mailer } from "../../src/mail/mod.ts";
 import { fakeClock } from "../../src/lib/clock.ts";
 import { memoryLogger } from "../../src/lib/log.ts";
+import { mintAccessToken } from "./tokens.ts";
 
 export const TEST_BASE_URL = "http://trust.test";
 
@@ -69,16 +69,10 @@ export async function createTestApp(
   const app = await createApp(deps, { services });
   if (options.worker) services.jobs.start();
   const tokenFor = (sub: string, claims: { email?: string; name?: string } = {}) =>
-    signAccessToken(services.keys.tokens, {
-      issuer: config.auth.issuer,
-      audience: config.auth.audience,
-      now: clock.now(),
-      ttlSeconds: 900,
-    }, {
+    mintAccessToken(kv, { key: services.keys.tokens, config, now: clock.now(), ttlSeconds: 900 }, {
       sub,
-      clientId: config.auth.clientId,
-      scope: "api",
-      extra: { email: claims.email ?? `${sub}@example.com`, name: claims.name ?? sub },
+      email: claims.email ?? `${sub}@example.com`,
+      name: claims.name ?? sub,
     });
   const call: TestApp["call"] = (method, path, opts = {}) => {
     const headers: Record<string, string> = { ...opts.headers };

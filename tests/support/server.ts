@@ -5,7 +5,6 @@
  */
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import { createApp, createServices } from "../../src/app.ts";
-import { signAccessToken } from "../../src/auth/builtin/tokens.ts";
 import { loadSigningKey } from "../../src/auth/keys.ts";
 import { createKvBlobStore } from "../../src/blobs/kv.ts";
 import type { BlobStore } from "../../src/blobs/mod.ts";
@@ -13,6 +12,7 @@ import { type Config, loadConfig } from "../../src/config.ts";
 import type { AppDeps, AppEnv, Services } from "../../src/http/env.ts";
 import { type Clock, systemClock } from "../../src/lib/clock.ts";
 import { memoryLogger } from "../../src/lib/log.ts";
+import { mintAccessToken } from "./tokens.ts";
 
 export interface TestServer {
   baseUrl: string;
@@ -69,17 +69,12 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     handler = (req, info) => app.fetch(req, info);
     const tokenKey = await loadSigningKey(kv, "tokens");
     const tokenFor = (sub: string) =>
-      signAccessToken(tokenKey, {
-        issuer: config.auth.issuer,
-        audience: config.auth.audience,
+      mintAccessToken(kv, {
+        key: tokenKey,
+        config,
         now: (options.clock ?? systemClock).now(),
         ttlSeconds: 3600,
-      }, {
-        sub,
-        clientId: config.auth.clientId,
-        scope: "api",
-        extra: { email: `${sub}@example.com`, name: sub },
-      });
+      }, { sub, email: `${sub}@example.com`, name: sub });
     const close = async () => {
       await server.shutdown();
       // Jobs under way finish on an open KV; then it closes (unless the caller owns it).

@@ -2,7 +2,9 @@
  * The token endpoint's grants for people: authorization_code (PKCE S256) and
  * refresh_token, rotated on every use. A second use of a code or of a
  * refresh token revokes the whole session it belongs to, since one of the
- * two presenters is an attacker (RFC 6749 §4.1.2, RFC 9700 §4.14).
+ * two presenters is an attacker (RFC 6749 §4.1.2, RFC 9700 §4.14): its refresh
+ * tokens and, since each access token names its session (`sid`), its access
+ * tokens at once.
  */
 import type { Account, RefreshToken } from "../../domain/account.ts";
 import { encodeBase64Url, randomToken } from "../../lib/encoding.ts";
@@ -30,7 +32,13 @@ async function s256(verifier: string): Promise<string> {
 
 async function issueTokens(
   deps: IdpDeps,
-  grant: { account: Account; clientId: string; scope: string; refreshToken: string },
+  grant: {
+    account: Account;
+    clientId: string;
+    scope: string;
+    familyId: string;
+    refreshToken: string;
+  },
 ): Promise<TokenGrant> {
   const { config, keys, clock } = deps;
   const { account } = grant;
@@ -43,7 +51,8 @@ async function issueTokens(
     sub: account.id,
     clientId: grant.clientId,
     scope: grant.scope,
-    extra: { email: account.email, name: account.name },
+    // `sid` names the session, checked on every use: ending it stops this token at once.
+    extra: { email: account.email, name: account.name, sid: grant.familyId },
   });
   return {
     access_token,
@@ -126,7 +135,7 @@ export async function authorizationCodeGrant(
     now: deps.clock.now(),
   });
   if (!redeemed) throw new OAuthFailure("invalid_grant", "The authorization code was already used");
-  return await issueTokens(deps, { ...code, account, refreshToken: refresh.token });
+  return await issueTokens(deps, { ...code, account, familyId, refreshToken: refresh.token });
 }
 
 /**

@@ -18,9 +18,9 @@ const COMPACT_JWS = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
 
 /**
  * Revokes a token. A refresh token ends its whole session (every token
- * rotated from the same sign-in). Access tokens are self-contained JWTs that
- * expire within 15 minutes, so revoking one fails with
- * `unsupported_token_type`. An unknown or expired token is not an error, as
+ * rotated from the same sign-in, and the access tokens issued with them, which
+ * name the session). An access token alone is not revocable: revoking one fails
+ * with `unsupported_token_type`. An unknown or expired token is not an error, as
  * the RFC asks.
  */
 export async function revokeToken(
