@@ -163,6 +163,7 @@ export async function renderVersion(
     html: encoder.encode(renderTrustPageHtml(profile, { ...links, versions: urls.versionsHtml }, {
       changes: { previousVersion: previous?.version ?? null, items: entry.changes },
       signals,
+      organization,
     })),
     markdown: encoder.encode(renderTrustPageMarkdown(profile, {
       ...links,

@@ -194,11 +194,20 @@ export async function publicFrameworkView(
   return frameworkView(profile, custom, publicUrls(reads.config, project.slug).frameworks);
 }
 
-/** Per framework, how many criteria the published controls support and how many fully pass. */
+/**
+ * Per framework with a mapped criterion: how many criteria the published controls support,
+ * how many fully pass, and each criterion's controls (for the coverage line's wording).
+ */
 export function frameworkSummary(
   states: Readonly<Record<string, PublishedTrustProfile["controls"][number]["state"]>>,
   custom: ReadonlyMap<string, readonly CriterionRef[]>,
-): { id: string; name: string; mapped: number; passing: number }[] {
+): {
+  id: string;
+  name: string;
+  mapped: number;
+  passing: number;
+  criteria: PublicFrameworkView["frameworks"][number]["criteria"];
+}[] {
   const view = frameworkView(
     {
       project: { slug: "", name: "", hostedSubdomain: null },
@@ -219,5 +228,11 @@ export function frameworkSummary(
     "http://invalid/",
   );
   return view.frameworks.filter((f) => f.criteriaMapped > 0)
-    .map((f) => ({ id: f.id, name: f.name, mapped: f.criteriaMapped, passing: f.criteriaPassing }));
+    .map((f) => ({
+      id: f.id,
+      name: f.name,
+      mapped: f.criteriaMapped,
+      passing: f.criteriaPassing,
+      criteria: f.criteria,
+    }));
 }

@@ -318,7 +318,7 @@ Deno.test("[browser] the trust page renders with no console errors", async (t) =
               assert.equal(await page.title(), `${profile.project.name}: trust profile`);
               const h1 = page.getByRole("heading", { level: 1, name: profile.project.name });
               assert.ok(await h1.isVisible(), "the project name is the visible h1");
-              for (const name of ["Summary", "Controls", "Verify this profile"]) {
+              for (const name of ["Summary", "Controls", "Downloads and verification"]) {
                 assert.ok(
                   await page.getByRole("heading", { level: 2, name }).isVisible(),
                   `heading ${name}`,

@@ -2,13 +2,16 @@
  * The controls section of the HTML trust page: one table per buyer category, each row with
  * the control's plain-language name and "what this checks", its state and confidence, the
  * evaluator's reason, the evidence it was decided from (observation time and payload
- * digest, short with the full value one click away) and its freshness.
+ * digest, short with the full value one click away) and its freshness: one column, saying
+ * until when the evidence counts as fresh and, only when it is another instant, when the
+ * state changes next.
  */
 import type { PublishedTrustControl, PublishedTrustProfile } from "../../domain/publish.ts";
 import { type Html, html } from "../../lib/html.ts";
 import { type Anchor, nowAnchor, percent, publicationAnchor } from "./_format.ts";
 import { type ControlGroup, groupControls, shortDigest } from "./_groups.ts";
-import { moment, pill } from "./_page.ts";
+import { moment, pill, time } from "./_page.ts";
+import { relative } from "./_format.ts";
 
 function digestOf(control: PublishedTrustControl): Html {
   const digest = control.evidence?.digest;
@@ -20,6 +23,29 @@ function digestOf(control: PublishedTrustControl): Html {
       <code>${digest}</code>
     </details>
   `;
+}
+
+/**
+ * The freshness cell: "Fresh until" (or "Fresh until … passed" once it has) with its offset
+ * from the anchor, then the next change of state only when it falls at another instant (a
+ * degraded control turning stale); without a window, why.
+ */
+function freshness(control: PublishedTrustControl, observed: boolean, schedule: Anchor): Html {
+  const { freshUntil, nextCheckAt } = control;
+  if (freshUntil === null) {
+    const why = observed ? "No freshness window" : "Awaiting evidence";
+    const next = nextCheckAt === null
+      ? html``
+      : html`<span class="rel">Next change ${relative(nextCheckAt, schedule)}</span>`;
+    return html`<span class="none">${why}</span>${next}`;
+  }
+  const lapsed = Date.parse(freshUntil) < Date.parse(schedule.at);
+  const then = nextCheckAt !== null && nextCheckAt !== freshUntil
+    ? html`<span class="rel">Next change of state: ${time(nextCheckAt)}</span>`
+    : html``;
+  return html`<span class="rel">${lapsed ? "Was fresh until" : "Fresh until"}</span>${
+    moment(freshUntil, schedule, "")
+  }${then}`;
 }
 
 function controlRow(control: PublishedTrustControl, evidence: Anchor, schedule: Anchor): Html {
@@ -34,12 +60,7 @@ function controlRow(control: PublishedTrustControl, evidence: Anchor, schedule: 
   const observed = control.latestEvidenceAt !== null;
   const observedAt = control.evidence?.observedAt ?? control.latestEvidenceAt;
   const latest = moment(observedAt, evidence, "No evidence yet");
-  const fresh = moment(
-    control.freshUntil,
-    schedule,
-    observed ? "No freshness window" : "Awaiting evidence",
-  );
-  const next = moment(control.nextCheckAt, schedule, "When new evidence arrives");
+  const fresh = freshness(control, observed, schedule);
   const reason = control.reason === undefined
     ? html`<span class="none">Not recorded in this version</span>`
     : html`${control.reason}`;
@@ -51,8 +72,7 @@ function controlRow(control: PublishedTrustControl, evidence: Anchor, schedule: 
       )}</span></td>
       <td data-label="Why" class="reason">${reason}</td>
       <td data-label="Evidence">${latest}${digestOf(control)}</td>
-      <td data-label="Fresh until">${fresh}</td>
-      <td data-label="Next check">${next}</td>
+      <td data-label="Freshness">${fresh}</td>
     </tr>
   `;
 }
@@ -73,8 +93,7 @@ function groupTable(group: ControlGroup, version: number, anchors: [Anchor, Anch
               <th scope="col">State</th>
               <th scope="col">Why</th>
               <th scope="col">Evidence</th>
-              <th scope="col">Fresh until</th>
-              <th scope="col">Next check</th>
+              <th scope="col">Freshness</th>
             </tr>
           </thead>
           <tbody>${group.controls.map((c) => controlRow(c, ...anchors))}</tbody>

@@ -89,6 +89,61 @@ export function summaryLine(summary: PublishedTrustSummary): string {
   return summary.unknownCount === 0 ? passing : `${passing} · ${summary.unknownCount} not reported`;
 }
 
+/** What the page leads with: the state it is coloured by, a label, the words and the detail. */
+export interface Headline {
+  state: ControlState;
+  label: string;
+  title: string;
+  detail: string;
+}
+
+const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
+
+/**
+ * The headline of a profile. When every reported control passes it leads with that ("All 3
+ * reported controls pass", "4 not reported yet · overall: unknown"), since an overall state of
+ * unknown only says that some controls never reported; otherwise the overall state (the
+ * worst of any control) with the summary line. Nothing reported reads as such, never as a
+ * bare "Unknown".
+ */
+export function headline(summary: PublishedTrustSummary): Headline {
+  const { totalControls: total, unknownCount: unknown, passCount: pass } = summary;
+  const reported = total - unknown;
+  if (total === 0) {
+    return {
+      state: "unknown",
+      label: "Overall state",
+      title: "No controls",
+      detail: summaryLine(summary),
+    };
+  }
+  if (reported === 0) {
+    return {
+      state: "unknown",
+      label: "Overall state",
+      title: "Not reported yet",
+      detail: summaryLine(summary),
+    };
+  }
+  if (pass === reported) {
+    const title = unknown === 0
+      ? total === 1 ? "The control passes" : `All ${total} controls pass`
+      : reported === 1
+      ? "The 1 reported control passes"
+      : `All ${reported} reported controls pass`;
+    const detail = unknown === 0
+      ? "Every control has evidence that satisfies it"
+      : `${plural(unknown, "control", "controls")} not reported yet · overall: unknown`;
+    return { state: "pass", label: "Reported controls", title, detail };
+  }
+  return {
+    state: summary.overallState,
+    label: "Overall state",
+    title: stateLabel(summary.overallState),
+    detail: summaryLine(summary),
+  };
+}
+
 /** The non-empty counts, worst first, e.g. "1 fail, 1 degraded, 5 pass, 2 not reported". */
 export function countsLine(summary: PublishedTrustSummary): string {
   const parts: [number, string][] = [

@@ -91,60 +91,97 @@ export function exportItems(verify: VerifyLinks, slug: string): CompanionLink[] 
   ];
 }
 
-export function verifyLinks(links: TrustPageLinks, slug: string): Html {
-  const items: CompanionLink[] = [
+/** One group of the downloads card: a heading and its links, each with a short line. */
+interface LinkGroup {
+  id: string;
+  title: string;
+  items: CompanionLink[];
+}
+
+/** The page's companions in three groups: this profile, the standard exports, the history. */
+function linkGroups(links: TrustPageLinks, slug: string): LinkGroup[] {
+  const profile: CompanionLink[] = [
     {
       href: links.trustJson,
-      label: "Download trust.json",
-      about: "The machine-readable profile: the exact bytes that are signed",
+      label: "trust.json",
+      about: "the machine-readable profile: the exact bytes that are signed",
       download: `${slug}-trust.json`,
       type: "application/json",
     },
     {
       href: links.signature,
-      label: "Download the signature (JWS)",
-      about: "Compact JWS (EdDSA) over trust.json, chained to the previous version",
+      label: "Signature (JWS)",
+      about: "EdDSA over trust.json, chained to the previous version",
       download: `${slug}-trust.json.jws`,
       type: "application/jose",
     },
     {
-      href: links.versions,
-      label: "Version history",
-      about: "Every version, its digest and the controls that changed",
-    },
-    { href: links.feed, label: "Atom feed", about: "Subscribe to new versions and state changes" },
-    {
       href: links.evaluationRules,
       label: "Evaluation rules",
-      about: "How every state and confidence is computed",
+      about: "how every state and confidence is computed",
     },
-    {
-      href: links.badge,
-      label: "Status badge",
-      about: "An SVG badge of the overall state for READMEs and websites",
-    },
+    { href: links.badge, label: "Status badge", about: "SVG of the overall state" },
   ];
   if (links.trustCenter) {
-    items.push({
+    profile.push({
       href: links.trustCenter,
       label: "Trust center",
-      about: "Every published project of this vendor",
+      about: "every published project of this vendor",
     });
   }
-  if (links.verify) items.push(...exportItems(links.verify, slug));
-  const list = items.map((item) => html`<li>${companion(item)}<p>${item.about}</p></li>`);
-  if (!links.verify) return html`<ul class="links">${list}</ul>`;
+  const history: CompanionLink[] = [
+    {
+      href: links.versions,
+      label: "Version history",
+      about: "every version, its digest and what changed",
+    },
+    { href: links.feed, label: "Atom feed", about: "new versions and state changes" },
+  ];
+  const groups: LinkGroup[] = [{ id: "profile", title: "This profile", items: profile }];
+  if (links.verify) {
+    const [oscal, vsa, insights, log, checkpoint] = exportItems(links.verify, slug);
+    groups.push({ id: "exports", title: "Standard exports", items: [oscal, vsa, insights] });
+    history.push(log, checkpoint);
+  }
+  groups.push({ id: "history", title: "History and log", items: history });
+  return groups;
+}
+
+/** A group's links; a long description stays a hover title, a short one shows. */
+function groupHtml(group: LinkGroup): Html {
+  const items = group.items.map((item) =>
+    html`<li>${companion(item)}<span class="about">${item.about}</span></li>`
+  );
+  return html`
+    <div class="dlg">
+      <h3 id="dl-${group.id}">${group.title}</h3>
+      <ul aria-labelledby="dl-${group.id}">${items}</ul>
+    </div>
+  `;
+}
+
+/**
+ * The downloads and verification card: the verifier kit's command (selected whole with one
+ * click, since the page runs no script to copy it), what the kit checks, and every companion
+ * document in three groups instead of a card each.
+ */
+export function verifyLinks(links: TrustPageLinks, slug: string): Html {
+  const groups = html`<div class="card downloads">${linkGroups(links, slug).map(groupHtml)}</div>`;
+  if (!links.verify) return groups;
+  const command = verifyCommand(links.verify.verifyKit, slug, links.verify.pins);
   return html`
     <p>
-      Check every version yourself, without trusting this site: with
-      <a href="https://deno.com">Deno</a> installed, run
+      Check every version yourself, without trusting this site. With
+      <a href="https://deno.com">Deno</a> installed, run this command (one click selects all
+      of it; without Deno, <code>npx --yes deno@2.9.6 run</code> in place of
+      <code>deno run</code> does the same):
     </p>
-    <p><code>${verifyCommand(links.verify.verifyKit, slug, links.verify.pins)}</code></p>
+    <p class="cmd"><code>${command}</code></p>
     <p>
       The <a href="${links.verify.verifyKit}">verifier kit</a> checks each version's signature
       against the published keys, the hash chain between versions and each version's inclusion
       in the publication log, and exits non-zero on any failure.
     </p>
-    <ul class="links">${list}</ul>
+    ${groups}
   `;
 }

@@ -81,12 +81,17 @@ time{display:block;white-space:nowrap}
 .d{white-space:nowrap}
 .rel{display:block;color:var(--muted);font-size:.8125rem}
 .none{color:var(--muted)}
-.links{display:grid;grid-template-columns:repeat(auto-fit,minmax(18rem,1fr));gap:.75rem;
-margin:0;padding:0;list-style:none}
-.links li{background:var(--surface);border:1px solid var(--border);border-radius:10px;
-padding:.85rem 1rem}
-.links a{font-weight:650}
-.links p{margin:.2rem 0 0;color:var(--muted);font-size:.875rem}
+.downloads{display:grid;grid-template-columns:repeat(auto-fit,minmax(16rem,1fr));
+gap:1rem 2rem;padding:1rem 1.25rem}
+.dlg h3{font-size:1rem;margin:0 0 .4rem}
+.dlg ul{display:grid;gap:.45rem;margin:0;padding:0;list-style:none}
+.dlg a{font-weight:650}
+.about{display:block;color:var(--muted);font-size:.8125rem}
+.cmd{margin:0 0 1rem;padding:.75rem 1rem;background:var(--surface);
+border:1px solid var(--border);border-radius:10px}
+.cmd code{user-select:all;-webkit-user-select:all;cursor:text;overflow-wrap:anywhere}
+.org{margin:.35rem 0 0;color:var(--muted)}
+.org strong{color:var(--fg);font-weight:650}
 .projects{display:grid;gap:.75rem;margin:0;padding:0;list-style:none}
 .projects li{display:flex;flex-wrap:wrap;align-items:center;justify-content:space-between;
 gap:.5rem 1.5rem;padding:1rem 1.25rem}

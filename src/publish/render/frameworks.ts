@@ -36,6 +36,36 @@ export function evidenceAge(control: Pick<FrameworkControl, "evidenceObservedAt"
   return `evidence of ${humanUtc(control.evidenceObservedAt)}`;
 }
 
+/** The criteria of one framework as the coverage line counts them: each with its controls. */
+export type CoverageCriteria = ReadonlyArray<{ controls: ReadonlyArray<{ state: string }> }>;
+
+const not = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
+
+/**
+ * What a framework's mapping says, without reading as a share of compliance: how many
+ * criteria the controls are mapped to, for how many every mapped control passes, and why the
+ * others do not (a control that fails or is out of date, or one that has not reported), e.g.
+ * "SOC 2: 5 criteria mapped; every mapped control passes for 1; 4 wait on a control not
+ * reported yet".
+ */
+export function coverageLine(name: string, criteria: CoverageCriteria): string {
+  const mapped = criteria.length;
+  const passing = criteria.filter((x) => x.controls.every((c) => c.state === "pass")).length;
+  const failing =
+    criteria.filter((x) =>
+      x.controls.some((c) => c.state === "fail" || c.state === "stale" || c.state === "degraded")
+    ).length;
+  const waiting = mapped - passing - failing;
+  const parts = passing === mapped ? ["every mapped control passes"] : [
+    passing > 0 ? `every mapped control passes for ${passing}` : "",
+    failing > 0
+      ? `${not(failing, "has a control that fails", "have a control that fails")} or is out of date`
+      : "",
+    waiting > 0 ? `${not(waiting, "waits", "wait")} on a control not reported yet` : "",
+  ].filter(Boolean);
+  return `${name}: ${not(mapped, "criterion", "criteria")} mapped; ${parts.join("; ")}`;
+}
+
 export interface FrameworkLinks {
   page: string;
   json: string;
@@ -60,10 +90,7 @@ export function renderFrameworksHtml(
     html`
       <section aria-labelledby="fw-${f.id}">
         <h2 id="fw-${f.id}">${f.name}</h2>
-        <p
-          class="note">${f.edition}: ${String(f.criteriaMapped)} criteria supported, ${String(
-            f.criteriaPassing,
-          )} with every control passing.</p>
+        <p class="note">${coverageLine(f.edition, f.criteria)}.</p>
         <ul class="fw">${f.criteria.map((x) =>
           html`
             <li class="card">
@@ -137,9 +164,7 @@ export function renderFrameworksMarkdown(
     parts.push(
       `## ${escapeMarkdown(f.name)}`,
       "",
-      `${
-        escapeMarkdown(f.edition)
-      }: ${f.criteriaMapped} criteria supported, ${f.criteriaPassing} with every control passing.`,
+      `${escapeMarkdown(coverageLine(f.edition, f.criteria))}.`,
       "",
       ...frameworkLines({ ...view, frameworks: [f] }, now),
       "",

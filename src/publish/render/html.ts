@@ -7,7 +7,7 @@ import type { ControlState } from "../../domain/control.ts";
 import type { PublishedTrustProfile } from "../../domain/publish.ts";
 import type { TrustSignalDetection } from "../../domain/collector.ts";
 import { type Html, html } from "../../lib/html.ts";
-import { STATE_MEANING, stateLabel, summaryLine } from "./_format.ts";
+import { headline, STATE_MEANING, stateLabel } from "./_format.ts";
 import { controlGroupsHtml } from "./_controls.ts";
 import { companion, type VerifyLinks, verifyLinks } from "./_links.ts";
 import { icon, page, time, topBar } from "./_page.ts";
@@ -42,6 +42,8 @@ export interface TrustPageOptions {
   changes?: ChangeList;
   /** The project's latest repository signal detection at publication, if it sent one. */
   signals?: TrustSignalDetection | null;
+  /** The organization that publishes the project (its profile's name is preferred). */
+  organization?: { name: string } | null;
 }
 
 const COUNTED: readonly [ControlState, keyof PublishedTrustProfile["summary"]][] = [
@@ -92,16 +94,23 @@ function signalsSection(signals: TrustSignalDetection): Html {
   `;
 }
 
-function hero(profile: PublishedTrustProfile): Html {
+/** Who publishes the profile: the vendor profile's name, else the organization's. */
+function publisherName(profile: PublishedTrustProfile, options: TrustPageOptions): string | null {
+  return profile.vendor?.name ?? options.organization?.name ?? null;
+}
+
+function hero(profile: PublishedTrustProfile, options: TrustPageOptions): Html {
   const { summary } = profile;
-  const overall = summary.overallState;
+  const lead = headline(summary);
   const lede = "Security controls evaluated from live evidence by deterministic, published " +
     "rules, and signed at every publication.";
+  const publisher = publisherName(profile, options);
   return html`
     <section class="card hero" aria-labelledby="title">
       <div>
         <p class="eyebrow">Published trust profile</p>
         <h1 id="title">${profile.project.name}</h1>
+        ${publisher ? html`<p class="org">by <strong>${publisher}</strong></p>` : html``}
         <p class="lede">${lede}</p>
         <dl class="facts">
           <div>
@@ -118,12 +127,12 @@ function hero(profile: PublishedTrustProfile): Html {
           </div>
         </dl>
       </div>
-      <div class="overall s-${overall}">
-        ${icon(overall)}
+      <div class="overall s-${lead.state}">
+        ${icon(lead.state)}
         <div>
-          <p class="label">Overall state</p>
-          <p class="state">${stateLabel(overall)}</p>
-          <p class="why">${summaryLine(summary)}</p>
+          <p class="label">${lead.label}</p>
+          <p class="state">${lead.title}</p>
+          <p class="why">${lead.detail}</p>
         </div>
       </div>
     </section>
@@ -146,7 +155,10 @@ export function renderTrustPageHtml(
 ): string {
   const { name } = profile.project;
   const overall = profile.summary.overallState;
-  const description = `${name} trust profile, version ${profile.version}: overall ${overall}`;
+  const publisher = publisherName(profile, options);
+  const description = `${name}${
+    publisher ? ` by ${publisher}` : ""
+  } trust profile, version ${profile.version}: overall ${overall}`;
   const head = html`
     <meta name="description" content="${description}">
     <link rel="alternate" type="application/json" href="${links.trustJson}" title="trust.json">
@@ -171,7 +183,7 @@ export function renderTrustPageHtml(
     </nav>
   `;
   const measured = options.now === undefined
-    ? "Evidence ages, freshness and next checks are measured from the publication time"
+    ? "Evidence ages and freshness are measured from the publication time"
     : "Evidence ages are measured from the publication time";
   const signals = options.signals ? signalsSection(options.signals) : html``;
   const rules = html`<a href="${links.evaluationRules}">evaluation rules</a>`;
@@ -179,7 +191,7 @@ export function renderTrustPageHtml(
     ${topBar("Trust profile", nav)}
     <main id="main" class="wrap">
       ${vendorCard(profile.vendor)}
-      ${hero(profile)}
+      ${hero(profile, options)}
       <section aria-labelledby="summary-title">
         <h2 id="summary-title">Summary</h2>
         ${counts(profile)}
@@ -195,7 +207,7 @@ export function renderTrustPageHtml(
       </section>
       ${signals}
       <section aria-labelledby="verify-title">
-        <h2 id="verify-title">Verify this profile</h2>
+        <h2 id="verify-title">Downloads and verification</h2>
         ${verifyLinks(links, profile.project.slug)}
       </section>
     </main>

@@ -1,9 +1,11 @@
 /**
  * The latest trust page's framework summary: per framework, how many criteria the published
- * controls support and how many have every control passing, with a link to the framework
- * view (which criterion, which control, its state and evidence age).
+ * controls are mapped to, for how many every mapped control passes and why the others do not,
+ * with a link to the framework view (which criterion, which control, its state and evidence
+ * age).
  */
 import { html } from "../../lib/html.ts";
+import { coverageLine } from "../../publish/render/frameworks.ts";
 import { link } from "../../publish/render/markdown.ts";
 import { publicUrls } from "../../publish/urls.ts";
 import { customCriteria } from "../../store/control_criteria.ts";
@@ -16,9 +18,7 @@ export const frameworksSection: LiveSection = {
     const summary = frameworkSummary(publication.states, await customCriteria(kv, project.id));
     if (summary.length === 0) return null;
     const urls = publicUrls(config, project.slug);
-    const lines = summary.map((f) =>
-      `${f.name}: ${f.mapped} criteria supported, ${f.passing} with every control passing`
-    );
+    const lines = summary.map((f) => coverageLine(f.name, f.criteria));
     const label = "Which control supports which criterion";
     return {
       html: html`
