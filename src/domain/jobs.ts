@@ -41,6 +41,59 @@ export interface Job {
   /** A unique job asked for again while running: run once more at this time (epoch ms). */
   rerunAt: number | null;
   deadAt: string | null;
+  /**
+   * Whose work it is, as its due entries were written (absent on jobs stored before tenants
+   * were kept: their one due entry is the time index's alone).
+   */
+  tag?: JobTag;
+}
+
+/**
+ * What fairness needs to know of a job before claiming it, kept on its due entries:
+ * `tenant`, the organization it is for ("" when its message names none); `cls`, `outbound`
+ * for work that waits on a third party (webhook attempts, emails), else `core`; `lane`, jobs
+ * that one worker runs one at a time (an endpoint's attempts, an organization's renders).
+ */
+export interface JobTag {
+  tenant: string;
+  cls: JobClass;
+  lane: string | null;
+}
+export type JobClass = "core" | "outbound";
+
+/** Kinds whose handler waits on a third party's server. */
+const OUTBOUND_KINDS = new Set(["webhook-delivery", "mail", "owner-mail"]);
+
+/** The organization a message is for, as its fields say ("" when none does). */
+export function tenantOf(message: JobMessage): string {
+  const m = message as Record<string, unknown>;
+  if (typeof m.organizationId === "string") return m.organizationId;
+  const event = m.event as { organizationId?: unknown } | undefined;
+  if (typeof event?.organizationId === "string") return event.organizationId;
+  return "";
+}
+
+/** The fairness tag of a message. */
+export function tagOf(message: JobMessage): JobTag {
+  const m = message as Record<string, unknown>;
+  const tenant = tenantOf(message);
+  const lane = message.kind === "webhook-delivery" && typeof m.webhookId === "string"
+    ? `webhook:${m.webhookId}`
+    : message.kind === "edge.render" && tenant
+    ? `render:${tenant}`
+    : null;
+  return { tenant, cls: OUTBOUND_KINDS.has(message.kind) ? "outbound" : "core", lane };
+}
+
+/**
+ * Thrown by a handler that should not run now and is not failing: the job is due again at
+ * `untilMs` without counting the run (an endpoint left alone after failures, or busy).
+ */
+export class JobDeferred extends Error {
+  constructor(readonly untilMs: number, message: string) {
+    super(message);
+    this.name = "JobDeferred";
+  }
 }
 
 /** Runs of a job before it is dead-lettered. */

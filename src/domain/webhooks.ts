@@ -27,6 +27,41 @@ export const DELIVERY_RETENTION_MS = 30 * 24 * 3600 * 1000;
 export const DISABLE_AFTER_FAILED_DELIVERIES = 5;
 /** The event type of the test ping (`POST …/test`); not one to subscribe to. */
 export const TEST_EVENT_TYPE = "webhook.test";
+/** Test pings one endpoint may be sent per window, and one project's endpoints together. */
+export const TEST_PINGS_PER_WEBHOOK = 5;
+export const TEST_PINGS_PER_PROJECT = 30;
+export const TEST_PING_WINDOW_MS = 60_000;
+/**
+ * Attempts in flight at once to the endpoints of one subscriber (the user who registered them),
+ * over every instance; an endpoint has at most one.
+ */
+export const MAX_IN_FLIGHT_PER_SUBSCRIBER = 2;
+/**
+ * After this many failed attempts in a row (timeouts, refused connections, error answers), an
+ * endpoint is left alone for a while (its circuit is open): its next attempts wait for the end
+ * of that while instead of taking a worker's slot. The while starts at
+ * CIRCUIT_COOLDOWN_MS and doubles with each further failure, up to CIRCUIT_MAX_COOLDOWN_MS.
+ */
+export const CIRCUIT_OPEN_AFTER = 3;
+export const CIRCUIT_COOLDOWN_MS = 30_000;
+export const CIRCUIT_MAX_COOLDOWN_MS = 600_000;
+
+/** An endpoint's recent attempts, as kept for its circuit. */
+export interface EndpointCircuit {
+  /** Attempts in a row that failed. */
+  failures: number;
+  /** Until when (epoch ms) its attempts wait; null while they go ahead. */
+  openUntil: number | null;
+}
+
+/** How long an endpoint is left alone after `failures` failed attempts in a row (0: not). */
+export function circuitCooldownMs(failures: number): number {
+  if (failures < CIRCUIT_OPEN_AFTER) return 0;
+  return Math.min(
+    CIRCUIT_COOLDOWN_MS * 2 ** (failures - CIRCUIT_OPEN_AFTER),
+    CIRCUIT_MAX_COOLDOWN_MS,
+  );
+}
 
 export const WebhookEventType = z.enum(EVENT_TYPES);
 export const SigningMethod = z.enum(["ed25519", "hmac"]).openapi("WebhookSigningMethod", {

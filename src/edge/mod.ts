@@ -45,7 +45,7 @@ export function createEdge(
       // A cache miss already in flight when the bytes were stored may reach the edge after
       // the purge with the older page: purging once more shortly after evicts it too.
       const now = deps.clock.now();
-      await insertJob(deps.kv, { kind: PURGE_AGAIN_JOB, tags }, {
+      await insertJob(deps.kv, { kind: PURGE_AGAIN_JOB, tags, organizationId }, {
         now,
         dueAt: now.getTime() + PURGE_AGAIN_MS,
       });

@@ -4,7 +4,8 @@
  */
 import type { Job, JobView, LiveStatus } from "../domain/jobs.ts";
 import type { Clock } from "../lib/clock.ts";
-import { countDeadJobs, listDeadJobs, listDueJobs } from "../store/jobs.ts";
+import { countDeadJobs, listDeadJobs } from "../store/jobs.ts";
+import { oldestDueAt } from "../store/job_index.ts";
 import type { EdgeConfig } from "../config.ts";
 import { listPurgeFailures } from "../store/edge_pages.ts";
 import { getProject } from "../store/projects.ts";
@@ -24,8 +25,8 @@ export async function liveStatus(
 ): Promise<LiveStatus> {
   const now = deps.clock.now().getTime();
   const worker = deps.jobs.status();
-  const [oldest] = await listDueJobs(deps.kv, now, 1);
-  const oldestDueSeconds = oldest ? Math.max(0, Math.round((now - oldest.dueAt) / 1000)) : null;
+  const oldest = await oldestDueAt(deps.kv, now);
+  const oldestDueSeconds = oldest === null ? null : Math.max(0, Math.round((now - oldest) / 1000));
   const problems: string[] = [];
   if (worker.mode === "off") {
     problems.push("No job worker runs here: start the service with its job loop or Deno.cron");

@@ -21,11 +21,15 @@ import type { JobWorker } from "./worker.ts";
  */
 export const ACTIVITY_DEBOUNCE_MS = 200;
 
-/** The job that recomputes one project. */
+/** The job that recomputes one project; `organizationId` makes it that tenant's work. */
 export interface RecomputeMessage extends JobMessage {
   kind: "recompute";
   projectId: string;
+  organizationId?: string;
 }
+
+/** Projects whose organization is remembered (a project never changes organization). */
+const KNOWN_ORGANIZATIONS = 10_000;
 
 /** The id of a project's one recompute job. */
 export const recomputeJobId = (projectId: string) => `recompute.${projectId}`;
@@ -50,9 +54,27 @@ export function createScheduler(
 ): Scheduler {
   const { kv, clock, log } = deps;
   let listener: RecomputeListener = () => Promise.resolve();
+  const organizations = new Map<string, string>();
+
+  /** The project's organization: read once, then remembered. */
+  async function organizationOf(projectId: string): Promise<string | undefined> {
+    const known = organizations.get(projectId);
+    if (known) return known;
+    const organizationId = (await getProject(kv, projectId))?.organizationId;
+    if (organizationId) {
+      if (organizations.size >= KNOWN_ORGANIZATIONS) organizations.clear();
+      organizations.set(projectId, organizationId);
+    }
+    return organizationId;
+  }
 
   async function schedule(projectId: string, dueAt: number): Promise<void> {
-    const message: RecomputeMessage = { kind: "recompute", projectId };
+    const organizationId = await organizationOf(projectId);
+    const message: RecomputeMessage = {
+      kind: "recompute",
+      projectId,
+      ...(organizationId ? { organizationId } : {}),
+    };
     await scheduleUniqueJob(kv, recomputeJobId(projectId), { message, dueAt, now: clock.now() });
   }
 

@@ -7,23 +7,33 @@
  * Two drivers share one `runDue`: the local loop (`start`), which sleeps until the next due
  * job and wakes at once when this instance commits new work, and `drain`, which Deno.cron
  * calls every minute where isolates stop when idle. Several instances share the work: a job
- * is claimed with a lease before it runs.
+ * is claimed with a lease before it runs. Which due jobs are claimed first is fair across
+ * tenants (src/live/fairness.ts); the due index keeps one tenant's backlog apart
+ * (src/store/job_index.ts).
  */
-import { type Job, JOB_LEASE_MS, type JobMessage } from "../domain/jobs.ts";
+import {
+  type Job,
+  JOB_LEASE_MS,
+  JobDeferred,
+  type JobMessage,
+  type JobTag,
+  tagOf,
+} from "../domain/jobs.ts";
 import type { Clock } from "../lib/clock.ts";
 import type { Logger } from "../lib/log.ts";
 import {
   claimJob,
   completeJob,
-  type DueRef,
   failJob,
   type JobClaim,
-  listDueJobs,
   nextDueAt,
   onJobsCommitted,
   releaseJob,
   renewJobLease,
 } from "../store/jobs.ts";
+import { nextDueAfter, oldestDueAt } from "../store/job_index.ts";
+import { createDueWork } from "./due_work.ts";
+import { DEFAULT_LIMITS, type FairnessLimits, runningOf } from "./fairness.ts";
 
 export type JobHandler = (message: JobMessage) => Promise<void>;
 
@@ -63,12 +73,19 @@ export interface JobWorker {
   status(): WorkerStatus;
 }
 
-/** Jobs one worker runs at a time. */
-const CONCURRENCY = 8;
-/** Longest sleep of the loop: it also looks for work other instances scheduled. */
-const MAX_SLEEP_MS = 60_000;
+/**
+ * Longest sleep of the loop: it also looks for work other instances scheduled (their commits
+ * wake only their own loops), so an idle instance helps a busy one within this long.
+ */
+const MAX_SLEEP_MS = 10_000;
 /** Shortest sleep, so a job that cannot be claimed right now is not looked at in a spin. */
 const MIN_SLEEP_MS = 20;
+/** The sleep after the worker could not read its jobs (a busy database): look again soon. */
+const ERROR_SLEEP_MS = 500;
+/** Looks per `runDue` at most (each claims or parks something, or it stops). */
+const MAX_LOOKS = 200;
+/** Tries to end a run (a commit that failed on a busy database is tried again). */
+const END_TRIES = 12;
 
 export interface WorkerOptions {
   kv: Deno.Kv;
@@ -76,17 +93,26 @@ export interface WorkerOptions {
   log: Logger;
   leaseMs?: number;
   maxSleepMs?: number;
+  /** Slots and fairness limits (tests shrink them). */
+  limits?: Partial<FairnessLimits>;
 }
 
 export function createJobWorker(deps: WorkerOptions): JobWorker {
   const { kv, clock, log } = deps;
   const leaseMs = deps.leaseMs ?? JOB_LEASE_MS;
   const maxSleepMs = deps.maxSleepMs ?? MAX_SLEEP_MS;
+  const limits: FairnessLimits = { ...DEFAULT_LIMITS, ...deps.limits };
   const owner = `worker-${crypto.randomUUID().slice(0, 8)}`;
   const handlers = new Map<string, JobHandler>();
   const underWay = new Set<Promise<void>>();
-  /** The claims of the jobs running now, so a stop with a deadline can release them. */
-  const claims = new Set<JobClaim>();
+  /**
+   * The claims of the jobs running now with their tags: what fairness counts, and what a stop
+   * with a deadline releases.
+   */
+  const claims = new Map<JobClaim, JobTag>();
+  const dueWork = createDueWork(kv, limits);
+  /** Set by a look that left due jobs for a local limit: only a finished job here frees them. */
+  let blocked = false;
   let stopping = false;
   let cron = false;
   let loop: Promise<void> | null = null;
@@ -123,11 +149,34 @@ export function createJobWorker(deps: WorkerOptions): JobWorker {
 
   /** Runs one claimed job to its end, renewing its lease while it runs. */
   async function run(claim: JobClaim): Promise<void> {
-    claims.add(claim);
+    claims.set(claim, claim.job.tag ?? tagOf(claim.job.message));
     try {
       await runClaimed(claim);
     } finally {
       claims.delete(claim);
+    }
+  }
+
+  /**
+   * Ends a run, trying again while its commit fails (a busy database): a run that ended but
+   * could not say so would keep its job running until its lease ran out, a minute with nothing
+   * done. The lease is still renewed meanwhile.
+   */
+  async function endRun(claim: JobClaim, end: () => Promise<unknown>): Promise<void> {
+    for (let attempt = 1;; attempt++) {
+      try {
+        await end();
+        return;
+      } catch (error) {
+        if (attempt >= END_TRIES) throw error;
+        if (attempt === 1) {
+          log.warn("A job's end could not be stored; trying again", {
+            id: claim.job.id,
+            error: error instanceof Error ? error.message : String(error),
+          });
+        }
+        await new Promise((resolve) => setTimeout(resolve, Math.min(50 * 2 ** attempt, 2_000)));
+      }
     }
   }
 
@@ -137,15 +186,26 @@ export function createJobWorker(deps: WorkerOptions): JobWorker {
         log.warn("A job's lease could not be renewed", { id: claim.job.id, error: String(error) })
       );
     }, Math.max(1000, leaseMs / 3));
+    let end: () => Promise<unknown>;
     try {
       await handle(claim.job.message);
-      clearInterval(renewal);
-      await completeJob(kv, claim);
+      end = () => completeJob(kv, claim);
     } catch (error) {
+      if (error instanceof JobDeferred) {
+        const until = error.untilMs;
+        end = () => releaseJob(kv, claim, { now: clock.now().getTime(), until });
+      } else {
+        const message = error instanceof Error ? error.message : String(error);
+        end = async () => {
+          const stored = await failJob(kv, claim, { error: message, now: clock.now() });
+          reportFailure(claim.job, stored, message);
+        };
+      }
+    }
+    try {
+      await endRun(claim, end);
+    } finally {
       clearInterval(renewal);
-      const message = error instanceof Error ? error.message : String(error);
-      const stored = await failJob(kv, claim, { error: message, now: clock.now() });
-      reportFailure(claim.job, stored, message);
     }
   }
 
@@ -161,28 +221,41 @@ export function createJobWorker(deps: WorkerOptions): JobWorker {
     }
   }
 
+  /** One look (src/live/due_work.ts) and the claims it picked, each started as it is claimed. */
+  async function look(now: number): Promise<{ started: number; parked: number; left: boolean }> {
+    const seen = await dueWork.look(now, runningOf(claims.values(), underWay.size));
+    let started = 0;
+    for (const ref of seen.picks) {
+      if (stopping) break;
+      const claim = await claimJob(kv, ref, { now, leaseMs, owner });
+      if (!claim) continue;
+      started++;
+      track(
+        run(claim).catch((error) =>
+          log.error("A job could not be ended", { id: claim.job.id, error: String(error) })
+        ),
+      );
+    }
+    return { started, parked: seen.parked, left: seen.left };
+  }
+
   async function runDue(): Promise<number> {
     let started = 0;
     lastCheckAt = clock.now();
-    while (!stopping && underWay.size < CONCURRENCY) {
-      const now = clock.now().getTime();
-      const refs: DueRef[] = await listDueJobs(kv, now, CONCURRENCY - underWay.size);
-      if (refs.length === 0) break;
-      let claimed = 0;
-      for (const ref of refs) {
-        if (stopping) break;
-        const claim = await claimJob(kv, ref, { now, leaseMs, owner });
-        if (!claim) continue;
-        claimed++;
-        started++;
-        track(
-          run(claim).catch((error) =>
-            log.error("A job could not be ended", { id: claim.job.id, error: String(error) })
-          ),
-        );
+    blocked = false;
+    for (let looks = 0; looks < MAX_LOOKS && !stopping; looks++) {
+      if (underWay.size >= limits.slots) {
+        blocked = true;
+        break;
       }
-      // Every due job was taken by someone else meanwhile: look again later, not in a spin.
-      if (claimed === 0) break;
+      const seen = await look(clock.now().getTime());
+      started += seen.started;
+      // Nothing claimed and nothing moved: what is due waits for a slot here (or was taken by
+      // another worker as we looked).
+      if (seen.started === 0 && seen.parked === 0) {
+        blocked = seen.left;
+        break;
+      }
     }
     return started;
   }
@@ -203,27 +276,35 @@ export function createJobWorker(deps: WorkerOptions): JobWorker {
 
   async function runLoop(): Promise<void> {
     unlisten = onJobsCommitted((dueAt) => {
-      if (dueAt < sleepingUntil) nudge();
+      // Work due before the planned wake, or due already (the clock may have moved on).
+      if (dueAt < sleepingUntil || dueAt <= clock.now().getTime()) nudge();
     });
     while (!stopping) {
       nudged = false;
       let next: number | null = null;
+      let failed = false;
       try {
         await runDue();
-        next = await nextDueAt(kv);
+        // Due jobs left for a local limit wait for a job here to finish (which wakes the
+        // loop); otherwise the next due job, or one another worker was taking as we looked.
+        next = blocked ? await nextDueAfter(kv, clock.now().getTime()) : await nextDueAt(kv);
       } catch (error) {
         if (stopping) break;
+        failed = true;
         log.error("The job worker could not read its jobs; trying again", {
           error: error instanceof Error ? error.message : String(error),
         });
       }
       if (stopping) break;
       if (nudged) continue;
-      const wait = next === null ? maxSleepMs : next - clock.now().getTime();
-      // A due job not taken because every slot is busy waits for a slot to free (which wakes
-      // the loop); one another worker was taking as we looked is looked at again shortly.
-      const busy = underWay.size >= CONCURRENCY;
-      await sleep(Math.min(busy ? maxSleepMs : Math.max(wait, MIN_SLEEP_MS), maxSleepMs));
+      // A failed read is tried again soon: sleeping a minute on a busy database would leave
+      // every due job waiting that long.
+      const wait = failed
+        ? ERROR_SLEEP_MS
+        : next === null
+        ? maxSleepMs
+        : next - clock.now().getTime();
+      await sleep(Math.min(Math.max(wait, MIN_SLEEP_MS), maxSleepMs));
     }
   }
 
@@ -263,8 +344,8 @@ export function createJobWorker(deps: WorkerOptions): JobWorker {
       for (;;) {
         while (underWay.size > 0) await Promise.allSettled([...underWay]);
         if (!loop || stopping) return;
-        const due = await listDueJobs(kv, clock.now().getTime(), 1);
-        if (due.length === 0 && underWay.size === 0) return;
+        const due = await oldestDueAt(kv, clock.now().getTime());
+        if (due === null && underWay.size === 0) return;
         await new Promise((resolve) => setTimeout(resolve, 5));
       }
     },
@@ -286,7 +367,7 @@ export function createJobWorker(deps: WorkerOptions): JobWorker {
       }
       const now = clock.now().getTime();
       const released = await Promise.allSettled(
-        [...claims].map((claim) => releaseJob(kv, claim, { now })),
+        [...claims.keys()].map((claim) => releaseJob(kv, claim, { now })),
       );
       const count = released.filter((r) => r.status === "fulfilled" && r.value).length;
       if (count > 0) log.info("Released jobs still running at stop", { count });

@@ -5,6 +5,11 @@
  * next delay of the backoff schedule (with jitter) until the schedule runs out, then the
  * delivery has `failed`. A manual redelivery is one more attempt of the same message, with
  * no automatic retries after it.
+ *
+ * Before each attempt the endpoint's gate (src/store/webhook_gate.ts) is asked: an endpoint
+ * whose last attempts failed in a row, one with an attempt in flight, or whose subscriber has
+ * its cap of attempts in flight, makes the job wait (JobDeferred: due again later, the run not
+ * counted) instead of holding a worker's slot for another timeout.
  */
 import type { SigningKey } from "../auth/keys.ts";
 import { conflict, notFound } from "../domain/errors.ts";
@@ -24,6 +29,7 @@ import {
   saveDelivery,
 } from "../store/webhook_deliveries.ts";
 import { getWebhook, getWebhookEntry } from "../store/webhooks.ts";
+import { closeGate, openGate } from "./endpoint_gate.ts";
 import { afterDeliveryEnded } from "./webhook_health.ts";
 import { type PostOutcome, postWebhook } from "./webhook_http.ts";
 import { signatureHeader } from "./webhook_signing.ts";
@@ -172,12 +178,28 @@ export function deliveryHandler(deps: DeliveryDeps) {
       // later, and by then the attempt is recorded (the job is stale) or the claim old.
       throw new Error("This delivery's attempt is in progress elsewhere");
     }
-    const claimed = { ...delivery, claim: { sequence: delivery.sequence, at: now.toISOString() } };
-    const claiming = { entry: entry as Deno.KvEntry<DeliveryRecord>, next: claimed };
-    if (!(await saveDelivery(deps.kv, claiming))) return;
     const webhook = await getWebhook(deps.kv, delivery.projectId, delivery.webhookId);
-    const outcome = await attempt(deps, webhook, delivery);
-    const recorded = await recordAttempt(deps, { message, sequence: delivery.sequence, outcome });
+    const gate = webhook?.enabled ? await openGate(deps, webhook, now) : null;
+    // null: no attempt was made (another worker claimed the delivery first).
+    let failed: boolean | null = true;
+    let recorded: Awaited<ReturnType<typeof recordAttempt>> = null;
+    let outcome: PostOutcome & { final: boolean };
+    try {
+      const claimed = {
+        ...delivery,
+        claim: { sequence: delivery.sequence, at: now.toISOString() },
+      };
+      const claiming = { entry: entry as Deno.KvEntry<DeliveryRecord>, next: claimed };
+      if (!(await saveDelivery(deps.kv, claiming))) {
+        failed = null;
+        return;
+      }
+      outcome = await attempt(deps, webhook, delivery);
+      failed = outcome.error !== null;
+      recorded = await recordAttempt(deps, { message, sequence: delivery.sequence, outcome });
+    } finally {
+      if (gate && webhook) await closeGate(deps, webhook, { gate, failed });
+    }
     if (!recorded) return;
     if (outcome.error) {
       deps.log.info("A webhook attempt failed", {

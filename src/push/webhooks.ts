@@ -3,11 +3,14 @@
  * see of them, the test ping, and the wiring of the push channel and the delivery handler.
  */
 import type { SigningKey } from "../auth/keys.ts";
-import { badRequest } from "../domain/errors.ts";
+import { badRequest, rateLimited } from "../domain/errors.ts";
 import {
   type CreateWebhookRequest,
   type DeliveryRecord,
   TEST_EVENT_TYPE,
+  TEST_PING_WINDOW_MS,
+  TEST_PINGS_PER_PROJECT,
+  TEST_PINGS_PER_WEBHOOK,
   type UpdateWebhookRequest,
   type Webhook,
   type WebhookRecord,
@@ -15,8 +18,9 @@ import {
 import type { Clock } from "../lib/clock.ts";
 import type { Logger } from "../lib/log.ts";
 import type { JobWorker } from "../live/worker.ts";
-import { createDelivery } from "../store/webhook_deliveries.ts";
+import { createTestDelivery } from "../store/webhook_deliveries.ts";
 import { createWebhook, updateWebhook } from "../store/webhooks.ts";
+import { resetCircuit } from "../store/webhook_gate.ts";
 import type { EventBus } from "./events.ts";
 import { deliveryHandler, type WebhookDeliveryOptions } from "./webhook_delivery.ts";
 import { newDelivery, webhookChannel } from "./webhook_fanout.ts";
@@ -124,7 +128,8 @@ export async function registerWebhook(
 
 /**
  * Applies a change (a new URL is checked again, and starts a new count of failed
- * deliveries); `enabled: true` turns the endpoint back on and resets the count.
+ * deliveries); `enabled: true` turns the endpoint back on and resets the count. Either also
+ * forgets the endpoint's failed attempts in a row (its circuit).
  */
 export async function changeWebhook(
   kv: Deno.Kv,
@@ -133,6 +138,10 @@ export async function changeWebhook(
   context: TargetDeps & { now: Date },
 ): Promise<WebhookRecord> {
   const url = change.url === undefined ? undefined : await requireTarget(change.url, context);
+  // Turned back on, or pointing somewhere new: its earlier failed attempts no longer count.
+  if (change.enabled === true || (url !== undefined && url !== webhook.url)) {
+    await resetCircuit(kv, webhook.id);
+  }
   return await updateWebhook(kv, webhook.projectId, webhook.id, (current) => {
     const next: WebhookRecord = {
       ...current,
@@ -166,7 +175,11 @@ export async function rotateWebhookSecret(
   }));
 }
 
-/** Queues a `webhook.test` ping to the endpoint, as a delivery of its own. */
+/**
+ * Queues a `webhook.test` ping to the endpoint, as a delivery of its own: at most
+ * TEST_PINGS_PER_WEBHOOK per endpoint and TEST_PINGS_PER_PROJECT per project in each
+ * TEST_PING_WINDOW_MS; beyond that, a 429 with Retry-After, and nothing is stored.
+ */
 export async function sendTestPing(
   kv: Deno.Kv,
   webhook: WebhookRecord,
@@ -188,6 +201,22 @@ export async function sendTestPing(
       },
     },
   });
-  await createDelivery(kv, delivery, messageId);
+  const refused = await createTestDelivery(kv, delivery, {
+    eventId: messageId,
+    now: now.getTime(),
+    limits: {
+      perWebhook: TEST_PINGS_PER_WEBHOOK,
+      perProject: TEST_PINGS_PER_PROJECT,
+      windowMs: TEST_PING_WINDOW_MS,
+    },
+  });
+  if (refused) {
+    const per = refused.scope === "webhook" ? "endpoint" : "project";
+    const minute = TEST_PING_WINDOW_MS / 1000;
+    throw rateLimited(
+      `At most ${refused.limit} test pings per ${per} in ${minute} s; try again later`,
+      refused.retryAfterMs / 1000,
+    );
+  }
   return delivery;
 }

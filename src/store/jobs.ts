@@ -6,7 +6,8 @@
  * the job (deleted, rescheduled with backoff, or dead-lettered) in one more atomic commit.
  *
  * Only get, list and atomic check/set/delete are used, so this runs on every Deno KV: local
- * SQLite, Deno Deploy's database and KV Connect, none of which needs `enqueue`.
+ * SQLite, Deno Deploy's database and KV Connect, none of which needs `enqueue`. The due index
+ * (by time, and by tenant for fairness) is src/store/job_index.ts.
  */
 import {
   backoffMs,
@@ -15,9 +16,13 @@ import {
   type JobMessage,
   MAX_JOB_ERROR_CHARS,
   MAX_JOB_ERRORS,
+  tagOf,
 } from "../domain/jobs.ts";
 import { timeOrderedUuid } from "../lib/ids.ts";
-import { jobDeadKey, jobDueKey, jobKey, jobsDeadPrefix, jobsDuePrefix } from "./keys.ts";
+import { type DueRef, stageDueEntries, stageDueRemoval, stageRefRemoval } from "./job_index.ts";
+import { jobDeadKey, jobKey, jobsDeadPrefix } from "./keys.ts";
+
+export { type DueRef, listDueJobs, nextDueAt } from "./job_index.ts";
 
 /** Commits tried when a job changed between a read and the commit that follows it. */
 const MAX_TRIES = 10;
@@ -70,6 +75,7 @@ export function newJob(
     lease: null,
     rerunAt: null,
     deadAt: null,
+    tag: tagOf(message),
   };
 }
 
@@ -82,10 +88,9 @@ export function stageJob(
   message: JobMessage,
   options: { now: Date; dueAt?: number; id?: string },
 ): Job {
-  const job = newJob(message, options);
-  op.check({ key: jobKey(job.id), versionstamp: null })
-    .set(jobKey(job.id), job)
-    .set(jobDueKey(job.dueAt, job.id), job.id);
+  const job = { ...newJob(message, options), tag: tagOf(message) };
+  op.check({ key: jobKey(job.id), versionstamp: null }).set(jobKey(job.id), job);
+  stageDueEntries(op, job);
   announceOnCommit(op, job.dueAt);
   return job;
 }
@@ -102,16 +107,20 @@ export async function insertJob(
   return job;
 }
 
-/** Adds to `op` the replacement of a job read as `entry` by `next`, index entries included. */
+/**
+ * Adds to `op` the replacement of a job read as `entry` by `next`, index entries included (a
+ * job of the earlier format gets its tag and tenant entry here).
+ */
 function stageReplace(op: Deno.AtomicOperation, entry: Deno.KvEntry<Job>, next: Job | null) {
   const current = entry.value;
   op.check(entry);
   if (current.state === "dead") op.delete(jobDeadKey(Date.parse(current.deadAt!), current.id));
-  else op.delete(jobDueKey(current.dueAt, current.id));
+  else stageDueRemoval(op, current);
   if (!next) return op.delete(entry.key);
-  op.set(entry.key, next);
+  const tagged = { ...next, tag: tagOf(next.message) };
+  op.set(entry.key, tagged);
   if (next.state === "dead") op.set(jobDeadKey(Date.parse(next.deadAt!), next.id), next.id);
-  else op.set(jobDueKey(next.dueAt, next.id), next.id);
+  else stageDueEntries(op, tagged);
   if (next.state === "scheduled") announceOnCommit(op, next.dueAt);
   return op;
 }
@@ -135,14 +144,20 @@ export async function scheduleUniqueJob(
       stageJob(op, options.message, { now: options.now, dueAt: options.dueAt, id });
     } else if (job.state === "running") {
       if (job.rerunAt !== null && job.rerunAt <= options.dueAt) return;
+      // The message stays as its entries were written; the next run's replace updates both.
       op.check(entry).set(entry.key, { ...job, rerunAt: options.dueAt });
     } else if (job.state === "scheduled") {
       if (job.dueAt <= options.dueAt) return;
-      stageReplace(op, entry as Deno.KvEntry<Job>, { ...job, dueAt: options.dueAt });
+      stageReplace(op, entry as Deno.KvEntry<Job>, {
+        ...job,
+        message: options.message,
+        dueAt: options.dueAt,
+      });
     } else {
       // A dead unique job is revived: new work is a new chance, with a fresh count.
       stageReplace(op, entry as Deno.KvEntry<Job>, {
         ...job,
+        message: options.message,
         state: "scheduled",
         dueAt: options.dueAt,
         attempt: 0,
@@ -152,33 +167,6 @@ export async function scheduleUniqueJob(
     if ((await op.commit()).ok) return;
   }
   throw new Error(`Could not schedule job "${id}": it kept changing`);
-}
-
-/** A due-index entry: which job, due when. */
-export interface DueRef {
-  id: string;
-  dueAt: number;
-}
-
-/** Up to `limit` jobs due at `now` or earlier, earliest first. */
-export async function listDueJobs(kv: Deno.Kv, now: number, limit: number): Promise<DueRef[]> {
-  const refs: DueRef[] = [];
-  const iter = kv.list<string>(
-    { start: [...jobsDuePrefix()], end: [...jobsDuePrefix(), now + 1] },
-    { limit },
-  );
-  for await (const entry of iter) {
-    refs.push({ dueAt: entry.key[1] as number, id: entry.key[2] as string });
-  }
-  return refs;
-}
-
-/** When the earliest scheduled or running job is due (a running one: its lease end). */
-export async function nextDueAt(kv: Deno.Kv): Promise<number | null> {
-  for await (const entry of kv.list<string>({ prefix: [...jobsDuePrefix()] }, { limit: 1 })) {
-    return entry.key[1] as number;
-  }
-  return null;
 }
 
 /** A claim on a running job: its id and the lease token that proves the claim. */
@@ -200,10 +188,12 @@ export async function claimJob(
   const entry = await kv.get<Job>(jobKey(ref.id));
   const job = entry.value;
   if (!job || job.state === "dead" || job.dueAt !== ref.dueAt) {
-    // Another worker moved it first (its entry at `ref.dueAt` is gone already), or the entry
-    // is not the job's own (no commit here leaves one; a hand-edited database might): either
-    // way the entry at `ref.dueAt` is not a valid one, and deleting it is safe.
-    await kv.atomic().check(entry).delete(jobDueKey(ref.dueAt, ref.id)).commit();
+    // Another worker moved it first (its entries at `ref.dueAt` are gone already), or the
+    // entry is not the job's own (no commit here leaves one; a hand-edited database might):
+    // either way the entries at `ref.dueAt` are not valid ones, and deleting them is safe.
+    const op = kv.atomic().check(entry);
+    stageRefRemoval(op, ref);
+    await op.commit();
     return null;
   }
   if (job.dueAt > options.now) return null;
@@ -266,19 +256,20 @@ export function completeJob(kv: Deno.Kv, claim: JobClaim): Promise<boolean> {
 }
 
 /**
- * Gives back a job this claim holds without counting the run: it is due again at `now`, for
- * any worker (a stopping instance releases what it could not finish, so nobody waits for its
- * lease to run out). False when the claim was lost already.
+ * Gives back a job this claim holds without counting the run: it is due again at `until`
+ * (default `now`), for any worker. A stopping instance releases what it could not finish, so
+ * nobody waits for its lease to run out; a handler that must wait (JobDeferred) is released to
+ * later. A rerun asked for meanwhile is kept. False when the claim was lost already.
  */
 export function releaseJob(
   kv: Deno.Kv,
   claim: JobClaim,
-  options: { now: number },
+  options: { now: number; until?: number },
 ): Promise<boolean> {
   return changeClaimed(kv, claim, (job) => ({
     ...job,
     state: "scheduled",
-    dueAt: options.now,
+    dueAt: Math.min(options.until ?? options.now, job.rerunAt ?? Infinity),
     attempt: Math.max(0, job.attempt - 1),
     lease: null,
     rerunAt: null,
@@ -302,13 +293,12 @@ export async function failJob(
       error: options.error.slice(0, MAX_JOB_ERROR_CHARS),
     }].slice(-MAX_JOB_ERRORS);
     const base = { ...job, errors, lease: null, rerunAt: null };
+    // Work asked for during the failed run is not held back by the backoff: a unique job
+    // (a project's recompute) runs again for it, as it would had it arrived after the run.
+    const retryAt = options.now.getTime() + backoffMs(job.attempt, options.random);
     stored = job.attempt >= job.maxAttempts
       ? { ...base, state: "dead", deadAt: options.now.toISOString() }
-      : {
-        ...base,
-        state: "scheduled",
-        dueAt: options.now.getTime() + backoffMs(job.attempt, options.random),
-      };
+      : { ...base, state: "scheduled", dueAt: Math.min(retryAt, job.rerunAt ?? Infinity) };
     return stored;
   });
   return ok ? stored : null;

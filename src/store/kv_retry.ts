@@ -6,10 +6,16 @@
  * again is safe, checks included: a check that held before still decides.
  */
 
-/** Tries per operation: the first plus up to 9 retries, about 2.5 s of waiting at most. */
-const ATTEMPTS = 10;
-const BASE_DELAY_MS = 10;
-const MAX_DELAY_MS = 500;
+/**
+ * Tries per operation: the first plus up to 119 retries, about 10 s of waiting at most. The
+ * lock is held for milliseconds, so waits stay short (5 ms doubling up to 100 ms): long ones
+ * let the other process win the lock again and again, and a commit given up on fails a
+ * request or leaves a job to its lease (two instances went tens of seconds without a version
+ * under load when waits grew to 500 ms and gave up after 2.5 s).
+ */
+const ATTEMPTS = 120;
+const BASE_DELAY_MS = 5;
+const MAX_DELAY_MS = 100;
 
 /** Whether `error` is SQLite's busy/locked answer, which goes away by itself. */
 export function isTransientKvError(error: unknown): boolean {
@@ -27,7 +33,7 @@ const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(reso
 
 /**
  * Runs `fn`, running it again after a transient KV error with exponential
- * backoff and jitter (10 ms doubling up to 500 ms, each wait between half
+ * backoff and jitter (5 ms doubling up to 100 ms, each wait between half
  * and all of it). Other errors, and the last transient one, are thrown.
  */
 export async function retryTransient<T>(fn: () => Promise<T>, options: RetryOptions = {}) {
@@ -103,7 +109,9 @@ class RetryingListIterator<T> implements AsyncIterableIterator<Deno.KvEntry<T>> 
         if (this.#failures >= (this.retry.attempts ?? ATTEMPTS) || !isTransientKvError(error)) {
           throw error;
         }
-        await (this.retry.sleep ?? realSleep)(BASE_DELAY_MS * this.#failures);
+        await (this.retry.sleep ?? realSleep)(
+          Math.min(BASE_DELAY_MS * this.#failures, MAX_DELAY_MS),
+        );
         const { limit } = this.args.options;
         this.#inner = this.kv.list<T>(this.args.selector, {
           ...this.args.options,

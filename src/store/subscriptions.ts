@@ -30,11 +30,18 @@ const DAY_MS = 24 * HOUR_MS;
 /** Delivery records are kept this long (what the operator can look back on). */
 const DELIVERY_TTL_MS = 30 * DAY_MS;
 
-/** The job that sends one delivery. */
+/** The job that sends one delivery; `organizationId` makes it that tenant's work. */
 export interface MailMessage {
   kind: "mail";
   deliveryId: string;
+  organizationId?: string;
   [field: string]: unknown;
+}
+
+/** The job of `delivery`, for the organization named when known. */
+function mailMessage(delivery: MailDelivery, organizationId?: string): MailMessage {
+  const tenant = organizationId ?? delivery.event?.organizationId;
+  return { kind: "mail", deliveryId: delivery.id, ...(tenant ? { organizationId: tenant } : {}) };
 }
 
 interface Counter {
@@ -162,7 +169,7 @@ export async function requestSubscription(
       .set(counterKey, verdict.next, { expireIn: DAY_MS });
     if (current) op.check(current);
     if (index.value && index.value !== subscription.id) op.delete(subscriptionKey(index.value));
-    stageDelivery(op, delivery, now);
+    stageDelivery(op, delivery, { now, organizationId: target.organizationId });
     if ((await op.commit()).ok) return;
   }
   throw rateLimited("Too many subscribe requests at once; try again later", 1);
@@ -242,11 +249,15 @@ export async function listSubscriptions(
 }
 
 /** Adds a delivery to `op`, with the job that sends it when it is to be sent. */
-function stageDelivery(op: Deno.AtomicOperation, delivery: MailDelivery, now: Date): void {
+function stageDelivery(
+  op: Deno.AtomicOperation,
+  delivery: MailDelivery,
+  context: { now: Date; organizationId?: string },
+): void {
   const key = mailDeliveryKey(delivery.id);
   op.check({ key, versionstamp: null }).set(key, delivery, { expireIn: DELIVERY_TTL_MS });
   if (delivery.status === "queued") {
-    stageJob(op, { kind: "mail", deliveryId: delivery.id } satisfies MailMessage, { now });
+    stageJob(op, mailMessage(delivery, context.organizationId), { now: context.now });
   }
 }
 
@@ -268,7 +279,7 @@ export async function createNotification(
   }, now);
   if (fields.skipped) Object.assign(delivery, { status: "skipped", reason: fields.skipped });
   const op = kv.atomic();
-  stageDelivery(op, delivery, now);
+  stageDelivery(op, delivery, { now });
   return (await op.commit()).ok;
 }
 
@@ -288,8 +299,10 @@ export async function recordDelivery(
 ): Promise<Deno.KvEntry<MailDelivery> | null> {
   const op = kv.atomic().check(entry).set(entry.key, options.next, { expireIn: DELIVERY_TTL_MS });
   if (options.retryInMs !== undefined) {
-    const message: MailMessage = { kind: "mail", deliveryId: options.next.id };
-    stageJob(op, message, { now: options.now, dueAt: options.now.getTime() + options.retryInMs });
+    stageJob(op, mailMessage(options.next), {
+      now: options.now,
+      dueAt: options.now.getTime() + options.retryInMs,
+    });
   }
   const result = await op.commit();
   return result.ok

@@ -17,7 +17,11 @@ import {
   webhookDeliveryByEventKey,
   webhookDeliveryKey,
   webhookKey,
+  webhookPingCountKey,
 } from "./keys.ts";
+
+/** Commits of a test ping tried while other pings change its counts at the same time. */
+const MAX_PING_TRIES = 10;
 
 /** The job of one attempt of a delivery. */
 export interface DeliveryMessage {
@@ -27,6 +31,8 @@ export interface DeliveryMessage {
   deliveryId: string;
   /** The delivery's `sequence` when this was scheduled; an older one is stale. */
   sequence: number;
+  /** The project's organization: whose work the attempt is (absent in older jobs). */
+  organizationId?: string;
   [field: string]: unknown;
 }
 
@@ -39,12 +45,16 @@ export function isDeliveryMessage(value: { kind: string }): value is DeliveryMes
 
 /** The job of the next attempt of `delivery`. */
 export function messageOf(delivery: DeliveryRecord): DeliveryMessage {
+  // Every payload names the organization (webhookPayload, the test ping).
+  const organizationId = (delivery.payload?.data as { organizationId?: unknown } | undefined)
+    ?.organizationId;
   return {
     kind: "webhook-delivery",
     projectId: delivery.projectId,
     webhookId: delivery.webhookId,
     deliveryId: delivery.id,
     sequence: delivery.sequence,
+    ...(typeof organizationId === "string" ? { organizationId } : {}),
   };
 }
 
@@ -57,14 +67,69 @@ export async function createDelivery(
   delivery: DeliveryRecord,
   eventId: string,
 ): Promise<boolean> {
+  return (await stageNewDelivery(kv.atomic(), delivery, eventId).commit()).ok;
+}
+
+function stageNewDelivery(op: Deno.AtomicOperation, delivery: DeliveryRecord, eventId: string) {
   const marker = webhookDeliveryByEventKey(delivery.webhookId, eventId);
   const expireIn = DELIVERY_RETENTION_MS;
-  const op = kv.atomic()
-    .check({ key: marker, versionstamp: null })
+  op.check({ key: marker, versionstamp: null })
     .set(marker, delivery.id, { expireIn })
     .set(webhookDeliveryKey(delivery.webhookId, delivery.id), delivery, { expireIn });
   stageJob(op, messageOf(delivery), { now: new Date(delivery.nextAttemptAt ?? Date.now()) });
-  return (await op.commit()).ok;
+  return op;
+}
+
+/** Test pings counted in a window that started at `windowStart` (epoch ms). */
+interface PingCount {
+  count: number;
+  windowStart: number;
+}
+
+/** A test ping that was refused: which limit, and in how long (ms) it lets one through. */
+export interface PingRefusal {
+  scope: "webhook" | "project";
+  limit: number;
+  retryAfterMs: number;
+}
+
+/**
+ * Stores a test ping's delivery with the job of its attempt, counted against its endpoint's
+ * and its project's limits per window in the same commit; when either is reached, nothing is
+ * written and the refusal says which and for how long.
+ */
+export async function createTestDelivery(
+  kv: Deno.Kv,
+  delivery: DeliveryRecord,
+  options: {
+    eventId: string;
+    now: number;
+    limits: { perWebhook: number; perProject: number; windowMs: number };
+  },
+): Promise<PingRefusal | null> {
+  const { now, limits } = options;
+  const keys = [
+    webhookPingCountKey("webhook", delivery.webhookId),
+    webhookPingCountKey("project", delivery.projectId),
+  ];
+  for (let attempt = 0; attempt < MAX_PING_TRIES; attempt++) {
+    const entries = await kv.getMany<PingCount[]>(keys);
+    const op = kv.atomic();
+    const scopes = [["webhook", limits.perWebhook], ["project", limits.perProject]] as const;
+    for (const [i, [scope, limit]] of scopes.entries()) {
+      const counted = entries[i].value;
+      const current = counted && counted.windowStart + limits.windowMs > now
+        ? counted
+        : { count: 0, windowStart: now };
+      if (current.count >= limit) {
+        return { scope, limit, retryAfterMs: current.windowStart + limits.windowMs - now };
+      }
+      const next: PingCount = { count: current.count + 1, windowStart: current.windowStart };
+      op.check(entries[i]).set(keys[i], next, { expireIn: limits.windowMs });
+    }
+    if ((await stageNewDelivery(op, delivery, options.eventId).commit()).ok) return null;
+  }
+  return { scope: "project", limit: limits.perProject, retryAfterMs: 1_000 };
 }
 
 /** One delivery with its versionstamp (null value when it does not exist). */

@@ -3,7 +3,9 @@
  * the endpoint off with the reason and time, a delivered one resets the count, fan-out skips
  * the disabled endpoint, and `PATCH { enabled: true }` turns it back on with a fresh count.
  * Deliveries go to a real receiver on 127.0.0.1 (WEBHOOK_ALLOW_PRIVATE=true), each with one
- * attempt (no retries), through the app's own job worker or its delivery handler.
+ * attempt (no retries), through the app's own job worker or its delivery handler. Each ping
+ * comes a minute after the last (the fake clock moves), past the test ping limit's window and
+ * the endpoint's pause after failed attempts in a row (both have their own tests).
  */
 import assert from "node:assert/strict";
 import { DISABLE_AFTER_FAILED_DELIVERIES } from "../../src/domain/webhooks.ts";
@@ -64,8 +66,12 @@ async function read(ctx: TestApp, ws: Workspace, path: string) {
   return (await (await ctx.call("GET", path, { token: ws.token })).json()).webhook;
 }
 
+/** A minute and a second: past the ping window and the longest pause these tests reach. */
+const PAUSE_MS = 61_000;
+
 /** Sends a test ping and waits until its delivery is over; returns its status. */
 async function ping(ctx: TestApp, ws: Workspace, path: string): Promise<string> {
+  ctx.clock.advance(PAUSE_MS);
   const res = await ctx.call("POST", `${path}/test`, { token: ws.token });
   assert.equal(res.status, 202);
   const { id } = (await res.json()).delivery;
@@ -191,8 +197,18 @@ Deno.test("[push] deliveries ending at once on two workers both count, and only 
         options: ONE_ATTEMPT,
       })
     );
+    // An endpoint takes one attempt at a time; two at once happen only when an attempt's
+    // in-flight mark lapsed while it still ran. The first attempt is held by the receiver,
+    // its mark removed as if lapsed, and the second sent beside it.
     receiver.state.hold = 2;
-    await Promise.all(messages.map((message, i) => handlers[i](message)));
+    const first = handlers[0](messages[0]);
+    for (let i = 0; i < 200 && receiver.state.requests < 1; i++) {
+      await new Promise((wake) => setTimeout(wake, 10));
+    }
+    for await (const entry of ctx.kv.list({ prefix: ["webhook_in_flight"] })) {
+      await ctx.kv.delete(entry.key);
+    }
+    await Promise.all([first, handlers[1](messages[1])]);
     assert.equal(receiver.state.requests, 2);
     let stored = (await getWebhook(ctx.kv, projectId, webhookId))!;
     assert.equal(stored.consecutiveFailures, 5, "both failures counted");

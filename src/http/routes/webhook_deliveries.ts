@@ -5,10 +5,17 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { uuidParam } from "../../domain/common.ts";
 import {
+  CIRCUIT_COOLDOWN_MS,
+  CIRCUIT_MAX_COOLDOWN_MS,
+  CIRCUIT_OPEN_AFTER,
   DeliveryListResponse,
   type DeliveryRecord,
   DeliveryResponse,
+  MAX_IN_FLIGHT_PER_SUBSCRIBER,
   TEST_EVENT_TYPE,
+  TEST_PING_WINDOW_MS,
+  TEST_PINGS_PER_PROJECT,
+  TEST_PINGS_PER_WEBHOOK,
 } from "../../domain/webhooks.ts";
 import { redeliver } from "../../push/webhook_delivery.ts";
 import { sendTestPing } from "../../push/webhooks.ts";
@@ -110,13 +117,17 @@ webhookDeliveryRoutes.openapi(
     tags,
     summary: `Send a \`${TEST_EVENT_TYPE}\` ping to the endpoint`,
     description:
-      `Queues a delivery of type \`${TEST_EVENT_TYPE}\`, signed and retried like any other; follow it in the delivery log.`,
+      `Queues a delivery of type \`${TEST_EVENT_TYPE}\`, signed and retried like any other; follow it in the delivery log. At most ${TEST_PINGS_PER_WEBHOOK} pings per endpoint and ${TEST_PINGS_PER_PROJECT} per project (all callers together) in ${
+        TEST_PING_WINDOW_MS / 1000
+      } s; beyond that the answer is 429 \`rate_limited\` with \`Retry-After\` (seconds until the window ends) and nothing is queued. Attempts to one endpoint go one at a time, at most ${MAX_IN_FLIGHT_PER_SUBSCRIBER} at once to the endpoints one user registered; after ${CIRCUIT_OPEN_AFTER} failed attempts in a row (timeouts included) an endpoint's next attempts wait ${
+        CIRCUIT_COOLDOWN_MS / 1000
+      } s, doubling with each further failure up to ${CIRCUIT_MAX_COOLDOWN_MS / 60_000} min.`,
     security: HUMAN,
     middleware: [requireHuman] as const,
     request: { params: ItemParams },
     responses: {
       202: json(DeliveryResponse, "The ping is queued"),
-      ...errors(400, 401, 403, 404),
+      ...errors(400, 401, 403, 404, 429),
     },
   }),
   async (c) => {

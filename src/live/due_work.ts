@@ -1,0 +1,66 @@
+/**
+ * Where a worker finds due work fairly: each look reads the front of the time index and, in
+ * turn, the parked backlogs (src/store/job_index.ts), picks what to claim with the fair plan
+ * (src/live/fairness.ts), and parks what a tenant has on the front beyond its first entry, so
+ * the next look's front shows other tenants' jobs. Entries of the earlier format are upgraded
+ * as they come to the front.
+ */
+import {
+  type Backlog,
+  clearBacklog,
+  type DueRef,
+  listBacklogs,
+  listDueJobs,
+  listTenantDue,
+  parkDue,
+  upgradeLegacyRefs,
+} from "../store/job_index.ts";
+import { type FairnessLimits, parkable, planClaims, type Running } from "./fairness.ts";
+
+/** Entries of the time index's front read per look. */
+const FRONT = 64;
+/** Parked backlogs looked into per look (in turn when there are more), and entries of each. */
+const BACKLOGS_PER_LOOK = 16;
+const BACKLOG_ENTRIES = 16;
+/** Backlog marks read at once (one per tenant and class with parked jobs). */
+const MAX_BACKLOGS = 1000;
+
+/** What one look found: the jobs to claim, how many entries it parked, whether any was left. */
+export interface DueLook {
+  picks: DueRef[];
+  parked: number;
+  /** Due jobs were left unpicked (for a limit of this worker, or no free slot). */
+  left: boolean;
+}
+
+/** The looks of one worker (it remembers whose backlog's turn is next). */
+export function createDueWork(kv: Deno.Kv, limits: FairnessLimits) {
+  let turn = 0;
+
+  async function backlogsToLook(): Promise<Backlog[]> {
+    const all = await listBacklogs(kv, MAX_BACKLOGS);
+    if (all.length <= BACKLOGS_PER_LOOK) return all;
+    const start = turn % all.length;
+    turn = start + BACKLOGS_PER_LOOK;
+    return [...all, ...all].slice(start, start + BACKLOGS_PER_LOOK);
+  }
+
+  return {
+    /** Looks at what is due at `now`, given what runs on this worker. */
+    async look(now: number, running: Running): Promise<DueLook> {
+      const front = await upgradeLegacyRefs(kv, await listDueJobs(kv, now, FRONT));
+      const queued: DueRef[] = [];
+      for (const backlog of await backlogsToLook()) {
+        const refs = await listTenantDue(kv, backlog, { now, limit: BACKLOG_ENTRIES });
+        // Nothing of it is due any more: the mark goes, unless it was set again meanwhile.
+        if (refs.length === 0) await clearBacklog(kv, backlog);
+        queued.push(...refs);
+      }
+      const candidates = [...front, ...queued];
+      const picks = planClaims(candidates, running, limits);
+      const park = parkable(front, picks);
+      if (park.length > 0) await parkDue(kv, park, now);
+      return { picks, parked: park.length, left: candidates.length > picks.length };
+    },
+  };
+}
