@@ -7,6 +7,7 @@ import { createBuiltinVerifier, createOidcVerifier } from "./auth/human.ts";
 import { registerSignInLinks } from "./auth/builtin/sign_in_link.ts";
 import { loadSigningKey } from "./auth/keys.ts";
 import { readBody } from "./http/body.ts";
+import { compressPublicAnswers } from "./http/compression.ts";
 import { isDocumentUploadPath } from "./serve/documents.ts";
 import { MAX_DOCUMENT_BYTES } from "./domain/documents.ts";
 import type { AppDeps, AppEnv, Services } from "./http/env.ts";
@@ -194,6 +195,7 @@ export async function createApp(
   app.use("*", hostRouting(config, (request, env) => app.fetch(request, env)));
   const stored = createStoredPages(services);
   app.use("*", stored.middleware);
+  app.use("*", compressPublicAnswers());
   app.use("*", readBody(bodyLimit(config), { timeoutMs: config.bodyTimeoutMs }));
 
   mountRoutes(app, config);

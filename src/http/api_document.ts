@@ -4,6 +4,7 @@
  */
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { API_VERSION } from "../domain/common.ts";
+import { answerPrepared, prepareBody, type PreparedBody } from "./compression.ts";
 import type { AppEnv, Services } from "./env.ts";
 import { ERROR_DESCRIPTIONS, HUMAN, PUBLIC } from "./openapi.ts";
 import { describeWebhooks } from "./webhook_document.ts";
@@ -68,7 +69,8 @@ export function describeApi(app: OpenAPIHono<AppEnv>, services: Services): void 
   });
 
   describeWebhooks(app);
-  let document: unknown;
+  // Built, serialized and compressed once: the document only changes with the code.
+  let document: Promise<PreparedBody> | undefined;
   app.openapi(
     createRoute({
       method: "get",
@@ -79,24 +81,30 @@ export function describeApi(app: OpenAPIHono<AppEnv>, services: Services): void 
       responses: {
         200: {
           content: { "application/json": { schema: z.object({}).passthrough() } },
-          description: "The OpenAPI document",
+          description: "The OpenAPI document (gzip or brotli by Accept-Encoding, with an ETag)",
         },
+        304: { description: "Not modified (If-None-Match)" },
       },
     }),
-    (c) => {
-      document ??= completeOperations(app.getOpenAPI31Document({
-        openapi: "3.1.0",
-        info: {
-          title: "Trust Profile Service",
-          version: API_VERSION,
-          description:
-            "Live, verifiable trust data about software vendors: collectors send evidence, a deterministic evaluator turns it into control states, and operators publish signed, versioned trust profiles that anyone can read. Public reads (operations with `security: []` under /trust, /public, /log, /.well-known, /openapi.json, /llms.txt, the guides and /mcp) allow any origin (CORS, `Access-Control-Allow-Origin: *`, preflights answered); the operator API sends no CORS headers.",
-          contact: { name: "Trust Profile Service", url: config.baseUrl },
-        },
-        servers: [{ url: config.baseUrl }],
-        tags: TAGS,
-      }));
-      return c.json(document as Record<string, never>, 200);
+    async (c) => {
+      document ??= prepareBody(
+        new TextEncoder().encode(JSON.stringify(completeOperations(app.getOpenAPI31Document({
+          openapi: "3.1.0",
+          info: {
+            title: "Trust Profile Service",
+            version: API_VERSION,
+            description:
+              "Live, verifiable trust data about software vendors: collectors send evidence, a deterministic evaluator turns it into control states, and operators publish signed, versioned trust profiles that anyone can read. Public reads (operations with `security: []` under /trust, /public, /log, /.well-known, /openapi.json, /llms.txt, the guides and /mcp) allow any origin (CORS, `Access-Control-Allow-Origin: *`, preflights answered); the operator API sends no CORS headers.",
+            contact: { name: "Trust Profile Service", url: config.baseUrl },
+          },
+          servers: [{ url: config.baseUrl }],
+          tags: TAGS,
+        })))),
+      );
+      return answerPrepared(c, await document, {
+        "content-type": "application/json",
+        "cache-control": "public, max-age=300",
+      }) as never;
     },
   );
 }

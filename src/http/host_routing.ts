@@ -3,8 +3,9 @@
  * project is served that project's latest profile at `/`, `/trust.json`,
  * `/trust.json.jws`, `/index.md`, `/feed.xml` and `/badge.svg`, by
  * rewriting it to the canonical /trust/{projectSlug} routes, its
- * security.txt at `/.well-known/security.txt`, and the logos its pages show
- * at `/public/logos/`. Every other host passes through.
+ * security.txt at `/.well-known/security.txt`, the logos its pages show
+ * at `/public/logos/`, and the service's icon at `/favicon.ico`. Every other host passes
+ * through.
  */
 import type { Context, MiddlewareHandler } from "hono";
 import type { Config } from "../config.ts";
@@ -38,8 +39,11 @@ export function hostRouting(
     const host = hostname(header)!;
     const project = await projectOfHost(c.var.services.kv, host);
     if (!project) return await next();
-    // Logos are content-addressed and the same on every host: pages here show them.
-    if (c.req.path.startsWith("/public/logos/")) return await next();
+    // Logos are content-addressed and the same on every host: pages here show them; browsers
+    // ask every host for its icon.
+    if (c.req.path.startsWith("/public/logos/") || c.req.path === "/favicon.ico") {
+      return await next();
+    }
     if (c.req.path === "/.well-known/security.txt") {
       return await securityTxtOfHost(c, project, hostOrigin(config, host));
     }

@@ -15,6 +15,7 @@ import { docsRoutes } from "./routes/docs.ts";
 import { domainRoutes } from "./routes/domains.ts";
 import { evaluationRoutes } from "./routes/evaluations.ts";
 import { evidenceRoutes } from "./routes/evidence.ts";
+import { faviconRoutes } from "./routes/favicon.ts";
 import { answerRoutes } from "./routes/answers.ts";
 import { publicAnswerRoutes } from "./routes/public_answers.ts";
 import { frameworkRoutes, trustFrameworkRoutes } from "./routes/frameworks.ts";
@@ -92,6 +93,7 @@ export function mountRoutes(app: OpenAPIHono<AppEnv>, config: Config): void {
   app.route("/trust", projectSubscriptionRoutes);
   app.route("/", subscriptionLinkRoutes);
   app.route("/", cliModuleRoutes);
+  app.route("/", faviconRoutes);
   app.route("/", dashboardRoutes);
 
   app.route("/", meRoutes);

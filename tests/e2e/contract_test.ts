@@ -87,6 +87,7 @@ Deno.test("[contract] every operation answers as /openapi.json documents", async
       await call("getEvaluationRules", { expect: 200 });
       await call("getCollectorCli", { expect: 200 });
       await call("getVerifierKit", { expect: 200 });
+      await call("getFavicon", { expect: 200 });
       await call("getMe", { expect: 200 });
       const boot = await call("bootstrapWorkspace", {
         json: { workspaceName: "Acme", projectName: "Acme Cloud", projectSlug: "acme" },

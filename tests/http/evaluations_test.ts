@@ -251,7 +251,7 @@ Deno.test("[http] /docs/evaluation is generated from the registry, in Markdown a
     headers: { accept: "text/markdown" },
   });
   assert.equal(await negotiated.text(), text);
-  assert.equal(negotiated.headers.get("vary"), "Accept");
+  assert.equal(negotiated.headers.get("vary"), "Accept, Accept-Encoding");
 });
 
 Deno.test("[http] custom controls created together list, evaluate and publish in code-point key order", async () => {

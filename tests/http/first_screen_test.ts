@@ -125,6 +125,7 @@ Deno.test("[http] the headline keeps reported controls apart from those not repo
   const { owner, orgSlug, project } = await team(ctx);
   await post(ctx, owner, `/projects/${project.id}/publish`, undefined);
   const first = await (await ctx.call("GET", `/trust/${project.slug}.html`)).text();
+  assert.match(first, /<p class="state">Not reported yet<\/p>/);
   assert.match(first, /<p class="why">None of 7 controls has reported yet<\/p>/);
   const created = await post(ctx, owner, `/projects/${project.id}/collectors`, { name: "ci" });
   const heartbeat = await ctx.call("POST", `/collectors/${created.collector.id}/heartbeat`, {
@@ -134,7 +135,9 @@ Deno.test("[http] the headline keeps reported controls apart from those not repo
   assert.equal(heartbeat.status, 200);
   await post(ctx, owner, `/projects/${project.id}/publish`, undefined);
   const html = await (await ctx.call("GET", `/trust/${project.slug}.html`)).text();
-  assert.match(html, /<p class="why">1 of 1 reported control passes · 6 not reported<\/p>/);
+  // Every reported control passes: the page leads with that, and says what did not report.
+  assert.match(html, /<p class="state">The 1 reported control passes<\/p>/);
+  assert.match(html, /<p class="why">6 controls not reported yet · overall: unknown<\/p>/);
   assert.match(html, /Not reported: no usable evidence has been received yet/);
   const md = await (await ctx.call("GET", `/trust/${project.slug}.md`)).text();
   assert.match(md, /- Controls: 7 \(1 pass, 6 not reported\)/);

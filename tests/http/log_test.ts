@@ -361,7 +361,7 @@ Deno.test("[http] /log: JSON for machines, an HTML page for browsers, Markdown f
       assert.equal(res.status, 200, path);
       assert.match(res.headers.get("content-type") ?? "", /^text\/html/);
       assert.match(res.headers.get("content-security-policy") ?? "", /default-src 'none'/);
-      assert.equal(res.headers.get("vary"), "Accept");
+      assert.equal(res.headers.get("vary"), "Accept, Accept-Encoding");
       const page = await res.text();
       assert.match(page, /<h1 id="title">Publication log<\/h1>/);
       assert.ok(page.includes(info.verifierKey), "the verifier key is shown");

@@ -153,7 +153,7 @@ Deno.test("[http] subprocessors: owners change, members read, history and public
     assert.ok(!text.includes("](javascript:"), "no live link from vendor text");
     const negotiated = await ctx.call("GET", publicPath, { headers: { accept: "text/markdown" } });
     assert.equal(await negotiated.text(), text);
-    assert.equal(negotiated.headers.get("vary"), "Accept");
+    assert.equal(negotiated.headers.get("vary"), "Accept, Accept-Encoding");
   });
 
   await t.step("HTML for browsers under the trust pages' CSP, escaped", async () => {

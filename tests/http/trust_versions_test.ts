@@ -55,7 +55,7 @@ Deno.test("[http] version history: formats, pages, changes with reasons, 404s", 
     const res = await get(ctx, "/trust/acme/versions");
     assert.equal(res.status, 200);
     assert.match(res.headers.get("content-type") ?? "", /^application\/json/);
-    assert.equal(res.headers.get("vary"), "Accept");
+    assert.equal(res.headers.get("vary"), "Accept, Accept-Encoding");
     const body = await res.json();
     assert.deepEqual(Object.keys(body), ["versions", "nextCursor"]);
     assert.equal(body.nextCursor, null);
