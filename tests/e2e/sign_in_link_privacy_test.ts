@@ -150,3 +150,28 @@ Deno.test("[e2e] sign-in link: at most 10 links an hour from one client address"
     "each of the first 10 addresses got its link; the 11th none",
   );
 });
+
+Deno.test("[e2e] sign-in link: a sending the mail server refused is tried again, its link deleted", async () => {
+  await using smtp = await startSmtpServer();
+  const clock = fakeClock(new Date("2026-11-01T12:00:00Z"));
+  await using server = await startTestServer({
+    clock,
+    env: { SIGNUP: "open", SMTP_URL: smtp.url },
+  });
+  await signUpAs(server, OWNER);
+  await lockAddress(server.kv, OWNER.email, { clock });
+  const browser = await openSignIn(server.baseUrl, { email: OWNER.email });
+  const links = async () => (await Array.fromAsync(server.kv.list({ prefix: ["sign_in_links"] })));
+  smtp.refuseNext(1);
+  assert.equal((await browser.askForLink()).res.status, 200);
+  await runJobs(server, clock);
+  assert.equal(smtp.messages.length, 0, "the server refused it");
+  assert.equal((await links()).length, 0, "the link of the refused email is gone");
+  clock.advance(2_000); // past the first backoff (1 s ± 20 %)
+  await runJobs(server, clock);
+  assert.equal(smtp.messages.length, 1, "sent on the next run, once");
+  assert.equal((await links()).length, 1);
+  clock.advance(60 * 60_000);
+  await runJobs(server, clock);
+  assert.equal(smtp.messages.length, 1, "never sent again");
+});
