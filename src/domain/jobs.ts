@@ -52,12 +52,15 @@ export interface Job {
  * What fairness needs to know of a job before claiming it, kept on its due entries:
  * `tenant`, the organization it is for ("" when its message names none); `cls`, `outbound`
  * for work that waits on a third party (webhook attempts, emails), else `core`; `lane`, jobs
- * that one worker runs one at a time (an endpoint's attempts, an organization's renders).
+ * that one worker runs one at a time (an endpoint's attempts, an organization's renders);
+ * `group`, jobs of which one worker runs a few at a time (the attempts to the endpoints of one
+ * subscriber).
  */
 export interface JobTag {
   tenant: string;
   cls: JobClass;
   lane: string | null;
+  group?: string | null;
 }
 export type JobClass = "core" | "outbound";
 
@@ -82,7 +85,10 @@ export function tagOf(message: JobMessage): JobTag {
     : message.kind === "edge.render" && tenant
     ? `render:${tenant}`
     : null;
-  return { tenant, cls: OUTBOUND_KINDS.has(message.kind) ? "outbound" : "core", lane };
+  const group = message.kind === "webhook-delivery" && typeof m.subscriberId === "string"
+    ? `subscriber:${m.subscriberId}`
+    : null;
+  return { tenant, cls: OUTBOUND_KINDS.has(message.kind) ? "outbound" : "core", lane, group };
 }
 
 /**
@@ -137,7 +143,17 @@ export const LiveStatus = z.object({
     }),
   }),
   oldestDueSeconds: z.number().nullable().openapi({
-    description: "How long the oldest due job has waited (null: none is due)",
+    description:
+      "How long the oldest due job has waited (null: none is due), not counting tenants with a backlog (below)",
+  }),
+  backlog: z.object({
+    tenants: z.number().int().openapi({
+      description:
+        "Organizations with more jobs due than they may run at once: their jobs wait their turn, so no one organization delays the others",
+    }),
+    oldestDueSeconds: z.number().nullable().openapi({
+      description: "How long the oldest of their due jobs has waited",
+    }),
   }),
   deadJobs: z.number().int().openapi({
     description: "Jobs that ran out of attempts and wait for an operator (counted up to 1000)",

@@ -232,6 +232,8 @@ export interface DeliveryRecord extends Delivery {
   automaticAttempts: number;
   /** The attempt in flight and when it started, so a second worker leaves it alone. */
   claim: { sequence: number; at: string } | null;
+  /** Who registered the endpoint: its attempts count against their cap in flight. */
+  subscriberId?: string;
 }
 
 export const DeliveryListResponse = z.object({

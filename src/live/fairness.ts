@@ -2,8 +2,9 @@
  * Which due jobs a worker claims next, so that one tenant (organization) cannot delay another:
  * round robin across tenants, the tenant with the fewest jobs running here first; a tenant may
  * hold `tenantShare` slots, and more only while `spare` slots stay free for others; jobs that
- * wait on a third party (webhook attempts, emails) hold at most `outbound` slots; and jobs of
- * one lane (an endpoint's attempts, an organization's renders) run one at a time.
+ * wait on a third party (webhook attempts, emails) hold at most `outbound` slots; jobs of
+ * one lane (an endpoint's attempts, an organization's renders) run one at a time; and jobs of
+ * one group (the attempts to one subscriber's endpoints) at most `perGroup` at a time.
  *
  * The bound this gives: a tenant with fewer than `tenantShare` jobs running here has its due
  * job started at the worker's next look while any slot is free, and at least `spare` slots are
@@ -12,6 +13,7 @@
  * one job (a webhook attempt's timeout). Pure, so the order is tested on its own.
  */
 import type { JobTag } from "../domain/jobs.ts";
+import { MAX_IN_FLIGHT_PER_SUBSCRIBER } from "../domain/webhooks.ts";
 import type { DueRef } from "../store/job_index.ts";
 
 export interface FairnessLimits {
@@ -23,9 +25,17 @@ export interface FairnessLimits {
   spare: number;
   /** Slots jobs of the `outbound` class may hold together. */
   outbound: number;
+  /** Jobs of one group at once (MAX_IN_FLIGHT_PER_SUBSCRIBER for a subscriber's endpoints). */
+  perGroup: number;
 }
 
-export const DEFAULT_LIMITS: FairnessLimits = { slots: 8, tenantShare: 2, spare: 2, outbound: 4 };
+export const DEFAULT_LIMITS: FairnessLimits = {
+  slots: 8,
+  tenantShare: 2,
+  spare: 2,
+  outbound: 4,
+  perGroup: MAX_IN_FLIGHT_PER_SUBSCRIBER,
+};
 
 /** What runs on this worker now. */
 export interface Running {
@@ -33,16 +43,29 @@ export interface Running {
   byTenant: Map<string, number>;
   outbound: number;
   lanes: Set<string>;
+  groups: Map<string, number>;
 }
 
-/** What runs, from the tags of the jobs running. */
+/** Counts one more job of `tag` as running. */
+function add(running: Running, tag: JobTag): void {
+  running.total++;
+  running.byTenant.set(tag.tenant, (running.byTenant.get(tag.tenant) ?? 0) + 1);
+  if (tag.cls === "outbound") running.outbound++;
+  if (tag.lane) running.lanes.add(tag.lane);
+  if (tag.group) running.groups.set(tag.group, (running.groups.get(tag.group) ?? 0) + 1);
+}
+
+/** What runs, from the tags of the jobs running (`total` also counts jobs without a tag). */
 export function runningOf(tags: Iterable<JobTag>, total: number): Running {
-  const running: Running = { total, byTenant: new Map(), outbound: 0, lanes: new Set() };
-  for (const tag of tags) {
-    running.byTenant.set(tag.tenant, (running.byTenant.get(tag.tenant) ?? 0) + 1);
-    if (tag.cls === "outbound") running.outbound++;
-    if (tag.lane) running.lanes.add(tag.lane);
-  }
+  const running: Running = {
+    total: 0,
+    byTenant: new Map(),
+    outbound: 0,
+    lanes: new Set(),
+    groups: new Map(),
+  };
+  for (const tag of tags) add(running, tag);
+  running.total = Math.max(running.total, total);
   return running;
 }
 
@@ -57,6 +80,7 @@ function allowed(tag: JobTag, running: Running, limits: FairnessLimits): boolean
   if (free <= 0) return false;
   if (tag.cls === "outbound" && running.outbound >= limits.outbound) return false;
   if (tag.lane && running.lanes.has(tag.lane)) return false;
+  if (tag.group && (running.groups.get(tag.group) ?? 0) >= limits.perGroup) return false;
   const held = running.byTenant.get(tag.tenant) ?? 0;
   return held < limits.tenantShare || free - 1 >= limits.spare;
 }
@@ -75,6 +99,7 @@ export function planClaims(
     byTenant: new Map(running.byTenant),
     outbound: running.outbound,
     lanes: new Set(running.lanes),
+    groups: new Map(running.groups),
   };
   const queues = new Map<string, DueRef[]>();
   const seen = new Set<string>();
@@ -103,11 +128,7 @@ export function planClaims(
     const refs = queues.get(best.tenant)!;
     const [ref] = refs.splice(best.index, 1);
     picks.push(ref);
-    const tag = tagOfRef(ref);
-    state.total++;
-    state.byTenant.set(tag.tenant, (state.byTenant.get(tag.tenant) ?? 0) + 1);
-    if (tag.cls === "outbound") state.outbound++;
-    if (tag.lane) state.lanes.add(tag.lane);
+    add(state, tagOfRef(ref));
   }
   return picks;
 }

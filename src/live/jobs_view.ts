@@ -5,7 +5,7 @@
 import type { Job, JobView, LiveStatus } from "../domain/jobs.ts";
 import type { Clock } from "../lib/clock.ts";
 import { countDeadJobs, listDeadJobs } from "../store/jobs.ts";
-import { oldestDueAt } from "../store/job_index.ts";
+import { dueWaits } from "../store/job_index.ts";
 import type { EdgeConfig } from "../config.ts";
 import { listPurgeFailures } from "../store/edge_pages.ts";
 import { getProject } from "../store/projects.ts";
@@ -25,8 +25,11 @@ export async function liveStatus(
 ): Promise<LiveStatus> {
   const now = deps.clock.now().getTime();
   const worker = deps.jobs.status();
-  const oldest = await oldestDueAt(deps.kv, now);
-  const oldestDueSeconds = oldest === null ? null : Math.max(0, Math.round((now - oldest) / 1000));
+  const waits = await dueWaits(deps.kv, now);
+  const seconds = (at: number | null) =>
+    at === null ? null : Math.max(0, Math.round((now - at) / 1000));
+  const oldestDueSeconds = seconds(waits.oldestDueAt);
+  const backlogSeconds = seconds(waits.backlog.oldestDueAt);
   const problems: string[] = [];
   if (worker.mode === "off") {
     problems.push("No job worker runs here: start the service with its job loop or Deno.cron");
@@ -34,6 +37,15 @@ export async function liveStatus(
   const limit = worker.mode === "cron" ? CRON_STALL_SECONDS : LOOP_STALL_SECONDS;
   if (oldestDueSeconds !== null && oldestDueSeconds > limit) {
     problems.push(`The oldest due job has waited ${oldestDueSeconds} s (more than ${limit} s)`);
+  }
+  // A backlog waits by design while jobs are claimed; with none claimed here for as long, the
+  // worker is not working through it.
+  const lastClaim = worker.lastClaimAt === null ? null : Date.parse(worker.lastClaimAt);
+  const claimedLately = worker.busy > 0 || (lastClaim !== null && now - lastClaim <= limit * 1000);
+  if (backlogSeconds !== null && backlogSeconds > limit && !claimedLately) {
+    problems.push(
+      `A backlog of ${waits.backlog.tenants} organization(s) has waited ${backlogSeconds} s and no job was started here for ${limit} s`,
+    );
   }
   const failingPurges = await listPurgeFailures(deps.kv, 20);
   if (failingPurges.length > 0) {
@@ -46,6 +58,7 @@ export async function liveStatus(
     ready: problems.length === 0,
     worker: { mode: worker.mode, running: worker.running, lastCheckAt: worker.lastCheckAt },
     oldestDueSeconds,
+    backlog: { tenants: waits.backlog.tenants, oldestDueSeconds: backlogSeconds },
     deadJobs: await countDeadJobs(deps.kv, 1000),
     edge: { purge: deps.config.edge.purge, failingPurges },
     problems,

@@ -47,6 +47,8 @@ export interface WorkerStatus {
   lastCheckAt: string | null;
   /** Jobs this worker is running now. */
   busy: number;
+  /** When this worker last started a job (ISO), or null. */
+  lastClaimAt: string | null;
 }
 
 export interface JobWorker {
@@ -117,6 +119,7 @@ export function createJobWorker(deps: WorkerOptions): JobWorker {
   let cron = false;
   let loop: Promise<void> | null = null;
   let lastCheckAt: Date | null = null;
+  let lastClaimAt: Date | null = null;
   let wake: (() => void) | null = null;
   let sleepingUntil = Infinity;
   // Set when work arrives while the loop is not asleep (it may have listed jobs already), so
@@ -230,6 +233,7 @@ export function createJobWorker(deps: WorkerOptions): JobWorker {
       const claim = await claimJob(kv, ref, { now, leaseMs, owner });
       if (!claim) continue;
       started++;
+      lastClaimAt = clock.now();
       track(
         run(claim).catch((error) =>
           log.error("A job could not be ended", { id: claim.job.id, error: String(error) })
@@ -379,6 +383,7 @@ export function createJobWorker(deps: WorkerOptions): JobWorker {
         running: loop !== null,
         lastCheckAt: lastCheckAt?.toISOString() ?? null,
         busy: underWay.size,
+        lastClaimAt: lastClaimAt?.toISOString() ?? null,
       };
     },
   };

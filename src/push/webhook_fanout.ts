@@ -51,6 +51,7 @@ export function newDelivery(
     round: "automatic",
     automaticAttempts: 0,
     claim: null,
+    subscriberId: webhook.createdBy,
   };
 }
 

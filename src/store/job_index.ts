@@ -57,7 +57,12 @@ function tagFrom(value: unknown): JobTag | null {
   if (typeof value !== "object" || value === null) return null;
   const tag = value as JobTag;
   return typeof tag.tenant === "string" && (tag.cls === "core" || tag.cls === "outbound")
-    ? { tenant: tag.tenant, cls: tag.cls, lane: typeof tag.lane === "string" ? tag.lane : null }
+    ? {
+      tenant: tag.tenant,
+      cls: tag.cls,
+      lane: typeof tag.lane === "string" ? tag.lane : null,
+      group: typeof tag.group === "string" ? tag.group : null,
+    }
     : null;
 }
 
@@ -215,4 +220,36 @@ export async function nextDueAfter(kv: Deno.Kv, now: number): Promise<number | n
   const selector = { prefix: [...jobsDuePrefix()], start: [...jobsDuePrefix(), now + 1] };
   for await (const entry of kv.list(selector, { limit: 1 })) return entry.key[1] as number;
   return null;
+}
+
+/** Front entries read when looking for the oldest due job outside the backlogged tenants. */
+const READINESS_WINDOW = 256;
+
+/**
+ * What waits in the due index at `now`: the oldest due job of the tenants without a backlog
+ * (each such tenant has at most a few entries on the front, so a bounded read finds it), and
+ * of the backlogged ones (their jobs wait their turn by design), with how many those are.
+ */
+export async function dueWaits(kv: Deno.Kv, now: number): Promise<{
+  oldestDueAt: number | null;
+  backlog: { tenants: number; oldestDueAt: number | null };
+}> {
+  const backlogs = await listBacklogs(kv, 1000);
+  const backlogged = new Set(backlogs.map((backlog) => backlog.tenant));
+  let oldest: number | null = null;
+  let oldestBacklogged: number | null = null;
+  for (const ref of await listDueJobs(kv, now, READINESS_WINDOW)) {
+    const tenant = ref.tag?.tenant ?? "";
+    if (!backlogged.has(tenant)) {
+      oldest = ref.dueAt;
+      break;
+    }
+    oldestBacklogged ??= ref.dueAt;
+  }
+  const parked = await earliestParked(kv, 100);
+  if (parked !== null && parked <= now) oldestBacklogged = earlier(oldestBacklogged, parked);
+  return {
+    oldestDueAt: oldest,
+    backlog: { tenants: backlogged.size, oldestDueAt: oldestBacklogged },
+  };
 }

@@ -33,6 +33,8 @@ export interface DeliveryMessage {
   sequence: number;
   /** The project's organization: whose work the attempt is (absent in older jobs). */
   organizationId?: string;
+  /** Who registered the endpoint (absent in older jobs). */
+  subscriberId?: string;
   [field: string]: unknown;
 }
 
@@ -55,6 +57,7 @@ export function messageOf(delivery: DeliveryRecord): DeliveryMessage {
     deliveryId: delivery.id,
     sequence: delivery.sequence,
     ...(typeof organizationId === "string" ? { organizationId } : {}),
+    ...(delivery.subscriberId ? { subscriberId: delivery.subscriberId } : {}),
   };
 }
 

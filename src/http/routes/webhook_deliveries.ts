@@ -42,6 +42,7 @@ function deliveryView(delivery: DeliveryRecord) {
     round: _r,
     automaticAttempts: _a,
     claim: _c,
+    subscriberId: _u,
     ...shown
   } = delivery;
   return shown;
