@@ -194,11 +194,11 @@ Deno.test("[browser] dashboard project: collectors, evidence, status, publishing
       const first = rows.first();
       assert.equal(await first.locator("td[data-label=Type]").innerText(), "SBOM");
       assert.equal(
-        await first.locator("td[data-label='Source ref']").innerText(),
+        await first.locator("td[data-label=Source] code.source-ref").innerText(),
         `acme/cloud@${MARKUP}`,
       );
       await first.getByText("via GitHub Actions").waitFor();
-      const checksum = first.locator("td[data-label=Checksum] code");
+      const checksum = first.locator("td[data-label=Payload] code.checksum");
       assert.match(await checksum.innerText(), /^sha256:[0-9a-f]{8}…[0-9a-f]{4}$/);
       assert.match(await checksum.getAttribute("title") ?? "", /^sha256:[0-9a-f]{64}$/);
       await page.getByRole("button", { name: "Load more" }).click();

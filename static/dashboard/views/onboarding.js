@@ -84,7 +84,7 @@ function workspaceForm(errorSlot) {
         maxlength: "200",
         autocomplete: "organization",
       }),
-      "Usually your company. Members, billing and projects live in the workspace.",
+      "Usually your company. Its members and projects live in the workspace.",
     ),
     field(
       "Project name",

@@ -1,7 +1,8 @@
 /**
  * Getting started: the five steps from a new project to a page buyers read (a collector that
- * reports, the first evidence, the first publish, public visibility, a custom domain), each
- * marked done from the project's own data, with a link to where the next one is done.
+ * reports, the first evidence, the first publish, public visibility, and, optionally, a custom
+ * domain), each marked done from the project's own data, with a link to where the next one is
+ * done. Once the required steps are done, the checklist shrinks to one line that opens it.
  */
 import { badge, h } from "../../dom.js";
 import { href } from "../../routes.js";
@@ -60,6 +61,7 @@ export async function gettingStartedSteps(app, project) {
     {
       id: "domain",
       title: "Add a custom domain",
+      optional: true,
       done: domains.some((d) => d.verificationStatus === "verified"),
       detail: "Serve the trust page at an address of your own, e.g. trust.acme.example.",
       action: "Open Domains",
@@ -68,11 +70,12 @@ export async function gettingStartedSteps(app, project) {
   ];
 }
 
-/** The checklist card; the first step not done is the one its button leads to. */
-export function checklistCard(steps) {
-  const done = steps.filter((s) => s.done).length;
-  const next = steps.find((s) => !s.done);
-  const list = h(
+/** Whether every step that is not optional is done: the project is set up. */
+export const finished = (steps) => steps.every((s) => s.done || s.optional);
+
+/** The steps as an ordered list, each with its state, title, link and detail. */
+function stepList(steps, next) {
+  return h(
     "ol",
     { class: "checklist" },
     steps.map((step) =>
@@ -84,12 +87,48 @@ export function checklistCard(steps) {
           { class: "step-state" },
           step.done ? badge("Done", "success", "check") : badge("To do", "neutral"),
         ),
-        h("span", { class: "step-title" }, step.title),
+        h("span", { class: "step-title" }, step.title, step.optional && " (optional)"),
         !step.done && step !== next && h("a", { href: step.href }, step.action),
         h("p", { class: "step-detail" }, step.detail),
       )
     ),
   );
+}
+
+/**
+ * The checklist once the project is set up: one line saying so, which opens the steps (an
+ * optional one not done keeps its link there).
+ */
+function finishedLine(steps) {
+  const done = steps.filter((s) => s.done).length;
+  const open = steps.filter((s) => !s.done).map((s) => s.title.toLowerCase());
+  return h(
+    "details",
+    { class: "card checklist-done" },
+    h(
+      "summary",
+      {},
+      badge("Set up", "success", "check"),
+      h(
+        "span",
+        {},
+        `Getting started: ${done} of ${steps.length} steps done`,
+        open.length > 0 && ` (optional: ${open.join(", ")})`,
+      ),
+    ),
+    stepList(steps, null),
+  );
+}
+
+/**
+ * The checklist card; the first step not done is the one its button leads to. Once every
+ * required step is done, a single line instead.
+ */
+export function checklistCard(steps) {
+  if (finished(steps)) return finishedLine(steps);
+  const done = steps.filter((s) => s.done).length;
+  const next = steps.find((s) => !s.done);
+  const list = stepList(steps, next);
   return card(
     "Getting started",
     [

@@ -1,16 +1,17 @@
 /**
- * Evidence of a project, newest observed first: a type filter, pages loaded on demand
- * with the API's cursor, and each record's payload fetched on request and
- * shown as pretty-printed text.
+ * Evidence of a project, newest observed first: what the service read of each record and
+ * the control it decides, a type filter, pages loaded on demand with the API's cursor, and
+ * each record's payload fetched on request and shown as pretty-printed text.
  */
 import { describeError, errorAlert, h, replace } from "../../dom.js";
 import { plural, shortChecksum } from "../../format.js";
 import { runButton } from "../../widgets.js";
 import { card, dataTable, dateTime, detailRow, emptyState } from "../layout.js";
 import { EVIDENCE_TYPES, evidenceTypeLabel, projectPath } from "./common.js";
+import { controlCell, controlIndex, readingCell } from "./evidence_reading.js";
 
 const PAGE_SIZE = 25;
-const COLUMNS = 7;
+const COLUMNS = 6;
 
 const SOURCE_TYPES = {
   aws: "AWS",
@@ -68,7 +69,8 @@ async function togglePayload(app, project, record, button) {
   }
 }
 
-function recordsTable(app, project, records) {
+function recordsTable(view, records) {
+  const { app, project, index } = view;
   return dataTable(
     "Evidence records",
     [
@@ -76,21 +78,25 @@ function recordsTable(app, project, records) {
         label: "Type",
         cell: (r) => h("span", { class: "cell-primary" }, evidenceTypeLabel(r.evidenceType)),
       },
+      { label: "What the service read", cell: readingCell },
+      { label: "Control", cell: (r) => controlCell(r, index) },
       {
         label: "Source",
-        cell: (
-          r,
-        ) => [
-          SOURCE_TYPES[r.sourceType] ?? r.sourceType,
-          h("span", { class: "cell-sub" }, `via ${r.collector.name}`),
+        cell: (r) => [
+          h("code", { class: "wrap source-ref" }, r.sourceRef),
+          h(
+            "span",
+            { class: "cell-sub" },
+            `${SOURCE_TYPES[r.sourceType] ?? r.sourceType} via ${r.collector.name}`,
+          ),
         ],
       },
-      { label: "Source ref", cell: (r) => h("code", { class: "wrap" }, r.sourceRef) },
-      { label: "Observed", cell: (r) => dateTime(r.observedAt) },
-      { label: "Received", cell: (r) => dateTime(r.receivedAt) },
       {
-        label: "Checksum",
-        cell: (r) => h("code", { title: r.checksum }, shortChecksum(r.checksum)),
+        label: "Observed",
+        cell: (r) => [
+          dateTime(r.observedAt),
+          h("span", { class: "cell-sub" }, "received ", dateTime(r.receivedAt)),
+        ],
       },
       {
         label: "Payload",
@@ -103,7 +109,10 @@ function recordsTable(app, project, records) {
             "aria-controls": `payload-${r.id}`,
             on: { click: () => togglePayload(app, project, r, button) },
           }, "View payload");
-          return button;
+          return [
+            h("code", { class: "checksum", title: r.checksum }, shortChecksum(r.checksum)),
+            button,
+          ];
         },
       },
     ],
@@ -147,14 +156,19 @@ function render(view) {
         type ? `No ${evidenceTypeLabel(type)} records` : "No evidence yet",
         "Collectors send evidence to /ingest/evidence; it shows here as it arrives.",
       )
-      : recordsTable(view.app, view.project, records),
+      : recordsTable(view, records),
   );
   replace(view.count, records.length ? `Showing ${plural(records.length, "record")}` : "");
   replace(view.moreSlot, view.cursor && moreButton(view));
 }
 
 async function reload(view) {
-  const page = await fetchPage(view, null);
+  const [page, { controls }, { evaluations }] = await Promise.all([
+    fetchPage(view, null),
+    view.app.api.get(projectPath(view.project.id, "/controls")),
+    view.app.api.get(projectPath(view.project.id, "/evaluations")),
+  ]);
+  view.index = controlIndex(controls, evaluations);
   view.records = page.records;
   view.cursor = page.nextCursor;
   render(view);
@@ -195,6 +209,7 @@ export async function evidenceSection(app, project) {
     records: [],
     cursor: null,
     type: "",
+    index: controlIndex([], []),
   };
   const filter = typeFilter(view);
   await reload(view);
@@ -218,7 +233,7 @@ export async function evidenceSection(app, project) {
     ],
     {
       description:
-        "Records sent by collectors, newest observation first. Each payload is stored as sent (canonical JSON) and identified by its SHA-256 checksum.",
+        "Records sent by collectors, newest observation first, with what the service read in each and the control it decides (a record it could not read leaves its control unknown). Each payload is stored as sent (canonical JSON) and identified by its SHA-256 checksum.",
     },
   );
 }

@@ -5,6 +5,7 @@
  */
 import { h, replace } from "../../dom.js";
 import { formatDate } from "../../format.js";
+import { href } from "../../routes.js";
 import { facts } from "../layout.js";
 import { liveBanner } from "../live_status.js";
 import { catalogCard } from "./catalog.js";
@@ -38,7 +39,14 @@ function projectFacts(app, project, controls, published) {
       "Hosted subdomain",
       project.hostedSubdomain ? `${project.hostedSubdomain}.${trustHost(app)}` : "Not set",
     ],
-    ["Auto-publish", project.autoPublish ? "On" : "Off"],
+    [
+      "Auto-publish",
+      [
+        project.autoPublish ? "On" : "Off",
+        " · ",
+        h("a", { href: href.project(project.id, "publish") }, "change in Publish"),
+      ],
+    ],
     ["Controls enabled", `${enabled} of ${controls.length}`],
     ["Created", h("time", { datetime: project.createdAt }, formatDate(project.createdAt))],
   ]);
@@ -61,7 +69,7 @@ export async function overviewSection(app, project) {
   return [
     banner,
     privateNotice(project),
-    steps.every((s) => s.done) ? null : checklistCard(steps),
+    checklistCard(steps),
     summary,
     unreportedNotice(app, project, evaluations, controls),
     statusCard(app, project, evaluations, () => current.filter((c) => c.enabled).length),

@@ -1,9 +1,10 @@
 /**
- * Publishing: review what the next version would change, publish it, see the
- * latest one with its public addresses, and every earlier version. A private project's public
- * addresses answer 404, and the notice beside the button says so.
+ * Publishing: review what the next version would change, publish it, turn automatic
+ * publishing on or off, see the latest version with its public addresses, and every earlier
+ * version. A private project's public addresses answer 404, and the notice beside the button
+ * says so.
  */
-import { badge, h, icon, replace, successAlert } from "../../dom.js";
+import { badge, describeError, errorAlert, h, icon, replace, successAlert } from "../../dom.js";
 import { href } from "../../routes.js";
 import { runButton } from "../../widgets.js";
 import { card, dataTable, dateTime, emptyState, facts, timeAgo } from "../layout.js";
@@ -149,6 +150,58 @@ function publishButton(view) {
   return button;
 }
 
+/**
+ * The automatic-publishing switch: saved as soon as it changes, the outcome announced, and
+ * put back when the change could not be saved.
+ */
+function autoPublishSwitch(view) {
+  const { app, project } = view;
+  const status = h("p", { class: "hint", role: "status" });
+  const input = h("input", {
+    type: "checkbox",
+    id: "autoPublish",
+    name: "autoPublish",
+    checked: project.autoPublish,
+    "aria-describedby": "autoPublish-description",
+    on: {
+      change: async () => {
+        const wanted = input.checked;
+        input.disabled = true;
+        try {
+          await app.api.patch(projectPath(project.id), { autoPublish: wanted });
+          project.autoPublish = wanted;
+          replace(status, wanted ? "Automatic publishing is on" : "Automatic publishing is off");
+        } catch (error) {
+          input.checked = !wanted;
+          replace(status, errorAlert(describeError(error)));
+        } finally {
+          input.disabled = false;
+        }
+      },
+    },
+  });
+  return h(
+    "div",
+    { class: "field auto-publish" },
+    h(
+      "div",
+      { class: "choice" },
+      input,
+      h(
+        "label",
+        { for: "autoPublish" },
+        h("span", { class: "choice-label" }, "Publish automatically"),
+        h(
+          "span",
+          { class: "choice-description", id: "autoPublish-description" },
+          "After the first version, every recompute that changes a control state publishes the next version by itself.",
+        ),
+      ),
+    ),
+    status,
+  );
+}
+
 function publishCard(view) {
   const { project } = view;
   const isPrivate = project.visibility !== "public";
@@ -158,12 +211,7 @@ function publishCard(view) {
       h("div", { class: "publish-bar" }, view.button, isPrivate && privateBeside(project)),
       view.previewSlot,
       view.messages,
-      project.autoPublish &&
-      h(
-        "p",
-        { class: "hint" },
-        "Auto-publish is on: after the first version, a recompute that changes any control state publishes the next version by itself.",
-      ),
+      autoPublishSwitch(view),
     ],
     {
       description:

@@ -1,4 +1,7 @@
-/** A project's settings: name, hosted subdomain, visibility and auto-publish. */
+/**
+ * A project's settings: name, hosted subdomain and visibility. Automatic publishing is
+ * turned on and off beside the Publish button (publish.js), where the README says it is.
+ */
 import { field, h, handleSubmit, replace } from "../../dom.js";
 import { card } from "../layout.js";
 import { visibilityChoice } from "../onboarding.js";
@@ -33,33 +36,6 @@ function subdomainField(app, project) {
   );
 }
 
-function autoPublishField(project) {
-  return h(
-    "div",
-    { class: "field" },
-    h(
-      "div",
-      { class: "choice" },
-      h("input", {
-        type: "checkbox",
-        id: "autoPublish",
-        name: "autoPublish",
-        checked: project.autoPublish,
-      }),
-      h(
-        "label",
-        { for: "autoPublish" },
-        h("span", { class: "choice-label" }, "Auto-publish"),
-        h(
-          "span",
-          { class: "choice-description" },
-          "Publish a new version by itself when a recompute changes any control state (after the first publication).",
-        ),
-      ),
-    ),
-  );
-}
-
 function settingsForm(app, project, errorSlot) {
   return h(
     "form",
@@ -75,7 +51,6 @@ function settingsForm(app, project, errorSlot) {
     ),
     subdomainField(app, project),
     visibilityChoice("visibility", project.visibility),
-    autoPublishField(project),
     errorSlot,
     h(
       "div",
@@ -92,7 +67,6 @@ async function save(app, project, data, errorSlot) {
     name: String(data.get("name")).trim(),
     hostedSubdomain: subdomain === "" ? null : subdomain,
     visibility: data.get("visibility"),
-    autoPublish: data.get("autoPublish") === "on",
   });
   if (Object.keys(body).length === 0) {
     replace(
