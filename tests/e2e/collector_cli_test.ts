@@ -345,7 +345,7 @@ Deno.test("[e2e] collector CLI served at /collector.ts: heartbeat, evidence, sig
       assert.equal(out.code, 0, runs.at(-1)!.stderr);
       assert.match(
         stdout,
-        /^heartbeat: recorded at .*\nevidence: stored .*\n(  .*\n)+evidence: records 1-2 of 2 stored\n(  .*\n)+$/,
+        /^heartbeat: recorded at .*\nevidence: stored .*\n( {2}.*\n)+evidence: records 1-2 of 2 stored\n( {2}.*\n)+$/,
       );
       assert.equal((await evidence()).length, before + 3);
     });
