@@ -10,8 +10,8 @@ import { DateTime, Uuid } from "./common.ts";
 import { ControlState } from "./control.ts";
 import { plainText } from "./vendor.ts";
 
-/** Most answers one organization keeps. */
-export const MAX_ANSWERS_PER_ORGANIZATION = 500;
+/** Most answers one organization keeps (the lists page; the exports have their own budget). */
+export const MAX_ANSWERS_PER_ORGANIZATION = 2000;
 export const MAX_QUESTION = 1000;
 export const MAX_ANSWER = 10_000;
 export const MAX_CATEGORY = 80;
@@ -20,6 +20,15 @@ export const MAX_QUESTIONNAIRE_REFS = 20;
 /** Longest search query, and most questionnaire ids a buyer may list for an export. */
 export const MAX_QUERY = 200;
 export const MAX_EXPORT_IDS = 500;
+/** Answers per page of the lists (public, members', MCP) when none is asked for, and at most. */
+export const DEFAULT_ANSWERS_PAGE = 50;
+export const MAX_ANSWERS_PAGE = 200;
+/**
+ * The budget of one questionnaire export: at most this many rows and this many bytes of cell
+ * text (UTF-8, about the CSV's size), checked before anything is written.
+ */
+export const MAX_EXPORT_ROWS = 10_000;
+export const MAX_EXPORT_BYTES = 8 * 1024 * 1024;
 
 export const QUESTIONNAIRES = ["caiq-v4", "sig", "other"] as const;
 export const Questionnaire = z.enum(QUESTIONNAIRES).openapi("Questionnaire", {
@@ -119,7 +128,11 @@ export type EditAnswerRequest = z.infer<typeof EditAnswerRequest>;
 
 export const TrustAnswerResponse = z.object({ answer: TrustAnswer }).openapi("TrustAnswerResponse");
 export const TrustAnswerListResponse = z.object({
-  answers: z.array(TrustAnswer).openapi({ description: "By category, then question" }),
+  answers: z.array(TrustAnswer).openapi({ description: "A page, by category, then question" }),
+  total: z.int().min(0).openapi({ description: "Answers the organization keeps, all pages" }),
+  nextCursor: z.string().nullable().openapi({
+    description: "Pass as cursor for the next page; null on the last one",
+  }),
 }).openapi("TrustAnswerListResponse");
 
 /** A citation as the public sees it: resolved to what it names, or left out. */
@@ -166,16 +179,41 @@ export const PublicAnswers = z.object({
   organization: z.object({ name: z.string(), slug: z.string() }),
   query: z.string().nullable().openapi({ description: "The search, when one was given" }),
   answers: z.array(PublicAnswer).openapi({
-    description: "Matches, best first; without a query, every answer by category and question",
+    description:
+      "A page of the matches, best first; without a query, of every answer by category and question",
   }),
   total: z.int().min(0).openapi({ description: "Answers the organization publishes" }),
+  matched: z.int().min(0).openapi({
+    description: "Answers matching the query (all of them without one), on every page",
+  }),
+  nextCursor: z.string().nullable().openapi({
+    description:
+      'Pass as cursor (with the same q) for the next page; null on the last one. The HTTP answer also links it (Link: rel="next")',
+  }),
   acceptingRequests: z.boolean(),
   exports: z.object({ csv: z.url(), xlsx: z.url() }),
   url: z.url(),
 }).openapi("PublicAnswers");
 export type PublicAnswers = z.infer<typeof PublicAnswers>;
 
-export const AnswerSearchQuery = z.object({
+/** Where a page starts: the position of the previous page's last answer, and its id. */
+export const ANSWER_CURSOR =
+  /^\d{1,6}\.[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+export const AnswerPageQuery = z.object({
+  cursor: z.string().max(60).regex(ANSWER_CURSOR, "Must be a nextCursor of the list").optional()
+    .openapi({
+      param: { name: "cursor", in: "query" },
+      description: "nextCursor of the previous page",
+    }),
+  limit: z.coerce.number().int().min(1).max(MAX_ANSWERS_PAGE).optional().openapi({
+    param: { name: "limit", in: "query" },
+    description: `Answers per page, default ${DEFAULT_ANSWERS_PAGE}, at most ${MAX_ANSWERS_PAGE}`,
+  }),
+});
+export type AnswerPageQuery = z.infer<typeof AnswerPageQuery>;
+
+export const AnswerSearchQuery = AnswerPageQuery.extend({
   q: z.string().max(MAX_QUERY).optional().openapi({
     param: { name: "q", in: "query" },
     description:
@@ -183,6 +221,7 @@ export const AnswerSearchQuery = z.object({
     example: "encryption at rest",
   }),
 });
+export type AnswerSearchQuery = z.infer<typeof AnswerSearchQuery>;
 
 export const AnswerExportQuery = z.object({
   questionnaire: Questionnaire.optional().openapi({

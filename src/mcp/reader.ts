@@ -26,7 +26,7 @@ import type { PublicCertifications } from "../domain/certifications.ts";
 import { publicCertifications } from "../serve/certifications.ts";
 import { orgTrustCenter } from "../serve/org_center.ts";
 import type { PublicFrameworkView } from "../domain/frameworks.ts";
-import type { PublicAnswers } from "../domain/answers.ts";
+import type { AnswerSearchQuery, PublicAnswers } from "../domain/answers.ts";
 import { publicAnswers } from "../serve/answers.ts";
 import { publicFrameworkView } from "../serve/frameworks.ts";
 
@@ -54,8 +54,8 @@ export interface TrustReader {
   updates(projectSlug: string, query: UpdatePageQuery): Promise<PublicTrustUpdates>;
   /** A public project's framework view (the JSON of /trust/{projectSlug}/frameworks). */
   frameworks(projectSlug: string): Promise<PublicFrameworkView>;
-  /** An organization's answers, searched (the JSON of /public/trust/{orgSlug}/answers?q=). */
-  answers(orgSlug: string, q?: string): Promise<PublicAnswers>;
+  /** A page of an organization's answers, searched (the JSON of /public/trust/{orgSlug}/answers). */
+  answers(orgSlug: string, query: AnswerSearchQuery): Promise<PublicAnswers>;
   log: Logger;
 }
 
@@ -85,10 +85,10 @@ export function createTrustReader(
     certifications: (orgSlug) =>
       publicCertifications(reads.kv, orgSlug, { config: reads.config, now: reads.clock.now() }),
     frameworks: (projectSlug) => publicFrameworkView(reads, projectSlug),
-    answers: async (orgSlug, q) => {
+    answers: async (orgSlug, query) => {
       const { organizationId: _id, ...list } = await publicAnswers(reads.kv, orgSlug, {
         config: reads.config,
-        q,
+        ...query,
       });
       return list;
     },

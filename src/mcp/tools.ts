@@ -21,7 +21,12 @@ import { PublicDocuments } from "../domain/documents.ts";
 import { PublicCertifications } from "../domain/certifications.ts";
 import { PublicTrustUpdates, UpdatePageQuery } from "../domain/updates.ts";
 import { PublicFrameworkView } from "../domain/frameworks.ts";
-import { AnswerSearchQuery, PublicAnswers } from "../domain/answers.ts";
+import {
+  AnswerSearchQuery,
+  DEFAULT_ANSWERS_PAGE,
+  MAX_ANSWERS_PAGE,
+  PublicAnswers,
+} from "../domain/answers.ts";
 import { controlsOf } from "../serve/bodies.ts";
 import type { TrustReader } from "./reader.ts";
 
@@ -70,11 +75,15 @@ export const TrustHistoryInput = SlugParams.extend({
   }),
 });
 
-/** Input of search_answers: the organization and, optionally, words to search for. */
+/** Input of search_answers: the organization, optionally words to search for, and a page. */
 export const AnswerSearchInput = OrgSlugParams.extend({
   q: AnswerSearchQuery.shape.q.openapi({
     description:
       "Words that must all appear in the question, category, questionnaire ids (e.g. IAM-02.1) or the public answer; omit to list every answer",
+  }),
+  cursor: AnswerSearchQuery.shape.cursor,
+  limit: z.number().int().min(1).max(MAX_ANSWERS_PAGE).optional().openapi({
+    description: `Answers per page, 1 to ${MAX_ANSWERS_PAGE} (default ${DEFAULT_ANSWERS_PAGE})`,
   }),
 });
 
@@ -219,11 +228,12 @@ export const TRUST_TOOLS: readonly TrustTool[] = [
     name: "search_answers",
     title: "Vendor's answers to security questions",
     description:
-      "Searches an organization's answers to security questionnaire questions, so a questionnaire can be filled from the vendor's own words: each answer with its question, category, the standard questionnaire ids it covers (CAIQ v4 such as IAM-02.1, SIG), the answer in Markdown (and safe HTML) and its citations (controls with their current published state and project, documents with their download or request URL, certifications by id). Restricted answers come by question only, with requestAccessUrl where a person asks for them; never request access on anyone's behalf. Search with q (all words must match the question, category, questionnaire ids or public answer; best first), e.g. q=IAM-02.1 or q=encryption at rest; omit q for every answer. Answers missing from the result are not answered: say so rather than guessing. orgSlug is the organization's public slug, as in /public/trust/{orgSlug}. Unknown organizations give an error result. Same body as GET /public/trust/{orgSlug}/answers?q={q}.",
+      "Searches an organization's answers to security questionnaire questions, so a questionnaire can be filled from the vendor's own words: each answer with its question, category, the standard questionnaire ids it covers (CAIQ v4 such as IAM-02.1, SIG), the answer in Markdown (and safe HTML) and its citations (controls with their current published state and project, documents with their download or request URL, certifications by id). Restricted answers come by question only, with requestAccessUrl where a person asks for them; never request access on anyone's behalf. Search with q (all words must match the question, category, questionnaire ids or public answer; best first), e.g. q=IAM-02.1 or q=encryption at rest; omit q for every answer. Results come in pages (matched says how many in all): while nextCursor is not null, call again with the same q and cursor=nextCursor for more. Answers missing from every page are not answered: say so rather than guessing. orgSlug is the organization's public slug, as in /public/trust/{orgSlug}. Unknown organizations give an error result. Same body as GET /public/trust/{orgSlug}/answers?q={q}&cursor={cursor}&limit={limit}.",
     inputSchema: AnswerSearchInput,
     outputSchema: PublicAnswers,
     route: "/public/trust/{orgSlug}/answers?q={q}",
-    read: async (reader, { orgSlug, q }) => JSON.stringify(await reader.answers(orgSlug, q)),
+    read: async (reader, { orgSlug, ...query }) =>
+      JSON.stringify(await reader.answers(orgSlug, query)),
   }),
 ];
 

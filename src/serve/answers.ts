@@ -9,6 +9,7 @@
  */
 import type { Config } from "../config.ts";
 import {
+  type AnswerSearchQuery,
   type Citation,
   type CreateAnswerRequest,
   type EditAnswerRequest,
@@ -30,6 +31,7 @@ import { currentNda, getDocument } from "../store/documents.ts";
 import { getOrganizationBySlug } from "../store/organizations.ts";
 import { listProjectsByOrganization } from "../store/projects.ts";
 import { getLatestPublication } from "../store/publications.ts";
+import { answerPage } from "./answers_page.ts";
 import { publicCertificationsOf } from "./certifications.ts";
 import { listedDocuments, presentPublic } from "./documents.ts";
 
@@ -218,11 +220,14 @@ export function answersAccessUrl(config: Config, orgSlug: string): string {
   return `${trustCenterUrl(config, orgSlug)}/documents/request?answers=1`;
 }
 
-/** The organization's public knowledge base, searched by `q` (best first). 404 when unknown. */
+/**
+ * A page of the organization's public knowledge base, searched by `q` (best first); only the
+ * answers of the page are rendered and their citations resolved. 404 when unknown.
+ */
 export async function publicAnswers(
   kv: Deno.Kv,
   orgSlug: string,
-  options: { config: Config; q?: string },
+  options: { config: Config } & AnswerSearchQuery,
 ): Promise<PublicAnswers & { organizationId: string }> {
   const { config } = options;
   const org = await getOrganizationBySlug(kv, orgSlug);
@@ -232,6 +237,7 @@ export async function publicAnswers(
   const scored = inAnswerOrder(all).map((answer) => ({ answer, score: matchScore(answer, terms) }))
     .filter((s) => s.score > 0);
   scored.sort((a, b) => b.score - a.score);
+  const page = answerPage(scored.map((s) => s.answer), options);
   const [index, markdown] = await Promise.all([citationIndex(kv, config, org), loadMarkdown()]);
   const center = trustCenterUrl(config, org.slug);
   const requestUrl = nda ? answersAccessUrl(config, org.slug) : null;
@@ -239,13 +245,41 @@ export async function publicAnswers(
     organizationId: org.id,
     organization: { name: org.name, slug: org.slug },
     query: options.q?.trim() ? options.q.trim() : null,
-    answers: scored.map(({ answer }) =>
+    answers: page.values.map((answer) =>
       presentAnswer(answer, { index, config, requestUrl, markdown })
     ),
     total: all.length,
+    matched: scored.length,
+    nextCursor: page.nextCursor,
     acceptingRequests: nda !== null,
     exports: { csv: `${center}/answers.csv`, xlsx: `${center}/answers.xlsx` },
     url: `${center}/answers`,
+  };
+}
+
+/**
+ * Every public answer of `org` as the questionnaire export reads it, in reading order: the
+ * answers presented as on the list, without their HTML (the export has no use for it).
+ */
+export async function exportedAnswers(
+  kv: Deno.Kv,
+  org: Organization,
+  config: Config,
+): Promise<Pick<PublicAnswers, "answers" | "url" | "organization">> {
+  const [all, nda, index, markdown] = await Promise.all([
+    listAnswers(kv, org.id),
+    currentNda(kv, org.id),
+    citationIndex(kv, config, org),
+    loadMarkdown(),
+  ]);
+  const requestUrl = nda ? answersAccessUrl(config, org.slug) : null;
+  const withoutHtml = { ...markdown, renderSafeMarkdown: () => "" };
+  return {
+    organization: { name: org.name, slug: org.slug },
+    answers: inAnswerOrder(all).map((answer) =>
+      presentAnswer(answer, { index, config, requestUrl, markdown: withoutHtml })
+    ),
+    url: `${trustCenterUrl(config, org.slug)}/answers`,
   };
 }
 

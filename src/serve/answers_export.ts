@@ -3,11 +3,10 @@
  * data gives the same bytes: rows are sorted (serve/answers.ts), no clock is read, and the
  * XLSX (written by write-excel-file, which adds no document properties) is re-zipped with
  * every entry dated 1980-01-01 00:00, the earliest time a ZIP entry can carry, in the order
- * the writer produced them. A workbook is kept in memory by the hash of its rows, since
- * writing a large one costs about a second.
+ * the writer produced them. Requests reach these through answers_download.ts, which computes
+ * each export once per data version within a budget.
  */
 import type { Zippable } from "fflate";
-import { sha256HexSync } from "../lib/hash.ts";
 import type { ExportRow } from "./answers.ts";
 
 export const CSV_TYPE = "text/csv; charset=utf-8";
@@ -75,25 +74,7 @@ function fixTimestamps(
   return zipSync(files) as Uint8Array<ArrayBuffer>;
 }
 
-const cache = new Map<string, Promise<Uint8Array<ArrayBuffer>>>();
-const CACHED = 20;
-
 /** The rows as an XLSX workbook: an Answers sheet (header frozen) and an About sheet. */
-export function answersXlsx(
-  rows: readonly ExportRow[],
-  about: ExportAbout,
-): Promise<Uint8Array<ArrayBuffer>> {
-  const key = sha256HexSync(JSON.stringify([rows, about]));
-  const hit = cache.get(key);
-  if (hit) return hit;
-  const built = writeAnswersXlsx(rows, about);
-  if (cache.size >= CACHED) cache.delete(cache.keys().next().value!);
-  cache.set(key, built);
-  built.catch(() => cache.delete(key));
-  return built;
-}
-
-/** The workbook, written afresh (answersXlsx keeps recent ones). */
 export async function writeAnswersXlsx(
   rows: readonly ExportRow[],
   about: ExportAbout,

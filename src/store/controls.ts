@@ -7,6 +7,7 @@ import {
   type UpdateControlRequest,
 } from "../domain/control.ts";
 import { conflict } from "../domain/errors.ts";
+import { touchProjectById } from "./edge_pages.ts";
 import { controlByKeyKey, controlCountKey, controlKey, controlsOfProjectPrefix } from "./keys.ts";
 
 /** Adds the writes that seed `controls` into `projectId` to an atomic operation. */
@@ -80,7 +81,11 @@ export async function createControl(
   throw conflict("The project's controls changed while adding one; please retry");
 }
 
-/** Applies `patch` to a control, checked against concurrent changes. */
+/**
+ * Applies `patch` to a control, checked against concurrent changes. Public pages show a
+ * control's name beside the answers that cite it, so the commit bumps the project's
+ * generation and stages their render.
+ */
 export async function updateControl(
   kv: Deno.Kv,
   projectId: string,
@@ -92,8 +97,9 @@ export async function updateControl(
     if (!entry.value) return null;
     const defined = Object.entries(patch).filter(([, v]) => v !== undefined);
     const updated = { ...entry.value, ...Object.fromEntries(defined) } as TrustControl;
-    const res = await kv.atomic().check(entry).set(entry.key, updated).commit();
-    if (res.ok) return updated;
+    const op = kv.atomic().check(entry).set(entry.key, updated);
+    await touchProjectById(kv, op, projectId, new Date());
+    if ((await op.commit()).ok) return updated;
   }
   throw conflict("The control changed while it was being updated; please retry");
 }

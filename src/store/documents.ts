@@ -141,6 +141,8 @@ export async function currentNda(kv: Deno.Kv, organizationId: string): Promise<N
 /**
  * Adds a new NDA version after the newest; text equal to the current version's adds
  * nothing. Older versions are kept, because accepted requests name the version they accepted.
+ * The first one opens access requests, which the public answers link, so the commit stages
+ * the organization's render.
  */
 export async function addNdaVersion(
   kv: Deno.Kv,
@@ -152,8 +154,8 @@ export async function addNdaVersion(
     if (current && current.sha256 === draft.sha256) return current;
     const version: NdaVersion = { ...draft, version: (current?.version ?? 0) + 1 };
     const key = ndaVersionKey(organizationId, version.version);
-    const res = await kv.atomic().check({ key, versionstamp: null }).set(key, version).commit();
-    if (res.ok) return version;
+    const op = kv.atomic().check({ key, versionstamp: null }).set(key, version);
+    if ((await touchOrganization(op, organizationId, new Date()).commit()).ok) return version;
   }
   throw conflict("The NDA kept changing while it was being saved; please retry");
 }

@@ -390,7 +390,7 @@ Deno.test("[discovery] llms.txt and the guides are Markdown whose links resolve"
         "/trust/{projectSlug}/documents",
         "| `get_trust_updates` | `{ projectSlug, cursor?, limit? }` | `GET /trust/{projectSlug}/updates` |",
         "| `get_trust_frameworks` | `{ projectSlug }` | `GET /trust/{projectSlug}/frameworks` |",
-        "| `search_answers` | `{ orgSlug, q? }` | `GET /public/trust/{orgSlug}/answers?q={q}` |",
+        "| `search_answers` | `{ orgSlug, q?, cursor?, limit? }` | `GET /public/trust/{orgSlug}/answers?q={q}` |",
         "/trust/{projectSlug}/updates",
         "once per minute",
         `${base}/.well-known/jwks.json`,

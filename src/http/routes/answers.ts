@@ -6,8 +6,11 @@
 import type { Context } from "hono";
 import { createRoute, z } from "@hono/zod-openapi";
 import {
+  AnswerPageQuery,
   CreateAnswerRequest,
+  DEFAULT_ANSWERS_PAGE,
   EditAnswerRequest,
+  MAX_ANSWERS_PAGE,
   MAX_ANSWERS_PER_ORGANIZATION,
   TrustAnswerListResponse,
   TrustAnswerResponse,
@@ -15,6 +18,7 @@ import {
 import { uuidParam } from "../../domain/common.ts";
 import { forbidden } from "../../domain/errors.ts";
 import { changeAnswer, createAnswer, inAnswerOrder } from "../../serve/answers.ts";
+import { answerPage } from "../../serve/answers_page.ts";
 import { deleteAnswer, listAnswers } from "../../store/answers.ts";
 import { getOrganization } from "../../store/organizations.ts";
 import { requireHuman, requireMembership } from "../auth.ts";
@@ -42,20 +46,27 @@ answerRoutes.openapi(
     tags,
     summary: "The organization's answers to security questions (members)",
     description:
-      "Every answer, public and restricted, with its Markdown, citations, questionnaire ids and who wrote it. The public knowledge base is GET /public/trust/{orgSlug}/answers.",
+      `Every answer, public and restricted, with its Markdown, citations, questionnaire ids and who wrote it, by category and question, in pages of ${DEFAULT_ANSWERS_PAGE} (\`limit\` up to ${MAX_ANSWERS_PAGE}): pass nextCursor as cursor for the next; the answer links it (Link: rel="next"). The public knowledge base is GET /public/trust/{orgSlug}/answers.`,
     security: HUMAN,
     middleware: [requireHuman] as const,
-    request: { params: OrgParams },
+    request: { params: OrgParams, query: AnswerPageQuery },
     responses: {
-      200: json(TrustAnswerListResponse, "The answers by category and question"),
+      200: json(TrustAnswerListResponse, "A page of the answers by category and question"),
       ...errors(400, 401, 403),
     },
   }),
   async (c) => {
     const { organizationId } = c.req.valid("param");
     await requireMembership(c, organizationId);
-    const answers = inAnswerOrder(await listAnswers(c.var.services.kv, organizationId));
-    return c.json({ answers }, 200);
+    const query = c.req.valid("query");
+    const all = inAnswerOrder(await listAnswers(c.var.services.kv, organizationId));
+    const page = answerPage(all, query);
+    if (page.nextCursor) {
+      const next = new URL(c.req.url);
+      next.searchParams.set("cursor", page.nextCursor);
+      c.header("Link", `<${next.pathname}${next.search}>; rel="next"`);
+    }
+    return c.json({ answers: page.values, total: all.length, nextCursor: page.nextCursor }, 200);
   },
 );
 

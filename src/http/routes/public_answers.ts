@@ -9,25 +9,30 @@ import { createRoute, z } from "@hono/zod-openapi";
 import {
   AnswerExportQuery,
   AnswerSearchQuery,
+  DEFAULT_ANSWERS_PAGE,
+  MAX_ANSWERS_PAGE,
+  MAX_EXPORT_BYTES,
   MAX_EXPORT_IDS,
+  MAX_EXPORT_ROWS,
   PublicAnswers,
   QuestionnaireRef,
 } from "../../domain/answers.ts";
 import { validationFailed } from "../../domain/errors.ts";
+import { ApiError } from "../../domain/common.ts";
 import { OrgSlugParams } from "../../domain/subprocessors.ts";
-import { sha256HexSync } from "../../lib/hash.ts";
 import {
   answersCsp,
   renderAnswersHtml,
   renderAnswersMarkdown,
 } from "../../publish/render/answers.ts";
 import { trustCenterUrl } from "../../publish/urls.ts";
-import { exportRows, publicAnswers } from "../../serve/answers.ts";
-import { answersCsv, answersXlsx, CSV_TYPE, XLSX_TYPE } from "../../serve/answers_export.ts";
+import { publicAnswers } from "../../serve/answers.ts";
+import { answerExport } from "../../serve/answers_download.ts";
+import { CSV_TYPE, XLSX_TYPE } from "../../serve/answers_export.ts";
 import { MARKDOWN_TYPE, trustPageHeaders } from "../../serve/headers.ts";
 import { type AppEnv, createRouter } from "../env.ts";
 import { negotiatedFormat, type PublicFormat } from "../negotiation.ts";
-import { documentedJson, errors } from "../openapi.ts";
+import { documentedJson, errors, json } from "../openapi.ts";
 import { publicHeaders } from "../public_responses.ts";
 
 /** Mounted at /public/trust. */
@@ -35,17 +40,42 @@ export const publicAnswerRoutes = createRouter();
 
 const tags = ["Answers"];
 
-async function answerList(c: Context<AppEnv>, slug: string, format: PublicFormat, q?: string) {
+/** The address of a page of the list at `base`, keeping the search and an explicit limit. */
+function listUrl(
+  base: string,
+  query: { q: string | null; cursor?: string; limit?: number },
+): string {
+  const params = new URLSearchParams();
+  if (query.q) params.set("q", query.q);
+  if (query.cursor) params.set("cursor", query.cursor);
+  if (query.limit !== undefined) params.set("limit", String(query.limit));
+  const search = params.toString();
+  return search ? `${base}?${search}` : base;
+}
+
+async function answerList(
+  c: Context<AppEnv>,
+  input: { slug: string; format: PublicFormat; query: AnswerSearchQuery },
+) {
   const { kv, config } = c.var.services;
-  const { organizationId: _id, ...list } = await publicAnswers(kv, slug, { config, q });
+  const { format, query } = input;
+  const { organizationId: _id, ...list } = await publicAnswers(kv, input.slug, {
+    config,
+    ...query,
+  });
   publicHeaders(c);
   c.header("Vary", "Accept");
+  const here = { q: list.query, cursor: query.cursor, limit: query.limit };
+  const next = list.nextCursor ? { ...here, cursor: list.nextCursor } : null;
+  const base = format === "json" ? list.url : `${list.url}.${format}`;
+  if (next) c.header("Link", `<${listUrl(base, next)}>; rel="next"`);
   if (format === "json") return c.json(list, 200);
-  const search = list.query ? `?q=${encodeURIComponent(list.query)}` : "";
   const links = {
     center: trustCenterUrl(config, list.organization.slug),
-    json: `${list.url}${search}`,
-    markdown: `${list.url}.md${search}`,
+    json: listUrl(list.url, here),
+    markdown: listUrl(`${list.url}.md`, here),
+    next: next ? listUrl(base, next) : null,
+    first: query.cursor ? listUrl(base, { ...here, cursor: undefined }) : null,
   };
   if (format === "md") {
     return c.body(renderAnswersMarkdown(list, links), 200, { "content-type": MARKDOWN_TYPE });
@@ -55,7 +85,7 @@ async function answerList(c: Context<AppEnv>, slug: string, format: PublicFormat
 }
 
 const ABOUT =
-  "The organization's answers to security questions: public ones with their Markdown answer (and safe HTML) and the controls, documents and certifications they cite; restricted ones by question only, with where to request access. `q` searches the question, category, questionnaire ids and public answers' text (all words must match; best first).";
+  `The organization's answers to security questions: public ones with their Markdown answer (and safe HTML) and the controls, documents and certifications they cite; restricted ones by question only, with where to request access. \`q\` searches the question, category, questionnaire ids and public answers' text (all words must match; best first). Pages of ${DEFAULT_ANSWERS_PAGE} answers (\`limit\` up to ${MAX_ANSWERS_PAGE}): pass nextCursor as cursor, with the same q, for the next; the answer links it (Link: rel="next").`;
 
 publicAnswerRoutes.openapi(
   createRoute({
@@ -80,12 +110,11 @@ publicAnswerRoutes.openapi(
     },
   }),
   async (c) => {
-    const response = await answerList(
-      c,
-      c.req.valid("param").orgSlug,
-      negotiatedFormat(c),
-      c.req.valid("query").q,
-    );
+    const response = await answerList(c, {
+      slug: c.req.valid("param").orgSlug,
+      format: negotiatedFormat(c),
+      query: c.req.valid("query"),
+    });
     return documentedJson(PublicAnswers, response);
   },
 );
@@ -110,7 +139,12 @@ for (
         ...errors(400, 404),
       },
     }),
-    async (c) => await answerList(c, c.req.valid("param").orgSlug, suffix, c.req.valid("query").q),
+    async (c) =>
+      await answerList(c, {
+        slug: c.req.valid("param").orgSlug,
+        format: suffix,
+        query: c.req.valid("query"),
+      }),
   );
 }
 
@@ -137,32 +171,26 @@ async function exportFile(
 ) {
   const { kv, config } = c.var.services;
   const { query, format } = input;
-  const wanted = wantedIds(query);
-  const { organizationId: _id, ...list } = await publicAnswers(kv, input.slug, { config });
-  const rows = exportRows(list, {
+  const { bytes, etag, slug } = await answerExport(kv, input.slug, {
+    config,
+    format,
     questionnaire: query.questionnaire,
-    wanted,
-    answerUrl: (id) => `${list.url}#answer-${id}`,
-  });
-  const lastChanged = list.answers.map((a) => a.updatedAt).sort().at(-1) ?? null;
-  const bytes = format === "csv" ? answersCsv(rows) : await answersXlsx(rows, {
-    organization: list.organization.name,
-    source: list.url,
-    lastChanged,
+    wanted: wantedIds(query),
   });
   publicHeaders(c);
-  const etag = `"${sha256HexSync(bytes)}"`;
   if (ifNoneMatchHits(c.req.header("if-none-match"), etag)) return c.body(null, 304, { etag });
   return c.body(bytes, 200, {
     "content-type": format === "csv" ? CSV_TYPE : XLSX_TYPE,
-    "content-disposition": `attachment; filename="${list.organization.slug}-answers.${format}"`,
+    "content-disposition": `attachment; filename="${slug}-answers.${format}"`,
     "x-content-type-options": "nosniff",
     etag,
   });
 }
 
 const EXPORT_ABOUT =
-  `The public answers keyed by questionnaire id, one row per (questionnaire, question id, answer): Questionnaire, Question ID, Status (answered, restricted, no answer), Question, Answer (Markdown), Category, Citations, Answer URL. The ids listed are those the organization's answers carry, plus those given in \`ids\` (of \`questionnaire\`), which are marked "no answer" when no answer covers them; public answers without a questionnaire id follow, unless \`questionnaire\` is given. Restricted answers give their question and where to request access, never their text. The same data always gives the same bytes.`;
+  `The public answers keyed by questionnaire id, one row per (questionnaire, question id, answer): Questionnaire, Question ID, Status (answered, restricted, no answer), Question, Answer (Markdown), Category, Citations, Answer URL. The ids listed are those the organization's answers carry, plus those given in \`ids\` (of \`questionnaire\`), which are marked "no answer" when no answer covers them; public answers without a questionnaire id follow, unless \`questionnaire\` is given. Restricted answers give their question and where to request access, never their text. The same data always gives the same bytes, computed once per change of the organization's public data. An export has at most ${MAX_EXPORT_ROWS} rows and ${
+    MAX_EXPORT_BYTES / 1024 / 1024
+  } MiB of cell text (413 beyond: narrow it with questionnaire and ids); 503 with Retry-After while the instance writes too many at once.`;
 
 for (
   const [format, type, operationId, label] of [
@@ -185,7 +213,11 @@ for (
           description: "The export, as an attachment",
         },
         304: { description: "Not modified (If-None-Match)" },
-        ...errors(400, 404),
+        ...errors(400, 404, 503),
+        413: json(
+          ApiError,
+          "The export would exceed its budget of rows or text; narrow it with questionnaire and ids",
+        ),
       },
     }),
     async (c) =>

@@ -120,6 +120,21 @@ export interface AnswersLinks {
   center: string;
   json: string;
   markdown: string;
+  /** The next page in this format, or null on the last one. */
+  next: string | null;
+  /** The first page in this format, or null when this is it. */
+  first: string | null;
+}
+
+function pager(links: AnswersLinks): Html | string {
+  if (!links.next && !links.first) return "";
+  const first = links.first ? html`<li><a href="${links.first}">First answers</a></li>` : "";
+  const next = links.next ? html`<li><a href="${links.next}">More answers</a></li>` : "";
+  return html`
+    <nav aria-label="Pages of answers">
+      <ul class="pager">${first}${next}</ul>
+    </nav>
+  `;
 }
 
 /** Answers grouped by category, in the order given. */
@@ -137,9 +152,9 @@ export function renderAnswersHtml(list: PublicAnswers, links: AnswersLinks): str
   const query = list.query ?? "";
   const found = list.query
     ? html`<p>${
-      list.answers.length === 0
+      list.matched === 0
         ? `No answer matches “${list.query}”.`
-        : `${list.answers.length} of ${list.total} answers match “${list.query}”, best first.`
+        : `${list.matched} of ${list.total} answers match “${list.query}”, best first.`
     } <a href="${list.url}">All answers</a></p>`
     : "";
   const results = list.query
@@ -177,7 +192,7 @@ export function renderAnswersHtml(list: PublicAnswers, links: AnswersLinks): str
           ${searchForm(list.url, query, "answers")}
         </div>
       </section>
-      ${found}${empty}${results}
+      ${found}${empty}${results} ${pager(links)}
     </main>
   `;
   const head = html`<meta name="description" content="${`Security answers of ${name}`}">`;
@@ -229,16 +244,19 @@ export function answerMarkdown(answer: PublicAnswer, level: 2 | 3): string {
 export function renderAnswersMarkdown(list: PublicAnswers, links: AnswersLinks): string {
   const name = escapeMarkdown(list.organization.name);
   const intro = list.query
-    ? `${list.answers.length} of ${list.total} answers match “${
-      escapeMarkdown(list.query)
-    }”, best first.`
+    ? `${list.matched} of ${list.total} answers match “${escapeMarkdown(list.query)}”, best first.`
     : `${list.total} answers, by category.`;
+  const shown = list.answers.length < list.matched
+    ? ` This page shows ${list.answers.length} of them${
+      links.next ? `; ${link("more answers", links.next)}` : ""
+    }.`
+    : "";
   const parts = [
     `# ${name}: security answers`,
     "",
-    `${intro} Downloads: ${link("CSV", list.exports.csv)} · ${link("XLSX", list.exports.xlsx)} · ${
-      link("JSON", links.json)
-    }. Search: add \`?q=words\` to ${list.url}.md.`,
+    `${intro}${shown} Downloads: ${link("CSV", list.exports.csv)} · ${
+      link("XLSX", list.exports.xlsx)
+    } · ${link("JSON", links.json)}. Search: add \`?q=words\` to ${list.url}.md.`,
     "",
   ];
   if (list.query) {
@@ -249,6 +267,7 @@ export function renderAnswersMarkdown(list: PublicAnswers, links: AnswersLinks):
       for (const answer of answers) parts.push(answerMarkdown(answer, 3), "");
     }
   }
+  if (links.next) parts.push(link("More answers", links.next), "");
   return parts.join("\n").trimEnd() + "\n";
 }
 

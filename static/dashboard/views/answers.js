@@ -5,7 +5,7 @@
  */
 import { badge, field, h, handleSubmit, replace, successAlert } from "../dom.js";
 import { formatDate } from "../format.js";
-import { confirmAction } from "../widgets.js";
+import { confirmAction, runButton } from "../widgets.js";
 import { card, emptyState } from "./layout.js";
 import { organizationHeader, trustCenterUrl } from "./organization.js";
 
@@ -187,14 +187,37 @@ export async function answersView(app, organizationId) {
   const isOwner = organization.role === "owner";
   const listSlot = h("div", { class: "update-list" });
   const messages = h("div", { class: "form-errors" });
+  const more = h("div", {});
+  const items = (answers) =>
+    answers.map((a) => answerItem(app, organization, a, { reload, messages }));
+  /** The button that appends the page of answers after `cursor`; null when there is none. */
+  function moreButton(cursor) {
+    if (!cursor) return null;
+    const button = h("button", {
+      type: "button",
+      class: "btn btn-secondary",
+      on: {
+        click: () =>
+          runButton(button, messages, async () => {
+            const page = await app.api.get(
+              `${listPath(organization.id)}?cursor=${encodeURIComponent(cursor)}`,
+            );
+            listSlot.append(...items(page.answers));
+            replace(more, moreButton(page.nextCursor));
+          }),
+      },
+    }, "More answers");
+    return button;
+  }
   async function load() {
-    const { answers } = await app.api.get(listPath(organization.id));
+    const { answers, nextCursor } = await app.api.get(listPath(organization.id));
     replace(
       listSlot,
       answers.length === 0
         ? emptyState("No answers yet", "Answer the questions buyers' questionnaires ask most.")
-        : answers.map((a) => answerItem(app, organization, a, { reload, messages })),
+        : items(answers),
     );
+    replace(more, moreButton(nextCursor));
   }
   async function reload(message) {
     await load();
@@ -209,7 +232,7 @@ export async function answersView(app, organizationId) {
     h(
       "div",
       { class: "layout-split" },
-      card("Answers", [messages, listSlot], {
+      card("Answers", [messages, listSlot, more], {
         description: [
           "Searchable on the ",
           h("a", { href: publicPage }, "public answers page"),
