@@ -90,6 +90,38 @@ Deno.test("[mcp] search_answers answers the public answers' body, with citations
       });
     }
 
+    await t.step(
+      "pages: limit and cursor give the route's pages, nextCursor to the end",
+      async () => {
+        const seen: string[] = [];
+        let cursor: string | null = null;
+        for (let page = 0; page < 5; page++) {
+          const query: string = `?limit=1${cursor ? `&cursor=${cursor}` : ""}`;
+          const res: Response = await fetch(
+            `${base}/public/trust/${organization.slug}/answers${query}`,
+          );
+          const body: { answers: { id: string }[]; matched: number; nextCursor: string | null } =
+            await res.json();
+          const result = await client.callTool({
+            name: "search_answers",
+            arguments: { orgSlug: organization.slug, limit: 1, ...(cursor ? { cursor } : {}) },
+          });
+          assert.deepEqual(result.structuredContent, body);
+          assert.equal(body.answers.length, 1);
+          assert.equal(body.matched, 2);
+          seen.push(body.answers[0].id);
+          cursor = body.nextCursor;
+          if (!cursor) break;
+        }
+        assert.equal(new Set(seen).size, 2, "both answers, one per page");
+        const bad = await client.callTool({
+          name: "search_answers",
+          arguments: { orgSlug: organization.slug, limit: 201 },
+        });
+        assert.equal(bad.isError, true);
+      },
+    );
+
     await t.step("an unknown organization is an error result", async () => {
       const result = await client.callTool({
         name: "search_answers",
