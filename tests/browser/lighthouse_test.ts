@@ -2,9 +2,10 @@
  * Lighthouse (npm, run under Deno with the system Chromium) against the real
  * server: a published public project's trust page and its organization's
  * trust center, each with an open incident's banner and certification cards on
- * its first screen, score at least 0.95 for accessibility and 0.9 for SEO (the
- * robots-txt audit skipped: see the flag below). Each run is bounded; the test is skipped, saying so, only when Chromium is
- * missing.
+ * its first screen, score at least 0.95 for accessibility, 0.9 for SEO (the robots-txt audit
+ * skipped: see the flag below) and 1 for best practices (no console error, the icon's
+ * included; no deprecated API; a doctype and charset). Each run is bounded; the test is
+ * skipped, saying so, only when Chromium is missing.
  */
 import assert from "node:assert/strict";
 import { CHROMIUM_PATH, WAIT_MS } from "../support/browser.ts";
@@ -13,7 +14,7 @@ import { startTestServer, type TestServer } from "../support/server.ts";
 const LIGHTHOUSE = "npm:lighthouse@13.5.0";
 /** Upper bound of one Lighthouse run, the first download of the package included. */
 const RUN_MS = 240_000;
-const THRESHOLDS = { accessibility: 0.95, seo: 0.9 } as const;
+const THRESHOLDS = { accessibility: 0.95, seo: 0.9, "best-practices": 1 } as const;
 
 const chromiumMissing = await Deno.stat(CHROMIUM_PATH).then(() => false, () => true);
 if (chromiumMissing) {
@@ -42,7 +43,7 @@ async function lighthouse(url: string): Promise<LighthouseResult> {
       "--no-lock",
       LIGHTHOUSE,
       url,
-      "--only-categories=accessibility,seo",
+      "--only-categories=accessibility,seo,best-practices",
       // Lighthouse reads robots.txt with a fetch from inside the page, which the pages' CSP
       // (default-src 'none') rightly refuses; tests/http/discovery_test.ts checks robots.txt.
       "--skip-audits=robots-txt",
@@ -173,7 +174,8 @@ async function publishedProject(server: TestServer) {
 }
 
 Deno.test({
-  name: "[browser] Lighthouse: the trust page and the trust center are accessible and findable",
+  name:
+    "[browser] Lighthouse: the trust page and the trust center are accessible, findable and follow best practices",
   ignore: chromiumMissing,
   // Lighthouse's own child processes and timers are its business, not this test's.
   sanitizeOps: false,
@@ -186,7 +188,7 @@ Deno.test({
       "the organization trust center": `${server.baseUrl}/public/trust/${orgSlug}`,
     };
     for (const [page, url] of Object.entries(pages)) {
-      await t.step(`${page}: accessibility ≥ 0.95, SEO ≥ 0.9`, async () => {
+      await t.step(`${page}: accessibility ≥ 0.95, SEO ≥ 0.9, best practices 1`, async () => {
         assertScores(await lighthouse(url), page);
       });
     }
