@@ -52,7 +52,7 @@ const FRAMEWORK_IDS = CERTIFICATION_FRAMEWORKS.map((f) => f.id) as [FrameworkId,
 
 export const CertificationFramework = z.enum(FRAMEWORK_IDS).openapi("CertificationFramework", {
   description:
-    "A built-in framework's stable id (GET /certification-frameworks lists them); `other` needs frameworkName",
+    "A built-in framework's stable id (GET /public/certification-frameworks lists them); `other` needs frameworkName",
 });
 
 /** The framework entry of an id. */
@@ -279,6 +279,13 @@ export type DeclaredCertification = z.infer<typeof DeclaredCertification>;
 export const DECLARED_NOTICE =
   "Declared by the vendor, not verified by this service: the claims as the vendor stated them at publication, signed with this version";
 
+/**
+ * What the live list (the trust center's certifications, MCP get_certifications) says about its
+ * own: it is no version and nothing in it is signed.
+ */
+export const LIVE_NOTICE =
+  "Declared by the vendor, not verified by this service: the claims as the vendor states them now, status as of this request; not signed (each published version's trust.json signs those declared at its publication, under declaredByVendor)";
+
 export const DeclaredByVendor = z.object({
   notice: z.string(),
   certifications: z.array(DeclaredCertification),
@@ -301,7 +308,7 @@ export type PublicCertification = z.infer<typeof PublicCertification>;
 
 export const PublicCertifications = z.object({
   organization: z.object({ name: z.string(), slug: z.string() }),
-  notice: z.string(),
+  notice: z.string().openapi({ description: "What these claims are: declared, not verified" }),
   certifications: z.array(PublicCertification).openapi({
     description:
       "The organization's and its public projects' certifications, status as of now (an achieved one past its expiry is expired)",

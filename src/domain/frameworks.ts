@@ -21,7 +21,7 @@ export const MAX_CRITERIA_PER_CONTROL = 40;
 export const CriterionRef = z.strictObject({
   framework: FrameworkId,
   id: z.string().min(1).max(40).openapi({
-    description: "The criterion's id in its framework (see GET /frameworks)",
+    description: "The criterion's id in its framework (see GET /public/frameworks)",
     example: "A.8.8",
   }),
 }).openapi("CriterionRef");

@@ -3,7 +3,7 @@
  * see of them, the test ping, and the wiring of the push channel and the delivery handler.
  */
 import type { SigningKey } from "../auth/keys.ts";
-import { badRequest, rateLimited } from "../domain/errors.ts";
+import { badRequest, rateLimited, validationFailed } from "../domain/errors.ts";
 import {
   type CreateWebhookRequest,
   type DeliveryRecord,
@@ -83,12 +83,12 @@ interface TargetDeps {
   allowPrivate: boolean;
 }
 
-/** Checks a URL as a webhook target; a refusal is a 400 with its reason. */
+/** Checks a URL as a webhook target; a refusal is validation_failed with its reason. */
 export async function requireTarget(url: string, deps: TargetDeps): Promise<string> {
   try {
     return (await checkTarget(url, deps)).url.href;
   } catch (error) {
-    if (error instanceof TargetRefused) throw badRequest(error.message);
+    if (error instanceof TargetRefused) throw validationFailed(error.message);
     throw error;
   }
 }
@@ -210,6 +210,9 @@ export async function sendTestPing(
       windowMs: TEST_PING_WINDOW_MS,
     },
   });
+  if (refused?.scope === "busy") {
+    throw rateLimited("Too many test pings at once; try again shortly", 1);
+  }
   if (refused) {
     const per = refused.scope === "webhook" ? "endpoint" : "project";
     const minute = TEST_PING_WINDOW_MS / 1000;

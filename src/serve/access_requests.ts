@@ -12,7 +12,7 @@ import {
   type SubmitAccessRequest,
 } from "../domain/access_requests.ts";
 import type { TrustDocument } from "../domain/documents.ts";
-import { AppError, badRequest, conflict, rateLimited } from "../domain/errors.ts";
+import { AppError, conflict, rateLimited, validationFailed } from "../domain/errors.ts";
 import type { Organization } from "../domain/workspace.ts";
 import { randomToken } from "../lib/encoding.ts";
 import { sha256HexSync } from "../lib/hash.ts";
@@ -139,12 +139,12 @@ export async function submitAccessRequest(
   return await autoApprove(deps, { org, request, now });
 }
 
-/** The current NDA and the requested documents, or a 409 (no NDA) or 400. */
+/** The current NDA and the requested documents, or a 409 (no NDA) or validation_failed. */
 async function checkSubmission(kv: Deno.Kv, org: Organization, submission: SubmitAccessRequest) {
   const nda = await currentNda(kv, org.id);
   if (!nda) throw conflict(`${org.name} does not take access requests yet`);
   if (submission.ndaVersion !== nda.version) {
-    throw badRequest("The NDA changed since the form was loaded; please read it again");
+    throw validationFailed("The NDA changed since the form was loaded; please read it again");
   }
   const restricted = new Set(
     (await listedDocuments(kv, org.id)).filter((d) => d.document.visibility === "restricted")
@@ -152,11 +152,11 @@ async function checkSubmission(kv: Deno.Kv, org: Organization, submission: Submi
   );
   const documentIds = [...new Set(submission.documentIds)];
   if (!documentIds.every((id) => restricted.has(id))) {
-    throw badRequest("Choose restricted documents this trust center lists");
+    throw validationFailed("Choose restricted documents this trust center lists");
   }
   const answers = submission.answers === true;
   if (answers && (await countRestrictedAnswers(kv, org.id)) === 0) {
-    throw badRequest(`${org.name} has no restricted answers to ask for`);
+    throw validationFailed(`${org.name} has no restricted answers to ask for`);
   }
   return { nda, documentIds, answers };
 }

@@ -8,14 +8,14 @@ import type { Config } from "../config.ts";
 import {
   type CreateCertificationRequest,
   datesProblem,
-  DECLARED_NOTICE,
   frameworkNameProblem,
+  LIVE_NOTICE,
   type PublicCertification,
   type PublicCertifications,
   type StoredCertification,
   type UpdateCertificationRequest,
 } from "../domain/certifications.ts";
-import { badRequest, notFound } from "../domain/errors.ts";
+import { notFound, validationFailed } from "../domain/errors.ts";
 import type { Organization } from "../domain/workspace.ts";
 import { type CertificationScope, resolveCertifications } from "../publish/certifications.ts";
 import { trustCenterUrl } from "../publish/urls.ts";
@@ -34,7 +34,7 @@ export interface CertificationActor {
   email: string | null;
 }
 
-/** Throws a 400 unless the linked document exists and may be shown beside the claim. */
+/** Throws validation_failed unless the linked document exists and may be shown beside the claim. */
 async function checkDocument(
   kv: Deno.Kv,
   organizationId: string,
@@ -42,19 +42,19 @@ async function checkDocument(
 ): Promise<void> {
   if (certification.documentId === null) return;
   const document = await getDocument(kv, organizationId, certification.documentId);
-  if (!document) throw badRequest("documentId must name a document of this organization");
+  if (!document) throw validationFailed("documentId must name a document of this organization");
   if (document.projectId !== null && document.projectId !== certification.projectId) {
-    throw badRequest(
+    throw validationFailed(
       "documentId must name a document of the whole organization or of the certification's project",
     );
   }
 }
 
-/** Throws a 400 when the certification as a whole is not consistent. */
+/** Throws validation_failed when the certification as a whole is not consistent. */
 async function check(kv: Deno.Kv, organizationId: string, next: StoredCertification) {
   const problem = frameworkNameProblem({ ...next, frameworkName: next.otherName }) ??
     datesProblem(next);
-  if (problem) throw badRequest(problem);
+  if (problem) throw validationFailed(problem);
   await checkProject(kv, organizationId, next.projectId);
   await checkDocument(kv, organizationId, next);
 }
@@ -189,7 +189,7 @@ export async function publicCertifications(
   });
   return {
     organization: { name: organization.name, slug: organization.slug },
-    notice: DECLARED_NOTICE,
+    notice: LIVE_NOTICE,
     certifications,
     url: `${trustCenterUrl(options.config as Config, organization.slug)}/certifications`,
   };

@@ -17,7 +17,14 @@ import {
   type UploadDocumentQuery,
 } from "../domain/documents.ts";
 import type { Organization, Project } from "../domain/workspace.ts";
-import { AppError, badRequest, forbidden, notFound, unavailable } from "../domain/errors.ts";
+import {
+  AppError,
+  badRequest,
+  forbidden,
+  notFound,
+  unavailable,
+  validationFailed,
+} from "../domain/errors.ts";
 import { sniffDocumentType } from "../lib/document_type.ts";
 import { sha256Hex } from "../lib/hash.ts";
 import type { Limiter } from "../lib/limiter.ts";
@@ -140,7 +147,7 @@ export async function checkProject(
   if (projectId === null) return;
   const project = await getProject(kv, projectId);
   if (!project || project.organizationId !== organizationId) {
-    throw badRequest("projectId must name a project of this organization");
+    throw validationFailed("projectId must name a project of this organization");
   }
 }
 

@@ -62,7 +62,7 @@ export function checkCriteria(refs: readonly CriterionRef[]): CriterionRef[] {
   refs.forEach((ref, i) => {
     if (!criterionOf(ref)) {
       throw validationFailed(
-        `criteria.${i}: "${ref.id}" is not a criterion of ${ref.framework} (see GET /frameworks)`,
+        `criteria.${i}: "${ref.id}" is not a criterion of ${ref.framework} (see GET /public/frameworks)`,
       );
     }
     const key = `${ref.framework}:${ref.id}`;
@@ -115,7 +115,7 @@ export async function setControlCriteria(
   if (!control) throw notFound("No such control");
   if (hasCatalogCriteria(control.key)) {
     throw badRequest(
-      `${control.key} is a default catalog control: it keeps the built-in mapping (GET /frameworks); only custom controls are mapped by hand`,
+      `${control.key} is a default catalog control: it keeps the built-in mapping (GET /public/frameworks); only custom controls are mapped by hand`,
     );
   }
   const criteria = checkCriteria(options.criteria);

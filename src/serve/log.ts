@@ -10,7 +10,7 @@
  */
 import type { SigningKey } from "../auth/keys.ts";
 import type { Config } from "../config.ts";
-import { badRequest, notFound } from "../domain/errors.ts";
+import { notFound, validationFailed } from "../domain/errors.ts";
 import { LOG_ENTRY_HEADER, logOriginOf } from "../domain/log.ts";
 import { decodeBase64Url, encodeBase64 } from "../lib/encoding.ts";
 import { consistencyRanges, EMPTY_ROOT, inclusionRanges, type Range } from "../lib/merkle.ts";
@@ -110,7 +110,7 @@ export async function inclusionProof(reads: LogReads, index: number, treeSize?: 
   if (index >= size) {
     throw treeSize === undefined
       ? notFound(`The log has no entry ${index}`)
-      : badRequest(`Entry ${index} is not in a tree of ${size} entries`);
+      : validationFailed(`Entry ${index} is not in a tree of ${size} entries`);
   }
   const [entry, { root, hashes }] = await Promise.all([
     logEntry(reads, index),
@@ -175,7 +175,9 @@ export async function projectLogEntries(
 /** The consistency proof from the tree of `from` entries to the tree of `to` (default: now). */
 export async function consistencyProof(reads: LogReads, from: number, to?: number) {
   const size = await sizeAtLeast(reads, to);
-  if (from > size) throw badRequest(`Tree size ${from} is larger than tree size ${size}`);
+  if (from > size) {
+    throw validationFailed(`Tree size ${from} is larger than tree size ${size}`);
+  }
   const ranges = consistencyRanges(from, size);
   const withFrom: Range[] = from > 0 ? [...ranges, [0, from]] : ranges;
   const { root, hashes } = await withRoot(reads, size, withFrom);

@@ -6,7 +6,7 @@
  */
 import type { EvidenceRecordSummary } from "../domain/collector.ts";
 import { EvidenceType } from "../domain/control.ts";
-import { badRequest } from "../domain/errors.ts";
+import { validationFailed } from "../domain/errors.ts";
 import { VEX_FORMATS } from "../domain/evidence_formats.ts";
 import { touchCollector } from "./collectors.ts";
 import {
@@ -127,7 +127,7 @@ const CURSOR = /^(-?\d{1,15})\.([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-
 
 function parseCursor(cursor: string): Position {
   const match = CURSOR.exec(cursor);
-  if (!match) throw badRequest("The cursor is not valid");
+  if (!match) throw validationFailed("cursor is not one this service handed out");
   return { observedAtMs: Number(match[1]), id: match[2] };
 }
 

@@ -4,7 +4,7 @@
  * trust page reads first (its banner). A write commits the record and its index entries in one atomic
  * operation; posting one also stages its `update.posted` trust event there (outbox).
  */
-import { badRequest, conflict, notFound } from "../domain/errors.ts";
+import { conflict, notFound, validationFailed } from "../domain/errors.ts";
 import type { TrustEvent } from "../domain/events.ts";
 import {
   type CreateUpdateRequest,
@@ -51,16 +51,16 @@ function encodeCursor(update: TrustUpdate): string {
   return btoa(`${update.postedAt}|${update.id}`).replace(/=+$/, "");
 }
 
-/** The position a cursor names, or a 400 for anything this service did not hand out. */
+/** The position a cursor names; anything this service did not hand out is validation_failed. */
 function decodeCursor(cursor: string): [string, string] {
   let text: string;
   try {
     text = atob(cursor);
   } catch {
-    throw badRequest("cursor is not one this service handed out");
+    throw validationFailed("cursor is not one this service handed out");
   }
   const match = text.match(/^(\d{4}-\d\d-\d\dT[\d:.]+Z)\|([0-9a-f-]{36})$/);
-  if (!match) throw badRequest("cursor is not one this service handed out");
+  if (!match) throw validationFailed("cursor is not one this service handed out");
   return [match[1], match[2]];
 }
 

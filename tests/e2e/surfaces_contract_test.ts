@@ -147,6 +147,14 @@ Deno.test("[contract] every MCP tool and public JSON read matches its declared s
       },
     );
 
+    await t.step("only a version's certifications say they are signed with it", async () => {
+      const live = await (await fetch(`${base}/public/trust/${fx.orgSlug}/certifications`)).json();
+      assert.doesNotMatch(live.notice, /signed with this version/);
+      assert.match(live.notice, /not signed/);
+      const trustJson = await (await fetch(`${base}/trust/globex/trust.json`)).json();
+      assert.match(trustJson.declaredByVendor.notice, /signed with this version/);
+    });
+
     const client = new Client({ name: "surfaces-contract", version: "1.0.0" });
     await client.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp`)));
     try {

@@ -61,7 +61,7 @@ Deno.test("[http] access requests: the NDA gate, validation, honeypot and thrott
     for (const body of bad) {
       const res = await ctx.call("POST", submit, { json: body });
       assert.equal(res.status, 400, JSON.stringify(body));
-      assert.match((await res.json()).error.code, /^(bad_request|validation_failed)$/);
+      assert.equal((await res.json()).error.code, "validation_failed", JSON.stringify(body));
     }
     const unknown = await ctx.call("POST", `/public/trust/nope/access-requests`, {
       json: ask(docId),

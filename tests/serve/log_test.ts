@@ -147,9 +147,9 @@ Deno.test("[serve] publication log: proofs for trees of 1..70 entries verify wit
   await t.step("sizes beyond the log are 404, inverted or out-of-tree ones 400", async () => {
     await assert.rejects(() => inclusionProof(reads, 0, 71), { code: "not_found" });
     await assert.rejects(() => inclusionProof(reads, 70), { code: "not_found" });
-    await assert.rejects(() => inclusionProof(reads, 5, 5), { code: "bad_request" });
+    await assert.rejects(() => inclusionProof(reads, 5, 5), { code: "validation_failed" });
     await assert.rejects(() => consistencyProof(reads, 3, 71), { code: "not_found" });
-    await assert.rejects(() => consistencyProof(reads, 9, 8), { code: "bad_request" });
+    await assert.rejects(() => consistencyProof(reads, 9, 8), { code: "validation_failed" });
   });
 });
 

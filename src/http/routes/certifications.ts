@@ -102,7 +102,7 @@ certificationRoutes.openapi(
     tags,
     summary: "Record a certification or attestation (owners)",
     description:
-      "A framework from GET /certification-frameworks (`other` with a frameworkName), in_progress or achieved, and optionally the auditor, dates (in order), scope, a document of the organization (the report) and an https registry URL. Shown at once on the trust pages as declared by the vendor, and signed into each version published after.",
+      "A framework from GET /public/certification-frameworks (`other` with a frameworkName), in_progress or achieved, and optionally the auditor, dates (in order), scope, a document of the organization (the report) and an https registry URL. Shown at once on the trust pages as declared by the vendor, and signed into each version published after.",
     security: HUMAN,
     middleware: [requireHuman] as const,
     request: { params: OrgParams, body: jsonBody(CreateCertificationRequest) },

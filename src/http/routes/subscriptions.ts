@@ -7,7 +7,7 @@
  */
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import { AppError, badRequest, conflict, notFound } from "../../domain/errors.ts";
+import { AppError, conflict, notFound, validationFailed } from "../../domain/errors.ts";
 import { EmailAddress, SubscribeRequest, SubscribeResponse } from "../../domain/subscriptions.ts";
 import { publicUrls, trustCenterUrl } from "../../publish/urls.ts";
 import { publicPublication } from "../../serve/public_read.ts";
@@ -80,7 +80,7 @@ async function subscribe(c: Context<AppEnv>, target: () => Promise<Target>) {
       ? (c.req.valid("form" as never) as { email?: string }).email
       : (c.req.valid("json" as never) as { email?: string }).email;
     const parsed = EmailAddress.safeParse(raw);
-    if (!parsed.success) throw badRequest("Give a valid email address");
+    if (!parsed.success) throw validationFailed("Give a valid email address");
     const about = await target();
     if (!mailer.configured) {
       throw conflict("This service has no email configured, so it cannot send subscriptions");
