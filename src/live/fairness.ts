@@ -1,7 +1,8 @@
 /**
  * Which due jobs a worker claims next, so that one tenant (organization) cannot delay another:
  * round robin across tenants, the tenant with the fewest jobs running here first; a tenant may
- * hold `tenantShare` slots, and more only while `spare` slots stay free for others; jobs that
+ * hold `tenantShare` slots, and more only while `spare` slots (and `outboundSpare` of the
+ * outbound ones) stay free for others; jobs that
  * wait on a third party (webhook attempts, emails) hold at most `outbound` slots; jobs of
  * one lane (an endpoint's attempts, an organization's renders) run one at a time; and jobs of
  * one group (the attempts to one subscriber's endpoints) at most `perGroup` at a time.
@@ -25,6 +26,8 @@ export interface FairnessLimits {
   spare: number;
   /** Slots jobs of the `outbound` class may hold together. */
   outbound: number;
+  /** Of those, the ones a tenant beyond its share must leave free for others. */
+  outboundSpare: number;
   /** Jobs of one group at once (MAX_IN_FLIGHT_PER_SUBSCRIBER for a subscriber's endpoints). */
   perGroup: number;
 }
@@ -34,6 +37,7 @@ export const DEFAULT_LIMITS: FairnessLimits = {
   tenantShare: 2,
   spare: 2,
   outbound: 4,
+  outboundSpare: 1,
   perGroup: MAX_IN_FLIGHT_PER_SUBSCRIBER,
 };
 
@@ -82,7 +86,11 @@ function allowed(tag: JobTag, running: Running, limits: FairnessLimits): boolean
   if (tag.lane && running.lanes.has(tag.lane)) return false;
   if (tag.group && (running.groups.get(tag.group) ?? 0) >= limits.perGroup) return false;
   const held = running.byTenant.get(tag.tenant) ?? 0;
-  return held < limits.tenantShare || free - 1 >= limits.spare;
+  if (held < limits.tenantShare) return true;
+  // Borrowing: only while others still find free slots, outbound ones included.
+  const outboundFree = limits.outbound - running.outbound;
+  return free - 1 >= limits.spare &&
+    (tag.cls !== "outbound" || outboundFree - 1 >= limits.outboundSpare);
 }
 
 /**

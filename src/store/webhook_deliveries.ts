@@ -89,9 +89,12 @@ interface PingCount {
   windowStart: number;
 }
 
-/** A test ping that was refused: which limit, and in how long (ms) it lets one through. */
+/**
+ * A test ping that was refused: which limit, and in how long (ms) it lets one through; `busy`
+ * when so many pings came at once that its counts kept changing.
+ */
 export interface PingRefusal {
-  scope: "webhook" | "project";
+  scope: "webhook" | "project" | "busy";
   limit: number;
   retryAfterMs: number;
 }
@@ -132,7 +135,7 @@ export async function createTestDelivery(
     }
     if ((await stageNewDelivery(op, delivery, options.eventId).commit()).ok) return null;
   }
-  return { scope: "project", limit: limits.perProject, retryAfterMs: 1_000 };
+  return { scope: "busy", limit: limits.perProject, retryAfterMs: 1_000 };
 }
 
 /** One delivery with its versionstamp (null value when it does not exist). */

@@ -87,6 +87,18 @@ Deno.test("[live] planClaims(): round robin across tenants, the fewest running f
       expected: ["a", "b", "c", "d", "e"],
     },
     {
+      name: "a tenant beyond its share leaves an outbound slot for others",
+      candidates: [
+        ...refs(outbound("a", "webhook:1"), 1, 0),
+        ...refs(outbound("a", "webhook:2"), 1, 1),
+        ...refs(outbound("a", "webhook:3"), 1, 2),
+        ...refs(outbound("a", "webhook:4"), 1, 3),
+      ],
+      running: idle(),
+      // Its share, one borrowed; the fourth would take the last outbound slot.
+      expected: ["a", "a", "a"],
+    },
+    {
       name: "one endpoint's attempts go one at a time",
       candidates: [
         ...refs(outbound("a", "webhook:1"), 3, 0),
@@ -142,6 +154,7 @@ Deno.test("[live] planClaims(): round robin across tenants, the fewest running f
       tenantShare: 2,
       spare: 2,
       outbound: 4,
+      outboundSpare: 1,
       perGroup: 2,
     });
   });
