@@ -6,7 +6,7 @@
  * (CAIQ v4, SIG, other) the vendor says the answer covers. Owners write, members read.
  */
 import { z } from "@hono/zod-openapi";
-import { DateTime, Uuid } from "./common.ts";
+import { DateTime, oneLine, Uuid } from "./common.ts";
 import { ControlState } from "./control.ts";
 import { plainText } from "./vendor.ts";
 
@@ -70,7 +70,9 @@ export const AnswerVisibility = z.enum(["public", "restricted"]).openapi("Answer
     "public: anyone reads the answer; restricted: listed by question only, the answer opens through an approved access link",
 });
 
-const Question = plainText(MAX_QUESTION).pipe(z.string().min(1)).openapi({
+/** One line, as the docs say: a question heads its answer and names it in lists and links. */
+const Question = oneLine(MAX_QUESTION).openapi({
+  description: `One line of at most ${MAX_QUESTION} characters, without control characters`,
   example: "Do you encrypt customer data at rest?",
 });
 const Category = plainText(MAX_CATEGORY).pipe(z.string().min(1))

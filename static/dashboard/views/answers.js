@@ -91,7 +91,8 @@ function answerFields(answer) {
 
 function formBody(data) {
   return {
-    question: String(data.get("question")).trim(),
+    // A question is one line: line breaks pasted from a questionnaire become spaces.
+    question: String(data.get("question")).replace(/\s*[\r\n]+\s*/g, " ").trim(),
     answer: String(data.get("answer")),
     category: String(data.get("category")).trim(),
     visibility: data.get("visibility"),
