@@ -212,6 +212,10 @@ export const Certification = z.object({
   expiresAt: DateTime.nullable(),
   scope: z.string().nullable(),
   documentId: Uuid.nullable(),
+  documentMissing: z.boolean().openapi({
+    description:
+      "true when documentId names a document that no longer exists (removed before removing a linked report was refused): the trust pages show no report until another is linked or documentId is cleared",
+  }),
   registryUrl: z.string().nullable(),
   createdAt: DateTime,
   updatedAt: DateTime,
@@ -220,7 +224,7 @@ export const Certification = z.object({
 export type Certification = z.infer<typeof Certification>;
 
 /** A certification as stored: the name of a built-in framework is not kept (it is the list's). */
-export type StoredCertification = Omit<Certification, "frameworkName"> & {
+export type StoredCertification = Omit<Certification, "frameworkName" | "documentMissing"> & {
   /** The name given for `other`; null for the built-in frameworks. */
   otherName: string | null;
 };
@@ -340,14 +344,19 @@ export function compareCertifications(
     a.id.localeCompare(b.id);
 }
 
-/** A stored certification as the API shows it. */
+/**
+ * A stored certification as the API shows it; `documentMissing` says that its documentId
+ * names a document that is gone.
+ */
 export function presentCertification(
   stored: StoredCertification,
   now: Date,
+  options: { documentMissing?: boolean } = {},
 ): Certification {
   const { otherName, ...rest } = stored;
   return {
     ...rest,
+    documentMissing: options.documentMissing ?? false,
     frameworkName: stored.framework === "other" ? otherName ?? "Other" : frameworkOf(
       stored.framework,
     ).name,

@@ -13,10 +13,15 @@ import {
   statusAt,
   type StoredCertification,
 } from "../domain/certifications.ts";
-import { conflict, notFound } from "../domain/errors.ts";
+import { conflict, notFound, validationFailed } from "../domain/errors.ts";
 import type { JobMessage } from "../domain/jobs.ts";
 import { stageJob } from "./jobs.ts";
-import { certificationKey, certificationsPrefix, certificationWritesKey } from "./keys.ts";
+import {
+  certificationKey,
+  certificationsPrefix,
+  certificationWritesKey,
+  documentKey,
+} from "./keys.ts";
 import { touchOrganization } from "./edge_pages.ts";
 
 const MAX_ATTEMPTS = 10;
@@ -99,6 +104,24 @@ function stageFollowUps(
 }
 
 /**
+ * The linked document's entry, for the commit to check: a document removed between the
+ * caller's check and the commit then fails it (removing a linked document is refused), so a
+ * stored claim never links a document that is gone. Null when none is linked.
+ */
+async function linkedDocument(
+  kv: Deno.Kv,
+  organizationId: string,
+  certification: StoredCertification,
+): Promise<Deno.KvEntryMaybe<unknown> | null> {
+  if (certification.documentId === null) return null;
+  const entry = await kv.get(documentKey(organizationId, certification.documentId));
+  if (entry.versionstamp === null) {
+    throw validationFailed("documentId must name a document of this organization");
+  }
+  return entry;
+}
+
+/**
  * The status to store: what was declared, except that an achieved claim already past its
  * expiry is stored as expired.
  */
@@ -120,8 +143,10 @@ export async function addCertification(
     if (await countOf(kv, organizationId) >= MAX_CERTIFICATIONS) {
       throw conflict(`An organization lists at most ${MAX_CERTIFICATIONS} certifications`);
     }
+    const document = await linkedDocument(kv, organizationId, certification);
     const op = kv.atomic().check({ key, versionstamp: null }, marker)
       .set(key, certification).set(writes, certification.id);
+    if (document) op.check(document);
     stageFollowUps(op, organizationId, {
       id: certification.id,
       certification,
@@ -151,7 +176,9 @@ export async function updateCertification(
     const entry = await kv.get<StoredCertification>(key);
     if (!entry.value) throw notFound("No certification with that id in this organization");
     const next = settled(await options.change(entry.value), options.now);
+    const document = await linkedDocument(kv, organizationId, next);
     const op = kv.atomic().check(entry).set(key, next);
+    if (document) op.check(document);
     stageFollowUps(op, organizationId, {
       id: next.id,
       certification: next,

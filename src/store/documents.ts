@@ -9,7 +9,10 @@ import {
   type UpdateDocumentRequest,
 } from "../domain/documents.ts";
 import { conflict, notFound } from "../domain/errors.ts";
+import { frameworkOf, type StoredCertification } from "../domain/certifications.ts";
 import {
+  certificationsPrefix,
+  certificationWritesKey,
   documentKey,
   documentSettingsKey,
   documentsPrefix,
@@ -102,20 +105,46 @@ export async function updateDocument(
   throw conflict("The document kept changing while it was being saved; please retry");
 }
 
-/** Removes a document's metadata; returns what was removed. Its links stop serving it. */
+/** How a certification is named in a refusal: its framework, and its id. */
+function certificationName(c: StoredCertification): string {
+  const name = c.framework === "other" ? c.otherName ?? "Other" : frameworkOf(c.framework).name;
+  return `"${name}" (${c.id})`;
+}
+
+/**
+ * Removes a document's metadata; returns what was removed. Its links stop serving it. A
+ * document a certification links as its report is refused (409, naming the certifications),
+ * so no claim is left pointing at nothing. The commit checks every certification and the
+ * certifications' write marker as read, so one linked or added meanwhile makes it try again
+ * (and refuse); a certification's own write checks its document the same way.
+ */
 export async function removeDocument(
   kv: Deno.Kv,
   organizationId: string,
   id: string,
 ): Promise<TrustDocument> {
   const key = documentKey(organizationId, id);
-  const entry = await kv.get<TrustDocument>(key);
-  if (!entry.value) throw notFound("No document with that id in this organization");
-  const op = touchOrganization(kv.atomic().check(entry).delete(key), organizationId, new Date());
-  if (!(await op.commit()).ok) {
-    throw conflict("The document changed while it was being removed; please retry");
+  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+    const entry = await kv.get<TrustDocument>(key);
+    if (!entry.value) throw notFound("No document with that id in this organization");
+    const marker = await kv.get(certificationWritesKey(organizationId));
+    const certifications: Deno.KvEntry<StoredCertification>[] = [];
+    const iter = kv.list<StoredCertification>({ prefix: certificationsPrefix(organizationId) });
+    for await (const certification of iter) certifications.push(certification);
+    const citing = certifications.filter((c) => c.value.documentId === id);
+    if (citing.length > 0) {
+      throw conflict(
+        `Document "${entry.value.title}" is the report of the certification${
+          citing.length === 1 ? "" : "s"
+        } ${
+          citing.map((c) => certificationName(c.value)).join(", ")
+        }: link another document there or clear its documentId, then remove it`,
+      );
+    }
+    const op = kv.atomic().check(entry, marker, ...certifications).delete(key);
+    if ((await touchOrganization(op, organizationId, new Date()).commit()).ok) return entry.value;
   }
-  return entry.value;
+  throw conflict("The document changed while it was being removed; please retry");
 }
 
 /** Every NDA version, newest first. */

@@ -12,6 +12,7 @@ import {
   CreateCertificationRequest,
   presentCertification,
   PublicCertifications,
+  type StoredCertification,
   UpdateCertificationRequest,
 } from "../../domain/certifications.ts";
 import { uuidParam } from "../../domain/common.ts";
@@ -24,6 +25,7 @@ import {
   publicCertifications,
 } from "../../serve/certifications.ts";
 import { listCertifications } from "../../store/certifications.ts";
+import { listDocuments } from "../../store/documents.ts";
 import { getOrganization } from "../../store/organizations.ts";
 import { requireHuman, requireMembership } from "../auth.ts";
 import { type AppEnv, createRouter } from "../env.ts";
@@ -41,6 +43,24 @@ export const certificationFrameworkRoutes = createRouter();
 const OrgParams = z.object({ organizationId: uuidParam("organizationId") });
 const ItemParams = OrgParams.extend({ certificationId: uuidParam("certificationId") });
 const tags = ["Certifications"];
+
+/** Certifications as members see them, each saying whether the document it links is gone. */
+async function present(
+  kv: Deno.Kv,
+  organizationId: string,
+  list: readonly StoredCertification[],
+  now: Date,
+) {
+  const linked = list.some((c) => c.documentId !== null);
+  const existing = new Set(
+    linked ? (await listDocuments(kv, organizationId)).map((d) => d.id) : [],
+  );
+  return list.map((c) =>
+    presentCertification(c, now, {
+      documentMissing: c.documentId !== null && !existing.has(c.documentId),
+    })
+  );
+}
 
 /** The caller as an owner of an existing organization; who the record names. */
 async function owner(c: Context<AppEnv>, organizationId: string) {
@@ -88,8 +108,12 @@ certificationRoutes.openapi(
     await requireMembership(c, organizationId);
     const { kv, clock } = c.var.services;
     const now = clock.now();
-    const certifications = (await listCertifications(kv, organizationId))
-      .map((stored) => presentCertification(stored, now));
+    const certifications = await present(
+      kv,
+      organizationId,
+      await listCertifications(kv, organizationId),
+      now,
+    );
     return c.json({ certifications }, 200);
   },
 );
@@ -182,7 +206,8 @@ certificationRoutes.openapi(
     const { kv, clock } = c.var.services;
     const now = clock.now();
     const removed = await deleteCertification(kv, { organizationId, id: certificationId, now });
-    return c.json({ certification: presentCertification(removed, now) }, 200);
+    const [certification] = await present(kv, organizationId, [removed], now);
+    return c.json({ certification }, 200);
   },
 );
 

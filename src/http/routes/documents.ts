@@ -157,7 +157,8 @@ documentRoutes.openapi(
     operationId: "removeDocument",
     tags,
     summary: "Remove a document (owners)",
-    description: "It leaves the lists at once; links that granted it no longer serve it.",
+    description:
+      "It leaves the lists at once; links that granted it no longer serve it. 409, naming the certifications, while a certification links it as its report: link another document there or clear its documentId first.",
     security: HUMAN,
     middleware: [requireHuman] as const,
     request: { params: ItemParams },

@@ -209,7 +209,21 @@ function certificationTable(app, ctx, list, { onEdit, onRemoved, errorSlot }) {
       cell: (c) =>
         c.expiresAt ? h("time", { datetime: c.expiresAt }, formatDate(c.expiresAt)) : "—",
     },
-    { label: "Report", cell: (c) => (c.documentId ? documentTitle(c.documentId) : "—") },
+    {
+      label: "Report",
+      // A report removed before removing a linked one was refused: the pages show none.
+      cell: (c) =>
+        c.documentMissing
+          ? h(
+            "div",
+            { class: "cell-name" },
+            badge("Report removed", "warning", "warning"),
+            h("span", { class: "cell-sub" }, "Pages show no report: edit to link another"),
+          )
+          : c.documentId
+          ? documentTitle(c.documentId)
+          : "—",
+    },
     ...(isOwner
       ? [{
         label: "Actions",
