@@ -24,7 +24,8 @@ export function optionalJsonBody<T extends z.ZodType>(schema: T) {
 
 /** What each error status means, for every operation's error responses. */
 export const ERROR_DESCRIPTIONS = {
-  400: "The request is malformed or fails validation",
+  400:
+    "bad_request: the body cannot be read (malformed JSON, nested too deep, a non-finite number, an empty upload) or asks what the resource does not offer; validation_failed: a path, query or body field is refused, by its schema or by what is stored (a cursor not handed out, a reference outside the organization, dates out of order)",
   401: "The bearer token is missing or invalid",
   403: "The caller has no access to this resource",
   404: "The resource does not exist",
