@@ -155,6 +155,24 @@ Deno.test("[contract] every MCP tool and public JSON read matches its declared s
       assert.match(trustJson.declaredByVendor.notice, /signed with this version/);
     });
 
+    await t.step(
+      "a cited certification reads the same in JSON, HTML, Markdown and CSV",
+      async () => {
+        const answers = `${base}/public/trust/${fx.orgSlug}/answers`;
+        const { answers: list } = await (await fetch(answers)).json();
+        const cited = list.flatMap((a: { citations: { kind: string; title: string }[] | null }) =>
+          a.citations ?? []
+        ).find((c: { kind: string }) => c.kind === "certification");
+        assert.equal(cited.title, "SOC 2 Type II (achieved)");
+        for (const suffix of [".html", ".md", ".csv"]) {
+          const text = await (await fetch(`${answers}${suffix}`)).text();
+          // Markdown escapes the parentheses of the title.
+          const plain = text.replaceAll("\\", "");
+          assert.ok(plain.includes(`Certification: ${cited.title}`), suffix);
+        }
+      },
+    );
+
     const client = new Client({ name: "surfaces-contract", version: "1.0.0" });
     await client.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp`)));
     try {

@@ -54,7 +54,7 @@ function citationItem(citation: PublicCitation): Html {
     ? `${citation.project?.name ?? ""}: ${citation.title}`
     : citation.kind === "document"
     ? `Document: ${citation.title}`
-    : `Certification ${citation.id}`;
+    : `Certification: ${citation.title ?? citation.id}`;
   const label = citation.url ? html`<a href="${citation.url}">${name}</a>` : html`${name}`;
   return html`<li>${label}${
     citation.state
@@ -214,7 +214,7 @@ function citationMarkdown(citation: PublicCitation): string {
     ? `${citation.project?.name ?? ""}: ${citation.title} (${citation.state})`
     : citation.kind === "document"
     ? `Document: ${citation.title}`
-    : `Certification ${citation.id}`;
+    : `Certification: ${citation.title ?? citation.id}`;
   return citation.url ? link(name, citation.url) : escapeMarkdown(name);
 }
 
