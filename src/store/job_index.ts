@@ -1,20 +1,22 @@
 /**
  * The due index of jobs, kept twice: by time (`jobs_due`: every scheduled or running job; what
- * readiness and the worker's sleep read) and by tenant and class (`jobs_due_by_tenant`). A
- * worker reads the front of the time index; when a tenant has more due there than it may run
- * now, those entries are parked: taken out of the time index (their tenant entries stay) and
- * the tenant and class marked in `jobs_backlog`, which every worker reads apart. However many
- * jobs one tenant has due, the front of the time index shows everybody else's.
+ * readiness and the worker's sleep read) and by tenant and queue (`jobs_due_by_tenant`; a
+ * job's queue is its lane when it has one, so one endpoint's or one render lane's waiting jobs
+ * never hide the tenant's other work, else its class). A worker reads the front of the time
+ * index; when a tenant has more due there than it may run now, those entries are parked: taken
+ * out of the time index (their tenant entries stay) and the tenant and queue marked in
+ * `jobs_backlog`, which every worker reads apart. However many jobs one tenant has due, the
+ * front of the time index shows everybody else's.
  *
  * Invariant: a job's time entry is missing only while it is due and parked, and then its
- * tenant and class have a backlog mark. A mark is removed only by a commit that checks it was
+ * tenant and queue have a backlog mark. A mark is removed only by a commit that checks it was
  * not set again since a read that found nothing due for it.
  *
  * Entries written before tenants were kept hold the job's id as their value and have no tenant
  * entry; `upgradeLegacyRefs` rewrites them when they reach the front, and claiming one writes
  * the new entries anyway.
  */
-import { type Job, type JobClass, type JobTag, tagOf } from "../domain/jobs.ts";
+import { type Job, type JobTag, tagOf } from "../domain/jobs.ts";
 import {
   jobBacklogKey,
   jobBacklogsPrefix,
@@ -35,22 +37,25 @@ export interface DueRef {
 /** Mutations per parking commit (well under every KV's limit on one atomic operation). */
 const PARK_CHUNK = 100;
 
+/** The queue of a tag in the tenant index: its lane, or else its class. */
+export const queueOf = (tag: JobTag): string => tag.lane ?? tag.cls;
+
 /** Adds `job`'s due entries (both indexes) to `op`; `job.tag` says whose they are. */
 export function stageDueEntries(op: Deno.AtomicOperation, job: Job & { tag: JobTag }): void {
   op.set(jobDueKey(job.dueAt, job.id), job.tag)
-    .set(jobTenantDueKey(job.tag.tenant, job.tag.cls, job.dueAt, job.id), job.tag);
+    .set(jobTenantDueKey(job.tag.tenant, queueOf(job.tag), job.dueAt, job.id), job.tag);
 }
 
 /** Adds the removal of `job`'s due entries, as they were written, to `op`. */
 export function stageDueRemoval(op: Deno.AtomicOperation, job: Job): void {
   op.delete(jobDueKey(job.dueAt, job.id));
-  if (job.tag) op.delete(jobTenantDueKey(job.tag.tenant, job.tag.cls, job.dueAt, job.id));
+  if (job.tag) op.delete(jobTenantDueKey(job.tag.tenant, queueOf(job.tag), job.dueAt, job.id));
 }
 
 /** Adds the removal of the entries `ref` was read from (a stale pair) to `op`. */
 export function stageRefRemoval(op: Deno.AtomicOperation, ref: DueRef): void {
   op.delete(jobDueKey(ref.dueAt, ref.id));
-  if (ref.tag) op.delete(jobTenantDueKey(ref.tag.tenant, ref.tag.cls, ref.dueAt, ref.id));
+  if (ref.tag) op.delete(jobTenantDueKey(ref.tag.tenant, queueOf(ref.tag), ref.dueAt, ref.id));
 }
 
 function tagFrom(value: unknown): JobTag | null {
@@ -83,13 +88,13 @@ export async function listDueJobs(kv: Deno.Kv, now: number, limit: number): Prom
   return refs;
 }
 
-/** Up to `limit` of one tenant's jobs of one class due at `now` or earlier, earliest first. */
+/** Up to `limit` of one tenant's jobs of one queue due at `now` or earlier, earliest first. */
 export async function listTenantDue(
   kv: Deno.Kv,
-  queue: { tenant: string; cls: JobClass },
+  queue: { tenant: string; queue: string },
   options: { now: number; limit: number },
 ): Promise<DueRef[]> {
-  const prefix = jobTenantDuePrefix(queue.tenant, queue.cls);
+  const prefix = jobTenantDuePrefix(queue.tenant, queue.queue);
   const refs: DueRef[] = [];
   const iter = kv.list<unknown>(
     { start: [...prefix], end: [...prefix, options.now + 1] },
@@ -99,16 +104,16 @@ export async function listTenantDue(
     refs.push({
       dueAt: entry.key[3] as number,
       id: entry.key[4] as string,
-      tag: tagFrom(entry.value) ?? { tenant: queue.tenant, cls: queue.cls, lane: null },
+      tag: tagFrom(entry.value) ?? { tenant: queue.tenant, cls: "core", lane: null },
     });
   }
   return refs;
 }
 
-/** A tenant and class whose due entries are parked, as read (its versionstamp guards removal). */
+/** A tenant and queue whose due entries are parked, as read (its versionstamp guards removal). */
 export interface Backlog {
   tenant: string;
-  cls: JobClass;
+  queue: string;
   entry: Deno.KvEntry<number>;
 }
 
@@ -116,16 +121,16 @@ export interface Backlog {
 export async function listBacklogs(kv: Deno.Kv, limit: number): Promise<Backlog[]> {
   const backlogs: Backlog[] = [];
   for await (const entry of kv.list<number>({ prefix: [...jobBacklogsPrefix()] }, { limit })) {
-    const [, tenant, cls] = entry.key;
-    if (typeof tenant !== "string" || (cls !== "core" && cls !== "outbound")) continue;
-    backlogs.push({ tenant, cls, entry });
+    const [, tenant, queue] = entry.key;
+    if (typeof tenant !== "string" || typeof queue !== "string") continue;
+    backlogs.push({ tenant, queue, entry });
   }
   return backlogs;
 }
 
 /**
  * Parks due entries of the time index (each with its tag): they leave it, their tenant entries
- * stay, and their tenant and class are marked as having a backlog. Deleting an entry that a
+ * stay, and their tenant and queue are marked as having a backlog. Deleting an entry that a
  * claim moved meanwhile deletes nothing, so no commit here needs a check.
  */
 export async function parkDue(kv: Deno.Kv, refs: DueRef[], now: number): Promise<void> {
@@ -136,10 +141,11 @@ export async function parkDue(kv: Deno.Kv, refs: DueRef[], now: number): Promise
     const marked = new Set<string>();
     for (const ref of chunk) {
       op.delete(jobDueKey(ref.dueAt, ref.id));
-      const key = `${ref.tag!.tenant}\u0000${ref.tag!.cls}`;
+      const queue = queueOf(ref.tag!);
+      const key = `${ref.tag!.tenant}\u0000${queue}`;
       if (marked.has(key)) continue;
       marked.add(key);
-      op.set(jobBacklogKey(ref.tag!.tenant, ref.tag!.cls), now);
+      op.set(jobBacklogKey(ref.tag!.tenant, queue), now);
     }
     await op.commit();
   }
@@ -183,7 +189,7 @@ export async function upgradeLegacyRefs(kv: Deno.Kv, refs: DueRef[]): Promise<Du
 async function earliestParked(kv: Deno.Kv, limit: number): Promise<number | null> {
   let earliest: number | null = null;
   for (const backlog of await listBacklogs(kv, limit)) {
-    const prefix = jobTenantDuePrefix(backlog.tenant, backlog.cls);
+    const prefix = jobTenantDuePrefix(backlog.tenant, backlog.queue);
     for await (const entry of kv.list({ prefix: [...prefix] }, { limit: 1 })) {
       const dueAt = entry.key[3] as number;
       if (earliest === null || dueAt < earliest) earliest = dueAt;

@@ -140,16 +140,16 @@ export const jobKey = (id: string) => ["jobs", id] as const;
 export const jobDueKey = (dueAt: number, id: string) => ["jobs_due", dueAt, id] as const;
 export const jobsDuePrefix = () => ["jobs_due"] as const;
 /**
- * The same due entries by tenant (organization) and class, so one tenant's backlog is read
- * apart from everyone else's (src/store/job_index.ts).
+ * The same due entries by tenant (organization) and queue (a job's lane, else its class), so
+ * one tenant's backlog is read apart from everyone else's (src/store/job_index.ts).
  */
-export const jobTenantDueKey = (tenant: string, cls: string, dueAt: number, id: string) =>
-  ["jobs_due_by_tenant", tenant, cls, dueAt, id] as const;
-export const jobTenantDuePrefix = (tenant: string, cls: string) =>
-  ["jobs_due_by_tenant", tenant, cls] as const;
-/** A tenant and class whose due entries were taken out of `jobs_due` (parked) to be read apart. */
-export const jobBacklogKey = (tenant: string, cls: string) =>
-  ["jobs_backlog", tenant, cls] as const;
+export const jobTenantDueKey = (tenant: string, queue: string, dueAt: number, id: string) =>
+  ["jobs_due_by_tenant", tenant, queue, dueAt, id] as const;
+export const jobTenantDuePrefix = (tenant: string, queue: string) =>
+  ["jobs_due_by_tenant", tenant, queue] as const;
+/** A tenant and queue whose due entries were taken out of `jobs_due` (parked) to be read apart. */
+export const jobBacklogKey = (tenant: string, queue: string) =>
+  ["jobs_backlog", tenant, queue] as const;
 export const jobBacklogsPrefix = () => ["jobs_backlog"] as const;
 /** Dead-lettered jobs, ordered by when they died. */
 export const jobDeadKey = (deadAt: number, id: string) => ["jobs_dead", deadAt, id] as const;

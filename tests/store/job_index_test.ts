@@ -34,7 +34,7 @@ async function keysUnder(kv: Deno.Kv, first: string): Promise<Deno.KvKey[]> {
   return keys;
 }
 
-Deno.test("[store] a job's due entries carry its tenant, class and lane, in both indexes", async () => {
+Deno.test("[store] a job's due entries carry its tenant, class and lane, in both indexes (a lane is its own queue)", async () => {
   await using kv = await Deno.openKv(":memory:");
   const job = await insertJob(kv, {
     kind: "webhook-delivery",
@@ -51,7 +51,7 @@ Deno.test("[store] a job's due entries carry its tenant, class and lane, in both
   assert.deepEqual(job.tag, tag);
   assert.deepEqual(await listDueJobs(kv, T0, 10), [{ id: job.id, dueAt: T0, tag }]);
   assert.deepEqual(
-    await listTenantDue(kv, { tenant: "org-a", cls: "outbound" }, {
+    await listTenantDue(kv, { tenant: "org-a", queue: "webhook:w1" }, {
       now: T0,
       limit: 10,
     }),
@@ -92,7 +92,7 @@ Deno.test("[store] parked entries leave the time index, stay due by tenant and a
     const ids = (await listDueJobs(kv, T0 + 100, 10)).map((ref) => ref.id);
     assert.deepEqual(ids, [jobs[0].id, jobs[3].id, jobs[4].id, later.id]);
     const [backlog] = await listBacklogs(kv, 10);
-    assert.deepEqual([backlog.tenant, backlog.cls], ["org-a", "core"]);
+    assert.deepEqual([backlog.tenant, backlog.queue], ["org-a", "core"]);
     const queue = await listTenantDue(kv, backlog, { now: T0 + 100, limit: 10 });
     assert.equal(queue.length, 5, "every due job of the tenant is still due by tenant");
     assert.equal(await oldestDueAt(kv, T0 + 100), T0);
