@@ -120,7 +120,7 @@ export const TRUST_TOOLS: readonly TrustTool[] = [
     name: "get_trust_controls",
     title: "Controls and evidence freshness",
     description:
-      `Explains why each control of the latest published version of a project is in its state: for every control its state, confidence, reason (the evaluator's one-line explanation, e.g. "Trivy report: 2 critical, 0 high"), the evidence it was decided from (payload digest sha256:… and observedAt), its group (supply_chain, vulnerability_management, runtime, policy, liveness), what it checks, freshUntil and nextCheckAt, plus the version and summary. Use it to explain why a control passes or fails, or when evidence goes stale. Same body as GET /trust/{projectSlug}/controls. ${ABOUT_SLUG} ${ABOUT_ERRORS} ${ABOUT_POLLING}`,
+      `Explains why each control of the latest published version of a project is in its state: for every control its state, confidence, reason (the evaluator's one-line explanation, e.g. "Trivy report: 2 critical, 0 high"), the evidence it was decided from (payload digest sha256:… and observedAt), its group (supply_chain, vulnerability_management, runtime, policy, liveness), what it checks, freshUntil and nextCheckAt, plus the version, summary, vendor and, when the version declares certifications, declaredByVendor (signed with it, not verified by this service). Use it to explain why a control passes or fails, or when evidence goes stale. Same body as GET /trust/{projectSlug}/controls. ${ABOUT_SLUG} ${ABOUT_ERRORS} ${ABOUT_POLLING}`,
     outputSchema: PublishedTrustControlsResponse,
     route: "/trust/{projectSlug}/controls",
     read: async (reader, slug) => JSON.stringify(controlsOf(await reader.trustJson(slug))),
