@@ -86,6 +86,24 @@ function problemsOf(errors: { instancePath: string; message?: string; params?: u
   return errors.map((e) => `${e.instancePath || "/"} ${e.message} ${JSON.stringify(e.params)}`);
 }
 
+/** The structured content of one tools/call, sent as plain JSON-RPC (no SDK checks it). */
+async function rawToolCall(base: string, name: string, args: Record<string, unknown>) {
+  const res = await fetch(`${base}/mcp`, {
+    method: "POST",
+    headers: {
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+    },
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "tools/call",
+      params: { name, arguments: args },
+    }),
+  });
+  return (await res.json()).result?.structuredContent;
+}
+
 Deno.test("[contract] every MCP tool and public JSON read matches its declared schema", async (t) => {
   const dns = await startDnsServer();
   await using fx = await startSurfacesFixture({
@@ -196,16 +214,23 @@ Deno.test("[contract] every MCP tool and public JSON read matches its declared s
       for (const tool of tools) {
         for (const args of calls[tool.name]) {
           await t.step(`MCP ${tool.name} ${JSON.stringify(args)}`, async () => {
+            const validate = schemaValidator(tool.outputSchema as Schema);
+            const problems = (structured: unknown) =>
+              validate(structured) ? [] : problemsOf(validate.errors ?? []);
             let result;
             try {
               result = await client.callTool({ name: tool.name, arguments: args });
             } catch (error) {
-              assert.fail(`the SDK client refused the result: ${(error as Error).message}`);
+              // The SDK names no field: read the same call raw and let Ajv name it.
+              const raw = await rawToolCall(base, tool.name, args);
+              assert.fail(
+                `the SDK client refused the result: ${(error as Error).message}\n${
+                  problems(raw).join("\n")
+                }`,
+              );
             }
             assert.notEqual(result.isError, true, JSON.stringify(result.content));
-            const validate = schemaValidator(tool.outputSchema as Schema);
-            const ok = validate(result.structuredContent);
-            assert.deepEqual(ok ? [] : problemsOf(validate.errors ?? []), []);
+            assert.deepEqual(problems(result.structuredContent), []);
           });
         }
       }
