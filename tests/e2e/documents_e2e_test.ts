@@ -77,7 +77,7 @@ Deno.test("[e2e] documents: upload, request, approve, emailed link, logged downl
       const mail = await smtp.next((m) => m.subject === "Documents from Acme");
       assert.deepEqual(smtp.recipients.at(-1), ["vera@customer.test"]);
       const found = mail.text?.match(/https?:\/\/\S+\/documents\/access\/[A-Za-z0-9_-]{43}/);
-      assert.ok(found, mail.text);
+      assert.ok(found, mail.text ?? "");
       linkUrl = found[0];
       assert.equal(linkUrl, approval.link.url);
       assert.match(mail.text!, /Pentest 2026/);

@@ -358,7 +358,7 @@ Deno.test("[http] /log: JSON for machines, an HTML page for browsers, Markdown f
     const browser = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8";
     for (const [path, accept] of [["/log", browser], ["/log.html", undefined]]) {
       const res = await get(path!, accept);
-      assert.equal(res.status, 200, path);
+      assert.equal(res.status, 200, path ?? "");
       assert.match(res.headers.get("content-type") ?? "", /^text\/html/);
       assert.match(res.headers.get("content-security-policy") ?? "", /default-src 'none'/);
       assert.equal(res.headers.get("vary"), "Accept, Accept-Encoding");
