@@ -21,6 +21,7 @@ import {
   viewDashboard,
 } from "../support/dashboard.ts";
 import { makePdf } from "../support/documents.ts";
+import { documentKey } from "../../src/store/keys.ts";
 import { startTestServer } from "../support/server.ts";
 
 Deno.test("[browser] certifications: the dashboard section and the cards on the public pages", async (t) => {
@@ -38,6 +39,7 @@ Deno.test("[browser] certifications: the dashboard section and the cards on the 
     },
   );
   assert.equal(uploaded.status, 201);
+  const documentId = (await uploaded.json()).document.id;
   await api(base, owner, "PUT", `/organizations/${orgId}/nda`, { text: "Keep it to yourself." });
   const browser = await launchBrowser();
   try {
@@ -167,6 +169,23 @@ Deno.test("[browser] certifications: the dashboard section and the cards on the 
         await page.context().close();
       });
     }
+
+    await t.step(
+      "a report removed before such removals were refused shows as removed",
+      async () => {
+        // Removing a linked report is refused now; an older removal left the link dangling.
+        await server.kv.delete(documentKey(orgId, documentId));
+        const { page, log } = await openPage(browser);
+        await signInToDashboard(page, base, { email: OWNER.email, password: PASSWORD });
+        await viewDashboard(page, `${base}/dashboard/#/orgs/${orgId}/certifications`);
+        const row = page.getByRole("row").filter({ hasText: "SOC 2 Type II" });
+        await row.getByText("Report removed").waitFor();
+        await row.getByText("Pages show no report: edit to link another").waitFor();
+        await assertAccessible(page, "a certification whose report was removed");
+        assertCleanPage(log, base);
+        await page.context().close();
+      },
+    );
   } finally {
     await browser.close();
   }
