@@ -1,6 +1,7 @@
 /**
  * `deno task bench`: every benchmark, each printed as a ratio to a baseline
- * measured in the same run, or (live, edge) as times against the product's target.
+ * measured in the same run (two instances: against one), or (live, edge) as times against the
+ * product's target.
  */
 import { benchColdStart } from "./cold_start.ts";
 import { benchEdge } from "./edge.ts";
@@ -9,6 +10,7 @@ import { benchLive } from "./live.ts";
 import { benchRecompute } from "./recompute.ts";
 import { benchTrustJson } from "./trust_json.ts";
 import { benchTrustPage } from "./trust_page.ts";
+import { benchTwoInstances } from "./two_instances.ts";
 
 const BENCHMARKS = [
   benchIngest,
@@ -16,6 +18,7 @@ const BENCHMARKS = [
   benchTrustJson,
   benchTrustPage,
   benchLive,
+  benchTwoInstances,
   benchEdge,
 ];
 

@@ -8,7 +8,7 @@
  * BENCH_TWO_IN_FLIGHT at a time (default 4), spread over the instances, while a reader polls
  * trust.json and notes when each version appears. Printed: the longest stretch without a new
  * version while batches were sent, the time from the last batch to the version showing it, and
- * the count of versions.
+ * the count of versions. BENCH_TWO_LOG=1 prints the instances' warnings and errors.
  */
 import { acmeProject, caller, firstAccount } from "../support/live_vendor.ts";
 import { freePort, type ServiceProcess, startService } from "../support/process.ts";
@@ -16,6 +16,8 @@ import { freePort, type ServiceProcess, startService } from "../support/process.
 const BATCHES = Number(Deno.env.get("BENCH_TWO_BATCHES") ?? 392);
 const RECORDS = Number(Deno.env.get("BENCH_TWO_RECORDS") ?? 5);
 const IN_FLIGHT = Number(Deno.env.get("BENCH_TWO_IN_FLIGHT") ?? 4);
+/** Which runs: one instance, then two (`BENCH_TWO_RUNS=2` runs only the second). */
+const RUNS = (Deno.env.get("BENCH_TWO_RUNS") ?? "1,2").split(",").map(Number);
 
 interface Run {
   instances: number;
@@ -148,7 +150,8 @@ async function run(instances: number): Promise<Run> {
 }
 
 export async function benchTwoInstances(): Promise<{ line: string }> {
-  const runs = [await run(1), await run(2)];
+  const runs = [];
+  for (const instances of RUNS) runs.push(await run(instances));
   const s = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
   return {
     line: `two instances: ${BATCHES} state-changing batches; ${
