@@ -83,6 +83,9 @@ Deno.test("[e2e] a flood of one tenant's work does not hold up another tenant's 
     SIGNUP: "open",
   }, { preload: NO_KV_QUEUES });
   let kv: Deno.Kv | null = null;
+  const ready: number[] = [];
+  let watching = true;
+  let watcher: Promise<void> = Promise.resolve();
   try {
     await service.waitFor(/^Live work: /);
     const owner = caller([base], await account(base, "owner@acme.test"));
@@ -134,9 +137,7 @@ Deno.test("[e2e] a flood of one tenant's work does not hold up another tenant's 
       assert.equal(res.status, 201, JSON.stringify(res.body));
       hooks.push({ id: res.body.webhook.id, call });
     }
-    const ready: number[] = [];
-    let watching = true;
-    const watcher = (async () => {
+    watcher = (async () => {
       while (watching) {
         const res = await fetch(`${base}/health/ready`);
         ready.push(res.status);
@@ -216,6 +217,8 @@ Deno.test("[e2e] a flood of one tenant's work does not hold up another tenant's 
     console.log(`readiness: ${JSON.stringify({ oldest: live.oldestDueSeconds, ...live.backlog })}`);
     assert.ok(live.backlog.tenants >= 1, "A's backlog is reported apart");
   } finally {
+    watching = false;
+    await watcher.catch(() => {});
     kv?.close();
     await service.stop();
     silent.close();
