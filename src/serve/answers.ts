@@ -273,7 +273,9 @@ export async function exportedAnswers(
     loadMarkdown(),
   ]);
   const requestUrl = nda ? answersAccessUrl(config, org.slug) : null;
-  const withoutHtml = { ...markdown, renderSafeMarkdown: () => "" };
+  // A spreadsheet renders no Markdown and no HTML: its cells carry the vendor's own text ("R&D"
+  // stays "R&D"); what a spreadsheet could run, a formula, is made inert by the writers.
+  const withoutHtml = { renderSafeMarkdown: () => "", neutralizeMarkdown: (text: string) => text };
   return {
     organization: { name: org.name, slug: org.slug },
     answers: inAnswerOrder(all).map((answer) =>
