@@ -54,13 +54,13 @@ export interface EndpointCircuit {
   openUntil: number | null;
 }
 
-/** How long an endpoint is left alone after `failures` failed attempts in a row (0: not). */
-export function circuitCooldownMs(failures: number): number {
+/**
+ * How long an endpoint is left alone after `failures` failed attempts in a row (0: not), the
+ * first pause being `firstMs` (tests with a short retry schedule shorten it too).
+ */
+export function circuitCooldownMs(failures: number, firstMs = CIRCUIT_COOLDOWN_MS): number {
   if (failures < CIRCUIT_OPEN_AFTER) return 0;
-  return Math.min(
-    CIRCUIT_COOLDOWN_MS * 2 ** (failures - CIRCUIT_OPEN_AFTER),
-    CIRCUIT_MAX_COOLDOWN_MS,
-  );
+  return Math.min(firstMs * 2 ** (failures - CIRCUIT_OPEN_AFTER), CIRCUIT_MAX_COOLDOWN_MS);
 }
 
 export const WebhookEventType = z.enum(EVENT_TYPES);

@@ -39,6 +39,7 @@ export async function closeGate(
       token: gate.token,
       failed,
       now: deps.clock.now().getTime(),
+      cooldownMs: deps.options.circuitCooldownMs,
     });
     if (circuit.openUntil !== null) {
       deps.log.info("A webhook endpoint is left alone after failed attempts in a row", {

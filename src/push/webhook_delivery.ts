@@ -14,6 +14,7 @@
 import type { SigningKey } from "../auth/keys.ts";
 import { conflict, notFound } from "../domain/errors.ts";
 import {
+  CIRCUIT_COOLDOWN_MS,
   type DeliveryAttempt,
   type DeliveryRecord,
   MAX_LOGGED_ATTEMPTS,
@@ -45,6 +46,8 @@ export interface WebhookDeliveryOptions {
   timeoutMs: number;
   /** Extra PEM roots trusted for https endpoints (tests' certificate authority). */
   caCerts?: string[];
+  /** The first pause of an endpoint after failed attempts in a row (its circuit). */
+  circuitCooldownMs?: number;
 }
 
 /** Commits of one attempt's outcome tried before giving up (the job then runs again). */
@@ -55,6 +58,7 @@ export const DEFAULT_DELIVERY_OPTIONS: WebhookDeliveryOptions = {
   retryDelaysMs: [5_000, 30_000, 120_000, 600_000, 3_600_000, 10_800_000, 21_600_000],
   jitter: 0.2,
   timeoutMs: 10_000,
+  circuitCooldownMs: CIRCUIT_COOLDOWN_MS,
 };
 
 export interface DeliveryDeps {

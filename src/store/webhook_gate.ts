@@ -97,7 +97,7 @@ export async function startAttempt(
 export async function endAttempt(
   kv: Deno.Kv,
   endpoint: GatedEndpoint,
-  options: { token: string; failed: boolean | null; now: number },
+  options: { token: string; failed: boolean | null; now: number; cooldownMs?: number },
 ): Promise<EndpointCircuit> {
   const inFlightKey = webhookInFlightKey(endpoint.createdBy, endpoint.id);
   const circuitKey = webhookCircuitKey(endpoint.id);
@@ -112,7 +112,7 @@ export async function endAttempt(
       : options.failed
       ? before.failures + 1
       : 0;
-    const cooldown = circuitCooldownMs(failures);
+    const cooldown = circuitCooldownMs(failures, options.cooldownMs);
     const next: EndpointCircuit = options.failed === null
       ? before
       : { failures, openUntil: cooldown > 0 ? options.now + cooldown : null };
