@@ -204,14 +204,16 @@ function earlier(a: number | null, b: number | null): number | null {
 
 /**
  * When the earliest scheduled or running job is due (a running one: its lease end), parked
- * ones included; null when there is none.
+ * ones of the first 16 backlogs included; null when there is none. The loop asks this after
+ * every look, and a few backlogs tell whether parked work is due (a look clears the marks of
+ * those with nothing due).
  */
 export async function nextDueAt(kv: Deno.Kv): Promise<number | null> {
   let first: number | null = null;
   for await (const entry of kv.list({ prefix: [...jobsDuePrefix()] }, { limit: 1 })) {
     first = entry.key[1] as number;
   }
-  return earlier(first, await earliestParked(kv, 100));
+  return earlier(first, await earliestParked(kv, 16));
 }
 
 /** When the job that has waited longest was due, if any is due at `now` (parked ones included). */
