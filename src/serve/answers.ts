@@ -266,11 +266,10 @@ export async function exportedAnswers(
   org: Organization,
   config: Config,
 ): Promise<Pick<PublicAnswers, "answers" | "url" | "organization">> {
-  const [all, nda, index, markdown] = await Promise.all([
+  const [all, nda, index] = await Promise.all([
     listAnswers(kv, org.id),
     currentNda(kv, org.id),
     citationIndex(kv, config, org),
-    loadMarkdown(),
   ]);
   const requestUrl = nda ? answersAccessUrl(config, org.slug) : null;
   // A spreadsheet renders no Markdown and no HTML: its cells carry the vendor's own text ("R&D"
