@@ -65,7 +65,7 @@ export interface JobTag {
 export type JobClass = "core" | "outbound";
 
 /** Kinds whose handler waits on a third party's server. */
-const OUTBOUND_KINDS = new Set(["webhook-delivery", "mail", "owner-mail"]);
+const OUTBOUND_KINDS = new Set(["webhook-delivery", "mail", "owner-mail", "sign-in-link"]);
 
 /** The organization a message is for, as its fields say ("" when none does). */
 export function tenantOf(message: JobMessage): string {
