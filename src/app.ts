@@ -16,7 +16,6 @@ import { mountRoutes } from "./http/mount.ts";
 import { notFoundHandler } from "./http/not_found.ts";
 import { hostRouting, withParseableUrl } from "./http/host_routing.ts";
 import { publicCors } from "./http/cors.ts";
-import { dropLivePagesAfterWrites } from "./http/live_pages.ts";
 import { loadStaticFiles, serveStatic, staticFile } from "./http/static_files.ts";
 import { DESIGN_TOKENS_CSS } from "./lib/design_tokens.ts";
 import { autoPublishAfterRecompute } from "./live/auto_publish.ts";
@@ -30,11 +29,9 @@ import { registerWebhooks } from "./push/webhooks.ts";
 import { DEFAULT_DELIVERY_OPTIONS } from "./push/webhook_delivery.ts";
 import { createHostResolver } from "./push/webhook_target.ts";
 import { rememberPublicKey } from "./store/signing_keys.ts";
-import { createPublicCache } from "./serve/public_cache.ts";
 import { createEdge } from "./edge/mod.ts";
 import { createStoredPages } from "./http/stored_pages.ts";
 import { createArtifactCache } from "./serve/artifacts.ts";
-import { createLivePageCache } from "./serve/live_pages.ts";
 import { createMemo } from "./http/memo.ts";
 import { createLimiter } from "./lib/limiter.ts";
 import { STAMPING_LIMITS } from "./serve/watermark.ts";
@@ -117,24 +114,9 @@ export async function createServices(deps: AppDeps): Promise<Services> {
   registerEmail({ ...deps, mailer, jobs, events });
   registerOwnerMail({ ...deps, mailer, jobs });
   registerSignInLinks({ ...deps, mailer, jobs });
-  // Nothing public is held in memory between requests: the render job, on any instance, must
-  // read what was just committed (src/edge), and stored pages make such caches unneeded.
-  const publicCache = createPublicCache({ ttlMs: 0 });
   const publishDeps = { ...deps, signingKey: keys.publications, logKey: keys.log };
-  const publish = async (project: Project) => {
-    try {
-      return await publishProject(publishDeps, project);
-    } finally {
-      publicCache.invalidate();
-    }
-  };
-  const publishChanged = async (project: Project) => {
-    try {
-      return await publishIfChanged(publishDeps, project);
-    } finally {
-      publicCache.invalidate();
-    }
-  };
+  const publish = (project: Project) => publishProject(publishDeps, project);
+  const publishChanged = (project: Project) => publishIfChanged(publishDeps, project);
   scheduler.onRecomputed(autoPublishAfterRecompute({ kv, publishIfChanged: publishChanged }));
   registerCertificationJobs({ kv, clock: deps.clock, jobs, publishIfChanged: publishChanged });
   const hostResolver = deps.hostResolver ?? createHostResolver(config.dnsNameserver);
@@ -158,9 +140,7 @@ export async function createServices(deps: AppDeps): Promise<Services> {
     notifyActivity: scheduler.notify,
     resolver: deps.resolver ?? createTxtResolver(config.dnsNameserver),
     hostResolver,
-    publicCache,
     artifacts: createArtifactCache(),
-    livePages: createLivePageCache({ ttlMs: 0 }),
     edge: createEdge({ ...deps, jobs }),
     memo: createMemo(),
     stamping: createLimiter({ ...STAMPING_LIMITS, ...deps.stampingLimits }),
@@ -191,7 +171,6 @@ export async function createApp(
     c.header("X-Content-Type-Options", "nosniff");
   });
   app.use("*", publicCors(config));
-  app.use("*", dropLivePagesAfterWrites);
   app.use("*", hostRouting(config, (request, env) => app.fetch(request, env)));
   const stored = createStoredPages(services);
   app.use("*", stored.middleware);

@@ -19,8 +19,6 @@ import type { TxtResolver } from "../publish/dns.ts";
 import type { Collector } from "../domain/collector.ts";
 import type { Publication } from "../domain/publication.ts";
 import type { ArtifactCache } from "../serve/artifacts.ts";
-import type { PublicCache } from "../serve/public_cache.ts";
-import type { LivePageCache } from "../serve/live_pages.ts";
 import type { User } from "../domain/workspace.ts";
 import type { Clock } from "../lib/clock.ts";
 import type { Limiter, LimiterOptions } from "../lib/limiter.ts";
@@ -68,10 +66,6 @@ export interface Services extends AppDeps {
   mailer: Mailer;
   resolver: TxtResolver;
   hostResolver: HostResolver;
-  /** Slug → project and latest publication for public reads (one second, dropped on writes). */
-  publicCache: PublicCache;
-  /** Latest trust pages with their live block (one second, dropped on every local write). */
-  livePages: LivePageCache;
   /** Published artifact bytes by key (immutable), bounded in size. */
   artifacts: ArtifactCache;
   /** What routes load or generate once and keep (static files, generated documents). */

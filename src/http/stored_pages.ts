@@ -18,7 +18,7 @@
  * second does not stay at the edge.
  */
 import type { MiddlewareHandler } from "hono";
-import type { BlobStore } from "../blobs/mod.ts";
+import { type BlobStore, parseBlobKey } from "../blobs/mod.ts";
 import type { EdgeConfig } from "../config.ts";
 import {
   type Coding,
@@ -29,7 +29,7 @@ import {
 } from "../lib/content_coding.ts";
 import { getOrganizationBySlug } from "../store/organizations.ts";
 import { getProjectBySlug } from "../store/projects.ts";
-import { ifNoneMatchHits } from "../serve/artifacts.ts";
+import { type ArtifactCache, ifNoneMatchHits } from "../serve/artifacts.ts";
 import type { AppEnv } from "./env.ts";
 import { formatOfAccept } from "./negotiation.ts";
 import {
@@ -52,12 +52,10 @@ const VERSIONED = /^\/trust\/[^/]+\/versions\/\d+\/[^/]+$/;
 /** Longest path looked up among stored pages (KV keys are at most 2 KiB). */
 const MAX_STORED_PATH = 512;
 
-/** Bodies of large stored pages kept in memory by blob key (immutable, content-addressed). */
-const BLOB_CACHE_BYTES = 32 * 1024 * 1024;
-
 export interface StoredLayerDeps {
   kv: Deno.Kv;
   blobs: BlobStore;
+  artifacts: ArtifactCache;
   config: Config;
 }
 
@@ -113,8 +111,6 @@ function memoryKey(path: string, variant: Variant, coding: Coding | null): strin
 
 export function createStoredPages(deps: StoredLayerDeps): StoredPages {
   const { kv } = deps;
-  const blobCache = new Map<string, Uint8Array>();
-  let blobBytes = 0;
   const memory = new Map<string, Remembered>();
   let memoryBytes = 0;
   let generation = 0;
@@ -151,19 +147,12 @@ export function createStoredPages(deps: StoredLayerDeps): StoredPages {
       : hit.ok.clone();
   }
 
+  /** The body of a record: inline, or its blob through the app's cache of immutable bytes. */
   async function bodyOf(record: StoredPage): Promise<Uint8Array | null> {
     if (record.body) return record.body;
-    const hit = blobCache.get(record.blob!);
-    if (hit) return hit;
-    const bytes = await deps.blobs.get(record.blob!);
-    if (!bytes) return null;
-    if (blobBytes + bytes.byteLength > BLOB_CACHE_BYTES) {
-      blobCache.clear();
-      blobBytes = 0;
-    }
-    blobCache.set(record.blob!, bytes);
-    blobBytes += bytes.byteLength;
-    return bytes;
+    const artifact = { key: record.blob!, digest: parseBlobKey(record.blob!).sha256 };
+    // A blob gone missing is answered live rather than failed.
+    return await deps.artifacts.bytes(deps.blobs, artifact).catch(() => null);
   }
 
   /** The tags of a URL answered live: from its project's or organization's slug. */

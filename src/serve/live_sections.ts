@@ -18,7 +18,6 @@ import { sha256HexSync } from "../lib/hash.ts";
 import { Html, html } from "../lib/html.ts";
 import { cssHash, trustPageCsp } from "../publish/render/_style.ts";
 import type { ArtifactCache } from "./artifacts.ts";
-import type { LivePage, LivePageCache } from "./live_pages.ts";
 import { answersSection } from "./live/answers.ts";
 import { documentsSection } from "./live/documents.ts";
 import { frameworksSection } from "./live/frameworks.ts";
@@ -268,31 +267,39 @@ async function liveAsOf(kv: Deno.Kv, project: Project, publication: Publication)
   return at;
 }
 
-/** The latest page (HTML or Markdown) with its live block: bytes, ETag and CSP. */
-export function latestPageWithLiveBlock(
-  deps: LiveContext & { blobs: BlobStore; artifacts: ArtifactCache; livePages: LivePageCache },
+/** A composed latest page: its bytes, ETag and Content-Security-Policy. */
+export interface LivePage {
+  bytes: Uint8Array<ArrayBuffer>;
+  etag: string;
+  csp: string;
+}
+
+/**
+ * The latest page (HTML or Markdown) with its live block: bytes, ETag and CSP. Composed on each
+ * call: the render job stores the result (src/edge), which is what readers are answered.
+ */
+export async function latestPageWithLiveBlock(
+  deps: LiveContext & { blobs: BlobStore; artifacts: ArtifactCache },
   format: "html" | "md",
 ): Promise<LivePage> {
   const { publication, project } = deps;
   const artifact = format === "html" ? publication.artifacts.html : publication.artifacts.markdown;
-  return deps.livePages.get(`${deps.project.id}/${artifact.digest}`, async () => {
-    const [published, block, asOf] = await Promise.all([
-      deps.artifacts.bytes(deps.blobs, artifact),
-      renderLiveBlock(deps),
-      liveAsOf(deps.kv, project, publication),
-    ]);
-    const urls = publicUrls(deps.config, project.slug);
-    const versionPage = format === "html"
-      ? urls.versionPage(publication.version)
-      : urls.versionMarkdown(publication.version);
-    const composed = format === "html"
-      ? insertLiveBlock(published, block)
-      : appendLiveMarkdown(published, block);
-    const text = labelLatest(new TextDecoder().decode(composed), format, { versionPage, asOf });
-    return {
-      bytes: new TextEncoder().encode(text),
-      etag: `"${artifact.digest}.live-${block.tag}-${sha256HexSync(asOf).slice(0, 8)}"`,
-      csp: liveCsp(publication.htmlCsp ?? trustPageCsp(), block),
-    };
-  });
+  const [published, block, asOf] = await Promise.all([
+    deps.artifacts.bytes(deps.blobs, artifact),
+    renderLiveBlock(deps),
+    liveAsOf(deps.kv, project, publication),
+  ]);
+  const urls = publicUrls(deps.config, project.slug);
+  const versionPage = format === "html"
+    ? urls.versionPage(publication.version)
+    : urls.versionMarkdown(publication.version);
+  const composed = format === "html"
+    ? insertLiveBlock(published, block)
+    : appendLiveMarkdown(published, block);
+  const text = labelLatest(new TextDecoder().decode(composed), format, { versionPage, asOf });
+  return {
+    bytes: new TextEncoder().encode(text),
+    etag: `"${artifact.digest}.live-${block.tag}-${sha256HexSync(asOf).slice(0, 8)}"`,
+    csp: liveCsp(publication.htmlCsp ?? trustPageCsp(), block),
+  };
 }

@@ -9,15 +9,24 @@ import type { Publication } from "../domain/publication.ts";
 import type { Project } from "../domain/workspace.ts";
 import { normalizeDomain } from "../publish/domain_name.ts";
 import { getDomainByName } from "../store/domains.ts";
-import { getProject } from "../store/projects.ts";
+import { getProject, getProjectBySlug } from "../store/projects.ts";
 import { getLatestPublication, getPublication } from "../store/publications.ts";
 import type { ArtifactSource } from "./artifacts.ts";
-import type { PublicCache } from "./public_cache.ts";
 
-/** What public reads use: KV, the blob store and the app's two public-read caches. */
+/** What public reads use: KV, the blob store and the app's artifact cache. */
 export interface PublicReads extends ArtifactSource {
   kv: Deno.Kv;
-  publicCache: PublicCache;
+}
+
+/**
+ * The project with this slug and its latest publication, read from KV every time: the render
+ * job on any instance reads what was just committed (docs/edge.md); hot answers are kept by the
+ * stored layer instead (src/http/stored_pages.ts).
+ */
+async function publicView(kv: Deno.Kv, slug: string) {
+  const project = await getProjectBySlug(kv, slug);
+  const publication = project ? await getLatestPublication(kv, project.id) : null;
+  return { project, publication };
 }
 
 function noProfile(slug: string) {
@@ -26,7 +35,7 @@ function noProfile(slug: string) {
 
 /** The public project with this slug, or a 404 that does not say which part failed. */
 export async function publicProject(reads: PublicReads, slug: string): Promise<Project> {
-  const { project } = await reads.publicCache.get(reads.kv, slug);
+  const project = await getProjectBySlug(reads.kv, slug);
   if (!project || project.visibility !== "public") throw noProfile(slug);
   return project;
 }
@@ -36,7 +45,7 @@ export async function publicPublication(
   reads: PublicReads,
   slug: string,
 ): Promise<{ project: Project; publication: Publication }> {
-  const { project, publication } = await reads.publicCache.get(reads.kv, slug);
+  const { project, publication } = await publicView(reads.kv, slug);
   if (!project || project.visibility !== "public") throw noProfile(slug);
   if (!publication) throw notFound(`"${slug.slice(0, 100)}" has not published a trust profile yet`);
   return { project, publication };

@@ -12,6 +12,7 @@ import type { Publication } from "../../src/domain/publication.ts";
 import { compress } from "../../src/lib/content_coding.ts";
 import { publicationKey } from "../../src/store/keys.ts";
 import { getLatestPublication } from "../../src/store/publications.ts";
+import { getProjectBySlug } from "../../src/store/projects.ts";
 import { createTestApp, type TestApp } from "../support/app.ts";
 import { publishVersion, workspace } from "../support/fixtures.ts";
 import { rawRequest } from "../support/raw_http.ts";
@@ -107,7 +108,7 @@ Deno.test("[http] public reads are served gzip or brotli by Accept-Encoding, wit
   }
 
   await t.step("the encodings are stored with the version, at publish time", async () => {
-    const project = (await ctx.services.publicCache.get(ctx.kv, "acme")).project!;
+    const project = (await getProjectBySlug(ctx.kv, "acme"))!;
     const publication = (await getLatestPublication(ctx.kv, project.id))!;
     for (const [name, artifact] of Object.entries(publication.artifacts)) {
       const identity = (await ctx.services.blobs.get(artifact.key))!;
@@ -139,7 +140,6 @@ Deno.test("[http] a version published before encodings were stored is compressed
   const record = (await ctx.kv.get<Publication>(key)).value!;
   for (const artifact of Object.values(record.artifacts)) delete artifact.encodings;
   await ctx.kv.set(key, record);
-  ctx.services.publicCache.invalidate();
   for (const path of ["/trust/acme/trust.json", "/trust/acme/versions/1/index.html"]) {
     const identity = await get(ctx, path);
     assert.equal(identity.res.status, 200);

@@ -105,7 +105,6 @@ Deno.test("[http] setup guide: GET /trust/{projectSlug}/setup.md serves a public
       json: { visibility: "private" },
     });
     await hidden.body?.cancel();
-    ctx.services.publicCache.invalidate();
     for (const slug of ["acme", "nobody"]) {
       const res = await get(slug);
       assert.equal(res.status, 404, slug);

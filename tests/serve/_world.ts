@@ -13,7 +13,6 @@ import { fakeClock } from "../../src/lib/clock.ts";
 import { memoryLogger } from "../../src/lib/log.ts";
 import { publishProject } from "../../src/publish/publish.ts";
 import { createArtifactCache } from "../../src/serve/artifacts.ts";
-import { createPublicCache } from "../../src/serve/public_cache.ts";
 import type { PublicReads } from "../../src/serve/public_read.ts";
 import { createOrganization } from "../../src/store/organizations.ts";
 import { createProject } from "../../src/store/projects.ts";
@@ -57,7 +56,6 @@ export async function serveWorld(): Promise<ServeWorld> {
     kv,
     blobs,
     config,
-    publicCache: createPublicCache(),
     artifacts: createArtifactCache(),
     orgSlug: org.slug,
     acme,

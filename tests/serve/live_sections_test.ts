@@ -1,5 +1,4 @@
 import assert from "node:assert/strict";
-import { createLivePageCache } from "../../src/serve/live_pages.ts";
 import { addSubprocessor } from "../../src/store/subprocessors.ts";
 import { Html } from "../../src/lib/html.ts";
 import {
@@ -187,27 +186,6 @@ Deno.test("[serve] the organization trust center carries the subscribe form only
       .replace("form-action 'none'", "form-action http://trust.test")
       .replace(/(style-src [^;]*)/, `$1 ${formHash.replace(/;$/, "")}`),
   );
-});
-
-Deno.test("[serve] composed latest pages are kept for the TTL, dropped on invalidate, and built once at a time", async () => {
-  let clock = 0;
-  const cache = createLivePageCache({ ttlMs: 1000, now: () => clock });
-  let builds = 0;
-  const build = () => {
-    builds++;
-    return Promise.resolve({ bytes: new Uint8Array([builds]), etag: `"${builds}"`, csp: "" });
-  };
-  const [a, b] = await Promise.all([cache.get("p/d", build), cache.get("p/d", build)]);
-  assert.equal(builds, 1);
-  assert.equal(a, b);
-  clock = 999;
-  assert.equal((await cache.get("p/d", build)).etag, '"1"');
-  clock = 1000;
-  assert.equal((await cache.get("p/d", build)).etag, '"2"');
-  cache.invalidate();
-  assert.equal((await cache.get("p/d", build)).etag, '"3"');
-  await assert.rejects(cache.get("p/x", () => Promise.reject(new Error("store down"))));
-  assert.equal((await cache.get("p/x", build)).etag, '"4"', "a failed build is not kept");
 });
 
 Deno.test("[serve] a write from any instance shows on the latest page at once: nothing public is held in memory", async () => {

@@ -11,7 +11,6 @@ import {
   logInfo,
   type LogReads,
 } from "../../src/serve/log.ts";
-import { createPublicCache } from "../../src/serve/public_cache.ts";
 import { addLogAppend, getLogSize } from "../../src/store/log.ts";
 import {
   fromBase64,
@@ -31,7 +30,6 @@ async function logWorld() {
     kv,
     blobs: createKvBlobStore(kv),
     artifacts: createArtifactCache(),
-    publicCache: createPublicCache(),
     config: loadConfig({ BASE_URL: "http://trust.test", KV_PATH: ":memory:" }),
     keys: { log: await loadSigningKey(kv, "log") },
   };

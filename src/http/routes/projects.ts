@@ -89,7 +89,6 @@ projectRoutes.openapi(
     await requireProjectAccess(c, id);
     const { kv, clock } = c.var.services;
     const project = await updateProject(kv, id, c.req.valid("json"), clock.now());
-    c.var.services.publicCache.invalidate();
     if (!project) throw forbidden();
     return c.json({ project }, 200);
   },
