@@ -8,8 +8,18 @@ const SRC = new URL("../src/", import.meta.url);
 
 /** The stages, outermost first; each may import its own folder and the ones listed. */
 const BASE = ["domain", "lib"];
-const STORAGE = ["store", "blobs", "mail", "evaluate", "sigstore", ...BASE];
-const FLOWS = ["serve", "ingest", "live", "publish", "push", "auth", "config.ts", ...STORAGE];
+const STORAGE = ["store", "blobs", "mail", "evaluate", "sigstore", "questionnaire", ...BASE];
+const FLOWS = [
+  "serve",
+  "ingest",
+  "live",
+  "publish",
+  "push",
+  "auth",
+  "lifecycle",
+  "config.ts",
+  ...STORAGE,
+];
 export const ALLOWED: Record<string, string[]> = {
   "app.ts": ["*"],
   "config.ts": BASE,
@@ -22,12 +32,14 @@ export const ALLOWED: Record<string, string[]> = {
   live: FLOWS,
   publish: FLOWS,
   push: FLOWS,
+  lifecycle: FLOWS,
   auth: FLOWS,
   store: ["config.ts", ...BASE],
   blobs: ["store", "config.ts", ...BASE],
   mail: ["config.ts", ...BASE],
   evaluate: BASE,
   sigstore: BASE,
+  questionnaire: BASE,
   domain: ["lib"],
   lib: [],
 };
