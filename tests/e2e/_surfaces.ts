@@ -7,6 +7,7 @@
  * subprocessors with a history, a framework mapping, signals and two published versions.
  * No job worker runs, so nothing changes the published versions while a test reads them.
  */
+import type { Clock } from "../../src/lib/clock.ts";
 import { makePdf } from "../support/documents.ts";
 import { startTestServer, type TestServer } from "../support/server.ts";
 
@@ -86,9 +87,9 @@ const CONTROLS = [
 
 /** Starts a server and builds the organization; the caller disposes of it. */
 export async function startSurfacesFixture(
-  options: { env?: Record<string, string> } = {},
+  options: { env?: Record<string, string>; clock?: Clock } = {},
 ): Promise<SurfacesFixture> {
-  const server = await startTestServer({ worker: false, env: options.env });
+  const server = await startTestServer({ worker: false, env: options.env, clock: options.clock });
   try {
     const token = await server.tokenFor("olivia");
     let bearer = token;

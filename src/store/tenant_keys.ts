@@ -1,0 +1,518 @@
+/**
+ * Which KV keys hold a tenant's data: every collection (a key's first part) the service writes,
+ * with whose it is, and generators that enumerate every key of one project, one organization
+ * (its projects included) or one user. Deletion removes what they list; the organization export
+ * reads it. A collection added to the store must be added to `KEY_COLLECTIONS` too:
+ * `tests/store/tenant_keys_test.ts` fails on any key builder in `src/` whose collection is not
+ * here, and on any key a tenant's world writes that names the tenant and is not enumerated.
+ *
+ * Most keys are found by prefix (`["controls", projectId]`); some from the records that point
+ * at them (a collector's secret-hash index, a domain's name index, a webhook's deliveries); a
+ * few global collections without a tenant index are scanned and filtered (`scan` below): they
+ * expire by themselves (invitations, notices, emails) or stay small (leases, dead jobs).
+ */
+import type { Job } from "../domain/jobs.ts";
+import { jobDueKey, jobKey } from "./keys.ts";
+
+/**
+ * Whose data a collection holds: `project` and `organization` keys belong to one tenant,
+ * `user` keys to one person, `visitor` keys to an email address outside any account
+ * (subscribers, access-request visitors), `service` keys to no one (keys, the log's tree,
+ * content-addressed blobs, upgrade markers, indexes of the job store).
+ */
+export type KeyOwner = "project" | "organization" | "user" | "visitor" | "service";
+
+export interface CollectionRule {
+  owner: KeyOwner;
+  /** How a tenant's or person's keys of this collection are found, or why it is service-wide. */
+  note: string;
+}
+
+/** Every collection of the KV, by its name (a key's first part). */
+export const KEY_COLLECTIONS: Readonly<Record<string, CollectionRule>> = {
+  // Organizations and membership.
+  organizations: { owner: "organization", note: "[id]" },
+  organizations_by_slug: { owner: "organization", note: "[slug], from the record" },
+  organization_profiles: { owner: "organization", note: "[orgId]" },
+  memberships: { owner: "organization", note: "[orgId, userId]" },
+  memberships_by_user: { owner: "user", note: "[userId, orgId]; an organization's too" },
+  bootstraps_by_user: { owner: "user", note: "[userId] → orgId; an organization's too" },
+  invitations: { owner: "organization", note: "[tokenHash]; scanned by organizationId" },
+  // Projects and what hangs on them.
+  projects: { owner: "project", note: "[id]" },
+  projects_by_slug: { owner: "project", note: "[slug], from the record" },
+  projects_by_hosted_subdomain: { owner: "project", note: "[subdomain], from the record" },
+  projects_by_organization: { owner: "project", note: "[orgId, projectId]" },
+  sigstore_identities: { owner: "project", note: "[projectId]" },
+  provenance_subjects: { owner: "project", note: "[projectId]" },
+  controls: { owner: "project", note: "[projectId, controlId]" },
+  controls_by_key: { owner: "project", note: "[projectId, key]" },
+  control_counts: { owner: "project", note: "[projectId]" },
+  control_criteria: { owner: "project", note: "[projectId, key]" },
+  collectors: { owner: "project", note: "[id], from collectors_by_project" },
+  collectors_by_project: { owner: "project", note: "[projectId, id]" },
+  collectors_by_secret_hash: { owner: "project", note: "[hash], from the collector record" },
+  collector_last_seen: { owner: "project", note: "[id], from collectors_by_project" },
+  evidence: { owner: "project", note: "[id], from evidence_by_observation" },
+  evidence_by_observation: { owner: "project", note: "[projectId, type, ms, id]" },
+  idempotency_keys: { owner: "project", note: "[projectId, key]" },
+  signals_latest: { owner: "project", note: "[projectId]" },
+  evaluations: { owner: "project", note: "[projectId, …] (legacy form)" },
+  evaluations_head: { owner: "project", note: "[projectId]" },
+  evaluation_chunks: { owner: "project", note: "[projectId, snapshotId, i]" },
+  evaluations_pending: { owner: "project", note: "[projectId, snapshotId]" },
+  publish_jobs: { owner: "project", note: "[projectId, jobId]" },
+  publications: { owner: "project", note: "[projectId, version]" },
+  publication_parts: { owner: "project", note: "[projectId, version, i]" },
+  publications_latest: { owner: "project", note: "[projectId]" },
+  domains: { owner: "project", note: "[id], from domains_by_project" },
+  domains_by_name: { owner: "project", note: "[name] when it names the project's domain" },
+  domain_claims: { owner: "project", note: "[name, projectId]" },
+  domains_by_project: { owner: "project", note: "[projectId, id]" },
+  log_entries_by_publication: { owner: "project", note: "[projectId, version]" },
+  updates: { owner: "project", note: "[projectId, id]" },
+  updates_by_posted: { owner: "project", note: "[projectId, postedAt, id]" },
+  updates_open_incidents: { owner: "project", note: "[projectId, postedAt, id]" },
+  webhooks: { owner: "project", note: "[projectId, id]" },
+  webhooks_by_user: { owner: "project", note: "[userId, webhookId], from the webhook" },
+  webhook_writes: { owner: "project", note: "['project', projectId] / ['user', userId]" },
+  webhook_deliveries: { owner: "project", note: "[webhookId, deliveryId]" },
+  webhook_deliveries_by_event: { owner: "project", note: "[webhookId, eventId]" },
+  webhook_circuits: { owner: "project", note: "[webhookId]" },
+  webhook_in_flight: { owner: "project", note: "[userId, webhookId], from the webhook" },
+  webhook_in_flight_writes: { owner: "user", note: "[userId]" },
+  webhook_ping_counts: { owner: "project", note: "['webhook', id] / ['project', id]" },
+  // Organization-wide public data.
+  answers: { owner: "organization", note: "[orgId, id]" },
+  answer_counts: { owner: "organization", note: "[orgId]" },
+  subprocessors: { owner: "organization", note: "[orgId, id]" },
+  subprocessor_events: { owner: "organization", note: "[orgId, n]" },
+  certifications: { owner: "organization", note: "[orgId, id]" },
+  certification_writes: { owner: "organization", note: "[orgId]" },
+  documents: { owner: "organization", note: "[orgId, id]" },
+  document_writes: { owner: "organization", note: "[orgId]" },
+  nda_versions: { owner: "organization", note: "[orgId, version]" },
+  document_settings: { owner: "organization", note: "[orgId]" },
+  document_stamps: { owner: "organization", note: "[documentSha256, recipientHash]" },
+  access_requests: { owner: "organization", note: "[orgId, id]" },
+  access_links: { owner: "organization", note: "[orgId, id]" },
+  access_links_by_token: { owner: "organization", note: "[tokenHash]; scanned by orgId" },
+  document_downloads: { owner: "organization", note: "[orgId, id]" },
+  owner_notices: { owner: "organization", note: "[id]; scanned by organizationId" },
+  subscriptions: { owner: "organization", note: "[id], from subscriptions_by_scope" },
+  subscriptions_by_scope: {
+    owner: "organization",
+    note: "[orgId, projectId|'organization', email]",
+  },
+  mail_deliveries: { owner: "organization", note: "[id]; scanned by subscription and event" },
+  // Stored public pages (src/store/edge_pages.ts).
+  edge_page: { owner: "organization", note: "[path, variant, coding], from edge_state's paths" },
+  edge_gen: { owner: "organization", note: "[orgId, scope]" },
+  edge_state: { owner: "organization", note: "[orgId, scope]" },
+  edge_changed: { owner: "organization", note: "[orgId]" },
+  edge_purge_failed: { owner: "organization", note: "[orgId]" },
+  // The job store: a job is its tenant's while it waits.
+  jobs: { owner: "organization", note: "[id], from jobs_due_by_tenant and jobs_dead" },
+  jobs_due: { owner: "organization", note: "[dueAt, id], from the job" },
+  jobs_due_by_tenant: { owner: "organization", note: "[orgId, queue, dueAt, id]" },
+  jobs_backlog: { owner: "organization", note: "[orgId, queue]" },
+  jobs_dead: { owner: "organization", note: "[deadAt, id]; scanned by the job's tenant" },
+  leases: { owner: "organization", note: "[name, id]; scanned for the tenant's ids" },
+  // People.
+  users: { owner: "user", note: "[id]" },
+  users_by_idp_sub: { owner: "user", note: "[sub], from the record" },
+  accounts: { owner: "user", note: "[id] (built-in sign-in; id = the user's idpSub)" },
+  accounts_by_email: { owner: "user", note: "[email], from the account" },
+  authorization_codes: { owner: "user", note: "[hash]; scanned by accountId (minutes)" },
+  refresh_tokens: { owner: "user", note: "[hash]; scanned by accountId" },
+  refresh_families: { owner: "user", note: "[familyId]; scanned by accountId" },
+  sign_in_tickets: { owner: "user", note: "[hash]; scanned by accountId (minutes)" },
+  sign_in_links: { owner: "user", note: "[hash]; scanned by accountId (minutes)" },
+  sign_in_link_requests: { owner: "user", note: "['email', email] / ['ip', ip] counters" },
+  sign_in_link_sending: { owner: "user", note: "[requestId] marker, no personal data" },
+  login_failures: { owner: "user", note: "['email', email] / ['ip', ip] counters" },
+  // Visitors known only by an email address.
+  subscribe_counters: { owner: "visitor", note: "['email', email] / ['ip', ip] counters" },
+  access_request_attempts: { owner: "visitor", note: "['email', email] / ['ip', ip] counters" },
+  // The service itself.
+  setup_tokens: { owner: "service", note: "the first-run setup token" },
+  signing_keys: { owner: "service", note: "the service's private keys" },
+  signing_public_keys: { owner: "service", note: "every public key that signed" },
+  secrets: { owner: "service", note: "the subscription links' secret" },
+  blobs: { owner: "service", note: "content-addressed, shared: the blob collector removes them" },
+  blob_chunks: { owner: "service", note: "content-addressed, shared" },
+  logos: { owner: "service", note: "content-addressed logo metadata (type, size), shared" },
+  log_head: { owner: "service", note: "the publication log's size and frontier" },
+  log_nodes: { owner: "service", note: "the log's hashes" },
+  log_entries: {
+    owner: "service",
+    note: "the log's entry texts: a deleted project's are erased to their leaf hash",
+  },
+  upgrades: { owner: "service", note: "one-time upgrade markers" },
+};
+
+/** Collections whose entries outlive their tenant, reduced (the log's entries: hash only). */
+export const RETAINED_COLLECTIONS: ReadonlySet<string> = new Set(["log_entries"]);
+
+const CODINGS = ["identity", "gzip", "br"] as const;
+
+type Emit = (key: Deno.KvKey) => void;
+
+async function listKeys(kv: Deno.Kv, prefix: Deno.KvKey, emit: Emit): Promise<void> {
+  for await (const entry of kv.list({ prefix }, { batchSize: 500 })) emit(entry.key);
+}
+
+/** Entries of a whole collection whose value passes `match` (collections with no index). */
+async function scan<T>(
+  kv: Deno.Kv,
+  collection: string,
+  match: (value: T, key: Deno.KvKey) => boolean,
+  emit: Emit,
+): Promise<void> {
+  for await (const entry of kv.list<T>({ prefix: [collection] }, { batchSize: 500 })) {
+    if (entry.value !== null && match(entry.value, entry.key)) emit(entry.key);
+  }
+}
+
+/** Keys yielded once each, in the order found. */
+async function* distinct(fill: (emit: Emit) => Promise<void>): AsyncGenerator<Deno.KvKey> {
+  const seen = new Set<string>();
+  const found: Deno.KvKey[] = [];
+  await fill((key) => {
+    const id = JSON.stringify(key, (_, v) => typeof v === "bigint" ? `${v}n` : v);
+    if (seen.has(id)) return;
+    seen.add(id);
+    found.push(key);
+  });
+  yield* found;
+}
+
+/** The keys of stored pages of one edge scope (their paths are on the scope's state). */
+async function edgeScopeKeys(kv: Deno.Kv, organizationId: string, scope: string, emit: Emit) {
+  const stateKey = ["edge_state", organizationId, scope];
+  const state = await kv.get<{ paths?: string[] }>(stateKey);
+  for (const entry of state.value?.paths ?? []) {
+    const space = entry.indexOf(" ");
+    for (const coding of CODINGS) {
+      emit(["edge_page", entry.slice(space + 1), entry.slice(0, space), coding]);
+    }
+  }
+  emit(stateKey);
+  emit(["edge_gen", organizationId, scope]);
+}
+
+/** The job keys of `job` (record, due entries, dead entry). */
+function jobKeys(job: Job, emit: Emit) {
+  emit(jobKey(job.id));
+  if (job.state === "dead" && job.deadAt) emit(["jobs_dead", Date.parse(job.deadAt), job.id]);
+  else emit(jobDueKey(job.dueAt, job.id));
+}
+
+/** The waiting and dead jobs of an organization that `match`, with their index entries. */
+async function tenantJobKeys(
+  kv: Deno.Kv,
+  organizationId: string,
+  match: (job: Job) => boolean,
+  emit: Emit,
+) {
+  for await (
+    const entry of kv.list({ prefix: ["jobs_due_by_tenant", organizationId] }, { batchSize: 500 })
+  ) {
+    const id = entry.key[entry.key.length - 1] as string;
+    const job = (await kv.get<Job>(jobKey(id))).value;
+    if (job && match(job)) {
+      emit(entry.key);
+      jobKeys(job, emit);
+    }
+  }
+  for await (const entry of kv.list<string>({ prefix: ["jobs_dead"] }, { batchSize: 500 })) {
+    const job = (await kv.get<Job>(jobKey(entry.value))).value;
+    if (job && (job.tag?.tenant ?? "") === organizationId && match(job)) jobKeys(job, emit);
+  }
+}
+
+interface ProjectRef {
+  id: string;
+  organizationId: string;
+  slug: string;
+  hostedSubdomain: string | null;
+}
+
+/** Adds every key of one project (see `projectKeys`). */
+async function fillProject(kv: Deno.Kv, project: ProjectRef, emit: Emit): Promise<void> {
+  const id = project.id;
+  emit(["projects", id]);
+  emit(["projects_by_slug", project.slug]);
+  if (project.hostedSubdomain) emit(["projects_by_hosted_subdomain", project.hostedSubdomain]);
+  emit(["projects_by_organization", project.organizationId, id]);
+  for (
+    const collection of [
+      "sigstore_identities",
+      "provenance_subjects",
+      "controls",
+      "controls_by_key",
+      "control_counts",
+      "control_criteria",
+      "evidence_by_observation",
+      "idempotency_keys",
+      "signals_latest",
+      "evaluations",
+      "evaluations_head",
+      "evaluation_chunks",
+      "evaluations_pending",
+      "publish_jobs",
+      "publications",
+      "publication_parts",
+      "publications_latest",
+      "log_entries_by_publication",
+      "updates",
+      "updates_by_posted",
+      "updates_open_incidents",
+      "collectors_by_project",
+      "domains_by_project",
+      "webhooks",
+    ]
+  ) {
+    const own = [collection, id];
+    if ((await kv.get(own)).versionstamp !== null) emit(own);
+    await listKeys(kv, own, emit);
+  }
+  for await (const entry of kv.list({ prefix: ["evidence_by_observation", id] })) {
+    emit(["evidence", entry.key[4] as string]);
+  }
+  for await (const entry of kv.list<number>({ prefix: ["log_entries_by_publication", id] })) {
+    emit(["log_entries", entry.value]);
+  }
+  for await (const entry of kv.list<string>({ prefix: ["collectors_by_project", id] })) {
+    const collectorId = entry.key[2] as string;
+    const collector = await kv.get<{ secretHash?: string }>(["collectors", collectorId]);
+    emit(["collectors", collectorId]);
+    emit(["collector_last_seen", collectorId]);
+    if (collector.value?.secretHash) {
+      const byHash = ["collectors_by_secret_hash", collector.value.secretHash];
+      if ((await kv.get(byHash)).value === collectorId) emit(byHash);
+    }
+  }
+  for await (const entry of kv.list<string>({ prefix: ["domains_by_project", id] })) {
+    const domainId = entry.key[2] as string;
+    emit(["domains", domainId]);
+    const domain = (await kv.get<{ domain: string }>(["domains", domainId])).value;
+    if (!domain) continue;
+    emit(["domain_claims", domain.domain, id]);
+    const byName = ["domains_by_name", domain.domain];
+    if ((await kv.get(byName)).value === domainId) emit(byName);
+  }
+  for await (
+    const entry of kv.list<{ id: string; createdBy: string }>({ prefix: ["webhooks", id] })
+  ) {
+    const webhookId = entry.value.id;
+    emit(["webhooks_by_user", entry.value.createdBy, webhookId]);
+    emit(["webhook_in_flight", entry.value.createdBy, webhookId]);
+    emit(["webhook_circuits", webhookId]);
+    emit(["webhook_ping_counts", "webhook", webhookId]);
+    await listKeys(kv, ["webhook_deliveries", webhookId], emit);
+    await listKeys(kv, ["webhook_deliveries_by_event", webhookId], emit);
+  }
+  emit(["webhook_writes", "project", id]);
+  emit(["webhook_ping_counts", "project", id]);
+  const subscriptionIds = new Set<string>();
+  for await (
+    const entry of kv.list<string>({
+      prefix: ["subscriptions_by_scope", project.organizationId, id],
+    })
+  ) {
+    emit(entry.key);
+    emit(["subscriptions", entry.value]);
+    subscriptionIds.add(entry.value);
+  }
+  await scan<{ subscriptionId?: string; event?: { projectId?: string } | null }>(
+    kv,
+    "mail_deliveries",
+    (d) => subscriptionIds.has(d.subscriptionId ?? "") || d.event?.projectId === id,
+    emit,
+  );
+  await scan<unknown>(kv, "leases", (_, key) => key[2] === id, emit);
+  await edgeScopeKeys(kv, project.organizationId, id, emit);
+  await tenantJobKeys(
+    kv,
+    project.organizationId,
+    (job) => (job.message as { projectId?: unknown }).projectId === id,
+    emit,
+  );
+}
+
+/**
+ * Every key that holds data of one project, each once: its record and indexes, controls,
+ * collectors, evidence, evaluations, publications (the log's entry keys of its versions
+ * included: they are kept, erased to their hash, see `RETAINED_COLLECTIONS`), domains, updates,
+ * webhooks and their deliveries, subscriptions to it and their emails, stored pages, waiting
+ * jobs and leases. Keys that may not exist are listed too (deleting them is harmless). Blobs
+ * are not listed: they are content-addressed and may be shared (the collector removes the
+ * ones nothing references).
+ */
+export async function* projectKeys(
+  kv: Deno.Kv,
+  projectId: string,
+): AsyncGenerator<Deno.KvKey> {
+  const project = (await kv.get<ProjectRef>(["projects", projectId])).value;
+  if (!project) return;
+  yield* distinct((emit) => fillProject(kv, project, emit));
+}
+
+/** Adds the organization's own keys, without its projects' (see `organizationKeys`). */
+async function fillOrganization(kv: Deno.Kv, organizationId: string, emit: Emit) {
+  const id = organizationId;
+  const organization = (await kv.get<{ slug: string }>(["organizations", id])).value;
+  emit(["organizations", id]);
+  if (organization) {
+    const bySlug = ["organizations_by_slug", organization.slug];
+    if ((await kv.get(bySlug)).value === id) emit(bySlug);
+  }
+  for (
+    const collection of [
+      "organization_profiles",
+      "answers",
+      "answer_counts",
+      "subprocessors",
+      "subprocessor_events",
+      "certifications",
+      "certification_writes",
+      "documents",
+      "document_writes",
+      "nda_versions",
+      "document_settings",
+      "access_requests",
+      "access_links",
+      "document_downloads",
+      "subscriptions_by_scope",
+      "edge_gen",
+      "edge_state",
+      "edge_changed",
+      "edge_purge_failed",
+      "jobs_backlog",
+    ]
+  ) {
+    const own = [collection, id];
+    if ((await kv.get(own)).versionstamp !== null) emit(own);
+    await listKeys(kv, own, emit);
+  }
+  for await (
+    const entry of kv.list<{ userId: string }>({ prefix: ["memberships", id] })
+  ) {
+    emit(entry.key);
+    emit(["memberships_by_user", entry.value.userId, id]);
+    const marker = ["bootstraps_by_user", entry.value.userId];
+    if ((await kv.get(marker)).value === id) emit(marker);
+  }
+  for await (const entry of kv.list<{ sha256?: string }>({ prefix: ["documents", id] })) {
+    if (entry.value.sha256) await listKeys(kv, ["document_stamps", entry.value.sha256], emit);
+  }
+  const subscriptionIds = new Set<string>();
+  for await (const entry of kv.list<string>({ prefix: ["subscriptions_by_scope", id] })) {
+    emit(["subscriptions", entry.value]);
+    subscriptionIds.add(entry.value);
+  }
+  const scopes = new Set<string>();
+  for await (const entry of kv.list({ prefix: ["edge_state", id] })) {
+    scopes.add(entry.key[2] as string);
+  }
+  for (const scope of scopes) await edgeScopeKeys(kv, id, scope, emit);
+  await scan<{ organizationId?: string }>(kv, "invitations", (v) => v.organizationId === id, emit);
+  await scan<{ organizationId?: string }>(
+    kv,
+    "owner_notices",
+    (v) => v.organizationId === id,
+    emit,
+  );
+  await scan<{ organizationId?: string }>(
+    kv,
+    "access_links_by_token",
+    (v) => v.organizationId === id,
+    emit,
+  );
+  await scan<{ subscriptionId?: string; event?: { organizationId?: string } | null }>(
+    kv,
+    "mail_deliveries",
+    (d) => subscriptionIds.has(d.subscriptionId ?? "") || d.event?.organizationId === id,
+    emit,
+  );
+  await scan<unknown>(kv, "leases", (_, key) => key[2] === id, emit);
+  await tenantJobKeys(kv, id, () => true, emit);
+}
+
+/**
+ * Every key that holds data of one organization, each once: its own (record, profile,
+ * memberships, answers, subprocessors, certifications, documents and their stamps, NDA, access
+ * requests, links and downloads, subscriptions and their emails, invitations, owner notices,
+ * stored pages, waiting jobs) and every key of each of its projects (`projectKeys`). With
+ * `projects: false`, only the organization's own.
+ */
+export async function* organizationKeys(
+  kv: Deno.Kv,
+  organizationId: string,
+  options: { projects?: boolean } = {},
+): AsyncGenerator<Deno.KvKey> {
+  yield* distinct(async (emit) => {
+    if (options.projects !== false) {
+      for await (
+        const entry of kv.list<string>({ prefix: ["projects_by_organization", organizationId] })
+      ) {
+        const project = (await kv.get<ProjectRef>(["projects", entry.key[2] as string])).value;
+        if (project) await fillProject(kv, project, emit);
+        else emit(entry.key);
+      }
+    }
+    await fillOrganization(kv, organizationId, emit);
+  });
+}
+
+/**
+ * Every key that holds data of one person: their user record and indexes, memberships (both
+ * directions), bootstrap marker, built-in account, sessions and grants, sign-in links and
+ * throttling counters under their email, and webhook bookkeeping under their id. The webhooks
+ * they registered on a project belong to the project (and go with it), not to them.
+ */
+export async function* userKeys(kv: Deno.Kv, userId: string): AsyncGenerator<Deno.KvKey> {
+  yield* distinct(async (emit) => {
+    const user = (await kv.get<{ idpSub: string; email: string }>(["users", userId])).value;
+    emit(["users", userId]);
+    await listKeys(kv, ["memberships_by_user", userId], emit);
+    for await (const entry of kv.list({ prefix: ["memberships_by_user", userId] })) {
+      emit(["memberships", entry.key[2] as string, userId]);
+    }
+    emit(["bootstraps_by_user", userId]);
+    emit(["webhook_writes", "user", userId]);
+    emit(["webhook_in_flight_writes", userId]);
+    await listKeys(kv, ["webhook_in_flight", userId], emit);
+    if (!user) return;
+    emit(["users_by_idp_sub", user.idpSub]);
+    const account = (await kv.get<{ email: string }>(["accounts", user.idpSub])).value;
+    const emails = new Set([user.email.toLowerCase()]);
+    if (account) {
+      emit(["accounts", user.idpSub]);
+      emit(["accounts_by_email", account.email.toLowerCase()]);
+      emails.add(account.email.toLowerCase());
+    }
+    for (const email of emails) {
+      emit(["login_failures", "email", email]);
+      emit(["sign_in_link_requests", "email", email]);
+    }
+    const mine = (v: { accountId?: string }) => v.accountId === user.idpSub;
+    for (
+      const collection of [
+        "authorization_codes",
+        "refresh_tokens",
+        "refresh_families",
+        "sign_in_tickets",
+        "sign_in_links",
+      ]
+    ) {
+      await scan(kv, collection, mine, emit);
+    }
+  });
+}
+
+/** Whether `key` is in a collection kept after its tenant goes (reduced to hashes). */
+export function isRetainedKey(key: Deno.KvKey): boolean {
+  return RETAINED_COLLECTIONS.has(String(key[0]));
+}
