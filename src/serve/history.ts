@@ -12,7 +12,17 @@ import type {
 } from "../domain/publish.ts";
 import type { Project } from "../domain/workspace.ts";
 import type { Publication } from "../domain/publication.ts";
-import { scanProjects } from "../store/projects.ts";
+import { getProject } from "../store/projects.ts";
+import {
+  descriptionMatches,
+  ensureSearchIndex,
+  nameRank,
+  normaliseSearchText,
+  projectNames,
+  type PublisherTerms,
+  publisherTerms,
+  searchCandidates,
+} from "../store/search_index.ts";
 import { getOrganization } from "../store/organizations.ts";
 import { getOrganizationProfile } from "../store/org_profiles.ts";
 import { getLatestPublication, listPublicationsPage } from "../store/publications.ts";
@@ -67,21 +77,11 @@ export async function versionPage(
   return { project, body: { versions, nextCursor } };
 }
 
-/** How well some names match: exact, then prefix, then anywhere (-1: not at all). */
-function rankOf(names: readonly string[], needle: string): number {
-  const lower = names.map((n) => n.toLowerCase());
-  if (lower.some((n) => n === needle)) return 0;
-  if (lower.some((n) => n.startsWith(needle))) return 1;
-  return lower.some((n) => n.includes(needle)) ? 2 : -1;
-}
-
 /** Who publishes a project, as search matches and shows it. */
 interface Publisher {
   name: string;
   slug: string;
-  /** The organization's name, slug and vendor display name. */
-  names: string[];
-  description: string;
+  terms: PublisherTerms;
 }
 
 async function publisherOf(kv: Deno.Kv, organizationId: string): Promise<Publisher | null> {
@@ -90,70 +90,107 @@ async function publisherOf(kv: Deno.Kv, organizationId: string): Promise<Publish
     getOrganizationProfile(kv, organizationId),
   ]);
   if (!organization) return null;
-  const name = profile.displayName ?? organization.name;
   return {
-    name,
+    name: profile.displayName ?? organization.name,
     slug: organization.slug,
-    names: [organization.name, organization.slug, name],
-    description: profile.description ?? "",
+    terms: publisherTerms(organization, profile),
   };
 }
 
 /**
- * How well a project matches: by its own slug or name (exact, prefix, anywhere: 0–2), else
- * by its publisher's name, slug or display name (3–5), else by words of the publisher's
- * description (6); -1 when nothing matches.
+ * How well a project matches a normalised needle: by its own slug or name (exact, prefix,
+ * from a word start: 0–2), else by its publisher's name, slug or display name (3–5), else by
+ * a word of the publisher's description (6); -1 when nothing matches. The index ranks its
+ * entries the same way; this confirms each candidate against the records as they are now.
  */
-function rank(project: Project, publisher: Publisher | null, needle: string): number {
-  const own = rankOf([project.slug, project.name], needle);
+function rank(project: Project, publisher: Publisher, needle: string): number {
+  const own = nameRank(projectNames(project), needle);
   if (own >= 0) return own;
-  if (!publisher) return -1;
-  const byPublisher = rankOf(publisher.names, needle);
+  const byPublisher = nameRank(publisher.terms.names, needle);
   if (byPublisher >= 0) return 3 + byPublisher;
-  return publisher.description.toLowerCase().includes(needle) ? 6 : -1;
+  return descriptionMatches(publisher.terms.description, needle) ? 6 : -1;
 }
 
-/**
- * Public projects that have published and whose name or slug contains `query` (any case),
- * or whose organization's name, slug, display name or description does, best matches first,
- * then by name; at most MAX_SEARCH_RESULTS. Private projects never appear. Reads every
- * project record once (a streamed list), each organization's profile once, and the latest
- * publication of the matches only.
- */
-export async function searchTrustProfiles(
-  reads: PublicReads,
-  query: string,
-): Promise<TrustProfileSearchResponse> {
-  const trimmed = query.trim();
-  const needle = trimmed.toLowerCase();
-  const found: Array<{ project: Project; rank: number; publisher: Publisher | null }> = [];
-  const publishers = new Map<string, Promise<Publisher | null>>();
-  for await (const project of scanProjects(reads.kv)) {
-    if (project.visibility !== "public") continue;
-    if (!publishers.has(project.organizationId)) {
-      publishers.set(project.organizationId, publisherOf(reads.kv, project.organizationId));
-    }
-    const publisher = await publishers.get(project.organizationId)!;
-    const r = rank(project, publisher, needle);
-    if (r >= 0) found.push({ project, rank: r, publisher });
+/** Index entries read at most per query, whatever they turn out to be. */
+const MAX_CANDIDATES = 200;
+
+interface Found {
+  match: TrustProfileMatch;
+  rank: number;
+}
+
+/** A candidate as search shows it, or null when it is not public, unpublished or no match. */
+async function confirm(
+  kv: Deno.Kv,
+  projectId: string,
+  needle: string,
+  publishers: Map<string, Promise<Publisher | null>>,
+): Promise<Found | null> {
+  const [project, publication] = await Promise.all([
+    getProject(kv, projectId),
+    getLatestPublication(kv, projectId),
+  ]);
+  if (!project || project.visibility !== "public" || !publication) return null;
+  if (!publishers.has(project.organizationId)) {
+    publishers.set(project.organizationId, publisherOf(kv, project.organizationId));
   }
-  found.sort((a, b) =>
-    a.rank - b.rank || a.project.name.localeCompare(b.project.name, "en") ||
-    compareCodePoints(a.project.slug, b.project.slug)
-  );
-  const profiles: TrustProfileMatch[] = [];
-  for (const { project, publisher } of found) {
-    if (profiles.length >= MAX_SEARCH_RESULTS) break;
-    const publication = await getLatestPublication(reads.kv, project.id);
-    if (!publication || !publisher) continue;
-    profiles.push({
+  const publisher = await publishers.get(project.organizationId)!;
+  if (!publisher) return null;
+  const r = rank(project, publisher, needle);
+  if (r < 0) return null;
+  return {
+    rank: r,
+    match: {
       slug: project.slug,
       name: project.name,
       overallState: publication.overallState,
       version: publication.version,
       publishedAt: publication.publishedAt,
       organization: { name: publisher.name, slug: publisher.slug },
-    });
+    },
+  };
+}
+
+/**
+ * Public projects that have published and whose name or slug matches `query` (any case,
+ * punctuation as spaces; whole, prefix, or from a word start), or whose organization's name,
+ * slug or display name does, or a word of its description; best matches first, then by
+ * name; at most MAX_SEARCH_RESULTS. Private projects never appear. Reads the search index
+ * (src/store/search_index.ts), best entries first, and confirms candidates in small parallel
+ * batches until it has enough: the cost does not grow with the number of projects.
+ */
+export async function searchTrustProfiles(
+  reads: PublicReads,
+  query: string,
+): Promise<TrustProfileSearchResponse> {
+  const trimmed = query.trim();
+  const needle = normaliseSearchText(trimmed);
+  if (!needle) return { query: trimmed, profiles: [] };
+  await ensureSearchIndex(reads.kv);
+  const found: Found[] = [];
+  const seen = new Set<string>();
+  const publishers = new Map<string, Promise<Publisher | null>>();
+  let batch: string[] = [];
+  let read = 0;
+  const settle = async () => {
+    const confirmed = await Promise.all(
+      batch.map((id) => confirm(reads.kv, id, needle, publishers)),
+    );
+    for (const f of confirmed) if (f && found.length < MAX_SEARCH_RESULTS) found.push(f);
+    batch = [];
+  };
+  for await (const candidate of searchCandidates(reads.kv, needle)) {
+    if (++read > MAX_CANDIDATES) break;
+    if (seen.has(candidate.projectId)) continue;
+    seen.add(candidate.projectId);
+    batch.push(candidate.projectId);
+    if (found.length + batch.length >= MAX_SEARCH_RESULTS) await settle();
+    if (found.length >= MAX_SEARCH_RESULTS) break;
   }
-  return { query: trimmed, profiles };
+  if (batch.length > 0) await settle();
+  found.sort((a, b) =>
+    a.rank - b.rank || a.match.name.localeCompare(b.match.name, "en") ||
+    compareCodePoints(a.match.slug, b.match.slug)
+  );
+  return { query: trimmed, profiles: found.map((f) => f.match) };
 }

@@ -170,6 +170,28 @@ export const publicationPartKey = (projectId: string, version: number, index: nu
 export const latestPublicationKey = (projectId: string) =>
   ["publications_latest", projectId] as const;
 
+/**
+ * Public search's index (src/store/search_index.ts): one entry per term (a normalised prefix,
+ * at most 16 characters) and project or organization, ordered by how well it matches (0–2 a
+ * project's own names, 3–6 its organization's) and a short sort name.
+ */
+export const searchTermKey = (term: string, rank: number, sort: string, id: string) =>
+  ["search_terms", term, rank, sort, id] as const;
+export const searchTermPrefix = (term: string) => ["search_terms", term] as const;
+/** The searchable (public, published) projects of an organization, by sort name. */
+export const searchProjectByOrganizationKey = (
+  organizationId: string,
+  sort: string,
+  projectId: string,
+) => ["search_projects_by_organization", organizationId, sort, projectId] as const;
+export const searchProjectsByOrganizationPrefix = (organizationId: string) =>
+  ["search_projects_by_organization", organizationId] as const;
+/** Bumped by every commit that writes an organization's search entries (they check it). */
+export const searchOrganizationStampKey = (organizationId: string) =>
+  ["search_organization_stamps", organizationId] as const;
+/** Set once the index holds every project written before it existed. */
+export const searchBackfillKey = () => ["search_index_meta", "backfill"] as const;
+
 export const domainKey = (id: string) => ["domains", id] as const;
 /** The domain record that verified a name: the one project its Host is served for. */
 export const domainByNameKey = (domain: string) => ["domains_by_name", domain] as const;

@@ -17,6 +17,7 @@ import { conflict } from "../domain/errors.ts";
 import { logoKey, organizationProfileKey } from "./keys.ts";
 import { getOrganization } from "./organizations.ts";
 import { touchOrganization } from "./edge_pages.ts";
+import { reindexProfileUpdate } from "./search_index.ts";
 
 const MAX_ATTEMPTS = 10;
 
@@ -66,8 +67,10 @@ async function updateProfile(
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
     const key = organizationProfileKey(organizationId);
     const entry = await kv.get<StoredOrganizationProfile>(key);
-    const { profile, logo } = apply(entry.value ?? emptyProfile(organizationId));
+    const current = entry.value ?? emptyProfile(organizationId);
+    const { profile, logo } = apply(current);
     const op = kv.atomic().check(entry).set(key, profile);
+    await reindexProfileUpdate(kv, op, organizationId, current, profile);
     if (logo && profile.logo) op.set(logoKey(profile.logo.sha256), logo);
     touchOrganization(op, organizationId, new Date());
     if ((await op.commit()).ok) return profile;

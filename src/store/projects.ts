@@ -25,6 +25,7 @@ import {
 } from "./organizations.ts";
 import { compareCodePoints } from "../lib/order.ts";
 import { touchProject } from "./edge_pages.ts";
+import { reindexProjectUpdate } from "./search_index.ts";
 
 const MAX_ATTEMPTS = 10;
 
@@ -179,7 +180,7 @@ export async function listProjectsByOrganization(
     );
 }
 
-/** Every project, in id order, streamed from KV in batches (search reads names this way). */
+/** Every project, in id order, streamed from KV in batches (for upgrades that visit each one). */
 export async function* scanProjects(kv: Deno.Kv): AsyncGenerator<Project> {
   for await (const entry of kv.list<Project>({ prefix: projectsPrefix() }, { batchSize: 500 })) {
     yield entry.value;
@@ -215,6 +216,7 @@ export async function updateProject(
         op.check({ key, versionstamp: null }).set(key, id);
       }
     }
+    await reindexProjectUpdate(kv, op, before, updated);
     touchProject(op, { organizationId: before.organizationId, projectId: id }, now);
     if ((await op.commit()).ok) return updated;
   }

@@ -13,12 +13,15 @@ import { CHUNK_BYTES, getManyChunked, serializedSize, splitBySize } from "./_chu
 import { addLogAppend } from "./log.ts";
 import {
   latestPublicationKey,
+  projectKey,
   publicationKey,
   publicationPartKey,
   publicationsOfProjectPrefix,
   publishJobKey,
 } from "./keys.ts";
 import { touchProjectById } from "./edge_pages.ts";
+import { addToSearchIndex } from "./search_index.ts";
+import type { Project } from "../domain/workspace.ts";
 
 /** Kept for the public-read modules that still import the record types from here. */
 
@@ -123,6 +126,16 @@ export async function saveJob(kv: Deno.Kv, job: PublishJob): Promise<void> {
   await kv.set(publishJobKey(job.projectId, job.id), job);
 }
 
+/**
+ * Adds to the commit of a project's first version its search entries when it is public
+ * (checking the project, so a concurrent visibility change or rename makes the commit retry).
+ */
+async function indexFirstPublish(kv: Deno.Kv, op: Deno.AtomicOperation, projectId: string) {
+  const project = await kv.get<Project>(projectKey(projectId));
+  op.check(project);
+  if (project.value?.visibility === "public") await addToSearchIndex(kv, op, project.value);
+}
+
 /** Appends to the log that the publication log head moved under are retried this often. */
 const LOG_ATTEMPTS = 50;
 
@@ -154,6 +167,7 @@ export async function commitPublication(
       .set(publishJobKey(job.projectId, job.id), job);
     parts.forEach((part, i) => op.set(publicationPartKey(projectId, version, i), part));
     stageEvents(op, events);
+    if (latest.value === null) await indexFirstPublish(kv, op, projectId);
     await touchProjectById(kv, op, projectId, new Date(publication.publishedAt));
     if ((await op.commit()).ok) return true;
     const now = await getLatestPublicationEntry(kv, projectId);
