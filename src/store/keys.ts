@@ -359,3 +359,12 @@ export const subscribeCounterKey = (scope: "ip" | "email", value: string) =>
 /** One email (confirmation or notification) and its sending state. */
 export const mailDeliveryKey = (id: string) => ["mail_deliveries", id] as const;
 export const mailDeliveriesPrefix = () => ["mail_deliveries"] as const;
+
+/** A deletion scheduled for a project or an organization (kind "project" | "organization"). */
+export const deletionKey = (kind: string, id: string) => ["deletions", kind, id] as const;
+/**
+ * What remains of a deleted project's or organization's slug: its SHA-256, so its public
+ * routes answer 410 Gone instead of 404, without keeping the name itself.
+ */
+export const deletedSlugKey = (kind: string, slugSha256: string) =>
+  ["deleted_slugs", kind, slugSha256] as const;

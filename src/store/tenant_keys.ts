@@ -118,6 +118,17 @@ export const KEY_COLLECTIONS: Readonly<Record<string, CollectionRule>> = {
   jobs_backlog: { owner: "organization", note: "[orgId, queue]" },
   jobs_dead: { owner: "organization", note: "[deadAt, id]; scanned by the job's tenant" },
   leases: { owner: "organization", note: "[name, id]; scanned for the tenant's ids" },
+  // Public search's index (src/store/search_index.ts): derived, rebuilt from the records.
+  search_terms: { owner: "project", note: "[term, rank, sort, id]; scanned by id (derived)" },
+  search_projects_by_organization: { owner: "project", note: "[orgId, sort, projectId]" },
+  search_organization_stamps: { owner: "organization", note: "[orgId]" },
+  search_index_meta: { owner: "service", note: "the index's backfill marker" },
+  // Deletion (src/store/deletions.ts).
+  deletions: { owner: "organization", note: "[kind, id]: removed by the deletion it schedules" },
+  deleted_slugs: {
+    owner: "service",
+    note: "[kind, sha256(slug)]: kept so a deleted slug answers 410, without the slug",
+  },
   // People.
   users: { owner: "user", note: "[id]" },
   users_by_idp_sub: { owner: "user", note: "[sub], from the record" },
@@ -332,6 +343,12 @@ async function fillProject(kv: Deno.Kv, project: ProjectRef, emit: Emit): Promis
     emit,
   );
   await scan<unknown>(kv, "leases", (_, key) => key[2] === id, emit);
+  await scan<unknown>(kv, "search_terms", (_, key) => key[4] === id, emit);
+  for await (
+    const entry of kv.list({ prefix: ["search_projects_by_organization", project.organizationId] })
+  ) {
+    if (entry.key[3] === id) emit(entry.key);
+  }
   await edgeScopeKeys(kv, project.organizationId, id, emit);
   await tenantJobKeys(
     kv,
@@ -390,6 +407,8 @@ async function fillOrganization(kv: Deno.Kv, organizationId: string, emit: Emit)
       "edge_changed",
       "edge_purge_failed",
       "jobs_backlog",
+      "search_projects_by_organization",
+      "search_organization_stamps",
     ]
   ) {
     const own = [collection, id];
@@ -437,6 +456,7 @@ async function fillOrganization(kv: Deno.Kv, organizationId: string, emit: Emit)
     emit,
   );
   await scan<unknown>(kv, "leases", (_, key) => key[2] === id, emit);
+  await scan<unknown>(kv, "search_terms", (_, key) => key[4] === id, emit);
   await tenantJobKeys(kv, id, () => true, emit);
 }
 
