@@ -407,27 +407,3 @@ export function ensureSearchIndex(kv: Deno.Kv): Promise<void> {
   }
   return done;
 }
-
-/** Every index key a project's own entries can have (from its record), for tenant listings. */
-export function projectSearchKeys(project: Project): Deno.KvKey[] {
-  const sort = sortName(project.name);
-  return [
-    ...[...projectTerms(project)].map(([term, rank]) =>
-      searchTermKey(term, rank, sort, project.id)
-    ),
-    searchProjectByOrganizationKey(project.organizationId, sort, project.id),
-  ];
-}
-
-/** Every index key an organization's own entries can have, and its stamp. */
-export async function organizationSearchKeys(
-  kv: Deno.Kv,
-  organizationId: string,
-): Promise<Deno.KvKey[]> {
-  const state = await publisherState(kv, organizationId);
-  const publisher = termsOf(state, organizationId);
-  return [
-    ...(publisher ? organizationEntryKeys(organizationId, publisher) : []),
-    searchOrganizationStampKey(organizationId),
-  ];
-}

@@ -13,8 +13,6 @@
  */
 import type { Job } from "../domain/jobs.ts";
 import { jobDueKey, jobKey } from "./keys.ts";
-import type { Project } from "../domain/workspace.ts";
-import { organizationSearchKeys, projectSearchKeys } from "./search_index.ts";
 
 /**
  * Whose data a collection holds: `project` and `organization` keys belong to one tenant,
@@ -67,13 +65,6 @@ export const KEY_COLLECTIONS: Readonly<Record<string, CollectionRule>> = {
   publications: { owner: "project", note: "[projectId, version]" },
   publication_parts: { owner: "project", note: "[projectId, version, i]" },
   publications_latest: { owner: "project", note: "[projectId]" },
-  search_terms: {
-    owner: "project",
-    note: "[term, rank, sort, projectId or orgId], from the record's names (search_index.ts)",
-  },
-  search_projects_by_organization: { owner: "project", note: "[orgId, sort, projectId]" },
-  search_organization_stamps: { owner: "organization", note: "[orgId]" },
-  search_index_meta: { owner: "service", note: "the search index's backfill marker" },
   domains: { owner: "project", note: "[id], from domains_by_project" },
   domains_by_name: { owner: "project", note: "[name] when it names the project's domain" },
   domain_claims: { owner: "project", note: "[name, projectId]" },
@@ -258,20 +249,6 @@ interface ProjectRef {
   hostedSubdomain: string | null;
 }
 
-/** The search index keys of a project, from its record (none when it is gone). */
-async function searchKeysOfProject(kv: Deno.Kv, id: string): Promise<Deno.KvKey[]> {
-  const project = (await kv.get<Project>(["projects", id])).value;
-  return project ? projectSearchKeys(project) : [];
-}
-
-/** Emits those of `keys` that hold a value. */
-async function emitExisting(kv: Deno.Kv, keys: Deno.KvKey[], emit: Emit): Promise<void> {
-  for (let i = 0; i < keys.length; i += 10) {
-    const entries = await kv.getMany(keys.slice(i, i + 10));
-    for (const entry of entries) if (entry.versionstamp !== null) emit(entry.key);
-  }
-}
-
 /** Adds every key of one project (see `projectKeys`). */
 async function fillProject(kv: Deno.Kv, project: ProjectRef, emit: Emit): Promise<void> {
   const id = project.id;
@@ -311,7 +288,6 @@ async function fillProject(kv: Deno.Kv, project: ProjectRef, emit: Emit): Promis
     if ((await kv.get(own)).versionstamp !== null) emit(own);
     await listKeys(kv, own, emit);
   }
-  await emitExisting(kv, await searchKeysOfProject(kv, id), emit);
   for await (const entry of kv.list({ prefix: ["evidence_by_observation", id] })) {
     emit(["evidence", entry.key[4] as string]);
   }
@@ -439,7 +415,6 @@ async function fillOrganization(kv: Deno.Kv, organizationId: string, emit: Emit)
     if ((await kv.get(own)).versionstamp !== null) emit(own);
     await listKeys(kv, own, emit);
   }
-  await emitExisting(kv, await organizationSearchKeys(kv, id), emit);
   for await (
     const entry of kv.list<{ userId: string }>({ prefix: ["memberships", id] })
   ) {
