@@ -82,7 +82,8 @@ export type QuestionnaireFileErrorCode =
   | "unsupported_type" // 415: not XLSX or CSV, macro-enabled, legacy .xls, encrypted
   | "malformed" // 400/422: broken zip, XML, CSV quoting, undecodable text
   | "over_limit" // 413/422: sheets, rows, columns, cells over the limits
-  | "no_questions"; // 422: no sheet has a question column (the caller may choose columns)
+  | "no_questions" // 422: no sheet has a question column (the caller may choose columns)
+  | "invalid_columns"; // 422: the caller's columns name no sheet, or letters out of range
 
 /** Why a file cannot be read; the HTTP layer maps the code to a 4xx with this message. */
 export class QuestionnaireFileError extends Error {

@@ -8,6 +8,9 @@
  */
 import type { Zippable } from "fflate";
 import type { ExportRow } from "./answers.ts";
+import { csvField } from "../lib/spreadsheet_text.ts";
+
+export { csvField };
 
 export const CSV_TYPE = "text/csv; charset=utf-8";
 export const XLSX_TYPE = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet";
@@ -29,25 +32,6 @@ export interface ExportAbout {
   source: string;
   /** The newest change among the exported answers, or null without any. */
   lastChanged: string | null;
-}
-
-/**
- * Where a spreadsheet could start reading a formula: the start of the field, or, since a
- * reader in a locale whose separator is ";" (or a tab) splits the field there and a line
- * break may end a row, right after ";", ",", a tab, CR or LF.
- */
-const FORMULA_TRIGGER = /(?<=^|[;,\t\r\n])(?=[=+\-@\t\r])/g;
-
-/**
- * One CSV field (RFC 4180), inert in any spreadsheet: wherever a formula could start (see
- * FORMULA_TRIGGER) a `=`, `+`, `-`, `@`, tab or CR is preceded by an apostrophe, as OWASP
- * advises against CSV injection, and such a field is quoted, as is one that holds a comma,
- * semicolon, quote or line break, so no reader splits it, whatever its separator.
- */
-export function csvField(value: string): string {
-  // Zero-width, so a tab or CR that triggers is also the separator before the next trigger.
-  const inert = value.replace(FORMULA_TRIGGER, "'");
-  return inert !== value || /[",;\t\r\n]/.test(inert) ? `"${inert.replaceAll('"', '""')}"` : inert;
 }
 
 /** The rows as CSV: UTF-8 with a byte order mark (so spreadsheets read it as UTF-8), CRLF. */

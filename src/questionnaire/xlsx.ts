@@ -1,0 +1,691 @@
+/**
+ * A buyer's XLSX workbook read into grids of text, and written back with chosen cells replaced.
+ *
+ * Reading: the ZIP (zip.ts) is checked for what we refuse (macro-enabled, binary or encrypted
+ * workbooks, anything that is not a spreadsheet), every entry is inflated against one running
+ * budget, then `workbook.xml` and its relationships name the worksheets, `sharedStrings.xml`
+ * gives the shared texts, and each sheet's cells are read: shared and inline strings (rich text
+ * runs joined, phonetic runs left out), numbers as written, booleans as TRUE/FALSE, errors as
+ * their code, and a formula's cached value (a formula is never evaluated). Cells and rows
+ * without an `r` attribute follow the one before.
+ *
+ * Writing (`patchWorkbook`): every part is copied byte for byte except the sheets, whose XML is
+ * patched where it must change (answer and evidence cells written as inline strings keeping
+ * their `s` style, formulas replaced by their cached values, `r` made explicit in patched
+ * sheets), the workbook and its relationships (external links and the calculation chain
+ * dropped) and the content types. External-link parts and the calculation chain are removed.
+ */
+import { columnLetters, type Grid, newGrid, parseCellRef, setCell } from "./grid.ts";
+import { QuestionnaireFileError, type QuestionnaireLimits } from "./types.ts";
+import { decodeOoxmlEscapes, escapeXml, type XmlToken, xmlTokens } from "./xml.ts";
+import {
+  InflateBudget,
+  inflateEntry,
+  writeZip,
+  zipEntries,
+  type ZipEntry,
+  type ZipOutput,
+} from "./zip.ts";
+
+type Fflate = typeof import("fflate");
+
+const REL = "http://schemas.openxmlformats.org/officeDocument/2006/relationships/";
+const WORKBOOK_TYPES = new Set([
+  "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet.main+xml",
+  "application/vnd.openxmlformats-officedocument.spreadsheetml.template.main+xml",
+]);
+
+export interface WorkbookSheet {
+  name: string;
+  /** The worksheet part, e.g. "xl/worksheets/sheet1.xml". */
+  path: string;
+}
+
+export interface OpenWorkbook {
+  entries: ZipEntry[];
+  /** Inflated XML parts by name (the ones the reader and writer need). */
+  parts: Map<string, string>;
+  workbookPath: string;
+  sheets: WorkbookSheet[];
+}
+
+function unsupported(message: string): QuestionnaireFileError {
+  return new QuestionnaireFileError("unsupported_type", message);
+}
+
+function malformed(message: string): QuestionnaireFileError {
+  return new QuestionnaireFileError("malformed", `Not a readable workbook: ${message}.`);
+}
+
+/** The entries of a workbook's ZIP, checked and inflated against the limits. */
+export function openWorkbook(
+  bytes: Uint8Array,
+  limits: QuestionnaireLimits,
+  fflate: Fflate,
+): OpenWorkbook {
+  const entries = zipEntries(bytes);
+  const byName = new Map(entries.map((entry) => [entry.name, entry]));
+  for (const entry of entries) {
+    const lower = entry.name.toLowerCase();
+    if (lower.endsWith("vbaproject.bin") || lower.endsWith("vbaprojectsignature.bin")) {
+      throw unsupported("Macro-enabled workbooks (.xlsm) are not read; save it as .xlsx.");
+    }
+    if (lower === "xl/workbook.bin") {
+      throw unsupported("Binary workbooks (.xlsb) are not read; save it as .xlsx.");
+    }
+  }
+  if (!byName.has("[Content_Types].xml")) {
+    throw unsupported("The ZIP file is not an Office Open XML workbook.");
+  }
+  const budget = new InflateBudget(limits.maxUncompressedBytes);
+  const parts = new Map<string, string>();
+  const decoder = new TextDecoder("utf-8", { fatal: false });
+  // Every entry counts against the budget, read or not, so no part may hide a bomb.
+  for (const entry of entries) {
+    const data = inflateEntry(entry, budget, fflate);
+    if (/\.(xml|rels)$/i.test(entry.name)) parts.set(entry.name, decoder.decode(data));
+  }
+  const types = parts.get("[Content_Types].xml") ?? "";
+  if (/macroEnabled/i.test(types)) {
+    throw unsupported("Macro-enabled workbooks (.xlsm) are not read; save it as .xlsx.");
+  }
+  const workbookPath = officeDocument(parts);
+  const workbookType = contentTypeOf(types, workbookPath);
+  if (!workbookType || !WORKBOOK_TYPES.has(workbookType)) {
+    throw unsupported("The file is not an Excel workbook (.xlsx).");
+  }
+  const workbook = parts.get(workbookPath);
+  if (workbook === undefined) throw malformed("the workbook part is missing");
+  const rels = relationships(parts, workbookPath);
+  const sheets: WorkbookSheet[] = [];
+  for (const token of xmlTokens(workbook)) {
+    if (token.kind !== "open" || token.name !== "sheet") continue;
+    const id = attr(token.attrs, "id");
+    const rel = id ? rels.get(id) : undefined;
+    if (!rel || !rel.type.endsWith("/worksheet")) continue; // chart and dialog sheets
+    const name = token.attrs.name ?? "";
+    if (!parts.has(rel.target)) throw malformed(`sheet "${name}" has no part`);
+    sheets.push({ name, path: rel.target });
+    if (sheets.length > limits.maxSheets) {
+      throw new QuestionnaireFileError(
+        "over_limit",
+        `The workbook has more than ${limits.maxSheets} sheets.`,
+      );
+    }
+  }
+  if (sheets.length === 0) throw malformed("it has no worksheet");
+  return { entries, parts, workbookPath, sheets };
+}
+
+/** An attribute by local name (`r:id` → "id"), whatever its prefix. */
+function attr(attrs: Record<string, string>, local: string): string | undefined {
+  for (const [key, value] of Object.entries(attrs)) {
+    if (key === local || key.endsWith(`:${local}`)) return value;
+  }
+  return undefined;
+}
+
+function officeDocument(parts: Map<string, string>): string {
+  const rels = relationships(parts, "");
+  for (const rel of rels.values()) {
+    if (rel.type.endsWith("/officeDocument")) return rel.target;
+  }
+  throw unsupported("The ZIP file is not an Office Open XML workbook.");
+}
+
+function contentTypeOf(types: string, path: string): string | undefined {
+  let byExtension: string | undefined;
+  const extension = path.slice(path.lastIndexOf(".") + 1).toLowerCase();
+  for (const token of xmlTokens(types)) {
+    if (token.kind !== "open") continue;
+    if (token.name === "Override" && token.attrs.PartName === `/${path}`) {
+      return token.attrs.ContentType;
+    }
+    if (token.name === "Default" && token.attrs.Extension?.toLowerCase() === extension) {
+      byExtension = token.attrs.ContentType;
+    }
+  }
+  return byExtension;
+}
+
+interface Relationship {
+  id: string;
+  type: string;
+  /** The target part's name, resolved (external targets are kept as written). */
+  target: string;
+  external: boolean;
+}
+
+function relsPathOf(part: string): string {
+  const slash = part.lastIndexOf("/");
+  return `${part.slice(0, slash + 1)}_rels/${part.slice(slash + 1)}.rels`;
+}
+
+function relationships(parts: Map<string, string>, part: string): Map<string, Relationship> {
+  const rels = new Map<string, Relationship>();
+  const xml = parts.get(relsPathOf(part));
+  if (xml === undefined) return rels;
+  const base = part.slice(0, part.lastIndexOf("/") + 1);
+  for (const token of xmlTokens(xml)) {
+    if (token.kind !== "open" || token.name !== "Relationship") continue;
+    const { Id: id, Type: type = "", Target: target = "", TargetMode: mode } = token.attrs;
+    if (!id) continue;
+    const external = mode === "External";
+    rels.set(id, { id, type, target: external ? target : resolvePart(base, target), external });
+  }
+  return rels;
+}
+
+function resolvePart(base: string, target: string): string {
+  const path = target.startsWith("/") ? target.slice(1) : base + target;
+  const out: string[] = [];
+  for (const segment of path.split("/")) {
+    if (segment === "..") out.pop();
+    else if (segment !== "." && segment !== "") out.push(segment);
+  }
+  return out.join("/");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Cells
+
+function sharedStrings(open: OpenWorkbook): string[] {
+  const rels = relationships(open.parts, open.workbookPath);
+  let path: string | undefined;
+  for (const rel of rels.values()) if (rel.type.endsWith("/sharedStrings")) path = rel.target;
+  const xml = path ? open.parts.get(path) : undefined;
+  if (!xml) return [];
+  const strings: string[] = [];
+  let current: string[] | null = null;
+  let inText = false;
+  let phonetic = 0;
+  for (const token of xmlTokens(xml)) {
+    if (token.kind === "open") {
+      if (token.name === "si") {
+        current = [];
+        if (token.selfClosing) {
+          strings.push("");
+          current = null;
+        }
+      } else if (token.name === "rPh") phonetic += token.selfClosing ? 0 : 1;
+      else if (token.name === "t" && !token.selfClosing) inText = true;
+    } else if (token.kind === "close") {
+      if (token.name === "si" && current) {
+        strings.push(decodeOoxmlEscapes(current.join("")));
+        current = null;
+      } else if (token.name === "rPh") phonetic--;
+      else if (token.name === "t") inText = false;
+    } else if (inText && current && phonetic === 0) current.push(token.text);
+  }
+  return strings;
+}
+
+/** One `<c>` element as the tokens showed it. */
+interface CellElement {
+  row: number;
+  column: number;
+  attrs: Record<string, string>;
+  /** The open tag's span, and the whole element's. */
+  openStart: number;
+  openEnd: number;
+  start: number;
+  end: number;
+  qname: string;
+  hasR: boolean;
+  formula: boolean;
+  value: string | null;
+  inline: string | null;
+}
+
+interface RowElement {
+  row: number;
+  openStart: number;
+  openEnd: number;
+  /** Where `</row>` starts; null for a self-closing row. */
+  closeStart: number | null;
+  end: number;
+  qname: string;
+  hasR: boolean;
+  cells: CellElement[];
+}
+
+interface SheetLayout {
+  rows: RowElement[];
+  /** The sheetData element: its open tag span and where its close tag starts (null: `<sheetData/>`). */
+  sheetData:
+    | { openStart: number; openEnd: number; closeStart: number | null; qname: string }
+    | null;
+  dimension: { start: number; end: number; qname: string } | null;
+}
+
+/** The rows and cells of a sheet's XML, with their positions. */
+function sheetLayout(xml: string): SheetLayout {
+  const layout: SheetLayout = { rows: [], sheetData: null, dimension: null };
+  let row: RowElement | null = null;
+  let cell: CellElement | null = null;
+  let lastRow = 0;
+  let lastColumn = 0;
+  let inValue = false;
+  let inIs = false;
+  let inText = false;
+  let phonetic = 0;
+  let value: string[] = [];
+  let inline: string[] = [];
+  const finishCell = (end: number) => {
+    if (!cell || !row) return;
+    cell.end = end;
+    cell.value = cell.value ?? (value.length ? value.join("") : null);
+    cell.inline = inline.length ? inline.join("") : cell.inline;
+    row.cells.push(cell);
+    cell = null;
+  };
+  for (const token of xmlTokens(xml) as Generator<XmlToken>) {
+    if (token.kind === "open") {
+      switch (token.name) {
+        case "dimension":
+          layout.dimension = { start: token.start, end: token.end, qname: token.qname };
+          break;
+        case "sheetData":
+          layout.sheetData = {
+            openStart: token.start,
+            openEnd: token.end,
+            closeStart: token.selfClosing ? null : -1,
+            qname: token.qname,
+          };
+          break;
+        case "row": {
+          const r = token.attrs.r ? Number(token.attrs.r) : lastRow + 1;
+          if (!Number.isInteger(r) || r < 1 || r > 1048576) throw malformed("a row number");
+          lastRow = r;
+          lastColumn = 0;
+          row = {
+            row: r,
+            openStart: token.start,
+            openEnd: token.end,
+            closeStart: null,
+            end: token.end,
+            qname: token.qname,
+            hasR: token.attrs.r !== undefined,
+            cells: [],
+          };
+          if (token.selfClosing) {
+            layout.rows.push(row);
+            row = null;
+          }
+          break;
+        }
+        case "c": {
+          if (!row) break;
+          const ref = token.attrs.r ? parseCellRef(token.attrs.r) : null;
+          if (token.attrs.r && !ref) throw malformed(`a cell reference "${token.attrs.r}"`);
+          const column = ref ? ref.column : lastColumn + 1;
+          lastColumn = column;
+          cell = {
+            row: row.row,
+            column,
+            attrs: token.attrs,
+            openStart: token.start,
+            openEnd: token.end,
+            start: token.start,
+            end: token.end,
+            qname: token.qname,
+            hasR: token.attrs.r !== undefined,
+            formula: false,
+            value: null,
+            inline: null,
+          };
+          value = [];
+          inline = [];
+          if (token.selfClosing) finishCell(token.end);
+          break;
+        }
+        case "f":
+          if (cell) cell.formula = true;
+          break;
+        case "v":
+          if (cell && !token.selfClosing) inValue = true;
+          break;
+        case "is":
+          if (cell && !token.selfClosing) inIs = true;
+          break;
+        case "rPh":
+          if (!token.selfClosing) phonetic++;
+          break;
+        case "t":
+          if (inIs && !token.selfClosing) inText = true;
+          break;
+      }
+    } else if (token.kind === "close") {
+      switch (token.name) {
+        case "sheetData":
+          if (layout.sheetData) layout.sheetData.closeStart = token.start;
+          break;
+        case "row":
+          if (row) {
+            row.closeStart = token.start;
+            row.end = token.end;
+            layout.rows.push(row);
+            row = null;
+          }
+          break;
+        case "c":
+          finishCell(token.end);
+          break;
+        case "v":
+          inValue = false;
+          break;
+        case "is":
+          inIs = false;
+          break;
+        case "rPh":
+          phonetic--;
+          break;
+        case "t":
+          inText = false;
+          break;
+      }
+    } else if (cell) {
+      if (inValue) value.push(token.text);
+      else if (inText && phonetic === 0) inline.push(token.text);
+    }
+  }
+  return layout;
+}
+
+/** What a cell shows, as text: its string, number, boolean or error, or a formula's cached value. */
+function cellValue(cell: CellElement, strings: string[]): string {
+  const type = cell.attrs.t ?? "n";
+  if (type === "inlineStr") return decodeOoxmlEscapes(cell.inline ?? cell.value ?? "");
+  const value = cell.value ?? "";
+  switch (type) {
+    case "s": {
+      const index = Number(value);
+      if (!Number.isInteger(index) || index < 0 || index >= strings.length) {
+        throw malformed("a cell names a shared string that does not exist");
+      }
+      return strings[index];
+    }
+    case "b":
+      return value === "1" || value === "true" ? "TRUE" : value === "" ? "" : "FALSE";
+    case "str":
+      return decodeOoxmlEscapes(value);
+    default:
+      return value.trim();
+  }
+}
+
+/** Every worksheet of the workbook as a grid of text. */
+export function readWorkbookGrids(open: OpenWorkbook, limits: QuestionnaireLimits): Grid[] {
+  const strings = sharedStrings(open);
+  return open.sheets.map((sheet) => {
+    const grid = newGrid(sheet.name);
+    const layout = sheetLayout(open.parts.get(sheet.path) ?? "");
+    for (const row of layout.rows) {
+      for (const cell of row.cells) {
+        setCell(grid, cell.row, cell.column, cellValue(cell, strings).trim(), limits);
+      }
+    }
+    return grid;
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Writing
+
+/** The cells to write in one sheet: row → column → text (already made inert). */
+export type SheetWrites = Map<number, Map<number, string>>;
+
+function prefixOf(qname: string): string {
+  const colon = qname.indexOf(":");
+  return colon < 0 ? "" : qname.slice(0, colon + 1);
+}
+
+function inlineCell(p: string, ref: string, style: string | undefined, text: string): string {
+  const s = style !== undefined ? ` s="${escapeXml(style)}"` : "";
+  const space = /^\s|\s$|\n/.test(text) ? ' xml:space="preserve"' : "";
+  return `<${p}c r="${ref}"${s} t="inlineStr"><${p}is><${p}t${space}>${
+    escapeXml(text)
+  }</${p}t></${p}is></${p}c>`;
+}
+
+interface Edit {
+  start: number;
+  end: number;
+  text: string;
+}
+
+/** A cell holding a formula, rewritten as the value it shows (or empty without one). */
+function inertCell(cell: CellElement, p: string, ref: string): string {
+  const style = cell.attrs.s;
+  const s = style !== undefined ? ` s="${escapeXml(style)}"` : "";
+  const type = cell.attrs.t ?? "n";
+  if (cell.value === null && cell.inline === null) return `<${p}c r="${ref}"${s}/>`;
+  if (type === "str" || type === "inlineStr") {
+    return inlineCell(p, ref, style, decodeOoxmlEscapes(cell.inline ?? cell.value ?? ""));
+  }
+  const t = type === "n" ? "" : ` t="${escapeXml(type)}"`;
+  return `<${p}c r="${ref}"${s}${t}><${p}v>${escapeXml(cell.value ?? "")}</${p}v></${p}c>`;
+}
+
+/** A sheet's XML with its formulas made values and the writes applied. */
+export function patchSheet(xml: string, writes: SheetWrites): string {
+  const layout = sheetLayout(xml);
+  const edits: Edit[] = [];
+  const pending = new Map([...writes].map(([row, cells]) => [row, new Map(cells)]));
+  let maxRow = 0;
+  let maxColumn = 0;
+  for (const row of layout.rows) {
+    const p = prefixOf(row.qname);
+    const wanted = pending.get(row.row);
+    pending.delete(row.row);
+    maxRow = Math.max(maxRow, row.row);
+    // The row's open tag: an explicit r, and no `spans` hint that new cells could contradict.
+    if (!row.hasR || (wanted && /\sspans=/.test(xml.slice(row.openStart, row.openEnd)))) {
+      let tag = xml.slice(row.openStart, row.openEnd).replace(/\sspans="[^"]*"/, "");
+      if (!row.hasR) tag = tag.replace(/^<[^\s/>]+/, (name) => `${name} r="${row.row}"`);
+      if (wanted && row.closeStart === null) tag = tag.replace(/\s*\/>$/, ">");
+      edits.push({ start: row.openStart, end: row.openEnd, text: tag });
+    } else if (wanted && row.closeStart === null) {
+      edits.push({
+        start: row.openStart,
+        end: row.openEnd,
+        text: xml.slice(row.openStart, row.openEnd).replace(/\s*\/>$/, ">"),
+      });
+    }
+    for (const cell of row.cells) {
+      maxColumn = Math.max(maxColumn, cell.column);
+      const ref = `${columnLetters(cell.column)}${cell.row}`;
+      if (wanted) {
+        // New cells that come before this one, in column order.
+        const before = [...wanted].filter(([column]) => column < cell.column)
+          .sort(([a], [b]) => a - b);
+        for (const [column, value] of before) {
+          const at = `${columnLetters(column)}${row.row}`;
+          edits.push({
+            start: cell.start,
+            end: cell.start,
+            text: inlineCell(p, at, undefined, value),
+          });
+          wanted.delete(column);
+        }
+      }
+      const text = wanted?.get(cell.column);
+      if (text !== undefined) {
+        const cp = prefixOf(cell.qname);
+        edits.push({
+          start: cell.start,
+          end: cell.end,
+          text: inlineCell(cp, ref, cell.attrs.s, text),
+        });
+        wanted!.delete(cell.column);
+      } else if (cell.formula) {
+        edits.push({ start: cell.start, end: cell.end, text: inertCell(cell, p, ref) });
+      } else if (!cell.hasR) {
+        const at = cell.openStart + 1 + cell.qname.length;
+        edits.push({ start: at, end: at, text: ` r="${ref}"` });
+      }
+    }
+    if (wanted && wanted.size > 0) {
+      const rest = [...wanted].sort(([a], [b]) => a - b);
+      const at = row.closeStart ?? row.end;
+      let text = rest.map(([column, value]) =>
+        inlineCell(p, `${columnLetters(column)}${row.row}`, undefined, value)
+      ).join("");
+      for (const [column] of rest) maxColumn = Math.max(maxColumn, column);
+      if (row.closeStart === null) text += `</${row.qname}>`;
+      edits.push({ start: at, end: at, text });
+    }
+    if (wanted) {
+      for (const [column] of writes.get(row.row)!) maxColumn = Math.max(maxColumn, column);
+    }
+  }
+  // Rows that do not exist yet.
+  if (pending.size > 0) {
+    const data = layout.sheetData;
+    if (!data) throw malformed("a sheet has no sheetData");
+    const p = prefixOf(data.qname);
+    const newRows = [...pending].sort(([a], [b]) => a - b);
+    for (const [number, cells] of newRows) {
+      maxRow = Math.max(maxRow, number);
+      for (const [column] of cells) maxColumn = Math.max(maxColumn, column);
+      const text = `<${p}row r="${number}">${
+        [...cells].sort(([a], [b]) => a - b).map(([column, value]) =>
+          inlineCell(p, `${columnLetters(column)}${number}`, undefined, value)
+        ).join("")
+      }</${p}row>`;
+      const next = layout.rows.find((row) => row.row > number);
+      if (next) edits.push({ start: next.openStart, end: next.openStart, text });
+      else if (data.closeStart !== null && data.closeStart >= 0) {
+        edits.push({ start: data.closeStart, end: data.closeStart, text });
+      } else {
+        // `<sheetData/>`: opened and closed around the new rows.
+        const open = xml.slice(data.openStart, data.openEnd).replace(/\s*\/>$/, ">");
+        edits.push({
+          start: data.openStart,
+          end: data.openEnd,
+          text: `${open}${text}</${data.qname}>`,
+        });
+        pending.clear();
+        break;
+      }
+    }
+  }
+  if (layout.dimension && maxRow > 0 && maxColumn > 0) {
+    const p = prefixOf(layout.dimension.qname);
+    edits.push({
+      start: layout.dimension.start,
+      end: layout.dimension.end,
+      text: `<${p}dimension ref="A1:${columnLetters(maxColumn)}${maxRow}"/>`,
+    });
+  }
+  return applyEdits(xml, edits);
+}
+
+function applyEdits(xml: string, edits: Edit[]): string {
+  // Stable by position: insertions at one point keep the order they were made in.
+  const ordered = edits.map((edit, index) => ({ edit, index }))
+    .sort((a, b) => a.edit.start - b.edit.start || a.index - b.index);
+  const out: string[] = [];
+  let at = 0;
+  for (const { edit } of ordered) {
+    out.push(xml.slice(at, edit.start), edit.text);
+    at = Math.max(at, edit.end);
+  }
+  out.push(xml.slice(at));
+  return out.join("");
+}
+
+/** The workbook XML without external references or defined names that reach outside it. */
+function patchWorkbookXml(xml: string): string {
+  const edits: Edit[] = [];
+  let skipFrom: { start: number; name: string } | null = null;
+  for (const token of xmlTokens(xml)) {
+    if (skipFrom) {
+      if (token.kind === "close" && token.name === skipFrom.name) {
+        edits.push({ start: skipFrom.start, end: token.end, text: "" });
+        skipFrom = null;
+      }
+      continue;
+    }
+    if (token.kind !== "open") continue;
+    if (token.name === "externalReferences") {
+      if (token.selfClosing) edits.push({ start: token.start, end: token.end, text: "" });
+      else skipFrom = { start: token.start, name: token.name };
+    } else if (token.name === "definedName" && !token.selfClosing) {
+      const close = xml.indexOf("definedName>", token.end);
+      const body = close < 0 ? "" : xml.slice(token.end, close);
+      // `[1]Sheet!A1` reaches an external workbook; a function call could be a live formula.
+      if (/\[\d+\]|[A-Za-z_.]\s*\(/.test(body)) skipFrom = { start: token.start, name: token.name };
+    }
+  }
+  return applyEdits(xml, edits).replace(/<((?:\w+:)?)definedNames>\s*<\/\1definedNames>/, "");
+}
+
+/** Relationship XML without the ones `drop` selects. */
+function patchRels(xml: string, drop: (type: string) => boolean): string {
+  const edits: Edit[] = [];
+  for (const token of xmlTokens(xml)) {
+    if (token.kind === "open" && token.name === "Relationship" && drop(token.attrs.Type ?? "")) {
+      const end = token.selfClosing
+        ? token.end
+        : xml.indexOf(">", xml.indexOf("</", token.end)) + 1;
+      edits.push({ start: token.start, end, text: "" });
+    }
+  }
+  return applyEdits(xml, edits);
+}
+
+function patchContentTypes(xml: string, removed: Set<string>): string {
+  const edits: Edit[] = [];
+  for (const token of xmlTokens(xml)) {
+    if (
+      token.kind === "open" && token.name === "Override" &&
+      removed.has((token.attrs.PartName ?? "").replace(/^\//, ""))
+    ) {
+      edits.push({ start: token.start, end: token.end, text: "" });
+    }
+  }
+  return applyEdits(xml, edits);
+}
+
+const DROPPED_RELS = (type: string) =>
+  type === `${REL}externalLink` || type === `${REL}calcChain` ||
+  type.endsWith("/externalLink") || type.endsWith("/calcChain");
+
+/**
+ * The workbook with the writes applied (sheet index → writes), every formula replaced by its
+ * cached value, external links and the calculation chain removed; other entries copied as is.
+ */
+export function patchWorkbook(
+  open: OpenWorkbook,
+  writes: Map<number, SheetWrites>,
+  fflate: Fflate,
+): Uint8Array<ArrayBuffer> {
+  const removed = new Set<string>();
+  for (const entry of open.entries) {
+    if (/^xl\/externalLinks\//i.test(entry.name) || /^xl\/calcChain\.xml$/i.test(entry.name)) {
+      removed.add(entry.name);
+    }
+  }
+  const sheetByPath = new Map(open.sheets.map((sheet, index) => [sheet.path, index]));
+  const encoder = new TextEncoder();
+  const outputs: ZipOutput[] = [];
+  for (const entry of open.entries) {
+    if (removed.has(entry.name)) continue;
+    const xml = open.parts.get(entry.name);
+    let patched: string | null = null;
+    const sheet = sheetByPath.get(entry.name);
+    if (sheet !== undefined && xml !== undefined) {
+      patched = patchSheet(xml, writes.get(sheet) ?? new Map());
+    } else if (entry.name === open.workbookPath && xml !== undefined) {
+      patched = patchWorkbookXml(xml);
+    } else if (entry.name === relsPathOf(open.workbookPath) && xml !== undefined) {
+      patched = patchRels(xml, DROPPED_RELS);
+    } else if (entry.name === "[Content_Types].xml" && xml !== undefined) {
+      patched = patchContentTypes(xml, removed);
+    }
+    if (patched === null || patched === xml) outputs.push({ kind: "copy", entry });
+    else outputs.push({ kind: "replace", entry, data: encoder.encode(patched) });
+  }
+  return writeZip(outputs, fflate);
+}

@@ -1,0 +1,140 @@
+/**
+ * A small XML tokenizer for the parts of a workbook: start tags (with attributes), end tags and
+ * text, each with its position in the source so a part can be patched in place. It knows the five
+ * predefined entities and character references, skips comments and processing instructions,
+ * reads CDATA as text, and refuses a DOCTYPE (so no entity expansion exists to abuse). Names keep
+ * their prefix in `qname`; `name` is the local name, which is what the readers match on.
+ */
+import { QuestionnaireFileError } from "./types.ts";
+
+export type XmlToken =
+  | {
+    kind: "open";
+    name: string;
+    qname: string;
+    attrs: Record<string, string>;
+    selfClosing: boolean;
+    start: number;
+    end: number;
+  }
+  | { kind: "close"; name: string; start: number; end: number }
+  | { kind: "text"; text: string; start: number; end: number };
+
+function malformed(message: string): QuestionnaireFileError {
+  return new QuestionnaireFileError("malformed", `Not a readable workbook: ${message}.`);
+}
+
+const ENTITIES: Record<string, string> = {
+  lt: "<",
+  gt: ">",
+  amp: "&",
+  quot: '"',
+  apos: "'",
+};
+
+/** Text with its entity and character references replaced. */
+export function decodeEntities(text: string): string {
+  if (!text.includes("&")) return text;
+  return text.replace(/&(#x[0-9a-fA-F]+|#[0-9]+|[a-zA-Z]+);/g, (whole, ref: string) => {
+    if (ref[0] === "#") {
+      const code = ref[1] === "x" ? parseInt(ref.slice(2), 16) : parseInt(ref.slice(1), 10);
+      return code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : "";
+    }
+    const known = ENTITIES[ref];
+    if (known === undefined) throw malformed(`unknown entity ${whole}`);
+    return known;
+  });
+}
+
+/** Text escaped for an element's content or an attribute value; characters XML forbids dropped. */
+export function escapeXml(text: string): string {
+  return text
+    // deno-lint-ignore no-control-regex
+    .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]/g, "")
+    .replace(
+      /[&<>"]/g,
+      (c) => c === "&" ? "&amp;" : c === "<" ? "&lt;" : c === ">" ? "&gt;" : "&quot;",
+    );
+}
+
+const ATTRIBUTE = /([^\s=]+)\s*=\s*("([^"]*)"|'([^']*)')/g;
+
+function localName(qname: string): string {
+  const colon = qname.indexOf(":");
+  return colon < 0 ? qname : qname.slice(colon + 1);
+}
+
+/** The tokens of an XML document, lazily, in order. */
+export function* xmlTokens(xml: string): Generator<XmlToken> {
+  let at = 0;
+  const length = xml.length;
+  while (at < length) {
+    const lt = xml.indexOf("<", at);
+    if (lt < 0) {
+      yield { kind: "text", text: decodeEntities(xml.slice(at)), start: at, end: length };
+      return;
+    }
+    if (lt > at) {
+      yield { kind: "text", text: decodeEntities(xml.slice(at, lt)), start: at, end: lt };
+    }
+    const next = xml.charCodeAt(lt + 1);
+    if (next === 0x3f /* ? */) {
+      at = closeAfter(xml, "?>", lt);
+    } else if (next === 0x21 /* ! */) {
+      if (xml.startsWith("<!--", lt)) at = closeAfter(xml, "-->", lt);
+      else if (xml.startsWith("<![CDATA[", lt)) {
+        const end = closeAfter(xml, "]]>", lt);
+        yield { kind: "text", text: xml.slice(lt + 9, end - 3), start: lt, end };
+        at = end;
+      } else throw malformed("a document type declaration");
+    } else if (next === 0x2f /* / */) {
+      const end = closeAfter(xml, ">", lt);
+      const qname = xml.slice(lt + 2, end - 1).trim();
+      yield { kind: "close", name: localName(qname), start: lt, end };
+      at = end;
+    } else {
+      const end = tagEnd(xml, lt);
+      const selfClosing = xml.charCodeAt(end - 2) === 0x2f;
+      const body = xml.slice(lt + 1, selfClosing ? end - 2 : end - 1);
+      const space = body.search(/\s/);
+      const qname = space < 0 ? body : body.slice(0, space);
+      if (!qname) throw malformed("an empty tag");
+      const attrs: Record<string, string> = {};
+      if (space >= 0) {
+        for (const match of body.slice(space).matchAll(ATTRIBUTE)) {
+          attrs[match[1]] = decodeEntities(match[3] ?? match[4]);
+        }
+      }
+      yield { kind: "open", name: localName(qname), qname, attrs, selfClosing, start: lt, end };
+      at = end;
+    }
+  }
+}
+
+function closeAfter(xml: string, marker: string, from: number): number {
+  const found = xml.indexOf(marker, from);
+  if (found < 0) throw malformed("an unclosed markup");
+  return found + marker.length;
+}
+
+/** The end of a start tag: the first ">" outside a quoted attribute value. */
+function tagEnd(xml: string, from: number): number {
+  let quote = 0;
+  for (let i = from + 1; i < xml.length; i++) {
+    const c = xml.charCodeAt(i);
+    if (quote) {
+      if (c === quote) quote = 0;
+    } else if (c === 0x22 || c === 0x27) quote = c;
+    else if (c === 0x3e) return i + 1;
+  }
+  throw malformed("an unclosed tag");
+}
+
+/** `_xHHHH_` escapes of OOXML strings (characters XML cannot carry) decoded. */
+export function decodeOoxmlEscapes(text: string): string {
+  if (!text.includes("_x")) return text;
+  return text.replace(
+    /_x([0-9A-Fa-f]{4})_/g,
+    (_, hex: string) => String.fromCharCode(parseInt(hex, 16)),
+  );
+}
