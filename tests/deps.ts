@@ -62,6 +62,3 @@ export { default as Papa } from "npm:papaparse@^5.5.3";
 
 /** SheetJS, an XLSX reader independent of the writer the service uses (write-excel-file). */
 export * as SheetJS from "npm:xlsx@^0.18.5";
-
-/** ExcelJS writes the questionnaire fixtures (tests/fixtures/questionnaires/make.ts). */
-export { default as ExcelJS } from "npm:exceljs@^4.4.0";

@@ -183,7 +183,8 @@ export function questionRows(grid: Grid, sheetIndex: number, choice: SheetColumn
     .sort((a, b) => a - b);
   for (const row of numbers) {
     const text = cellText(grid, row, question);
-    if (!text || normalize(text) === header) continue;
+    // No text, the header repeated, or no letter at all (a total, a number): not a question.
+    if (!/\p{L}/u.test(text) || normalize(text) === header) continue;
     const questionId = id ? cellText(grid, row, id) || null : null;
     // A category row: the sheet numbers its questions, this one has no number and asks nothing.
     if (id && !questionId && !text.includes("?")) continue;
