@@ -10,6 +10,7 @@ import { readBody } from "./http/body.ts";
 import { compressPublicAnswers } from "./http/compression.ts";
 import { isDocumentUploadPath } from "./serve/documents.ts";
 import { MAX_DOCUMENT_BYTES } from "./domain/documents.ts";
+import { MAX_QUESTIONNAIRE_UPLOAD_BYTES } from "./domain/questionnaires.ts";
 import type { AppDeps, AppEnv, Services } from "./http/env.ts";
 import { handleError, validationHook } from "./http/errors.ts";
 import { mountRoutes } from "./http/mount.ts";
@@ -47,13 +48,18 @@ export const DEFAULT_BODY_LIMIT = 256 * 1024;
 
 const STATIC_DIR = new URL("../static/", import.meta.url);
 
-/** The largest body a path accepts: evidence and document uploads have their own limits. */
+/** Questionnaire uploads: POST /organizations/{id}/questionnaires. */
+const QUESTIONNAIRE_UPLOAD = /^\/organizations\/[^/]+\/questionnaires$/;
+
+/** The largest body a path accepts: evidence, document and questionnaire uploads have their own. */
 function bodyLimit(config: Config): (path: string) => number {
   return (path) =>
     path.startsWith("/ingest/")
       ? config.maxEvidenceBytes
       : isDocumentUploadPath(path)
       ? MAX_DOCUMENT_BYTES
+      : QUESTIONNAIRE_UPLOAD.test(path)
+      ? MAX_QUESTIONNAIRE_UPLOAD_BYTES
       : DEFAULT_BODY_LIMIT;
 }
 

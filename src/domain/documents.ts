@@ -36,8 +36,22 @@ export const DOCUMENT_TYPES = {
   odt: { contentType: "application/vnd.oasis.opendocument.text", extension: "odt" },
   ods: { contentType: "application/vnd.oasis.opendocument.spreadsheet", extension: "ods" },
   odp: { contentType: "application/vnd.oasis.opendocument.presentation", extension: "odp" },
+  /** An answered questionnaire shared from a CSV (never accepted as an upload). */
+  csv: { contentType: "text/csv", extension: "csv" },
+  /** A questionnaire's signed manifest, a compact JWS (never accepted as an upload). */
+  jws: { contentType: "application/jose", extension: "jws" },
 } as const;
 export type DocumentType = keyof typeof DOCUMENT_TYPES;
+/** The types an upload may be: the others are made by the service (shared questionnaires). */
+export const UPLOADABLE_DOCUMENT_TYPES = [
+  "pdf",
+  "docx",
+  "xlsx",
+  "pptx",
+  "odt",
+  "ods",
+  "odp",
+] as const;
 const TYPE_NAMES = Object.keys(DOCUMENT_TYPES) as [DocumentType, ...DocumentType[]];
 
 export const DocumentVisibility = z.enum(["public", "restricted"]).openapi({

@@ -15,6 +15,8 @@ export const ERROR_STATUS = {
   conflict: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
+  /** A file of the right type whose content cannot be used (a questionnaire without questions). */
+  unprocessable: 422,
   rate_limited: 429,
   internal: 500,
   unavailable: 503,

@@ -17,6 +17,8 @@ import { evaluationRoutes } from "./routes/evaluations.ts";
 import { evidenceRoutes } from "./routes/evidence.ts";
 import { faviconRoutes } from "./routes/favicon.ts";
 import { answerRoutes } from "./routes/answers.ts";
+import { questionnaireRoutes } from "./routes/questionnaires.ts";
+import { questionnaireFileRoutes } from "./routes/questionnaire_files.ts";
 import { publicAnswerRoutes } from "./routes/public_answers.ts";
 import { frameworkRoutes, trustFrameworkRoutes } from "./routes/frameworks.ts";
 import { ingestRoutes } from "./routes/ingest.ts";
@@ -102,6 +104,8 @@ export function mountRoutes(app: OpenAPIHono<AppEnv>, config: Config): void {
   app.route("/", subprocessorRoutes);
   app.route("/", certificationRoutes);
   app.route("/", answerRoutes);
+  app.route("/", questionnaireRoutes);
+  app.route("/", questionnaireFileRoutes);
   app.route("/", documentRoutes);
   app.route("/", accessRequestRoutes);
   app.route("/", subscriberRoutes);

@@ -33,6 +33,8 @@ export const ERROR_DESCRIPTIONS = {
   409: "The request conflicts with existing data",
   413: "The request body is too large",
   415: "The request body's media type is not the documented one",
+  422:
+    "unprocessable: the file is of the right type but cannot be used (malformed, or no question column); nothing was stored",
   429: "Too many requests; see Retry-After",
   500: "The operation failed; nothing was changed",
   503: "The instance is busy with bounded work; retry after Retry-After seconds",

@@ -226,6 +226,34 @@ export const answersPrefix = (organizationId: string) => ["answers", organizatio
 export const answerCountKey = (organizationId: string) =>
   ["answer_counts", organizationId] as const;
 
+/**
+ * An organization's questionnaires (src/store/questionnaires.ts): the record by time-ordered
+ * id, how many it keeps, each row (suggestions) by sheet index and row number, and each row's
+ * review decision beside it.
+ */
+export const questionnaireKey = (organizationId: string, id: string) =>
+  ["questionnaires", organizationId, id] as const;
+export const questionnairesPrefix = (organizationId: string) =>
+  ["questionnaires", organizationId] as const;
+export const questionnaireCountKey = (organizationId: string) =>
+  ["questionnaire_counts", organizationId] as const;
+export const questionnaireRowKey = (
+  organizationId: string,
+  id: string,
+  sheet: number,
+  row: number,
+) => ["questionnaire_rows", organizationId, id, sheet, row] as const;
+export const questionnaireRowsPrefix = (organizationId: string, id: string) =>
+  ["questionnaire_rows", organizationId, id] as const;
+export const questionnaireDecisionKey = (
+  organizationId: string,
+  id: string,
+  sheet: number,
+  row: number,
+) => ["questionnaire_decisions", organizationId, id, sheet, row] as const;
+export const questionnaireDecisionsPrefix = (organizationId: string, id: string) =>
+  ["questionnaire_decisions", organizationId, id] as const;
+
 /** An organization's current subprocessors, by id. */
 export const subprocessorKey = (organizationId: string, id: string) =>
   ["subprocessors", organizationId, id] as const;

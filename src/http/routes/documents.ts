@@ -19,6 +19,7 @@ import {
   MAX_DOCUMENT_BYTES,
   MAX_PDF_PAGES,
   UpdateDocumentRequest,
+  UPLOADABLE_DOCUMENT_TYPES,
   UploadDocumentQuery,
 } from "../../domain/documents.ts";
 import { forbidden } from "../../domain/errors.ts";
@@ -46,7 +47,7 @@ const tags = ["Documents"];
 const File = z.string().max(MAX_DOCUMENT_BYTES).openapi({ format: "binary" });
 const UPLOAD_TYPES = [
   "application/octet-stream",
-  ...Object.values(DOCUMENT_TYPES).map((t) => t.contentType),
+  ...UPLOADABLE_DOCUMENT_TYPES.map((t) => DOCUMENT_TYPES[t].contentType),
 ];
 
 /** The caller as an owner of an existing organization. */

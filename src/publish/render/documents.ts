@@ -48,6 +48,8 @@ const TYPE_LABELS: Record<PublicDocument["type"], string> = {
   odt: "OpenDocument text",
   ods: "OpenDocument spreadsheet",
   odp: "OpenDocument presentation",
+  csv: "CSV",
+  jws: "Signed manifest (JWS)",
 };
 
 function sizeLabel(size: number): string {

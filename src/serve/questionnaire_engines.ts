@@ -1,0 +1,49 @@
+/**
+ * The questionnaire engines (src/questionnaire/workbook.ts reads and fills files, match.ts
+ * matches questions), loaded on first use: they bring spreadsheet and full-text libraries
+ * that the service's start-up graph (main.ts, deploy.ts) must not carry
+ * (tests/cold_start_test.ts). One place adapts their calls to what the service needs.
+ */
+import { NO_ANSWER_TEXT } from "../domain/questionnaires.ts";
+import type {
+  KnowledgeBase,
+  MatchResult,
+  Question,
+  QuestionnaireLimits,
+  ReadQuestionnaire,
+  RowFill,
+  SheetColumns,
+} from "../questionnaire/types.ts";
+
+/** What the service asks of the engines. */
+export interface Engines {
+  limits: QuestionnaireLimits;
+  /** The default threshold a suggestion must reach to answer a row. */
+  threshold: number;
+  read(bytes: Uint8Array, columns?: SheetColumns[]): Promise<ReadQuestionnaire>;
+  fill(bytes: Uint8Array, columns: SheetColumns[], fills: RowFill[]): Promise<Uint8Array>;
+  match(kb: KnowledgeBase, questions: Question[]): MatchResult[];
+}
+
+let loaded: Promise<Engines> | undefined;
+
+/** The engines, imported once per process. */
+export function loadEngines(): Promise<Engines> {
+  loaded ??= importEngines();
+  return loaded;
+}
+
+async function importEngines(): Promise<Engines> {
+  const workbookUrl = new URL("../questionnaire/workbook.ts", import.meta.url).href;
+  const matchUrl = new URL("../questionnaire/match.ts", import.meta.url).href;
+  // deno-lint-ignore no-explicit-any -- adapted below, once both engines are on main
+  const [workbook, matching]: any[] = await Promise.all([import(workbookUrl), import(matchUrl)]);
+  return {
+    limits: workbook.QUESTIONNAIRE_LIMITS,
+    threshold: matching.DEFAULT_MATCH_THRESHOLD,
+    read: async (bytes, columns) => await workbook.readQuestionnaire(bytes, { columns }),
+    fill: async (bytes, columns, fills) =>
+      await workbook.fillQuestionnaire(bytes, { columns, fills, noAnswer: NO_ANSWER_TEXT }),
+    match: (kb, questions) => matching.createMatcher(kb).match(questions),
+  };
+}
