@@ -96,7 +96,7 @@ export function createS3BlobStore(options: S3BlobStoreOptions): BlobStore {
 }
 
 // The URL that blob keys resolve against; keys are validated, so they never escape it.
-function bucketUrl(options: S3BlobStoreOptions): URL {
+export function bucketUrl(options: S3BlobStoreOptions): URL {
   const url = new URL(options.endpoint);
   const prefix = url.pathname.endsWith("/") ? url.pathname : `${url.pathname}/`;
   const bucket = encodeURIComponent(options.bucket);
