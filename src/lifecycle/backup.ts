@@ -60,7 +60,7 @@ export interface BackupOptions {
   maxPasses?: number;
   now?: () => Date;
   /** Called between listings with what the last one saw (operator progress). */
-  onPass?: (pass: { pass: number; entries: number; changed: number }) => void;
+  onPass?: (pass: { pass: number; entries: number; changed: number }) => void | Promise<void>;
 }
 
 export interface BackupResult extends BackupHeader {
@@ -135,13 +135,13 @@ async function snapshotKv(options: BackupOptions, spoolPath: string): Promise<Sn
   } finally {
     file.close();
   }
-  options.onPass?.({ pass: 1, entries: stamps.size, changed: 0 });
+  await options.onPass?.({ pass: 1, entries: stamps.size, changed: 0 });
 
   const maxPasses = options.maxPasses ?? DEFAULT_MAX_PASSES;
   let changedTotal = 0;
   for (let pass = 2; pass <= maxPasses; pass++) {
     const changes = await changesSince(options.kv, stamps);
-    options.onPass?.({ pass, entries: stamps.size, changed: changes.size });
+    await options.onPass?.({ pass, entries: stamps.size, changed: changes.size });
     if (changes.size === 0) return { stamps, patch, passes: pass, changed: changedTotal };
     changedTotal += changes.size;
     for (const [id, change] of changes) {
