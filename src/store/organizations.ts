@@ -18,6 +18,7 @@ import {
   organizationKey,
 } from "./keys.ts";
 import { compareCodePoints } from "../lib/order.ts";
+import { getManyChunked } from "./_chunks.ts";
 
 const MAX_ATTEMPTS = 10;
 
@@ -117,22 +118,30 @@ export async function listMembershipsByOrganization(
   return members.sort((a, b) => compareCodePoints(a.createdAt, b.createdAt));
 }
 
-/** The organizations a user belongs to, with the user's role in each. */
+/**
+ * The organizations a user belongs to, with the user's role in each. Reads the user's
+ * membership index once, then the organizations and memberships in batches of ten keys, all
+ * batches at once: a few round trips, not two sequential reads per membership.
+ */
 export async function listOrganizationSummariesByUser(
   kv: Deno.Kv,
   userId: string,
 ): Promise<OrganizationSummary[]> {
-  const summaries: OrganizationSummary[] = [];
+  const ids: string[] = [];
   for await (const entry of kv.list({ prefix: membershipsByUserPrefix(userId) })) {
-    const organizationId = entry.key[2] as string;
-    const [org, membership] = await Promise.all([
-      getOrganization(kv, organizationId),
-      getMembership(kv, organizationId, userId),
-    ]);
+    ids.push(entry.key[2] as string);
+  }
+  const [organizations, memberships] = await Promise.all([
+    getManyChunked<Organization>(kv, ids.map((id) => organizationKey(id))),
+    getManyChunked<OrganizationMember>(kv, ids.map((id) => membershipKey(id, userId))),
+  ]);
+  const summaries: OrganizationSummary[] = [];
+  organizations.forEach(({ value: org }, i) => {
+    const membership = memberships[i].value;
     if (org && membership) {
       summaries.push({ id: org.id, name: org.name, slug: org.slug, role: membership.role });
     }
-  }
+  });
   return summaries.sort((a, b) => compareCodePoints(a.slug, b.slug));
 }
 
