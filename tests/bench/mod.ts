@@ -7,6 +7,7 @@ import { benchColdStart } from "./cold_start.ts";
 import { benchEdge } from "./edge.ts";
 import { benchIngest } from "./ingest.ts";
 import { benchLive } from "./live.ts";
+import { benchQuestionnaire } from "./questionnaire.ts";
 import { benchRecompute } from "./recompute.ts";
 import { benchTrustJson } from "./trust_json.ts";
 import { benchTrustPage } from "./trust_page.ts";
@@ -20,6 +21,7 @@ const BENCHMARKS = [
   benchLive,
   benchTwoInstances,
   benchEdge,
+  benchQuestionnaire,
 ];
 
 for (const bench of [...BENCHMARKS, benchColdStart]) {

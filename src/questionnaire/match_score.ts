@@ -1,0 +1,67 @@
+/**
+ * What makes text scores comparable across questions. A BM25 score grows with the question's
+ * length and the rarity of its words, so a raw score means nothing on its own; the matcher
+ * divides it by the question's self score: the score the same question would get against an
+ * entry that said exactly the question in every indexed field, computed with the index's own
+ * statistics (documents holding each term per field, average field lengths), the same field
+ * boosts and the same BM25+ formula and parameters as minisearch (k 1.2, b 0.7, d 0.5), and
+ * minisearch's multiplication by the number of query terms matched. A match on every term in
+ * the question field alone scores near boost(question) / Σ boosts; missing terms lower it
+ * twice (less BM25 mass, fewer terms matched).
+ */
+
+/** One indexed entry: its id and each field's analysed terms joined by spaces. */
+export interface Entry {
+  id: string;
+  question: string;
+  answer: string;
+  category: string;
+}
+
+export interface TextIndex {
+  /** The score of `terms` (distinct) against itself as an entry (> 0 for any term). */
+  selfScore(terms: string[]): number;
+}
+
+/** minisearch's default BM25+ parameters, which the index uses. */
+const K = 1.2;
+const B = 0.7;
+const D = 0.5;
+
+/** The self-score computer of a set of entries, for the given fields and boosts. */
+export function normaliser<F extends keyof Omit<Entry, "id">>(
+  entries: Entry[],
+  fields: readonly F[],
+  boost: Record<F, number>,
+): TextIndex {
+  const count = entries.length;
+  const frequency = new Map<F, Map<string, number>>();
+  const average = new Map<F, number>();
+  for (const field of fields) {
+    const df = new Map<string, number>();
+    let total = 0;
+    for (const entry of entries) {
+      const unique = new Set(entry[field] === "" ? [] : entry[field].split(" "));
+      total += unique.size;
+      for (const term of unique) df.set(term, (df.get(term) ?? 0) + 1);
+    }
+    frequency.set(field, df);
+    average.set(field, count ? total / count : 0);
+  }
+  return {
+    selfScore(terms) {
+      const length = terms.length;
+      let sum = 0;
+      for (const field of fields) {
+        const avg = average.get(field) || 1;
+        const df = frequency.get(field)!;
+        for (const term of terms) {
+          const matching = df.get(term) ?? 0;
+          const idf = Math.log(1 + (count - matching + 0.5) / (matching + 0.5));
+          sum += boost[field] * idf * (D + (K + 1) / (1 + K * (1 - B + B * length / avg)));
+        }
+      }
+      return sum * length;
+    },
+  };
+}

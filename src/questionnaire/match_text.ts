@@ -1,0 +1,219 @@
+/**
+ * The text analysis of questionnaire matching: the same steps for a knowledge-base entry and a
+ * buyer's question, so both meet on the same terms. Unicode-normalised (NFKD, marks dropped),
+ * lower-cased, split on anything that is not a letter or a digit, stop words dropped, a short
+ * table of security abbreviations spelled out ("MFA" → multi factor authentication) and a few
+ * words and phrases of the trade brought to one term (staff, personnel, employees; "log in",
+ * "sign on"), then Porter-stemmed.
+ * No locale, no randomness: the same text gives the same terms on every machine.
+ */
+import { stemmer } from "stemmer";
+
+/** A term as indexed, and the buyer's own word it came from (shown as the match's reason). */
+export interface AnalysedTerm {
+  term: string;
+  word: string;
+}
+
+/** Most terms one question contributes: a 10,000-character cell is cut, not scored whole. */
+export const MAX_QUERY_TERMS = 64;
+
+/** English function words and the filler of questionnaires ("Do you…", "Please describe…"). */
+const STOP_WORDS = new Set(
+  (
+    "a about above after all also am an and any are as at be been before being below between " +
+    "both but by can could did do does doing done each either etc for from further had has have " +
+    "having here how i if in into is it its itself just least may me might more most must my " +
+    "no nor not of off on once only or other our ours out over own per please same shall should " +
+    "so some such than that the their theirs them then there these they this those through to " +
+    "too under until up upon us very via was we were what when where whether which while who " +
+    "whom why will with within would yes you your yours " +
+    // Questionnaire filler: present in most questions, telling none apart.
+    "applicable company describe detail details ensure explain organization organisation " +
+    "organization's provide provided service services vendor's yourself"
+  ).split(" "),
+);
+
+/** Abbreviations of the field, spelled out on both sides (the abbreviation is kept too). */
+const ABBREVIATIONS = table({
+  "2fa": "two factor authentication",
+  av: "antivirus malware",
+  bcp: "business continuity plan",
+  byod: "bring own device",
+  ddos: "distributed denial service",
+  dlp: "data loss prevention",
+  dpa: "data processing agreement",
+  dr: "disaster recovery",
+  edr: "endpoint detection response",
+  hsm: "hardware security module",
+  iam: "identity access management",
+  kms: "key management",
+  mdm: "mobile device management",
+  mfa: "multi factor authentication",
+  nda: "non disclosure agreement",
+  pam: "privileged access management",
+  pentest: "penetration test",
+  pentests: "penetration test",
+  pii: "personal data",
+  rbac: "role based access control",
+  rpo: "recovery point objective",
+  rto: "recovery time objective",
+  sast: "static code analysis",
+  dast: "dynamic application scanning",
+  sdlc: "software development lifecycle",
+  siem: "security event log monitoring",
+  sso: "single signin",
+  sla: "level agreement uptime",
+  dpo: "data protection officer",
+  eea: "european economic area",
+  idp: "identity provider",
+  okta: "identity provider",
+  entra: "identity provider",
+  vuln: "vulnerability",
+  vulns: "vulnerability",
+});
+
+/** Stems of words the trade uses for one thing, brought to one term. */
+const SYNONYMS = table({
+  personnel: "employe",
+  staff: "employe",
+  workforc: "employe",
+  worker: "employe",
+  supplier: "vendor",
+  subprocessor: "vendor",
+  subcontractor: "vendor",
+  erasur: "delet",
+  eras: "delet",
+  wipe: "delet",
+  destruct: "delet",
+  destroi: "delet",
+  dispos: "delet",
+  retent: "retain",
+  passphras: "password",
+  laptop: "endpoint",
+  workstat: "endpoint",
+  cipher: "encrypt",
+  ciphertext: "encrypt",
+  tamper: "integr",
+  decommiss: "delet",
+  pentest: "penetr",
+  onboard: "hire",
+  offboard: "termin",
+  leaver: "termin",
+  joiner: "hire",
+  breach: "incid",
+  compromis: "incid",
+  tell: "notifi",
+  notif: "notifi",
+  classif: "classifi",
+  label: "classifi",
+  recertif: "review",
+  recertifi: "review",
+  deviat: "except",
+  uptim: "avail",
+  flaw: "vulner",
+  login: "signin",
+  logon: "signin",
+});
+
+/**
+ * Phrases that mean one thing, read before the words are split apart ("log in" is no log,
+ * "third party" is a vendor); the replacement is analysed like any other word.
+ */
+const PHRASES = table({
+  "log in": "signin",
+  "log on": "signin",
+  "logged in": "signin",
+  "logging in": "signin",
+  "sign in": "signin",
+  "sign on": "signin",
+  "signed in": "signin",
+  "signing in": "signin",
+  "third party": "vendor",
+  "third parties": "vendor",
+  "data center": "datacenter",
+  "data centers": "datacenter",
+  "data centre": "datacenter",
+  "data centres": "datacenter",
+  "post mortem": "postmortem",
+  "lessons learned": "postmortem",
+  "root cause": "postmortem",
+  "api key": "credential",
+  "api keys": "credential",
+  "azure ad": "okta",
+});
+
+/** A lookup table as a Map: a question's word "constructor" must find nothing. */
+function table(entries: Record<string, string>): Map<string, string> {
+  return new Map(Object.entries(entries));
+}
+
+const WORD = /[\p{L}\p{N}]+/gu;
+const MARKS = /\p{M}+/gu;
+
+/** The text's words, normalised: NFKD without marks, lower case (locale-free). */
+export function words(text: string): string[] {
+  return text.normalize("NFKD").replace(MARKS, "").toLowerCase().match(WORD) ?? [];
+}
+
+function stemOf(word: string): string {
+  if (/^\d+$/.test(word)) return word;
+  const stem = word.length > 2 ? stemmer(word) : word;
+  return SYNONYMS.get(stem) ?? stem;
+}
+
+/**
+ * The words with the known phrases (two words) each replaced by their one word; `shown` is
+ * what the text said, for the match's reason.
+ */
+function phrased(list: string[]): { word: string; shown: string }[] {
+  const out: { word: string; shown: string }[] = [];
+  for (let i = 0; i < list.length; i++) {
+    const pair = `${list[i]} ${list[i + 1]}`;
+    const phrase = i + 1 < list.length ? PHRASES.get(pair) : undefined;
+    if (phrase) {
+      out.push({ word: phrase, shown: pair });
+      i++;
+    } else {
+      out.push({ word: list[i], shown: list[i] });
+    }
+  }
+  return out;
+}
+
+/**
+ * The terms of `text` in order of appearance, each with the word it came from; repeated terms
+ * stay (an index counts them), stop words and one-letter words go.
+ */
+export function analyse(text: string): AnalysedTerm[] {
+  const out: AnalysedTerm[] = [];
+  for (const { word, shown } of phrased(words(text))) {
+    if (word.length < 2 || STOP_WORDS.has(word)) continue;
+    const expansion = ABBREVIATIONS.get(word);
+    if (expansion) {
+      for (const part of expansion.split(" ")) {
+        if (!STOP_WORDS.has(part)) out.push({ term: stemOf(part), word: shown });
+      }
+    }
+    out.push({ term: stemOf(word), word: shown });
+  }
+  return out;
+}
+
+/** The indexed terms of `text` (what the full-text index is given for a field). */
+export function terms(text: string): string[] {
+  return analyse(text).map((t) => t.term);
+}
+
+/**
+ * The distinct terms of a question, first occurrence first, at most MAX_QUERY_TERMS, each
+ * with the first word of the question that gave it.
+ */
+export function queryTerms(text: string): AnalysedTerm[] {
+  const seen = new Map<string, AnalysedTerm>();
+  for (const t of analyse(text)) {
+    if (seen.size >= MAX_QUERY_TERMS) break;
+    if (!seen.has(t.term)) seen.set(t.term, t);
+  }
+  return [...seen.values()];
+}
