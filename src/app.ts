@@ -31,7 +31,9 @@ import { DEFAULT_DELIVERY_OPTIONS } from "./push/webhook_delivery.ts";
 import { createHostResolver } from "./push/webhook_target.ts";
 import { rememberPublicKey } from "./store/signing_keys.ts";
 import { createEdge } from "./edge/mod.ts";
+import { registerDeletion } from "./lifecycle/deletion.ts";
 import { createStoredPages } from "./http/stored_pages.ts";
+import { goneTenants } from "./http/gone.ts";
 import { createArtifactCache } from "./serve/artifacts.ts";
 import { createMemo } from "./http/memo.ts";
 import { createLimiter } from "./lib/limiter.ts";
@@ -135,6 +137,8 @@ export async function createServices(deps: AppDeps): Promise<Services> {
     allowPrivate: config.webhookAllowPrivate,
     options: { ...DEFAULT_DELIVERY_OPTIONS, ...deps.webhookDelivery },
   });
+  const edge = createEdge({ ...deps, jobs });
+  registerDeletion({ ...deps, jobs, purge: (tags) => edge.purger.purge(tags) });
   return {
     ...deps,
     keys,
@@ -147,7 +151,7 @@ export async function createServices(deps: AppDeps): Promise<Services> {
     resolver: deps.resolver ?? createTxtResolver(config.dnsNameserver),
     hostResolver,
     artifacts: createArtifactCache(),
-    edge: createEdge({ ...deps, jobs }),
+    edge,
     memo: createMemo(),
     stamping: createLimiter({ ...STAMPING_LIMITS, ...deps.stampingLimits }),
     publish,
@@ -180,6 +184,7 @@ export async function createApp(
   app.use("*", hostRouting(config, (request, env) => app.fetch(request, env)));
   const stored = createStoredPages(services);
   app.use("*", stored.middleware);
+  app.use("*", goneTenants());
   app.use("*", compressPublicAnswers());
   app.use("*", readBody(bodyLimit(config), { timeoutMs: config.bodyTimeoutMs }));
 

@@ -13,6 +13,7 @@ export const ERROR_STATUS = {
   method_not_allowed: 405,
   request_timeout: 408,
   conflict: 409,
+  gone: 410,
   payload_too_large: 413,
   unsupported_media_type: 415,
   /** A file of the right type whose content cannot be used (a questionnaire without questions). */
@@ -54,6 +55,8 @@ export const forbidden = (message = "You do not have access to this resource") =
   new AppError("forbidden", message);
 export const notFound = (message = "Not found") => new AppError("not_found", message);
 export const conflict = (message: string) => new AppError("conflict", message);
+/** What was here was deleted (or is being deleted) by its owner. */
+export const gone = (message: string) => new AppError("gone", message);
 export const rateLimited = (message: string, retryAfterSeconds: number) =>
   new AppError("rate_limited", message, { "Retry-After": String(Math.ceil(retryAfterSeconds)) });
 /** The instance is busy with bounded work (for example stamping PDFs); retry later. */

@@ -72,7 +72,7 @@ export const LogEntryResponse = z.object({
   leafHash: Base64Hash,
   entry: z.string().nullable().openapi({
     description:
-      "The entry's canonical text; null while its project is private (the leaf hash still commits to it)",
+      "The entry's canonical text; null while its project is private, and for ever once it was deleted (the leaf hash still commits to it)",
   }),
 }).openapi("LogEntry");
 

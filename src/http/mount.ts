@@ -3,6 +3,7 @@
  * mounted at their resource base paths; the operator API's sub-apps span several bases
  * (a project's controls, collectors, evidence…) and are mounted at the root.
  */
+import { deletionRoutes } from "./routes/deletions.ts";
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { Config } from "../config.ts";
 import type { AppEnv } from "./env.ts";
@@ -99,6 +100,7 @@ export function mountRoutes(app: OpenAPIHono<AppEnv>, config: Config): void {
   app.route("/", dashboardRoutes);
 
   app.route("/", meRoutes);
+  app.route("/", deletionRoutes);
   app.route("/", organizationRoutes);
   app.route("/", organizationProfileRoutes);
   app.route("/", subprocessorRoutes);

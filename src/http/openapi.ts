@@ -31,6 +31,7 @@ export const ERROR_DESCRIPTIONS = {
   404: "The resource does not exist",
   408: "The request body did not arrive in time",
   409: "The request conflicts with existing data",
+  410: "gone: the project or organization was deleted (or its deletion is scheduled) by its owner",
   413: "The request body is too large",
   415: "The request body's media type is not the documented one",
   422:

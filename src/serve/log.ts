@@ -96,7 +96,7 @@ export async function latestCheckpoint(reads: LogReads): Promise<string> {
 export async function logEntry(reads: LogReads, index: number) {
   const stored = await getLogEntry(reads.kv, index);
   if (!stored) throw notFound(`The log has no entry ${index}`);
-  const project = await getProject(reads.kv, stored.projectId);
+  const project = stored.erased ? null : await getProject(reads.kv, stored.projectId);
   return {
     index,
     leafHash: encodeBase64(stored.leafHash),

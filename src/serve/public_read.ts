@@ -4,10 +4,12 @@
  * slugs fail with the same 404, so a slug's existence is not revealed, on
  * every surface that reads through here (HTTP routes and MCP tools).
  */
-import { notFound } from "../domain/errors.ts";
+import { goneNotice } from "../domain/deletion.ts";
+import { gone, notFound } from "../domain/errors.ts";
 import type { Publication } from "../domain/publication.ts";
 import type { Project } from "../domain/workspace.ts";
 import { normalizeDomain } from "../publish/domain_name.ts";
+import { pendingDeletionOf, wasDeleted } from "../store/deletions.ts";
 import { getDomainByName } from "../store/domains.ts";
 import { getProject, getProjectBySlug } from "../store/projects.ts";
 import { getLatestPublication, getPublication } from "../store/publications.ts";
@@ -24,9 +26,31 @@ export interface PublicReads extends ArtifactSource {
  * stored layer instead (src/http/stored_pages.ts).
  */
 async function publicView(kv: Deno.Kv, slug: string) {
-  const project = await getProjectBySlug(kv, slug);
+  const project = await readProject(kv, slug);
   const publication = project ? await getLatestPublication(kv, project.id) : null;
   return { project, publication };
+}
+
+/**
+ * The project with this slug, or null; 410 Gone when it was deleted or its deletion is
+ * scheduled (as the HTTP routes answer through src/http/gone.ts, for MCP tools too).
+ */
+async function readProject(kv: Deno.Kv, slug: string): Promise<Project | null> {
+  const project = await getProjectBySlug(kv, slug);
+  if (!project) {
+    if (await wasDeleted(kv, "project", slug)) throw gone(goneNotice("project"));
+    return null;
+  }
+  await assertNotDeleted(kv, project);
+  return project;
+}
+
+async function assertNotDeleted(kv: Deno.Kv, project: Project): Promise<void> {
+  const deletion = await pendingDeletionOf(kv, {
+    projectId: project.id,
+    organizationId: project.organizationId,
+  });
+  if (deletion) throw gone(goneNotice("project"));
 }
 
 function noProfile(slug: string) {
@@ -35,7 +59,7 @@ function noProfile(slug: string) {
 
 /** The public project with this slug, or a 404 that does not say which part failed. */
 export async function publicProject(reads: PublicReads, slug: string): Promise<Project> {
-  const project = await getProjectBySlug(reads.kv, slug);
+  const project = await readProject(reads.kv, slug);
   if (!project || project.visibility !== "public") throw noProfile(slug);
   return project;
 }
@@ -83,6 +107,7 @@ export async function publicationByDomain(
   const project = domain?.verificationStatus === "verified"
     ? await getProject(kv, domain.projectId)
     : null;
+  if (project) await assertNotDeleted(kv, project);
   const publication = project?.visibility === "public"
     ? await getLatestPublication(kv, project.id)
     : null;

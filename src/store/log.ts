@@ -103,17 +103,41 @@ export async function getLogRangeHashes(
   return ranges.map((range) => hashRange(range, source));
 }
 
-/** The entry at `index` with its leaf hash, or null beyond the log's end. */
+/** What remains of an entry whose project was deleted: its leaf hash alone (in log_nodes). */
+interface ErasedLogEntry {
+  erased: true;
+}
+
+/**
+ * Adds to `op` the erasure of the entry at `index` (a deleted project's): its text, slug and
+ * project go, its leaf hash and every node above it stay, so the log keeps its size, its roots
+ * and every other entry's proofs.
+ */
+export function eraseLogEntry(op: Deno.AtomicOperation, index: number): Deno.AtomicOperation {
+  return op.set(logEntryKey(index), { erased: true } satisfies ErasedLogEntry);
+}
+
+/**
+ * The entry at `index` with its leaf hash, or null beyond the log's end. An erased entry (its
+ * project was deleted) has no text, project or version.
+ */
 export async function getLogEntry(
   kv: Deno.Kv,
   index: number,
-): Promise<(StoredLogEntry & { leafHash: Uint8Array }) | null> {
-  const [entry, leaf] = await kv.getMany<[StoredLogEntry, Uint8Array]>([
+): Promise<
+  | (StoredLogEntry & { leafHash: Uint8Array; erased: false })
+  | { entry: null; projectId: null; version: null; leafHash: Uint8Array; erased: true }
+  | null
+> {
+  const [entry, leaf] = await kv.getMany<[StoredLogEntry | ErasedLogEntry, Uint8Array]>([
     logEntryKey(index),
     logNodeKey(0, index),
   ]);
   if (!entry.value || !leaf.value) return null;
-  return { ...entry.value, leafHash: leaf.value };
+  if ("erased" in entry.value) {
+    return { entry: null, projectId: null, version: null, leafHash: leaf.value, erased: true };
+  }
+  return { ...entry.value, leafHash: leaf.value, erased: false };
 }
 
 /** The leaf index of version `version` of a project, or null when it is not in the log. */

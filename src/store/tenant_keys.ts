@@ -257,6 +257,7 @@ interface ProjectRef {
 async function fillProject(kv: Deno.Kv, project: ProjectRef, emit: Emit): Promise<void> {
   const id = project.id;
   emit(["projects", id]);
+  emit(["deletions", "project", id]);
   emit(["projects_by_slug", project.slug]);
   if (project.hostedSubdomain) emit(["projects_by_hosted_subdomain", project.hostedSubdomain]);
   emit(["projects_by_organization", project.organizationId, id]);
@@ -317,10 +318,12 @@ async function fillProject(kv: Deno.Kv, project: ProjectRef, emit: Emit): Promis
     const byName = ["domains_by_name", domain.domain];
     if ((await kv.get(byName)).value === domainId) emit(byName);
   }
+  const webhookIds = new Set<string>();
   for await (
     const entry of kv.list<{ id: string; createdBy: string }>({ prefix: ["webhooks", id] })
   ) {
     const webhookId = entry.value.id;
+    webhookIds.add(webhookId);
     emit(["webhooks_by_user", entry.value.createdBy, webhookId]);
     emit(["webhook_in_flight", entry.value.createdBy, webhookId]);
     emit(["webhook_circuits", webhookId]);
@@ -330,6 +333,18 @@ async function fillProject(kv: Deno.Kv, project: ProjectRef, emit: Emit): Promis
   }
   emit(["webhook_writes", "project", id]);
   emit(["webhook_ping_counts", "project", id]);
+  for await (const entry of kv.list<string>({ prefix: ["webhook_writes", "user"] })) {
+    if (webhookIds.has(entry.value)) emit(entry.key);
+  }
+  // The organization's certifications and documents attached to this project are its own.
+  for (const collection of ["certifications", "documents"]) {
+    const prefix = [collection, project.organizationId];
+    for await (const entry of kv.list<{ projectId?: string; sha256?: string }>({ prefix })) {
+      if (entry.value.projectId !== id) continue;
+      emit(entry.key);
+      if (entry.value.sha256) await listKeys(kv, ["document_stamps", entry.value.sha256], emit);
+    }
+  }
   const subscriptionIds = new Set<string>();
   for await (
     const entry of kv.list<string>({
@@ -385,6 +400,7 @@ async function fillOrganization(kv: Deno.Kv, organizationId: string, emit: Emit)
   const id = organizationId;
   const organization = (await kv.get<{ slug: string }>(["organizations", id])).value;
   emit(["organizations", id]);
+  emit(["deletions", "organization", id]);
   if (organization) {
     const bySlug = ["organizations_by_slug", organization.slug];
     if ((await kv.get(bySlug)).value === id) emit(bySlug);
@@ -433,6 +449,10 @@ async function fillOrganization(kv: Deno.Kv, organizationId: string, emit: Emit)
   }
   for await (const entry of kv.list<{ sha256?: string }>({ prefix: ["documents", id] })) {
     if (entry.value.sha256) await listKeys(kv, ["document_stamps", entry.value.sha256], emit);
+  }
+  // Throttling counters of the visitors who asked for its documents (they reset).
+  for await (const entry of kv.list<{ email?: string }>({ prefix: ["access_requests", id] })) {
+    if (entry.value.email) emit(["access_request_attempts", "email", entry.value.email]);
   }
   const subscriptionIds = new Set<string>();
   for await (const entry of kv.list<string>({ prefix: ["subscriptions_by_scope", id] })) {
@@ -525,6 +545,12 @@ export async function* userKeys(kv: Deno.Kv, userId: string): AsyncGenerator<Den
       emit(["login_failures", "email", email]);
       emit(["sign_in_link_requests", "email", email]);
     }
+    await scan<{ email?: string }>(
+      kv,
+      "invitations",
+      (v) => emails.has((v.email ?? "").toLowerCase()),
+      emit,
+    );
     const mine = (v: { accountId?: string }) => v.accountId === user.idpSub;
     for (
       const collection of [

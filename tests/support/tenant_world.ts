@@ -22,6 +22,8 @@ export interface TenantWorld {
   webhookId: string;
   subscriberEmail: string;
   initech: { orgId: string; orgSlug: string; projectId: string; projectSlug: string };
+  /** Mints the three tokens again (after the fake clock moved past their hour). */
+  renewTokens(): Promise<void>;
   /** JSON call to the server with a token (or none). */
   call(
     method: string,
@@ -69,6 +71,7 @@ export async function startTenantWorld(options: { clock?: Clock } = {}): Promise
     const owner = globex.token;
     const member = await server.tokenFor("mia");
     const outsider = await server.tokenFor("ian");
+    const tokens = { owner, member, outsider };
 
     const invited = await ok(
       call("POST", `/organizations/${globex.orgId}/invitations`, {
@@ -144,7 +147,7 @@ export async function startTenantWorld(options: { clock?: Clock } = {}): Promise
     return {
       globex,
       smtp,
-      tokens: { owner, member, outsider },
+      tokens,
       memberUserId: accepted.membership.userId,
       secondProjectId: second.id,
       webhookId: webhook.webhook.id,
@@ -156,6 +159,11 @@ export async function startTenantWorld(options: { clock?: Clock } = {}): Promise
         projectSlug: "initech",
       },
       call,
+      async renewTokens() {
+        tokens.owner = await server.tokenFor("olivia");
+        tokens.member = await server.tokenFor("mia");
+        tokens.outsider = await server.tokenFor("ian");
+      },
       [Symbol.asyncDispose]: dispose,
     };
   } catch (error) {

@@ -1,0 +1,150 @@
+/**
+ * The deletion job: once a project's or an organization's grace has passed, removes every
+ * key src/store/tenant_keys.ts lists for it, in atomic batches of `DELETION_BATCH` keys and at
+ * most `DELETION_KEYS_PER_RUN` a run (then the job runs again: a crash resumes from what is
+ * left, since every step is a delete). The log's entries of its versions are erased to their
+ * leaf hash instead, first, so the log keeps its size and every proof. Then the edge purges
+ * the tenant's tags, the slug's hash is kept so its routes answer 410, and the blob collector
+ * (when the service has one) removes the payloads nothing references any more.
+ */
+import {
+  DELETION_BATCH,
+  DELETION_JOB,
+  DELETION_KEYS_PER_RUN,
+  type DeletionMessage,
+  type DeletionRecord,
+} from "../domain/deletion.ts";
+import { JobDeferred, type JobMessage } from "../domain/jobs.ts";
+import type { Clock } from "../lib/clock.ts";
+import type { Logger } from "../lib/log.ts";
+import type { JobWorker } from "../live/worker.ts";
+import { finishDeletion, getDeletion, rememberDeletedSlug } from "../store/deletions.ts";
+import { deletionKey } from "../store/keys.ts";
+import { eraseLogEntry } from "../store/log.ts";
+import { isRetainedKey, organizationKeys, projectKeys } from "../store/tenant_keys.ts";
+
+export interface DeletionDeps {
+  kv: Deno.Kv;
+  clock: Clock;
+  log: Logger;
+  jobs: JobWorker;
+  /** Purges edge cache tags (src/edge/purge.ts). */
+  purge(tags: string[]): Promise<void>;
+  /** Removes blobs nothing references any more, when the service has a collector. */
+  collectBlobs?: () => Promise<unknown>;
+}
+
+/** The slugs a deletion must remember, read (and kept on its record) before anything goes. */
+interface SlugMemo {
+  project: string[];
+  organization: string[];
+}
+
+async function slugsOf(kv: Deno.Kv, record: DeletionRecord): Promise<SlugMemo> {
+  const memo: SlugMemo = { project: [], organization: [] };
+  if (record.kind === "project") {
+    const project = await kv.get<{ slug: string }>(["projects", record.targetId]);
+    if (project.value) memo.project.push(project.value.slug);
+    return memo;
+  }
+  const org = await kv.get<{ slug: string }>(["organizations", record.organizationId]);
+  if (org.value) memo.organization.push(org.value.slug);
+  for await (
+    const entry of kv.list<string>({ prefix: ["projects_by_organization", record.organizationId] })
+  ) {
+    const project = await kv.get<{ slug: string }>(["projects", entry.key[2] as string]);
+    if (project.value) memo.project.push(project.value.slug);
+  }
+  return memo;
+}
+
+/** Keeps the slugs on the record on the first run, so a resumed run still knows them. */
+async function rememberSlugs(
+  kv: Deno.Kv,
+  record: DeletionRecord & { slugs?: SlugMemo },
+): Promise<SlugMemo> {
+  if (record.slugs) return record.slugs;
+  const slugs = await slugsOf(kv, record);
+  await kv.set(deletionKey(record.kind, record.targetId), { ...record, slugs });
+  return slugs;
+}
+
+/** Whether `key` is the running deletion's own (its record, job and job index entries). */
+function isOwnKey(key: Deno.KvKey, record: DeletionRecord): boolean {
+  const collection = String(key[0]);
+  if (collection === "deletions") return key[1] === record.kind && key[2] === record.targetId;
+  return collection.startsWith("jobs") && key[key.length - 1] === record.id;
+}
+
+/**
+ * Removes one run's worth of the target's keys; returns how many it listed (a run that lists
+ * fewer than the budget has removed everything).
+ */
+async function removeBatch(deps: DeletionDeps, record: DeletionRecord): Promise<number> {
+  const { kv } = deps;
+  const keys = record.kind === "project"
+    ? projectKeys(kv, record.targetId)
+    : organizationKeys(kv, record.organizationId);
+  const listed: Deno.KvKey[] = [];
+  for await (const key of keys) {
+    if (!isOwnKey(key, record)) listed.push(key);
+    if (listed.length >= DELETION_KEYS_PER_RUN) break;
+  }
+  // The log's entries first: once their project index is gone they could not be found again.
+  listed.sort((a, b) => Number(isRetainedKey(b)) - Number(isRetainedKey(a)));
+  for (let i = 0; i < listed.length; i += DELETION_BATCH) {
+    const op = kv.atomic();
+    for (const key of listed.slice(i, i + DELETION_BATCH)) {
+      if (isRetainedKey(key)) eraseLogEntry(op, key[1] as number);
+      else op.delete(key);
+    }
+    await op.commit();
+  }
+  return listed.length;
+}
+
+/** Runs one deletion job (see the module comment). */
+export async function runDeletion(deps: DeletionDeps, message: DeletionMessage): Promise<void> {
+  const { kv, clock, log } = deps;
+  const record = await getDeletion(kv, message.target, message.targetId);
+  // Undone (or done by an earlier run): nothing to do.
+  if (!record || record.id !== message.deletionId) return;
+  const dueAt = Date.parse(record.dueAt);
+  if (clock.now().getTime() < dueAt) throw new JobDeferred(dueAt, "The grace period has not ended");
+  const slugs = await rememberSlugs(kv, record);
+  const listed = await removeBatch(deps, record);
+  if (listed >= DELETION_KEYS_PER_RUN) {
+    throw new JobDeferred(clock.now().getTime(), "More keys to remove");
+  }
+  const now = clock.now();
+  if (record.kind === "organization") {
+    for (const slug of slugs.project) await rememberDeletedSlug(kv, "project", { slug, now });
+  }
+  await finishDeletion(kv, record, {
+    slug: record.kind === "project" ? slugs.project[0] ?? null : slugs.organization[0] ?? null,
+    now,
+  });
+  const tags = record.kind === "project"
+    ? [`project-${record.targetId}`]
+    : [`org-${record.organizationId}`];
+  try {
+    await deps.purge(tags);
+  } catch (error) {
+    // The pages were taken out of the stored layer when the deletion was scheduled; a failed
+    // purge leaves the edge's copy to its own lifetime.
+    log.warn("The edge purge after a deletion failed", {
+      tags: tags.join(" "),
+      error: String(error),
+    });
+  }
+  await deps.collectBlobs?.();
+  log.info("Deleted", { kind: record.kind, id: record.targetId });
+}
+
+/** Registers the deletion job's handler. */
+export function registerDeletion(deps: DeletionDeps): void {
+  deps.jobs.on(
+    DELETION_JOB,
+    (message: JobMessage) => runDeletion(deps, message as DeletionMessage),
+  );
+}

@@ -1,0 +1,302 @@
+/**
+ * Deleting a project, an organization and an account over real HTTP, on a two-tenant world
+ * (tests/support/tenant_world.ts) with a fake clock: who may, the grace (public routes 410 at
+ * once, nothing removed, the job does nothing early), undo, then after the grace a scan of
+ * every KV entry proving nothing of the deleted tenant is left but the log's hashes (and the
+ * SHA-256 of its slug), 410 on its public routes, and the other tenant untouched.
+ */
+import assert from "node:assert/strict";
+import { DELETION_GRACE_MS } from "../../src/domain/deletion.ts";
+import { fakeClock } from "../../src/lib/clock.ts";
+import { organizationKeys, projectKeys } from "../../src/store/tenant_keys.ts";
+import { dumpKv, startTenantWorld, type TenantWorld } from "../support/tenant_world.ts";
+
+const HTML = "text/html";
+
+/** Runs every due job until none is (bounded). */
+async function drain(world: TenantWorld) {
+  for (let round = 0; round < 20; round++) {
+    if ((await world.globex.server.services.jobs.drain(10_000)) === 0) return;
+  }
+}
+
+/** Derived entries that change while a deletion waits (re-rendered pages, jobs, recomputes). */
+const DERIVED =
+  /^\["(edge_|jobs|evaluation|publish_jobs|mail_deliveries|webhook_deliveries|leases)/;
+
+/** The keys of a tenant that exist now, but derived ones. */
+async function recordsOf(kv: Deno.Kv, keys: AsyncIterable<Deno.KvKey>): Promise<string[]> {
+  const found: string[] = [];
+  for await (const key of keys) {
+    const text = JSON.stringify(key);
+    if (!DERIVED.test(text) && (await kv.get(key)).versionstamp !== null) found.push(text);
+  }
+  return found;
+}
+
+/** Asserts that every key of `before` still exists. */
+function assertKept(before: string[], after: string[]) {
+  const now = new Set(after);
+  assert.ok(before.length > 30, `only ${before.length} records to compare`);
+  assert.deepEqual(before.filter((k) => !now.has(k)), [], "records removed before the grace ended");
+}
+
+/** Entries naming any of `marks`, as key@versionstamp (what "untouched" compares). */
+async function entriesNaming(kv: Deno.Kv, marks: string[]): Promise<string[]> {
+  const rows: string[] = [];
+  for await (const entry of kv.list({ prefix: [] })) {
+    const text = JSON.stringify(
+      [entry.key, entry.value],
+      (_, v) => typeof v === "bigint" ? String(v) : v instanceof Uint8Array ? "" : v,
+    );
+    if (marks.some((m) => text.includes(m))) {
+      rows.push(`${JSON.stringify(entry.key)}@${entry.versionstamp}`);
+    }
+  }
+  return rows.sort();
+}
+
+async function status(world: TenantWorld, path: string, accept = "application/json") {
+  const res = await world.call("GET", path, { accept });
+  const body = await res.text();
+  return { status: res.status, type: res.headers.get("content-type") ?? "", body };
+}
+
+/** Every entry left that names one of `marks`, but the log's erased entries and slug hashes. */
+async function leftovers(world: TenantWorld, marks: string[]) {
+  const rows = await dumpKv(world.globex.server.kv);
+  return rows.filter((r) => marks.some((m) => r.text.includes(m)))
+    .filter((r) => !["blobs", "blob_chunks"].includes(String(r.key[0])))
+    .map((r) => r.text.slice(0, 300));
+}
+
+Deno.test("[e2e] a project's deletion: owners only, 410 at once, undo, then nothing left but the log's hashes", async () => {
+  const clock = fakeClock(new Date());
+  await using world = await startTenantWorld({ clock });
+  const { globex, tokens } = world;
+  const { kv } = globex.server;
+  await drain(world);
+  const initechMarks = [world.initech.orgId, world.initech.projectId];
+  const initechBefore = await entriesNaming(kv, initechMarks);
+  const initechPage = await status(world, "/trust/initech/trust.json");
+  const path = `/projects/${globex.projectId}/deletion`;
+  const confirm = { confirm: globex.projectSlug };
+
+  // Who may: anonymous 401, outsider and member 403, owner with the wrong slug 400.
+  assert.equal((await world.call("POST", path, { json: confirm })).status, 401);
+  for (const token of [tokens.outsider, tokens.member]) {
+    const res = await world.call("POST", path, { token, json: confirm });
+    assert.equal(res.status, 403);
+    await res.body?.cancel();
+  }
+  const wrong = await world.call("POST", path, { token: tokens.owner, json: { confirm: "nope" } });
+  assert.equal(wrong.status, 400);
+  assert.match((await wrong.json()).error.message, /Type the project's slug "globex"/);
+  assert.equal((await status(world, "/trust/globex/trust.json")).status, 200);
+
+  const scheduled = await world.call("POST", path, { token: tokens.owner, json: confirm });
+  assert.equal(scheduled.status, 202);
+  const { deletion } = await scheduled.json();
+  assert.equal(Date.parse(deletion.dueAt) - Date.parse(deletion.requestedAt), DELETION_GRACE_MS);
+  assert.equal(
+    (await world.call("POST", path, { token: tokens.owner, json: confirm })).status,
+    409,
+  );
+  const seen = await world.call("GET", path, { token: tokens.member });
+  assert.equal(seen.status, 200);
+  await seen.body?.cancel();
+
+  // Pending: its public routes answer 410 (JSON envelope and a page), search drops it.
+  const json = await status(world, "/trust/globex/trust.json");
+  assert.equal(json.status, 410);
+  assert.equal(JSON.parse(json.body).error.code, "gone");
+  assert.match(JSON.parse(json.body).error.message, /publication log remain as hashes only/);
+  const page = await status(world, "/trust/globex", HTML);
+  assert.equal(page.status, 410);
+  assert.match(page.type, /text\/html/);
+  assert.match(page.body, /deleted by its owner/);
+  const search = await status(world, "/public/trust-profiles?q=globex%20cloud");
+  assert.ok(!search.body.includes(globex.projectId), "search still lists the project");
+  assert.equal((await status(world, "/trust/globex-labs/trust.json")).status, 200);
+
+  // The job does nothing before the grace ends.
+  const before = await recordsOf(kv, projectKeys(kv, globex.projectId));
+  await drain(world);
+  clock.advance(DELETION_GRACE_MS - 60_000);
+  await drain(world);
+  await world.renewTokens();
+  assertKept(before, await recordsOf(kv, projectKeys(kv, globex.projectId)));
+
+  // Undo: members may not, owners may; the project is back.
+  const memberUndo = await world.call("DELETE", path, { token: tokens.member });
+  assert.equal(memberUndo.status, 403);
+  await memberUndo.body?.cancel();
+  assert.equal((await world.call("DELETE", path, { token: tokens.owner })).status, 204);
+  assert.equal((await status(world, "/trust/globex/trust.json")).status, 200);
+  assert.equal((await world.call("DELETE", path, { token: tokens.owner })).status, 404);
+  clock.advance(2 * 60_000);
+  await drain(world);
+  assert.equal((await status(world, "/trust/globex/trust.json")).status, 200);
+
+  // Scheduled again, and run after the grace.
+  const again = await world.call("POST", path, { token: tokens.owner, json: confirm });
+  assert.equal(again.status, 202);
+  await again.body?.cancel();
+  const logSize = (await (await world.call("GET", "/log")).json()).treeSize;
+  clock.advance(DELETION_GRACE_MS + 60_000);
+  await drain(world);
+  await world.renewTokens();
+
+  const left = await leftovers(world, [
+    globex.projectId,
+    world.webhookId,
+    "trust.globex.example",
+    "globex-hook",
+    "globex/api@refs",
+  ]);
+  assert.deepEqual(left, [], "entries of the deleted project are left");
+  for (
+    const route of [
+      "/trust/globex",
+      "/trust/globex/trust.json",
+      "/trust/globex/versions",
+      "/trust/globex/versions/1/trust.json",
+      "/trust/globex/feed.xml",
+      "/trust/globex/badge.svg",
+      "/log/publications/globex",
+    ]
+  ) {
+    assert.equal((await status(world, route)).status, 410, route);
+  }
+  // The log keeps its size; the deleted project's entries are hashes without text.
+  const log = await (await world.call("GET", "/log")).json();
+  assert.equal(log.treeSize, logSize);
+  const entries = await Promise.all(
+    Array.from(
+      { length: logSize },
+      async (_, i) => await (await world.call("GET", `/log/entries/${i}`)).json(),
+    ),
+  );
+  assert.ok(entries.some((e) => e.entry === null && e.leafHash), "no erased entry");
+  assert.ok(entries.every((e) => !String(e.entry).includes("\nglobex\n")));
+
+  // The rest of the organization and the other tenant are untouched.
+  assert.equal((await status(world, "/trust/globex-labs/trust.json")).status, 200);
+  const center = await status(world, "/public/trust/globex");
+  assert.equal(center.status, 200);
+  const listed = (JSON.parse(center.body).projects as { slug: string }[]).map((p) => p.slug);
+  assert.deepEqual(listed, ["globex-labs"]);
+  assert.deepEqual(await entriesNaming(kv, initechMarks), initechBefore);
+  assert.deepEqual(await status(world, "/trust/initech/trust.json"), initechPage);
+});
+
+Deno.test("[e2e] an organization's deletion removes it and all its projects after the grace", async () => {
+  const clock = fakeClock(new Date());
+  await using world = await startTenantWorld({ clock });
+  const { globex, tokens } = world;
+  const { kv } = globex.server;
+  await drain(world);
+  const initechMarks = [world.initech.orgId, world.initech.projectId];
+  const initechBefore = await entriesNaming(kv, initechMarks);
+  const path = `/organizations/${globex.orgId}/deletion`;
+  const confirm = { confirm: globex.orgSlug };
+
+  assert.equal((await world.call("POST", path, { json: confirm })).status, 401);
+  for (const token of [tokens.outsider, tokens.member]) {
+    const res = await world.call("POST", path, { token, json: confirm });
+    assert.equal(res.status, 403);
+    await res.body?.cancel();
+  }
+  const wrong = await world.call("POST", path, { token: tokens.owner, json: { confirm: "x" } });
+  assert.equal(wrong.status, 400);
+  await wrong.body?.cancel();
+  const scheduled = await world.call("POST", path, { token: tokens.owner, json: confirm });
+  assert.equal(scheduled.status, 202);
+  await scheduled.body?.cancel();
+  for (const route of ["/public/trust/globex", "/trust/globex/trust.json", "/trust/globex-labs"]) {
+    assert.equal((await status(world, route)).status, 410, route);
+  }
+  const before = await recordsOf(kv, organizationKeys(kv, globex.orgId));
+  await drain(world);
+  clock.advance(DELETION_GRACE_MS - 60_000);
+  await drain(world);
+  await world.renewTokens();
+  assertKept(before, await recordsOf(kv, organizationKeys(kv, globex.orgId)));
+  assert.equal((await world.call("DELETE", path, { token: tokens.owner })).status, 204);
+  assert.equal((await status(world, "/public/trust/globex")).status, 200);
+  assert.equal((await status(world, "/trust/globex-labs/trust.json")).status, 200);
+
+  const again = await world.call("POST", path, { token: tokens.owner, json: confirm });
+  assert.equal(again.status, 202);
+  await again.body?.cancel();
+  clock.advance(DELETION_GRACE_MS + 60_000);
+  await drain(world);
+  await world.renewTokens();
+
+  const left = await leftovers(world, [
+    globex.orgId,
+    globex.projectId,
+    world.secondProjectId,
+    "globex",
+    "Globex",
+    "vera@customer.example",
+    "pending.invitee@globex.example",
+  ]);
+  assert.deepEqual(left, [], "entries of the deleted organization are left");
+  for (
+    const route of [
+      "/public/trust/globex",
+      "/public/trust/globex/documents",
+      "/trust/globex/trust.json",
+      "/trust/globex-labs",
+      "/log/publications/globex-labs",
+    ]
+  ) {
+    assert.equal((await status(world, route)).status, 410, route);
+  }
+  assert.deepEqual(await entriesNaming(kv, initechMarks), initechBefore);
+  assert.equal((await status(world, "/trust/initech/trust.json")).status, 200);
+  // The owner's and member's accounts stay; the member no longer belongs to anything.
+  const me = await world.call("GET", "/me", { token: tokens.member });
+  assert.equal(me.status, 200);
+  assert.deepEqual((await me.json()).organizations, []);
+});
+
+Deno.test("[e2e] an account's deletion: last owners are refused, a member's account goes at once", async () => {
+  await using world = await startTenantWorld({ clock: fakeClock(new Date()) });
+  const { tokens } = world;
+  assert.equal((await world.call("DELETE", "/me", { json: { confirm: "x" } })).status, 401);
+  const owner = await world.call("DELETE", "/me", {
+    token: tokens.owner,
+    json: { confirm: "olivia@example.com" },
+  });
+  assert.equal(owner.status, 409);
+  assert.match((await owner.json()).error.message, /only owner of "globex"/);
+  const outsider = await world.call("DELETE", "/me", {
+    token: tokens.outsider,
+    json: { confirm: "ian@example.com" },
+  });
+  assert.equal(outsider.status, 409);
+  assert.match((await outsider.json()).error.message, /only member of "initech"/);
+  const typo = await world.call("DELETE", "/me", {
+    token: tokens.member,
+    json: { confirm: "someone@example.com" },
+  });
+  assert.equal(typo.status, 400);
+  await typo.body?.cancel();
+
+  const deleted = await world.call("DELETE", "/me", {
+    token: tokens.member,
+    json: { confirm: "MIA@example.com" },
+  });
+  assert.equal(deleted.status, 200);
+  await deleted.body?.cancel();
+  const after = await world.call("GET", "/me", { token: tokens.member });
+  assert.equal(after.status, 401);
+  await after.body?.cancel();
+  assert.deepEqual(await leftovers(world, ["mia@example.com"]), []);
+  const members = await (await world.call("GET", `/organizations/${world.globex.orgId}`, {
+    token: tokens.owner,
+  })).json();
+  assert.ok(!JSON.stringify(members).includes(world.memberUserId));
+});
