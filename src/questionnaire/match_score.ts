@@ -5,9 +5,8 @@
  * entry that said exactly the question in every indexed field, computed with the index's own
  * statistics (documents holding each term per field, average field lengths), the same field
  * boosts and the same BM25+ formula and parameters as minisearch (k 1.2, b 0.7, d 0.5), and
- * minisearch's multiplication by the number of query terms matched. A match on every term in
- * the question field alone scores near boost(question) / Σ boosts; missing terms lower it
- * twice (less BM25 mass, fewer terms matched).
+ * minisearch's multiplication by the number of query terms matched. Missing terms lower the
+ * ratio twice (less BM25 mass, fewer terms matched), which is why match.ts takes its square root.
  */
 
 /** One indexed entry: its id and each field's analysed terms joined by spaces. */
