@@ -1,6 +1,15 @@
 import { sha256Hex, sha256HexSync } from "../lib/hash.ts";
 import { blobChunkKey, blobMetaKey } from "../store/keys.ts";
-import { blobKey, type BlobKind, type BlobStore, BlobStoreError, parseBlobKey } from "./mod.ts";
+import {
+  BLOB_RESTAMP_MS,
+  type BlobClock,
+  type BlobInfo,
+  blobKey,
+  type BlobKind,
+  type BlobStore,
+  BlobStoreError,
+  parseBlobKey,
+} from "./mod.ts";
 
 /** What `blobMetaKey(key)` holds once every chunk of the blob is written. */
 export interface KvBlobMeta {
@@ -9,6 +18,8 @@ export interface KvBlobMeta {
   sha256: string;
   /** The bytes themselves for blobs of at most KV_BLOB_INLINE_BYTES (then `chunks` is 0). */
   inline?: Uint8Array;
+  /** When it was last stored or re-stamped (epoch ms); absent on blobs stored before stamps. */
+  storedAt?: number;
 }
 
 /** Blobs up to this size live inside their meta record: one KV write instead of two. */
@@ -21,31 +32,54 @@ const CHUNKS_PER_ATOMIC = 12;
 // Small blobs written together share atomics up to this many bytes and mutations.
 const PACK_BYTES = 700 * 1024;
 const PACK_MUTATIONS = 900;
+// A blob with at most this many chunks is removed with its meta record in one atomic.
+const CHUNKS_PER_DELETE = 900;
 
 /**
  * A BlobStore on Deno KV for deployments without object storage. Bytes are split into
  * chunks of at most 60 KiB written over several atomics, then the metadata record is written
  * last, so a crash mid-put leaves only invisible chunks that the next put of the same bytes
- * overwrites. Reads check the SHA-256 of the reassembled bytes against the key.
+ * overwrites. Reads check the SHA-256 of the reassembled bytes against the key. Each meta
+ * record carries when it was stored (`now`, default the system clock); a put that finds its
+ * blob stored re-stamps a stamp older than BLOB_RESTAMP_MS, with a check, so a collector that
+ * removes the blob meanwhile makes the put store it again.
  */
-export function createKvBlobStore(kv: Deno.Kv): BlobStore {
-  /** Which of `keys` are already stored (complete, with their meta record). */
-  const presentKeys = async (keys: readonly string[]): Promise<Set<string>> => {
-    const present = new Set<string>();
+export function createKvBlobStore(kv: Deno.Kv, options: { now?: BlobClock } = {}): BlobStore {
+  const now = options.now ?? Date.now;
+  /** The meta entries of `keys` that are stored (complete), by key. */
+  const presentEntries = async (
+    keys: readonly string[],
+  ): Promise<Map<string, Deno.KvEntry<KvBlobMeta>>> => {
+    const present = new Map<string, Deno.KvEntry<KvBlobMeta>>();
     const groups = [];
     for (let i = 0; i < keys.length; i += 10) groups.push(keys.slice(i, i + 10));
-    const results = await Promise.all(groups.map((g) => kv.getMany(g.map((k) => blobMetaKey(k)))));
-    results.flat().forEach((m, i) => m.versionstamp !== null && present.add(keys[i]));
+    const results = await Promise.all(
+      groups.map((g) => kv.getMany<KvBlobMeta[]>(g.map((k) => blobMetaKey(k)))),
+    );
+    results.flat().forEach((m, i) => {
+      if (m.versionstamp !== null) present.set(keys[i], m as Deno.KvEntry<KvBlobMeta>);
+    });
     return present;
+  };
+  /**
+   * Whether the stored blob of `entry` stays stored for a writer about to reference it: a
+   * fresh stamp is left alone, a stale one is renewed unless the blob was removed meanwhile.
+   */
+  const keepStored = async (entry: Deno.KvEntry<KvBlobMeta>): Promise<boolean> => {
+    if ((entry.value.storedAt ?? 0) >= now() - BLOB_RESTAMP_MS) return true;
+    const restamped = { ...entry.value, storedAt: now() };
+    return (await kv.atomic().check(entry).set(entry.key, restamped).commit()).ok;
   };
   /** Adds a blob of at most one chunk, chunk and meta, to `op`. */
   const stageSmall = (op: Deno.AtomicOperation, key: string, bytes: Uint8Array) => {
     const sha256 = key.slice(key.indexOf("/") + 1);
+    const storedAt = now();
     if (bytes.length <= KV_BLOB_INLINE_BYTES) {
-      return op.set(blobMetaKey(key), { size: bytes.length, chunks: 0, sha256, inline: bytes });
+      const meta: KvBlobMeta = { size: bytes.length, chunks: 0, sha256, inline: bytes, storedAt };
+      return op.set(blobMetaKey(key), meta);
     }
     op.set(blobChunkKey(key, 0), bytes);
-    return op.set(blobMetaKey(key), { size: bytes.length, chunks: 1, sha256 });
+    return op.set(blobMetaKey(key), { size: bytes.length, chunks: 1, sha256, storedAt });
   };
 
   const store: BlobStore = {
@@ -53,7 +87,8 @@ export function createKvBlobStore(kv: Deno.Kv): BlobStore {
       const sha256 = await sha256Hex(bytes);
       const key = blobKey(kind, sha256);
       const metaKey = blobMetaKey(key);
-      if ((await kv.get(metaKey)).versionstamp !== null) return key;
+      const stored = await kv.get<KvBlobMeta>(metaKey);
+      if (stored.versionstamp !== null && await keepStored(stored)) return key;
       if (bytes.length <= KV_BLOB_INLINE_BYTES) {
         await stageSmall(kv.atomic().check({ key: metaKey, versionstamp: null }), key, bytes)
           .commit();
@@ -69,7 +104,7 @@ export function createKvBlobStore(kv: Deno.Kv): BlobStore {
         }
         await op.commit();
       }
-      const meta: KvBlobMeta = { size: bytes.length, chunks, sha256 };
+      const meta: KvBlobMeta = { size: bytes.length, chunks, sha256, storedAt: now() };
       // A failed check means a concurrent put of the same bytes finished first: same content.
       await kv.atomic().check({ key: metaKey, versionstamp: null }).set(metaKey, meta).commit();
       return key;
@@ -86,7 +121,8 @@ export function createKvBlobStore(kv: Deno.Kv): BlobStore {
       for (let i = 0; i < items.length; i++) {
         if (items[i].length <= KV_BLOB_CHUNK_BYTES) small.set(keys[i], items[i]);
       }
-      const present = await presentKeys([...small.keys()]);
+      const present = await presentEntries([...small.keys()]);
+      for (const [key, entry] of present) if (!await keepStored(entry)) present.delete(key);
       let op = kv.atomic();
       let bytesInOp = 0;
       let mutations = 0;
@@ -117,9 +153,10 @@ export function createKvBlobStore(kv: Deno.Kv): BlobStore {
       const keys = items.map((bytes) => blobKey(kind, sha256HexSync(bytes)));
       // Rewriting identical inline bytes costs less than looking them up first; only blobs
       // with a chunk of their own are looked up.
-      const present = await presentKeys(
+      const present = await presentEntries(
         keys.filter((_, i) => items[i].length > KV_BLOB_INLINE_BYTES),
       );
+      for (const [key, entry] of present) if (!await keepStored(entry)) present.delete(key);
       const staged = new Set<string>();
       let budget = budgetBytes;
       return items.map((bytes, i) => {
@@ -174,6 +211,44 @@ export function createKvBlobStore(kv: Deno.Kv): BlobStore {
     async has(key: string): Promise<boolean> {
       parseBlobKey(key);
       return (await kv.get(blobMetaKey(key))).versionstamp !== null;
+    },
+
+    async list({ after, limit }): Promise<BlobInfo[]> {
+      const prefix = blobMetaKey("").slice(0, 1);
+      const selector = after === undefined ? { prefix } : { prefix, start: blobMetaKey(after) };
+      const out: BlobInfo[] = [];
+      for await (const entry of kv.list<KvBlobMeta>(selector, { limit: limit + 1 })) {
+        const key = entry.key[1] as string;
+        if (key === after) continue;
+        if (out.length === limit) break;
+        out.push({ key, size: entry.value.size, storedAt: entry.value.storedAt ?? 0 });
+      }
+      return out;
+    },
+
+    /**
+     * Removes the meta record (checked against the one read, so a put that re-stamped or
+     * rewrote it meanwhile wins) and the chunks in the same atomic; a blob of more chunks than
+     * one atomic takes loses its meta record first (it is then invisible) and its chunks after.
+     */
+    async delete(key: string, options: { storedBefore?: number } = {}): Promise<boolean> {
+      parseBlobKey(key);
+      const entry = await kv.get<KvBlobMeta>(blobMetaKey(key));
+      if (entry.value === null) return false;
+      const storedAt = entry.value.storedAt ?? 0;
+      if (options.storedBefore !== undefined && storedAt >= options.storedBefore) return false;
+      const chunks = entry.value.chunks;
+      const op = kv.atomic().check(entry).delete(entry.key);
+      const together = chunks <= CHUNKS_PER_DELETE;
+      if (together) { for (let i = 0; i < chunks; i++) op.delete(blobChunkKey(key, i)); }
+      if (!(await op.commit()).ok) return false;
+      for (let first = 0; !together && first < chunks; first += CHUNKS_PER_DELETE) {
+        const rest = kv.atomic();
+        const last = Math.min(first + CHUNKS_PER_DELETE, chunks);
+        for (let i = first; i < last; i++) rest.delete(blobChunkKey(key, i));
+        await rest.commit();
+      }
+      return true;
     },
   };
   return store;

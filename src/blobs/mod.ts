@@ -31,7 +31,37 @@ export interface BlobStore {
   /** The bytes under a key, or null when absent. */
   get(key: string): Promise<Uint8Array | null>;
   has(key: string): Promise<boolean>;
+  /**
+   * A page of stored blobs in key order, starting after the key `after` (for the garbage
+   * collector, which resumes from the last key it saw).
+   */
+  list(options: { after?: string; limit: number }): Promise<BlobInfo[]>;
+  /**
+   * Removes a blob; true when something was removed. With `storedBefore` (epoch ms) only a blob
+   * last stored (or re-stamped) before that instant is removed: the collector's grace rule,
+   * checked atomically with the removal on the KV store (see docs/lifecycle.md).
+   */
+  delete(key: string, options?: { storedBefore?: number }): Promise<boolean>;
 }
+
+/** A stored blob as listed: its key, size and when it was last stored or re-stamped. */
+export interface BlobInfo {
+  key: string;
+  size: number;
+  /** Epoch ms; 0 for a blob stored before stamps were kept (old enough for any grace). */
+  storedAt: number;
+}
+
+/**
+ * A put that finds its blob already stored re-stamps it when the stamp is older than this, so
+ * a blob that a writer is about to reference again is never old in the collector's eyes: a
+ * blob is collected only when its stamp is older than the grace (BLOB_GC_GRACE_MS), which
+ * leaves a writer at least the difference between the two to commit its reference.
+ */
+export const BLOB_RESTAMP_MS = 60 * 60 * 1000;
+
+/** Where the blob stores read the time (tests pass their fake clock). */
+export type BlobClock = () => number;
 
 /** A blob store failed, refused a malformed key, or found stored bytes that do not match their key. */
 export class BlobStoreError extends Error {

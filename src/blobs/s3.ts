@@ -2,6 +2,9 @@ import { AwsClient } from "aws4fetch";
 import type { S3Config } from "../config.ts";
 import { sha256Hex, unshared } from "../lib/hash.ts";
 import {
+  BLOB_RESTAMP_MS,
+  type BlobClock,
+  type BlobInfo,
   blobKey,
   type BlobKind,
   type BlobStore,
@@ -14,13 +17,17 @@ import {
 export interface S3BlobStoreOptions extends S3Config {
   /** Replaces the global fetch, e.g. to observe or fail requests in tests. */
   fetch?: typeof fetch;
+  /** The time a stored object's Last-Modified is compared with (default the system clock). */
+  now?: BlobClock;
 }
 
 /**
  * A BlobStore on an S3-compatible bucket, signing requests with SigV4 via aws4fetch. `put`
  * sends a HEAD first and uploads only when the object is absent; a 404 reads as absent; any
  * other non-2xx status or network failure throws a BlobStoreError naming the method, key and
- * status, never the credentials. Downloads are checked against the SHA-256 in their key.
+ * status, never the credentials. Downloads are checked against the SHA-256 in their key. An
+ * object's Last-Modified is its stamp for the garbage collector: a put that finds an object
+ * last written more than BLOB_RESTAMP_MS ago uploads it again, which renews it.
  */
 export function createS3BlobStore(options: S3BlobStoreOptions): BlobStore {
   const client = new AwsClient({
@@ -30,12 +37,18 @@ export function createS3BlobStore(options: S3BlobStoreOptions): BlobStore {
     region: options.region,
   });
   const fetchImpl = options.fetch ?? fetch;
+  const now = options.now ?? Date.now;
   const base = bucketUrl(options);
 
   // Signing then fetching ourselves (not client.fetch) avoids aws4fetch's silent retries
   // with backoff, so a failing bucket surfaces at once and callers decide about retrying.
-  const send = async (method: string, key: string, init: RequestInit = {}): Promise<Response> => {
-    const request = await client.sign(new URL(key, base), { ...init, method });
+  const send = async (
+    method: string,
+    key: string,
+    init: RequestInit = {},
+    url = new URL(key, base),
+  ): Promise<Response> => {
+    const request = await client.sign(url, { ...init, method });
     try {
       return await fetchImpl(request);
     } catch (error) {
@@ -43,11 +56,12 @@ export function createS3BlobStore(options: S3BlobStoreOptions): BlobStore {
     }
   };
 
-  const exists = async (key: string): Promise<boolean> => {
+  /** When the object was last written (epoch ms), or null when it is absent. */
+  const lastModified = async (key: string): Promise<number | null> => {
     const response = await send("HEAD", key);
-    if (response.status === 404) return false;
+    if (response.status === 404) return null;
     await expectOk(response, "HEAD", key);
-    return true;
+    return Date.parse(response.headers.get("last-modified") ?? "") || 0;
   };
 
   return {
@@ -58,7 +72,8 @@ export function createS3BlobStore(options: S3BlobStoreOptions): BlobStore {
     async put(kind: BlobKind, bytes: Uint8Array): Promise<string> {
       const sha256 = await sha256Hex(bytes);
       const key = blobKey(kind, sha256);
-      if (await exists(key)) return key;
+      const stamp = await lastModified(key);
+      if (stamp !== null && stamp >= now() - BLOB_RESTAMP_MS) return key;
       const response = await send("PUT", key, {
         body: unshared(bytes),
         headers: {
@@ -90,9 +105,64 @@ export function createS3BlobStore(options: S3BlobStoreOptions): BlobStore {
 
     async has(key: string): Promise<boolean> {
       parseBlobKey(key);
-      return await exists(key);
+      return await lastModified(key) !== null;
+    },
+
+    /**
+     * ListObjects from `marker` (version 1, which every S3-compatible store answers alike);
+     * objects that are not blob keys are skipped.
+     */
+    async list({ after, limit }): Promise<BlobInfo[]> {
+      let marker = after;
+      // A page of nothing but other objects goes on to the next, so an empty answer means done.
+      for (;;) {
+        const url = new URL(base);
+        url.searchParams.set("max-keys", String(limit));
+        if (marker !== undefined) url.searchParams.set("marker", marker);
+        const response = await send("GET", "(listing)", {}, url);
+        await expectOk(response, "GET", "(listing)");
+        const page = parseListing(await response.text());
+        if (page.blobs.length > 0 || !page.truncated || page.last === null) return page.blobs;
+        marker = page.last;
+      }
+    },
+
+    async delete(key: string, options: { storedBefore?: number } = {}): Promise<boolean> {
+      parseBlobKey(key);
+      const stamp = await lastModified(key);
+      if (stamp === null) return false;
+      if (options.storedBefore !== undefined && stamp >= options.storedBefore) return false;
+      const response = await send("DELETE", key);
+      await expectOk(response, "DELETE", key);
+      await response.body?.cancel();
+      return true;
     },
   };
+}
+
+/**
+ * The blobs of a ListObjects answer (blob keys need no unescaping), the last key listed and
+ * whether more follow.
+ */
+function parseListing(xml: string): { blobs: BlobInfo[]; last: string | null; truncated: boolean } {
+  const blobs: BlobInfo[] = [];
+  let last: string | null = null;
+  for (const [, contents] of xml.matchAll(/<Contents>([\s\S]*?)<\/Contents>/g)) {
+    const key = contents.match(/<Key>([^<]*)<\/Key>/)?.[1] ?? "";
+    last = key;
+    try {
+      parseBlobKey(key);
+    } catch {
+      continue;
+    }
+    blobs.push({
+      key,
+      size: Number(contents.match(/<Size>(\d+)<\/Size>/)?.[1] ?? 0),
+      storedAt: Date.parse(contents.match(/<LastModified>([^<]*)<\/LastModified>/)?.[1] ?? "") ||
+        0,
+    });
+  }
+  return { blobs, last, truncated: /<IsTruncated>true<\/IsTruncated>/.test(xml) };
 }
 
 // The URL that blob keys resolve against; keys are validated, so they never escape it.

@@ -124,6 +124,54 @@ export async function runBlobStoreContract(
         error instanceof BlobStoreError && error.message.includes("<kind>/<64 hex>");
       await assert.rejects(store.get(key), isKeyError, `get("${key}")`);
       await assert.rejects(store.has(key), isKeyError, `has("${key}")`);
+      await assert.rejects(store.delete(key), isKeyError, `delete("${key}")`);
     }
+  });
+
+  await t.step("delete removes a blob once; it can be stored again", async () => {
+    const store = await makeStore();
+    const bytes = randomBytes(200 * 1024);
+    const key = await store.put("evidence", bytes);
+    assert.equal(await store.delete(key), true);
+    assert.equal(await store.has(key), false);
+    assert.equal(await store.get(key), null);
+    assert.equal(await store.delete(key), false);
+    assert.equal(await store.put("evidence", bytes), key);
+    assert.deepEqual(await store.get(key), bytes);
+  });
+
+  await t.step("delete with storedBefore keeps a blob stored at or after it", async () => {
+    const store = await makeStore();
+    const key = await store.put("artifact", randomBytes(500));
+    const tenMinutes = 10 * 60 * 1000;
+    assert.equal(await store.delete(key, { storedBefore: Date.now() - tenMinutes }), false);
+    assert.equal(await store.has(key), true);
+    assert.equal(await store.delete(key, { storedBefore: Date.now() + tenMinutes }), true);
+    assert.equal(await store.has(key), false);
+  });
+
+  await t.step("list pages through every blob in key order with size and stamp", async () => {
+    const store = await makeStore();
+    const items = [randomBytes(10), randomBytes(40 * 1024), randomBytes(70 * 1024)];
+    const keys = await store.putMany("document", items);
+    const seen = new Map<string, { size: number; storedAt: number }>();
+    let after: string | undefined;
+    for (let page = 0; page < 1000; page++) {
+      const blobs = await store.list({ after, limit: 2 });
+      assert.ok(blobs.length <= 2);
+      if (blobs.length === 0) break;
+      for (const blob of blobs) {
+        assert.ok(after === undefined || blob.key > after, `${blob.key} after ${after}`);
+        after = blob.key;
+        seen.set(blob.key, blob);
+      }
+    }
+    const day = 24 * 3600 * 1000;
+    keys.forEach((key, i) => {
+      const listed = seen.get(key);
+      assert.ok(listed, `${key} listed`);
+      assert.equal(listed.size, items[i].length);
+      assert.ok(Math.abs(listed.storedAt - Date.now()) < day, `stamp ${listed.storedAt}`);
+    });
   });
 }

@@ -6,7 +6,7 @@ import {
   KV_BLOB_INLINE_BYTES,
   type KvBlobMeta,
 } from "../../src/blobs/kv.ts";
-import { BlobStoreError } from "../../src/blobs/mod.ts";
+import { BLOB_RESTAMP_MS, BlobStoreError } from "../../src/blobs/mod.ts";
 import { sha256Hex } from "../../src/lib/hash.ts";
 import { randomBytes, runBlobStoreContract } from "./contract.ts";
 
@@ -35,7 +35,8 @@ Deno.test("[blobs] kv store specifics", async (t) => {
     "keeps small blobs inside the meta record and splits larger ones into 60 KiB chunks",
     async () => {
       using kv = await Deno.openKv(":memory:");
-      const store = createKvBlobStore(kv);
+      const storedAt = Date.parse("2026-11-01T12:00:00Z");
+      const store = createKvBlobStore(kv, { now: () => storedAt });
       const cases = [
         { size: 0, chunks: 0, inline: true },
         { size: 1, chunks: 0, inline: true },
@@ -49,7 +50,7 @@ Deno.test("[blobs] kv store specifics", async (t) => {
         const bytes = randomBytes(size);
         const key = await store.put("evidence", bytes);
         const meta = (await kv.get<KvBlobMeta>(blobMetaKey(key))).value;
-        const expected: KvBlobMeta = { size, chunks, sha256: await sha256Hex(bytes) };
+        const expected: KvBlobMeta = { size, chunks, sha256: await sha256Hex(bytes), storedAt };
         if (inline) expected.inline = bytes;
         assert.deepEqual(meta, expected, `size ${size}`);
         assert.equal(await countChunks(kv, key), chunks, `size ${size}`);
@@ -134,5 +135,51 @@ Deno.test("[blobs] kv store specifics", async (t) => {
     await kv.set(blobChunkKey(key, 1), bytes.slice(KV_BLOB_CHUNK_BYTES, 2 * KV_BLOB_CHUNK_BYTES));
     await kv.set(blobChunkKey(key, 2), bytes.slice(2 * KV_BLOB_CHUNK_BYTES, -1));
     await assert.rejects(store.get(key), BlobStoreError);
+  });
+
+  await t.step("a put re-stamps a stored blob whose stamp is older than an hour", async () => {
+    using kv = await Deno.openKv(":memory:");
+    let now = Date.parse("2026-11-01T12:00:00Z");
+    const store = createKvBlobStore(kv, { now: () => now });
+    const small = randomBytes(100);
+    const large = randomBytes(2 * KV_BLOB_CHUNK_BYTES);
+    const keys = [await store.put("evidence", small), await store.put("evidence", large)];
+    const stamps = async () => (await store.list({ limit: 10 })).map((b) => b.storedAt);
+    now += BLOB_RESTAMP_MS;
+    await store.put("evidence", small);
+    await store.putMany("evidence", [large]);
+    assert.deepEqual(await stamps(), [now - BLOB_RESTAMP_MS, now - BLOB_RESTAMP_MS]);
+    now += 1;
+    await store.put("evidence", small);
+    await store.putMany("evidence", [large]);
+    assert.deepEqual(await stamps(), [now, now]);
+    assert.equal(await store.delete(keys[0], { storedBefore: now }), false);
+    assert.equal(await store.delete(keys[1], { storedBefore: now + 1 }), true);
+  });
+
+  await t.step("delete removes a blob's chunks with its meta record", async () => {
+    using kv = await Deno.openKv(":memory:");
+    const store = createKvBlobStore(kv);
+    const key = await store.put("document", randomBytes(3 * 1024 * 1024 + 5));
+    assert.equal(await countChunks(kv, key), 52);
+    assert.equal(await store.delete(key), true);
+    assert.equal(await countChunks(kv, key), 0);
+    assert.equal((await kv.get(blobMetaKey(key))).versionstamp, null);
+  });
+
+  await t.step("delete loses to a put that re-stamped the blob after it was read", async () => {
+    using kv = await Deno.openKv(":memory:");
+    let now = Date.parse("2026-11-01T12:00:00Z");
+    const store = createKvBlobStore(kv, { now: () => now });
+    const bytes = randomBytes(100);
+    const key = await store.put("artifact", bytes);
+    now += 2 * BLOB_RESTAMP_MS;
+    // The collector read the stamp as old; a writer re-stamps before its removal commits.
+    const stale = await kv.get(blobMetaKey(key));
+    await store.put("artifact", bytes);
+    const removal = await kv.atomic().check(stale).delete(blobMetaKey(key)).commit();
+    assert.equal(removal.ok, false);
+    assert.equal(await store.delete(key, { storedBefore: now - BLOB_RESTAMP_MS }), false);
+    assert.deepEqual(await store.get(key), bytes);
   });
 });

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { S3rver } from "../deps.ts";
-import { BlobStoreError } from "../../src/blobs/mod.ts";
+import { AwsClient } from "aws4fetch";
+import { BLOB_RESTAMP_MS, BlobStoreError } from "../../src/blobs/mod.ts";
 import { createS3BlobStore, type S3BlobStoreOptions } from "../../src/blobs/s3.ts";
 import { randomBytes, runBlobStoreContract } from "./contract.ts";
 
@@ -114,6 +115,46 @@ Deno.test("[blobs] s3 store specifics", async (t) => {
         store.get(`evidence/${"a".repeat(64)}`),
         (error) => error instanceof BlobStoreError && /does not match/.test(error.message),
       );
+    });
+
+    await t.step("put uploads again an object last written over an hour ago", async () => {
+      const requests: string[] = [];
+      const observe: typeof fetch = (input, init) => {
+        const request = new Request(input, init);
+        requests.push(request.method);
+        return fetch(request);
+      };
+      const later = Date.now() + BLOB_RESTAMP_MS + 60_000;
+      const store = createS3BlobStore({ ...storeOptions(endpoint), fetch: observe });
+      const bytes = randomBytes(100);
+      await store.put("evidence", bytes);
+      requests.length = 0;
+      const afterAnHour = createS3BlobStore({
+        ...storeOptions(endpoint),
+        fetch: observe,
+        now: () => later,
+      });
+      await afterAnHour.put("evidence", bytes);
+      assert.deepEqual(requests, ["HEAD", "PUT"]);
+    });
+
+    await t.step("list skips objects that are not blobs", async () => {
+      const store = createS3BlobStore(storeOptions(endpoint));
+      const client = new AwsClient({
+        accessKeyId: ACCESS_KEY_ID,
+        secretAccessKey: SECRET_ACCESS_KEY,
+        service: "s3",
+        region: "us-east-1",
+      });
+      const response = await client.fetch(`${endpoint}/${BUCKET}/notes/readme.txt`, {
+        method: "PUT",
+        body: "not a blob",
+      });
+      assert.equal(response.status, 200);
+      await response.body?.cancel();
+      const listed = await store.list({ limit: 1000 });
+      assert.ok(listed.length > 0);
+      assert.ok(listed.every((blob) => !blob.key.startsWith("notes/")));
     });
   });
 });

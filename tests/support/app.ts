@@ -58,7 +58,7 @@ export async function createTestApp(
   const deps = {
     config,
     kv,
-    blobs: options.blobs?.(kv) ?? createKvBlobStore(kv),
+    blobs: options.blobs?.(kv) ?? createKvBlobStore(kv, { now: () => clock.now().getTime() }),
     clock,
     log,
     mailer: options.mailer,

@@ -54,11 +54,12 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   try {
     const config = loadConfig({ BASE_URL: baseUrl, KV_PATH: ":memory:", ...options.env });
     const log = memoryLogger();
+    const clock = options.clock ?? systemClock;
     const deps = {
       config,
       kv,
-      blobs: options.blobs?.(kv) ?? createKvBlobStore(kv),
-      clock: options.clock ?? systemClock,
+      blobs: options.blobs?.(kv) ?? createKvBlobStore(kv, { now: () => clock.now().getTime() }),
+      clock,
       log,
       fetch: options.fetch,
       webhookDelivery: options.webhookDelivery,
