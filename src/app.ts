@@ -42,6 +42,7 @@ import type { Project } from "./domain/workspace.ts";
 import { createTxtResolver } from "./publish/dns.ts";
 import { publishIfChanged, publishProject } from "./publish/publish.ts";
 import { registerCertificationJobs } from "./publish/certification_jobs.ts";
+import { registerBlobCollector } from "./lifecycle/blob_gc.ts";
 import { describeApi } from "./http/api_document.ts";
 import { type Config, ConfigError } from "./config.ts";
 
@@ -127,6 +128,7 @@ export async function createServices(deps: AppDeps): Promise<Services> {
   const publishChanged = (project: Project) => publishIfChanged(publishDeps, project);
   scheduler.onRecomputed(autoPublishAfterRecompute({ kv, publishIfChanged: publishChanged }));
   registerCertificationJobs({ kv, clock: deps.clock, jobs, publishIfChanged: publishChanged });
+  registerBlobCollector({ ...deps, jobs });
   const hostResolver = deps.hostResolver ?? createHostResolver(config.dnsNameserver);
   registerWebhooks({
     ...deps,

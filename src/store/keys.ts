@@ -89,6 +89,13 @@ export const blobMetaKey = (blobKey: string) => ["blobs", blobKey] as const;
 /** The `index`-th (0-based) chunk of a blob's bytes. */
 export const blobChunkKey = (blobKey: string, index: number) =>
   ["blob_chunks", blobKey, index] as const;
+/** The blob collector's cycle under way, and a summary of the last one that ended. */
+export const blobGcStateKey = () => ["blob_gc", "state"] as const;
+export const blobGcLastKey = () => ["blob_gc", "last"] as const;
+/** A blob the mark phase of collector cycle `runId` found referenced. */
+export const blobGcMarkKey = (runId: string, blobKey: string) =>
+  ["blob_gc_marks", runId, blobKey] as const;
+export const blobGcMarksPrefix = (runId: string) => ["blob_gc_marks", runId] as const;
 
 export const collectorKey = (id: string) => ["collectors", id] as const;
 export const collectorByProjectKey = (projectId: string, id: string) =>
