@@ -156,6 +156,11 @@ export const KEY_COLLECTIONS: Readonly<Record<string, CollectionRule>> = {
   secrets: { owner: "service", note: "the subscription links' secret" },
   blobs: { owner: "service", note: "content-addressed, shared: the blob collector removes them" },
   blob_chunks: { owner: "service", note: "content-addressed, shared" },
+  blob_gc: { owner: "service", note: "the blob collector's cycle and last summary" },
+  blob_gc_marks: {
+    owner: "service",
+    note: "[cycle, blobKey]: a cycle's marks, removed as it ends",
+  },
   logos: { owner: "service", note: "content-addressed logo metadata (type, size), shared" },
   log_head: { owner: "service", note: "the publication log's size and frontier" },
   log_nodes: { owner: "service", note: "the log's hashes" },
