@@ -55,6 +55,11 @@ export const BLOB_REFERENCE_SOURCES: readonly BlobReferenceSource[] = [
     },
   },
   {
+    name: "questionnaire files",
+    prefix: ["questionnaires"],
+    keysOf: (entry) => [`document/${(entry.value as { sha256: string }).sha256}`],
+  },
+  {
     name: "logos",
     prefix: ["logos"],
     keysOf: (entry) => [`logo/${entry.key[1] as string}`],
