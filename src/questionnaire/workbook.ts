@@ -14,7 +14,7 @@ import { inertCellText } from "../lib/spreadsheet_text.ts";
 import { detectColumns, questionRows, sheetInfo, validateColumns } from "./columns.ts";
 import { csvGrid, parseCsv } from "./csv.ts";
 import { writeCsv } from "./csv.ts";
-import { columnNumber, type Grid } from "./grid.ts";
+import { columnLetters, columnNumber, type Grid } from "./grid.ts";
 import {
   QuestionnaireFileError,
   type QuestionnaireLimits,
@@ -175,9 +175,10 @@ function writesOf(
   read: ReadQuestionnaire,
   fills: RowFill[],
   noAnswer: string,
-): Map<number, SheetWrites> {
+): { writes: Map<number, SheetWrites>; links: Map<number, Map<string, string>> } {
   const byKey = new Map(fills.map((fill) => [fill.key, fill]));
   const writes = new Map<number, SheetWrites>();
+  const links = new Map<number, Map<string, string>>();
   const put = (sheet: number, row: number, column: number, text: string) => {
     let sheetWrites = writes.get(sheet);
     if (!sheetWrites) writes.set(sheet, sheetWrites = new Map());
@@ -201,15 +202,26 @@ function writesOf(
       if (row.sheet !== choice.sheet || row.key.split(":")[0] !== String(index)) continue;
       const fill = byKey.get(row.key);
       put(index, row.row, answer, fill ? fill.answer : noAnswer);
-      if (fill?.evidence) put(index, row.row, evidence, fill.evidence);
+      if (!fill?.evidence) continue;
+      put(index, row.row, evidence, fill.evidence);
+      if (isLink(fill.evidence)) {
+        if (!links.has(index)) links.set(index, new Map());
+        links.get(index)!.set(`${columnLetters(evidence)}${row.row}`, fill.evidence);
+      }
     }
   }
-  return writes;
+  return { writes, links };
+}
+
+/** An evidence text a workbook cell links to: one http(s) URL within Excel's 2,079 characters. */
+function isLink(text: string): boolean {
+  return text.length <= 2079 && /^https?:\/\/[^\s"<>]+$/.test(text);
 }
 
 /**
  * The buyer's file (`bytes`, as read into `read`) with the answer and evidence cells filled:
- * rows with a fill get its answer and evidence, other question rows the `noAnswer` text;
+ * rows with a fill get its answer and evidence (in a workbook, an http(s) URL is also the
+ * cell's hyperlink), other question rows the `noAnswer` text;
  * everything else is kept (an XLSX loses its live formulas, which become their cached values,
  * its external links and its calculation chain). Fills whose key names no row are ignored.
  * Async only because fflate loads on first use.
@@ -222,7 +234,7 @@ export async function fillQuestionnaire(
 ): Promise<Uint8Array> {
   const limits = options.limits ?? QUESTIONNAIRE_LIMITS;
   checkSize(bytes, limits);
-  const writes = writesOf(read, fills, options.noAnswer ?? NO_ANSWER);
+  const { writes, links } = writesOf(read, fills, options.noAnswer ?? NO_ANSWER);
   if (kindOf(bytes) === "csv") {
     const csv = parseCsv(bytes, limits);
     return writeCsv(csv, writes.get(0) ?? new Map());
@@ -240,5 +252,5 @@ export async function fillQuestionnaire(
       ),
     ]),
   );
-  return patchWorkbook(open, inert, fflate);
+  return patchWorkbook(open, inert, links, fflate);
 }

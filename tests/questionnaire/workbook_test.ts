@@ -51,10 +51,20 @@ function fillsFor(read: ReadQuestionnaire): RowFill[] {
   }));
 }
 
-type Sheet = Record<string, { t: string; v?: unknown; f?: string; s?: unknown }> & {
-  "!merges"?: unknown;
-  "!cols"?: unknown;
-};
+type Sheet =
+  & Record<string, { t: string; v?: unknown; f?: string; s?: unknown; l?: { Target: string } }>
+  & {
+    "!merges"?: unknown;
+    "!cols"?: unknown;
+  };
+
+/**
+ * A cell's hyperlink target as SheetJS reads it; SheetJS 0.18.5 leaves XML entities of a
+ * relationship's Target undecoded (`&amp;`), which Excel and any XML parser decode.
+ */
+function linkOf(cell: { l?: { Target: string } } | undefined): string | undefined {
+  return cell?.l?.Target.replaceAll("&amp;", "&");
+}
 
 function sheetJs(bytes: Uint8Array) {
   // A copy: SheetJS adds its own fields to the array it reads.
@@ -104,11 +114,14 @@ function assertOnlyAnswersChanged(
     for (const ref of refs) {
       assert.equal(b[ref]?.f, undefined, `${name}!${ref} holds a formula`);
       if (changed.has(ref)) {
-        assert.equal(b[ref]?.v, changed.get(ref), `${name}!${ref} was written`);
+        const value = changed.get(ref);
+        assert.equal(b[ref]?.v, value, `${name}!${ref} was written`);
+        if (/^https:/.test(value)) assert.equal(linkOf(b[ref]), value, `${name}!${ref} links`);
         if (a[ref]?.s) assert.deepEqual(b[ref].s, a[ref].s, `${name}!${ref} keeps its style`);
         continue;
       }
       assert.equal(b[ref]?.v, a[ref]?.v, `${name}!${ref} unchanged`);
+      assert.deepEqual(b[ref]?.l, a[ref]?.l, `${name}!${ref} keeps its link`);
       assert.deepEqual(b[ref]?.s, a[ref]?.s, `${name}!${ref} keeps its style`);
     }
     for (const ref of changed.keys()) assert.ok(b[ref], `${name}!${ref} exists`);
@@ -150,6 +163,11 @@ Deno.test("[questionnaire] a filled CAIQ workbook: SheetJS sees only the answer 
   const sheet = sheetJs(filled).Sheets["CAIQv4.0.3"];
   assert.equal(sheet.E4.v, `'=HYPERLINK("https://attacker.example")`, "made inert");
   assert.equal(sheet.K3.v, "Evidence");
+  assert.equal(linkOf(sheet.K4), fills[0].evidence);
+  assert.equal(
+    sheetJs(filled).Sheets.Introduction.A3.l?.Target,
+    "https://cloudsecurityalliance.org/",
+  );
   assert.equal(sheet.E5.v, NO_ANSWER);
   assert.match(sheet["!ref"]!, /^A1:K43$/);
   // The formula cells of the Summary sheet are their cached values now.
@@ -474,5 +492,34 @@ Deno.test("[questionnaire] XML forms: prefixes, rows and cells without r, rich t
   await refused(
     readQuestionnaire(handWorkbook(`<!DOCTYPE x [<!ENTITY a "b">]><x:sheetData/>`, "")),
     "malformed",
+  );
+});
+
+Deno.test("[questionnaire] 5,000 questions are read and filled; one more is refused", async () => {
+  const sheet = (count: number) =>
+    `<sheetData><row r="1"><c r="A1" t="inlineStr"><is><t>Question ID</t></is></c>` +
+    `<c r="B1" t="inlineStr"><is><t>Question</t></is></c><c r="C1" t="inlineStr"><is><t>Answer</t></is></c></row>` +
+    Array.from(
+      { length: count },
+      (_, i) =>
+        `<row r="${i + 2}"><c r="A${i + 2}" t="inlineStr"><is><t>Q-${i + 1}</t></is></c>` +
+        `<c r="B${i + 2}" t="inlineStr"><is><t>Is control ${i + 1} in place?</t></is></c></row>`,
+    ).join("") +
+    `</sheetData>`;
+  const book = handWorkbook(sheet(QUESTIONNAIRE_LIMITS.maxQuestions), "");
+  const read = await readQuestionnaire(book);
+  assert.equal(read.rows.length, QUESTIONNAIRE_LIMITS.maxQuestions);
+  const fills = read.rows.map((row) => ({
+    key: row.key,
+    answer: `Yes (${row.questionId})`,
+    evidence: `https://trust.example/acme/v/1#${row.questionId}`,
+  }));
+  const filled = await fillQuestionnaire(book, read, fills);
+  const out = sheetJs(filled).Sheets["Q & A"];
+  assert.equal(out.C5001.v, "Yes (Q-5000)");
+  assert.equal(linkOf(out.D5001), "https://trust.example/acme/v/1#Q-5000");
+  await refused(
+    readQuestionnaire(handWorkbook(sheet(QUESTIONNAIRE_LIMITS.maxQuestions + 1), "")),
+    "over_limit",
   );
 });
