@@ -68,7 +68,17 @@ export const PublishedProfileResponse = z.object({ publishedProfile: PublishedPr
   .openapi("PublishedProfileResponse");
 export const PublishedProfileListResponse = z.object({
   publishedProfiles: z.array(PublishedProfile),
+  nextCursor: z.string().nullable().openapi({
+    description:
+      'Pass as cursor for the next (older) page; null on the last one. The HTTP answer also links it (Link: rel="next")',
+    example: "42",
+  }),
 }).openapi("PublishedProfileListResponse");
+
+/** Publications per page of GET /projects/{id}/published-profiles when no limit is given. */
+export const DEFAULT_PUBLISHED_PROFILES_PAGE = 100;
+/** Most publications one page of GET /projects/{id}/published-profiles holds. */
+export const MAX_PUBLISHED_PROFILES_PAGE = 100;
 
 export const PublishedTrustSummary = z.object({
   overallState: ControlState,

@@ -6,14 +6,17 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { uuidParam } from "../../domain/common.ts";
 import { notFound } from "../../domain/errors.ts";
 import {
+  DEFAULT_PUBLISHED_PROFILES_PAGE,
+  MAX_PUBLISHED_PROFILES_PAGE,
   PublishedProfileListResponse,
   PublishedProfileResponse,
   PublishPreviewResponse,
   PublishProjectResponse,
+  VersionPageQuery,
 } from "../../domain/publish.ts";
 import { previewPublication } from "../../publish/preview.ts";
 import { toPublishedProfile } from "../../publish/publish.ts";
-import { getLatestPublication, listPublications } from "../../store/publications.ts";
+import { getLatestPublication, listPublicationsPage } from "../../store/publications.ts";
 import { requireHuman, requireProjectAccess } from "../auth.ts";
 import { createRouter } from "../env.ts";
 import { errors, HUMAN, json } from "../openapi.ts";
@@ -22,6 +25,13 @@ export const publishRoutes = createRouter();
 
 const tags = ["Publishing"];
 const ProjectParams = z.object({ id: uuidParam("id") });
+const PublishedProfilesQuery = VersionPageQuery.extend({
+  limit: VersionPageQuery.shape.limit.openapi({
+    description:
+      `Versions per page, 1 to ${MAX_PUBLISHED_PROFILES_PAGE} (default ${DEFAULT_PUBLISHED_PROFILES_PAGE})`,
+    example: 20,
+  }),
+});
 
 publishRoutes.openapi(
   createRoute({
@@ -102,10 +112,12 @@ publishRoutes.openapi(
     path: "/projects/{id}/published-profiles",
     operationId: "listPublishedProfiles",
     tags,
-    summary: "Every publication's metadata, newest first (up to 100)",
+    summary: "Every publication's metadata, newest first, in pages",
+    description:
+      `Pages of ${DEFAULT_PUBLISHED_PROFILES_PAGE} versions (\`limit\` 1 to ${MAX_PUBLISHED_PROFILES_PAGE}), newest first: pass nextCursor as cursor for the next, older page; the answer links it (Link: rel="next"). A page reads only its own versions, whatever the length of the history.`,
     security: HUMAN,
     middleware: [requireHuman] as const,
-    request: { params: ProjectParams },
+    request: { params: ProjectParams, query: PublishedProfilesQuery },
     responses: {
       200: json(PublishedProfileListResponse, "Publications, newest first"),
       ...errors(400, 401, 403),
@@ -113,7 +125,18 @@ publishRoutes.openapi(
   }),
   async (c) => {
     const project = await requireProjectAccess(c, c.req.valid("param").id);
-    const publications = await listPublications(c.var.services.kv, project.id, 100);
-    return c.json({ publishedProfiles: publications.map(toPublishedProfile) }, 200);
+    const query = c.req.valid("query");
+    const { publications, more } = await listPublicationsPage(c.var.services.kv, project.id, {
+      before: query.cursor === undefined ? undefined : Number(query.cursor),
+      limit: query.limit ?? DEFAULT_PUBLISHED_PROFILES_PAGE,
+    });
+    const last = publications.at(-1);
+    const nextCursor = more && last ? String(last.version) : null;
+    if (nextCursor) {
+      const next = new URL(c.req.url);
+      next.searchParams.set("cursor", nextCursor);
+      c.header("Link", `<${next.pathname}${next.search}>; rel="next"`);
+    }
+    return c.json({ publishedProfiles: publications.map(toPublishedProfile), nextCursor }, 200);
   },
 );
