@@ -20,6 +20,7 @@ import { currentNda } from "../store/documents.ts";
 import { getOrganizationBySlug } from "../store/organizations.ts";
 import { getVendor } from "../store/org_profiles.ts";
 import { listProjectsByOrganization } from "../store/projects.ts";
+import { getDeletion } from "../store/deletions.ts";
 import { getLatestPublication } from "../store/publications.ts";
 import { publicCertificationsOf } from "./certifications.ts";
 import { listedDocuments, presentPublic } from "./documents.ts";
@@ -75,7 +76,8 @@ export async function orgTrustCenter(
   };
   for (const project of projects.filter((p) => p.visibility === "public")) {
     const publication = await getLatestPublication(kv, project.id);
-    if (!publication) continue;
+    // A project whose deletion is scheduled is gone from public view already.
+    if (!publication || await getDeletion(kv, "project", project.id)) continue;
     body.projects.push({
       slug: project.slug,
       name: project.name,

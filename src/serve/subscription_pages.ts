@@ -112,6 +112,24 @@ export function unsubscribePage(scopeName: string, action: string): string {
       <form class="action" method="post" action="${action}">
         <button type="submit">Unsubscribe</button>
       </form>
+      <h2>Erase my data</h2>
+      <p>Ends every subscription of this address, on every trust center of this service, and
+      removes the address and the record of the emails sent to it.</p>
+      <form class="action" method="post" action="${action}/erase">
+        <button type="submit">Erase my data</button>
+      </form>
+    `,
+  );
+}
+
+/** After a subscriber erased their data. */
+export function erasedPage(): string {
+  return shell(
+    "Your data was erased",
+    "Subscription",
+    html`
+      <p class="lede">This address is no longer subscribed to anything here, and no record of it
+      or of the emails sent to it remains.</p>
     `,
   );
 }

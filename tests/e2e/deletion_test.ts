@@ -7,7 +7,9 @@
  */
 import assert from "node:assert/strict";
 import { DELETION_GRACE_MS } from "../../src/domain/deletion.ts";
+import type { Subscription } from "../../src/domain/subscriptions.ts";
 import { fakeClock } from "../../src/lib/clock.ts";
+import { linkToken } from "../../src/push/links.ts";
 import { organizationKeys, projectKeys } from "../../src/store/tenant_keys.ts";
 import { dumpKv, startTenantWorld, type TenantWorld } from "../support/tenant_world.ts";
 
@@ -118,6 +120,8 @@ Deno.test("[e2e] a project's deletion: owners only, 410 at once, undo, then noth
   const search = await status(world, "/public/trust-profiles?q=globex%20cloud");
   assert.ok(!search.body.includes(globex.projectId), "search still lists the project");
   assert.equal((await status(world, "/trust/globex-labs/trust.json")).status, 200);
+  const pendingCenter = JSON.parse((await status(world, "/public/trust/globex")).body);
+  assert.deepEqual(pendingCenter.projects.map((p: { slug: string }) => p.slug), ["globex-labs"]);
 
   // The job does nothing before the grace ends.
   const before = await recordsOf(kv, projectKeys(kv, globex.projectId));
@@ -299,4 +303,59 @@ Deno.test("[e2e] an account's deletion: last owners are refused, a member's acco
     token: tokens.owner,
   })).json();
   assert.ok(!JSON.stringify(members).includes(world.memberUserId));
+});
+
+Deno.test("[e2e] a subscriber erases their address everywhere through the unsubscribe link", async () => {
+  await using world = await startTenantWorld({ clock: fakeClock(new Date()) });
+  const { kv } = world.globex.server;
+  const email = world.subscriberEmail;
+  let subscription: Subscription | null = null;
+  for await (const entry of kv.list<string>({ prefix: ["subscriptions_by_scope"] })) {
+    if (entry.key[3] === email) {
+      subscription = (await kv.get<Subscription>(["subscriptions", entry.value])).value;
+    }
+  }
+  assert.ok(subscription, "the world has no subscription of the subscriber");
+  const token = await linkToken(kv, "unsubscribe", subscription);
+  const page = await status(world, `/unsubscribe/${token}`, HTML);
+  assert.equal(page.status, 200);
+  assert.match(page.body, /action="[^"]*\/unsubscribe\/[^"]+\/erase"/);
+  const forged = await world.call(
+    "POST",
+    `/unsubscribe/${subscription.id}.${"A".repeat(43)}/erase`,
+  );
+  assert.equal(forged.status, 404);
+  await forged.body?.cancel();
+  assert.ok((await leftovers(world, [email])).length >= 3, "the world holds three subscriptions");
+
+  const erased = await world.call("POST", `/unsubscribe/${token}/erase`);
+  assert.equal(erased.status, 200);
+  assert.match(await erased.text(), /Your data was erased/);
+  assert.deepEqual(await leftovers(world, [email]), []);
+  const again = await world.call("POST", `/unsubscribe/${token}/erase`);
+  assert.equal(again.status, 200);
+  assert.match(await again.text(), /unsubscribed/);
+});
+
+Deno.test("[e2e] an access-request visitor erases their requests, links and downloads by their link", async () => {
+  await using world = await startTenantWorld({ clock: fakeClock(new Date()) });
+  const token = world.globex.accessToken;
+  const email = "vera@customer.example";
+  const page = await status(world, `/documents/access/${token}`, HTML);
+  assert.equal(page.status, 200);
+  assert.match(page.body, /Erase my data/);
+  const unknown = await world.call("POST", `/documents/access/${"A".repeat(43)}/erase`);
+  assert.equal(unknown.status, 404);
+  await unknown.body?.cancel();
+  assert.ok((await leftovers(world, [email])).length >= 2);
+
+  const erased = await world.call("POST", `/documents/access/${token}/erase`);
+  assert.equal(erased.status, 200);
+  assert.match(await erased.text(), /Your data was erased/);
+  assert.deepEqual(await leftovers(world, [email]), []);
+  assert.equal((await status(world, `/documents/access/${token}`, HTML)).status, 404);
+  const requests = await world.call("GET", `/organizations/${world.globex.orgId}/access-requests`, {
+    token: world.tokens.owner,
+  });
+  assert.ok(!(await requests.text()).includes(email));
 });

@@ -14,6 +14,7 @@ import { openedRestrictedAnswers } from "../../serve/answers.ts";
 import { downloadHeaders } from "../../serve/documents.ts";
 import { documentsCsp } from "../../publish/render/documents.ts";
 import { trustPageHeaders } from "../../serve/headers.ts";
+import { eraseAccessVisitor } from "../../lifecycle/visitor_erasure.ts";
 import { clientIp } from "../client_ip.ts";
 import { type AppEnv, createRouter } from "../env.ts";
 
@@ -77,6 +78,7 @@ accessLinkRoutes.openapi(
       : undefined;
     const body = renderAccessPageHtml({
       answers,
+      eraseAction: `${base}/erase`,
       organization: opened.org,
       link: opened.link,
       documents: opened.documents.map((d) => ({
@@ -88,6 +90,35 @@ accessLinkRoutes.openapi(
         }`,
       })),
     });
+    return c.body(body, 200, {
+      ...HEADERS,
+      ...trustPageHeaders(documentsCsp(new URL(config.baseUrl).origin)),
+      "cache-control": "no-store",
+    });
+  },
+);
+
+accessLinkRoutes.openapi(
+  createRoute({
+    method: "post",
+    path: "/{token}/erase",
+    operationId: "eraseAccessVisitor",
+    tags,
+    summary: "Erase the visitor's data at this organization (the access page's button)",
+    description:
+      "The link's token proves the address: its requests, links (this one included) and download log entries at the organization are deleted, with the owners' notices about them and the copies of documents stamped for it. Works on an expired or revoked link too.",
+    request: { params: z.object({ token: Token }) },
+    responses: { 200: page("Erased"), 404: page("No link with this token") },
+  }),
+  async (c) => {
+    const { kv, clock } = c.var.services;
+    const opened = await openAccessLink(kv, c.req.valid("param").token, clock.now());
+    if (opened.state === "unknown") return closed(c, opened);
+    await eraseAccessVisitor(kv, { organizationId: opened.org.id, email: opened.link.email });
+    const body = renderMessageHtml(
+      "Your data was erased",
+      `${opened.org.name} no longer holds your requests, links or download log. This link no longer works.`,
+    );
     return c.body(body, 200, HEADERS);
   },
 );

@@ -16,12 +16,14 @@ import { trustPageHeaders } from "../../serve/headers.ts";
 import {
   confirmedPage,
   confirmPage,
+  erasedPage,
   subscriptionPageCsp,
   subscriptionProblemPage,
   unsubscribedPage,
   unsubscribePage,
 } from "../../serve/subscription_pages.ts";
 import { confirmSubscription, deleteSubscription } from "../../store/subscriptions.ts";
+import { eraseSubscriber } from "../../lifecycle/visitor_erasure.ts";
 import type { Subscription } from "../../domain/subscriptions.ts";
 import { type AppEnv, createRouter } from "../env.ts";
 import { errors } from "../openapi.ts";
@@ -169,5 +171,27 @@ subscriptionLinkRoutes.openapi(
     if (!target) return broken(c);
     if (target.subscription) await deleteSubscription(kv, target.id);
     return htmlPage(c, unsubscribedPage());
+  },
+);
+
+subscriptionLinkRoutes.openapi(
+  createRoute({
+    method: "post",
+    path: "/unsubscribe/{token}/erase",
+    operationId: "eraseSubscriber",
+    tags,
+    summary: "Erase a subscriber's data (the unsubscribe page's second button)",
+    description:
+      "The unsubscribe link's token proves the address: every subscription of that address, in every organization, is deleted with the record of the emails sent for them. Once the link's own subscription has ended, the address is no longer known through it: the page says nothing is left under this link.",
+    request: { params: TokenParams },
+    responses: { ...linkResponses("Erased (or nothing was left under this link)"), ...errors(413) },
+  }),
+  async (c) => {
+    const { kv } = c.var.services;
+    const target = await unsubscribeTarget(kv, c.req.valid("param").token);
+    if (!target) return broken(c);
+    if (!target.subscription) return htmlPage(c, unsubscribedPage());
+    await eraseSubscriber(kv, target.subscription.email);
+    return htmlPage(c, erasedPage());
   },
 );

@@ -196,6 +196,8 @@ export function renderAccessPageHtml(input: {
   documents: { id: string; title: string; url: string; kind: string }[];
   /** The restricted answers section, when the link opens them. */
   answers?: Html;
+  /** Where the "erase my data" form posts (the link's own address + /erase). */
+  eraseAction?: string;
 }): string {
   const items = input.link.documentIds.length === 0
     ? ""
@@ -223,6 +225,18 @@ export function renderAccessPageHtml(input: {
       </section>`
         : ""}
       ${input.answers ?? ""}
+      ${input.eraseAction
+        ? html`
+          <section aria-labelledby="erase-title">
+            <h2 id="erase-title">Erase my data</h2>
+            <p>Removes your requests, this link and the log of your downloads from ${input
+              .organization.name}'s records. The link stops working.</p>
+            <form method="post" action="${input.eraseAction}">
+              <button type="submit">Erase my data</button>
+            </form>
+          </section>
+        `
+        : ""}
     `,
   );
 }
