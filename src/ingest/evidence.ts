@@ -14,7 +14,13 @@ import { sha256HexSync } from "../lib/hash.ts";
 import { stableUuid } from "../lib/ids.ts";
 import type { SignatureCheck } from "../domain/sigstore.ts";
 import { claimsSignature, loadSigstoreVerifier } from "../sigstore/load.ts";
-import { commitEvidence, getEvidenceMany, getIdempotencyRecord } from "../store/evidence.ts";
+import {
+  CHECKED_RECORDS,
+  commitEvidence,
+  getEvidenceMany,
+  getIdempotencyRecord,
+  getIngestStamp,
+} from "../store/evidence.ts";
 import { getSigstoreIdentities } from "../store/sigstore_identities.ts";
 import { loadSubjectRule } from "./subject_rule.ts";
 
@@ -189,8 +195,12 @@ export async function ingestEvidence(
   // Optimistic: assume every record is new; a failed check means some exist (a replay or a
   // concurrent identical write), and only then are they read.
   let existing: Array<EvidenceRecordSummary | null> = ids.map(() => null);
+  // A batch larger than the records one commit checks one by one reads the project's ingest
+  // stamp, then which records exist, and its commit checks the stamp instead.
+  const large = prepared.length > CHECKED_RECORDS;
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-    if (attempt > 0) existing = await getEvidenceMany(kv, ids);
+    const stamp = large ? await getIngestStamp(kv, projectId) : undefined;
+    if (attempt > 0 || large) existing = await getEvidenceMany(kv, ids);
     const fresh = new Map<string, Prepared>();
     prepared.forEach((p, i) => {
       if (!existing[i]) fresh.set(p.record.id, p);
@@ -203,6 +213,7 @@ export async function ingestEvidence(
         ? { projectId, key: options.idempotencyKey, record: { requestHash, recordIds: ids } }
         : undefined,
       stage: bytes.length > 0 ? (op) => storePayloads(op, { blobs, bytes }) : undefined,
+      stamp,
     });
     if (committed) {
       const records = prepared.map((p, i) => existing[i] ?? p.record);

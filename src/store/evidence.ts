@@ -12,10 +12,18 @@ import { touchCollector } from "./collectors.ts";
 import {
   evidenceByObservationKey,
   evidenceByObservationPrefix,
+  evidenceIngestStampKey,
   evidenceKey,
   idempotencyKey,
   VEX_STREAM,
 } from "./keys.ts";
+
+/**
+ * New records one commit checks one by one (`versionstamp: null` each, of the 100 checks
+ * Deno KV allows per atomic). A larger batch checks the project's ingest stamp instead,
+ * which every evidence commit of the project bumps, after reading which records exist.
+ */
+export const CHECKED_RECORDS = 50;
 
 /** How long an Idempotency-Key is remembered. */
 export const IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000;
@@ -57,12 +65,26 @@ export interface CommitEvidenceOptions {
   idempotency?: { projectId: string; key: string; record: IdempotencyRecord };
   /** Adds the caller's writes to the same atomic first (payloads staged in this KV). */
   stage?: (op: Deno.AtomicOperation) => Promise<void>;
+  /**
+   * The project's ingest stamp as read before the records that exist were: checked instead
+   * of each record (for more than CHECKED_RECORDS), so no other commit slipped between.
+   */
+  stamp?: Deno.KvEntryMaybe<unknown>;
+}
+
+/** The project's ingest stamp, to read before reading which records of a large batch exist. */
+export async function getIngestStamp(
+  kv: Deno.Kv,
+  projectId: string,
+): Promise<Deno.KvEntryMaybe<unknown>> {
+  return await kv.get(evidenceIngestStampKey(projectId));
 }
 
 /**
  * Commits new records with their indexes, the collector's activity and the
  * Idempotency-Key in one atomic. Each record is guarded by `versionstamp:
- * null` so a concurrent identical write cannot duplicate it: the commit fails
+ * null` (or, beyond CHECKED_RECORDS, the whole commit by the project's ingest
+ * stamp) so a concurrent identical write cannot duplicate it: the commit fails
  * instead and false is returned (the caller re-reads and retries).
  */
 export async function commitEvidence(
@@ -80,9 +102,13 @@ function addEvidence(
   records: readonly EvidenceRecordSummary[],
   options: CommitEvidenceOptions,
 ): Deno.AtomicOperation {
+  if (records.length > CHECKED_RECORDS && !options.stamp) {
+    throw new Error(`More than ${CHECKED_RECORDS} records need the project's ingest stamp`);
+  }
+  if (options.stamp) op.check(options.stamp);
   for (const record of records) {
-    op.check({ key: evidenceKey(record.id), versionstamp: null })
-      .set(evidenceKey(record.id), record)
+    if (!options.stamp) op.check({ key: evidenceKey(record.id), versionstamp: null });
+    op.set(evidenceKey(record.id), record)
       .set(
         evidenceByObservationKey(
           record.projectId,
@@ -93,6 +119,8 @@ function addEvidence(
         record.id,
       );
   }
+  const projectId = records[0]?.projectId;
+  if (projectId) op.set(evidenceIngestStampKey(projectId), crypto.randomUUID());
   touchCollector(op, options.collectorId, options.now);
   if (options.idempotency) {
     const { projectId, key, record } = options.idempotency;

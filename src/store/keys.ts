@@ -125,6 +125,9 @@ export const evidenceByObservationPrefix = (projectId: string, evidenceType: str
   ["evidence_by_observation", projectId, evidenceType] as const;
 export const idempotencyKey = (projectId: string, key: string) =>
   ["idempotency_keys", projectId, key] as const;
+/** Bumped by every evidence commit of a project; a batch too large to check record by record checks it. */
+export const evidenceIngestStampKey = (projectId: string) =>
+  ["evidence_ingest_stamps", projectId] as const;
 
 export const latestSignalsKey = (projectId: string) => ["signals_latest", projectId] as const;
 

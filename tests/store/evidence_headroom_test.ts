@@ -1,0 +1,101 @@
+/**
+ * Evidence batches leave headroom under Deno KV's 100 checks per atomic: a 100-record batch
+ * commits with at most CHECKED_RECORDS + a few checks (the project's ingest stamp instead of
+ * one per record), a batch of 50 checks each record; a replay and a concurrent identical
+ * batch still store each record once and answer "already stored".
+ */
+import assert from "node:assert/strict";
+import { createTestApp, type TestApp } from "../support/app.ts";
+import { collector, evidenceItem, sbomPayload, workspace } from "../support/fixtures.ts";
+import { ingestEvidence } from "../../src/ingest/evidence.ts";
+import { CHECKED_RECORDS } from "../../src/store/evidence.ts";
+import { getCollector } from "../../src/store/collectors.ts";
+import type { EvidenceItem } from "../../src/domain/collector.ts";
+
+/** A KV whose atomics report how many checks each commit carried. */
+function countingKv(kv: Deno.Kv, checks: number[]): Deno.Kv {
+  return new Proxy(kv, {
+    get(target, prop) {
+      if (prop === "atomic") {
+        return () => {
+          const op = target.atomic();
+          let count = 0;
+          const check = op.check.bind(op);
+          const commit = op.commit.bind(op);
+          op.check = (...entries) => {
+            count += entries.length;
+            return check(...entries);
+          };
+          op.commit = () => {
+            checks.push(count);
+            return commit();
+          };
+          return op;
+        };
+      }
+      const value = Reflect.get(target, prop, target);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+}
+
+async function setup(t: TestApp) {
+  const ws = await workspace(t, "hank");
+  const c = await collector(t, ws);
+  return (await getCollector(t.kv, c.id))!;
+}
+
+function items(t: TestApp, count: number, seed = 0): EvidenceItem[] {
+  return Array.from(
+    { length: count },
+    (_, i) => evidenceItem(t, sbomPayload(seed + i)) as EvidenceItem,
+  );
+}
+
+Deno.test("a 100-record batch commits with at most half of KV's checks", async () => {
+  await using t = await createTestApp();
+  const c = await setup(t);
+  const checks: number[] = [];
+  const kv = countingKv(t.kv, checks);
+  const batch = items(t, 100);
+  const first = await ingestEvidence(c, batch, { kv, blobs: t.services.blobs, now: t.clock.now() });
+  assert.equal(first.created, true);
+  assert.equal(first.records.length, 100);
+  assert.equal(new Set(first.records.map((r) => r.id)).size, 100);
+  assert.ok(checks.length >= 1);
+  assert.ok(Math.max(...checks) <= CHECKED_RECORDS + 5, `checks per commit: ${checks}`);
+
+  const again = await ingestEvidence(c, batch, { kv, blobs: t.services.blobs, now: t.clock.now() });
+  assert.equal(again.created, false, "a replay stores nothing new");
+  assert.deepEqual(again.records.map((r) => r.id), first.records.map((r) => r.id));
+
+  const mixed = [...batch.slice(0, 60), ...items(t, 40, 1000)];
+  const third = await ingestEvidence(c, mixed, { kv, blobs: t.services.blobs, now: t.clock.now() });
+  assert.equal(third.created, true);
+  let stored = 0;
+  for await (const _ of t.kv.list({ prefix: ["evidence_by_observation", c.projectId] })) stored++;
+  assert.equal(stored, 140, "each record once");
+});
+
+Deno.test("a batch of 50 checks each record; concurrent identical batches store once", async () => {
+  await using t = await createTestApp();
+  const c = await setup(t);
+  const checks: number[] = [];
+  const kv = countingKv(t.kv, checks);
+  const fifty = items(t, CHECKED_RECORDS);
+  await ingestEvidence(c, fifty, { kv, blobs: t.services.blobs, now: t.clock.now() });
+  assert.ok(checks.includes(CHECKED_RECORDS), `checks per commit: ${checks}`);
+
+  const big = items(t, 100, 500);
+  const results = await Promise.all([
+    ingestEvidence(c, big, { kv, blobs: t.services.blobs, now: t.clock.now() }),
+    ingestEvidence(c, big, { kv, blobs: t.services.blobs, now: t.clock.now() }),
+    ingestEvidence(c, big.slice(0, 10), { kv, blobs: t.services.blobs, now: t.clock.now() }),
+  ]);
+  assert.equal(results.filter((r) => r.created).length >= 1, true);
+  assert.deepEqual(results[0].records.map((r) => r.id), results[1].records.map((r) => r.id));
+  let stored = 0;
+  for await (const _ of t.kv.list({ prefix: ["evidence_by_observation", c.projectId] })) stored++;
+  assert.equal(stored, 150);
+  assert.ok(Math.max(...checks) <= CHECKED_RECORDS + 5);
+});
