@@ -87,11 +87,12 @@ export function openWorkbook(
     if (/\.(xml|rels)$/i.test(entry.name)) parts.set(entry.name, decoder.decode(data));
   }
   const types = parts.get("[Content_Types].xml") ?? "";
-  if (/macroEnabled/i.test(types)) {
-    throw unsupported("Macro-enabled workbooks (.xlsm) are not read; save it as .xlsx.");
-  }
   const workbookPath = officeDocument(parts);
   const workbookType = contentTypeOf(types, workbookPath);
+  // The workbook's own type, not any line of the list (writers name macro types by default).
+  if (workbookType && /macroEnabled/i.test(workbookType)) {
+    throw unsupported("Macro-enabled workbooks (.xlsm) are not read; save it as .xlsx.");
+  }
   if (!workbookType || !WORKBOOK_TYPES.has(workbookType)) {
     throw unsupported("The file is not an Excel workbook (.xlsx).");
   }

@@ -31,7 +31,7 @@ const LOCAL = 0x04034b50;
 const CENTRAL = 0x02014b50;
 const END = 0x06054b50;
 /** Bytes handed to the inflater at a time: bounds what one step can produce (~1032:1). */
-const INFLATE_STEP = 4096;
+const INFLATE_STEP = 1024;
 
 function malformed(message: string): QuestionnaireFileError {
   return new QuestionnaireFileError("malformed", `Not a readable workbook: ${message}.`);

@@ -8,6 +8,7 @@ import { benchEdge } from "./edge.ts";
 import { benchIngest } from "./ingest.ts";
 import { benchLive } from "./live.ts";
 import { benchQuestionnaire } from "./questionnaire.ts";
+import { benchQuestionnaireFiles } from "./questionnaire_files.ts";
 import { benchRecompute } from "./recompute.ts";
 import { benchTrustJson } from "./trust_json.ts";
 import { benchTrustPage } from "./trust_page.ts";
@@ -22,6 +23,7 @@ const BENCHMARKS = [
   benchTwoInstances,
   benchEdge,
   benchQuestionnaire,
+  benchQuestionnaireFiles,
 ];
 
 for (const bench of [...BENCHMARKS, benchColdStart]) {

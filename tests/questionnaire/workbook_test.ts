@@ -523,3 +523,33 @@ Deno.test("[questionnaire] 5,000 questions are read and filled; one more is refu
     "over_limit",
   );
 });
+
+Deno.test("[questionnaire] a workbook SheetJS wrote is read and filled (a third writer's layout)", async () => {
+  const book = SheetJS.utils.book_new();
+  SheetJS.utils.book_append_sheet(
+    book,
+    SheetJS.utils.aoa_to_sheet([
+      ["Ref", "Requirement", "Vendor Response", "Evidence"],
+      ["R1", "Describe how customer data is encrypted", null, null],
+      ["R2", "Describe your incident response process", "In progress", null],
+    ]),
+    "Security",
+  );
+  const bytes = new Uint8Array(SheetJS.write(book, { type: "array", bookType: "xlsx" }));
+  const read = await readQuestionnaire(bytes);
+  assert.deepEqual(read.columns, [{
+    sheet: "Security",
+    headerRow: 1,
+    question: "B",
+    id: "A",
+    answer: "C",
+    evidence: "D",
+  }]);
+  assert.deepEqual(read.rows.map((r) => [r.questionId, r.existingAnswer]), [
+    ["R1", null],
+    ["R2", "In progress"],
+  ]);
+  const fills = [{ key: read.rows[0].key, answer: "AES-256", evidence: "https://e.example/1" }];
+  const filled = await fillQuestionnaire(bytes, read, fills);
+  assertOnlyAnswersChanged(bytes, filled, read, fills);
+});
