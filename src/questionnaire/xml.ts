@@ -57,6 +57,10 @@ export function escapeXml(text: string): string {
     );
 }
 
+/** An element name, prefixed or not (ASCII letters; other name characters are allowed on). */
+const NAME =
+  /^[A-Za-z_\u00c0-\uffff][\w.\-\u00b7-\uffff]*(:[A-Za-z_\u00c0-\uffff][\w.\-\u00b7-\uffff]*)?$/;
+
 const ATTRIBUTE = /([^\s=]+)\s*=\s*("([^"]*)"|'([^']*)')/g;
 
 function localName(qname: string): string {
@@ -68,21 +72,29 @@ function localName(qname: string): string {
 export function* xmlTokens(xml: string): Generator<XmlToken> {
   let at = 0;
   const length = xml.length;
+  // Well-formedness: one root element, every element closed by its own end tag, no text outside.
+  const open: string[] = [];
+  let roots = 0;
+  const text = (start: number, end: number): XmlToken => {
+    const raw = xml.slice(start, end);
+    if (open.length === 0 && raw.trim() !== "" && raw !== "\ufeff") {
+      throw malformed("text outside the root element");
+    }
+    return { kind: "text", text: decodeEntities(raw), start, end };
+  };
   while (at < length) {
     const lt = xml.indexOf("<", at);
     if (lt < 0) {
-      yield { kind: "text", text: decodeEntities(xml.slice(at)), start: at, end: length };
-      return;
+      yield text(at, length);
+      break;
     }
-    if (lt > at) {
-      yield { kind: "text", text: decodeEntities(xml.slice(at, lt)), start: at, end: lt };
-    }
+    if (lt > at) yield text(at, lt);
     const next = xml.charCodeAt(lt + 1);
     if (next === 0x3f /* ? */) {
       at = closeAfter(xml, "?>", lt);
     } else if (next === 0x21 /* ! */) {
       if (xml.startsWith("<!--", lt)) at = closeAfter(xml, "-->", lt);
-      else if (xml.startsWith("<![CDATA[", lt)) {
+      else if (xml.startsWith("<![CDATA[", lt) && open.length > 0) {
         const end = closeAfter(xml, "]]>", lt);
         yield { kind: "text", text: xml.slice(lt + 9, end - 3), start: lt, end };
         at = end;
@@ -90,6 +102,7 @@ export function* xmlTokens(xml: string): Generator<XmlToken> {
     } else if (next === 0x2f /* / */) {
       const end = closeAfter(xml, ">", lt);
       const qname = xml.slice(lt + 2, end - 1).trim();
+      if (!NAME.test(qname) || open.pop() !== qname) throw malformed(`a misplaced </${qname}>`);
       yield { kind: "close", name: localName(qname), start: lt, end };
       at = end;
     } else {
@@ -98,17 +111,21 @@ export function* xmlTokens(xml: string): Generator<XmlToken> {
       const body = xml.slice(lt + 1, selfClosing ? end - 2 : end - 1);
       const space = body.search(/\s/);
       const qname = space < 0 ? body : body.slice(0, space);
-      if (!qname) throw malformed("an empty tag");
+      if (!NAME.test(qname)) throw malformed("a broken tag");
+      if (open.length === 0 && ++roots > 1) throw malformed("a second root element");
       const attrs: Record<string, string> = {};
       if (space >= 0) {
         for (const match of body.slice(space).matchAll(ATTRIBUTE)) {
           attrs[match[1]] = decodeEntities(match[3] ?? match[4]);
         }
       }
+      if (!selfClosing) open.push(qname);
       yield { kind: "open", name: localName(qname), qname, attrs, selfClosing, start: lt, end };
       at = end;
     }
   }
+  if (open.length > 0) throw malformed(`an unclosed <${open[open.length - 1]}>`);
+  if (roots === 0) throw malformed("no root element");
 }
 
 function closeAfter(xml: string, marker: string, from: number): number {
