@@ -31,7 +31,6 @@ import { DEFAULT_DELIVERY_OPTIONS } from "./push/webhook_delivery.ts";
 import { createHostResolver } from "./push/webhook_target.ts";
 import { rememberPublicKey } from "./store/signing_keys.ts";
 import { createEdge } from "./edge/mod.ts";
-import { registerDeletion } from "./lifecycle/deletion.ts";
 import { createStoredPages } from "./http/stored_pages.ts";
 import { goneTenants } from "./http/gone.ts";
 import { createArtifactCache } from "./serve/artifacts.ts";
@@ -43,6 +42,7 @@ import { createTxtResolver } from "./publish/dns.ts";
 import { publishIfChanged, publishProject } from "./publish/publish.ts";
 import { registerCertificationJobs } from "./publish/certification_jobs.ts";
 import { registerBlobCollector } from "./lifecycle/blob_gc.ts";
+import { collectAfterDeletion, registerDeletion } from "./lifecycle/deletion.ts";
 import { describeApi } from "./http/api_document.ts";
 import { type Config, ConfigError } from "./config.ts";
 
@@ -140,7 +140,12 @@ export async function createServices(deps: AppDeps): Promise<Services> {
     options: { ...DEFAULT_DELIVERY_OPTIONS, ...deps.webhookDelivery },
   });
   const edge = createEdge({ ...deps, jobs });
-  registerDeletion({ ...deps, jobs, purge: (tags) => edge.purger.purge(tags) });
+  registerDeletion({
+    ...deps,
+    jobs,
+    purge: (tags) => edge.purger.purge(tags),
+    collectBlobs: (startedAfter) => collectAfterDeletion(deps, startedAfter),
+  });
   return {
     ...deps,
     keys,

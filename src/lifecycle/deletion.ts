@@ -15,6 +15,8 @@ import {
   type DeletionRecord,
 } from "../domain/deletion.ts";
 import { JobDeferred, type JobMessage } from "../domain/jobs.ts";
+import type { BlobStore } from "../blobs/mod.ts";
+import { collectUnreferencedBlobs, requestBlobCollection } from "./blob_gc.ts";
 import type { Clock } from "../lib/clock.ts";
 import type { Logger } from "../lib/log.ts";
 import type { JobWorker } from "../live/worker.ts";
@@ -30,8 +32,8 @@ export interface DeletionDeps {
   jobs: JobWorker;
   /** Purges edge cache tags (src/edge/purge.ts). */
   purge(tags: string[]): Promise<void>;
-  /** Removes blobs nothing references any more, when the service has a collector. */
-  collectBlobs?: () => Promise<unknown>;
+  /** Removes the blobs nothing references any more (`collectAfterDeletion`). */
+  collectBlobs?: (startedAfter: Date) => Promise<unknown>;
 }
 
 /** The slugs a deletion must remember, read (and kept on its record) before anything goes. */
@@ -137,8 +139,26 @@ export async function runDeletion(deps: DeletionDeps, message: DeletionMessage):
       error: String(error),
     });
   }
-  await deps.collectBlobs?.();
+  await deps.collectBlobs?.(now);
   log.info("Deleted", { kind: record.kind, id: record.targetId });
+}
+
+/** Steps of the blob collector a deletion runs itself before leaving the rest to its job. */
+const COLLECTOR_STEPS = 1_000;
+
+/**
+ * Runs the blob collector after a deletion's records are gone: a cycle begun after
+ * `startedAfter` (so none of the removed references is still marked) in this run when it fits,
+ * else its job finishes it. That job names no organization: the one it would name is gone.
+ */
+export async function collectAfterDeletion(
+  deps: { kv: Deno.Kv; blobs: BlobStore; clock: Clock },
+  startedAfter: Date,
+): Promise<void> {
+  const result = await collectUnreferencedBlobs(deps, { startedAfter, maxSteps: COLLECTOR_STEPS });
+  if (!result.complete) {
+    await requestBlobCollection(deps.kv, { organizationId: "", now: deps.clock.now() });
+  }
 }
 
 /** Registers the deletion job's handler. */

@@ -64,12 +64,13 @@ async function status(world: TenantWorld, path: string, accept = "application/js
   return { status: res.status, type: res.headers.get("content-type") ?? "", body };
 }
 
-/** Every entry left that names one of `marks`, but the log's erased entries and slug hashes. */
+/**
+ * Every KV entry left that names one of `marks`, in its key or value, blobs included (the KV
+ * blob store keeps their bytes in KV: read as text).
+ */
 async function leftovers(world: TenantWorld, marks: string[]) {
   const rows = await dumpKv(world.globex.server.kv);
-  return rows.filter((r) => marks.some((m) => r.text.includes(m)))
-    .filter((r) => !["blobs", "blob_chunks"].includes(String(r.key[0])))
-    .map((r) => r.text.slice(0, 300));
+  return rows.filter((r) => marks.some((m) => r.text.includes(m))).map((r) => r.text.slice(0, 300));
 }
 
 Deno.test("[e2e] a project's deletion: owners only, 410 at once, undo, then nothing left but the log's hashes", async () => {
@@ -83,6 +84,22 @@ Deno.test("[e2e] a project's deletion: owners only, 410 at once, undo, then noth
   const initechPage = await status(world, "/trust/initech/trust.json");
   const path = `/projects/${globex.projectId}/deletion`;
   const confirm = { confirm: globex.projectSlug };
+  const marks = [
+    globex.projectId,
+    world.webhookId,
+    "trust.globex.example",
+    "globex-hook",
+    "globex/api@refs",
+  ];
+  // The evidence payloads only this project sent: the blob collector removes them at the end.
+  const payloads: string[] = [];
+  for await (
+    const entry of kv.list<{ projectId: string; payloadS3Key: string }>({ prefix: ["evidence"] })
+  ) {
+    if (entry.value.projectId === globex.projectId) payloads.push(entry.value.payloadS3Key);
+  }
+  assert.ok(payloads.length >= 3);
+  for (const key of payloads) assert.notEqual((await kv.get(["blobs", key])).value, null, key);
 
   // Who may: anonymous 401, outsider and member 403, owner with the wrong slug 400.
   assert.equal((await world.call("POST", path, { json: confirm })).status, 401);
@@ -151,14 +168,12 @@ Deno.test("[e2e] a project's deletion: owners only, 410 at once, undo, then noth
   await drain(world);
   await world.renewTokens();
 
-  const left = await leftovers(world, [
-    globex.projectId,
-    world.webhookId,
-    "trust.globex.example",
-    "globex-hook",
-    "globex/api@refs",
-  ]);
+  const left = await leftovers(world, marks);
   assert.deepEqual(left, [], "entries of the deleted project are left");
+  for (const key of payloads) {
+    assert.equal((await kv.get(["blobs", key])).value, null, `payload ${key} is left`);
+    assert.deepEqual(await Array.fromAsync(kv.list({ prefix: ["blob_chunks", key] })), []);
+  }
   for (
     const route of [
       "/trust/globex",
@@ -204,6 +219,17 @@ Deno.test("[e2e] an organization's deletion removes it and all its projects afte
   const initechBefore = await entriesNaming(kv, initechMarks);
   const path = `/organizations/${globex.orgId}/deletion`;
   const confirm = { confirm: globex.orgSlug };
+  const marks = [
+    globex.orgId,
+    globex.projectId,
+    world.secondProjectId,
+    "globex",
+    "Globex",
+    "vera@customer.example",
+    "pending.invitee@globex.example",
+  ];
+  const held = await leftovers(world, marks);
+  assert.ok(held.some((r) => r.startsWith('["blob_chunks"')), "no blob names the organization");
 
   assert.equal((await world.call("POST", path, { json: confirm })).status, 401);
   for (const token of [tokens.outsider, tokens.member]) {
@@ -237,15 +263,7 @@ Deno.test("[e2e] an organization's deletion removes it and all its projects afte
   await drain(world);
   await world.renewTokens();
 
-  const left = await leftovers(world, [
-    globex.orgId,
-    globex.projectId,
-    world.secondProjectId,
-    "globex",
-    "Globex",
-    "vera@customer.example",
-    "pending.invitee@globex.example",
-  ]);
+  const left = await leftovers(world, marks);
   assert.deepEqual(left, [], "entries of the deleted organization are left");
   for (
     const route of [
