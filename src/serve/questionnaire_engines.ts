@@ -34,16 +34,18 @@ export function loadEngines(): Promise<Engines> {
 }
 
 async function importEngines(): Promise<Engines> {
-  const workbookUrl = new URL("../questionnaire/workbook.ts", import.meta.url).href;
   const matchUrl = new URL("../questionnaire/match.ts", import.meta.url).href;
-  // deno-lint-ignore no-explicit-any -- adapted below, once both engines are on main
-  const [workbook, matching]: any[] = await Promise.all([import(workbookUrl), import(matchUrl)]);
+  // deno-lint-ignore no-explicit-any -- typed once match.ts is on main
+  const [workbook, matching]: [typeof import("../questionnaire/workbook.ts"), any] = await Promise
+    .all([import("../questionnaire/workbook.ts"), import(matchUrl)]);
   return {
     limits: workbook.QUESTIONNAIRE_LIMITS,
     threshold: matching.DEFAULT_MATCH_THRESHOLD,
-    read: async (bytes, columns) => await workbook.readQuestionnaire(bytes, { columns }),
-    fill: async (bytes, columns, fills) =>
-      await workbook.fillQuestionnaire(bytes, { columns, fills, noAnswer: NO_ANSWER_TEXT }),
+    read: (bytes, columns) => workbook.readQuestionnaire(bytes, { columns }),
+    fill: async (bytes, columns, fills) => {
+      const read = await workbook.readQuestionnaire(bytes, { columns });
+      return await workbook.fillQuestionnaire(bytes, read, fills, { noAnswer: NO_ANSWER_TEXT });
+    },
     match: (kb, questions) => matching.createMatcher(kb).match(questions),
   };
 }
