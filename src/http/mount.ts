@@ -21,6 +21,7 @@ import { answerRoutes } from "./routes/answers.ts";
 import { questionnaireRoutes } from "./routes/questionnaires.ts";
 import { questionnaireFileRoutes } from "./routes/questionnaire_files.ts";
 import { publicAnswerRoutes } from "./routes/public_answers.ts";
+import { publicQuestionnaireRoutes } from "./routes/public_questionnaires.ts";
 import { frameworkRoutes, trustFrameworkRoutes } from "./routes/frameworks.ts";
 import { ingestRoutes } from "./routes/ingest.ts";
 import { jobRoutes } from "./routes/jobs.ts";
@@ -77,6 +78,7 @@ export function mountRoutes(app: OpenAPIHono<AppEnv>, config: Config): void {
   app.route("/public/trust", trustCenterRoutes);
   app.route("/public/trust", publicDocumentRoutes);
   app.route("/public/trust", publicAnswerRoutes);
+  app.route("/public/trust", publicQuestionnaireRoutes);
   app.route("/documents/access", accessLinkRoutes);
   app.route("/public/trust", organizationSubscriptionRoutes);
   app.route("/public/trust", publicCertificationRoutes);

@@ -22,7 +22,7 @@ export function toolInput(tool: TrustTool): string {
 export function agentInstructions(config: Config): string {
   const u = serviceUrls(config);
   const tools = TRUST_TOOLS.map((t) =>
-    `| \`${t.name}\` | \`${toolInput(t)}\` | \`GET ${t.route}\` | ${t.title} |`
+    `| \`${t.name}\` | \`${toolInput(t)}\` | \`${t.method ?? "GET"} ${t.route}\` | ${t.title} |`
   ).join("\n");
   return `# Agent instructions
 

@@ -28,6 +28,8 @@ import { orgTrustCenter } from "../serve/org_center.ts";
 import type { PublicFrameworkView } from "../domain/frameworks.ts";
 import type { AnswerSearchQuery, PublicAnswers } from "../domain/answers.ts";
 import { publicAnswers } from "../serve/answers.ts";
+import type { PublicQuestionnaireMatches } from "../domain/questionnaires.ts";
+import { publicQuestionnaireMatches } from "../serve/questionnaire_public.ts";
 import { publicFrameworkView } from "../serve/frameworks.ts";
 
 /** Reads of published trust data; each throws the same 404 as HTTP for unknown or private slugs. */
@@ -56,6 +58,11 @@ export interface TrustReader {
   frameworks(projectSlug: string): Promise<PublicFrameworkView>;
   /** A page of an organization's answers, searched (the JSON of /public/trust/{orgSlug}/answers). */
   answers(orgSlug: string, query: AnswerSearchQuery): Promise<PublicAnswers>;
+  /** A buyer's questions matched (the JSON of POST /public/trust/{orgSlug}/questionnaire-answers). */
+  questionnaire(
+    orgSlug: string,
+    questions: { text: string; id?: string }[],
+  ): Promise<PublicQuestionnaireMatches>;
   log: Logger;
 }
 
@@ -92,6 +99,8 @@ export function createTrustReader(
       });
       return list;
     },
+    questionnaire: (orgSlug, questions) =>
+      publicQuestionnaireMatches(reads, orgSlug, { questions, now: reads.clock.now() }),
     log: reads.log,
   };
 }

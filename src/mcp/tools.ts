@@ -27,6 +27,11 @@ import {
   MAX_ANSWERS_PAGE,
   PublicAnswers,
 } from "../domain/answers.ts";
+import {
+  AnswerQuestionnaireRequest,
+  MAX_MCP_QUESTIONS,
+  PublicQuestionnaireMatches,
+} from "../domain/questionnaires.ts";
 import { controlsOf } from "../serve/bodies.ts";
 import type { TrustReader } from "./reader.ts";
 
@@ -39,6 +44,8 @@ export interface TrustTool {
   outputSchema: z.ZodObject;
   /** The public route with the same body, `{projectSlug}` left as a template. */
   route: string;
+  /** Its method: GET unless said (answer_questionnaire POSTs its questions). */
+  method?: "POST";
   /** The JSON text of the result (input as validated by inputSchema); its parse is the structured content. */
   read(reader: TrustReader, input: Record<string, unknown>): Promise<string>;
 }
@@ -85,6 +92,11 @@ export const AnswerSearchInput = OrgSlugParams.extend({
   limit: z.number().int().min(1).max(MAX_ANSWERS_PAGE).optional().openapi({
     description: `Answers per page, 1 to ${MAX_ANSWERS_PAGE} (default ${DEFAULT_ANSWERS_PAGE})`,
   }),
+});
+
+/** Input of answer_questionnaire: the organization and the buyer's questions. */
+export const AnswerQuestionnaireInput = OrgSlugParams.extend({
+  questions: AnswerQuestionnaireRequest.shape.questions,
 });
 
 /** Input of get_trust_updates: the project and, optionally, a page of its updates. */
@@ -235,6 +247,18 @@ export const TRUST_TOOLS: readonly TrustTool[] = [
     read: async (reader, { orgSlug, ...query }) =>
       JSON.stringify(await reader.answers(orgSlug, query)),
   }),
+  tool({
+    name: "answer_questionnaire",
+    title: "Answer a buyer's questionnaire from the vendor's data",
+    description:
+      `Matches up to ${MAX_MCP_QUESTIONS} questions of a buyer's own questionnaire (each its text and, when the form has one, its id such as CAIQ IAM-02.1 or SIG A.1) against an organization's public knowledge base, without any model: first exact questionnaire-id matches, then full-text (BM25) matches over answers, control names and framework criteria. Per question, in the order given: best (the top suggestion when it reaches the threshold, else null: say the vendor has not answered it) and the suggestions, each with its text (Markdown), score, by (id or text), reason (the id, or the shared terms) and citations: controls with their state and evidence time in the latest published version and the version-pinned trust.json URL, certifications (declared, not verified by this service), documents. A restricted answer comes by question only, with empty text: point to the trust center's access request, never request access on anyone's behalf. Same questions and data give the same result. orgSlug is the organization's public slug, as in /public/trust/{orgSlug}. Unknown organizations give an error result. Same body as POST /public/trust/{orgSlug}/questionnaire-answers with { questions }.`,
+    inputSchema: AnswerQuestionnaireInput,
+    outputSchema: PublicQuestionnaireMatches,
+    route: "/public/trust/{orgSlug}/questionnaire-answers",
+    method: "POST",
+    read: async (reader, { orgSlug, questions }) =>
+      JSON.stringify(await reader.questionnaire(orgSlug, questions)),
+  }),
 ];
 
 /** The published trust.json of every public project, as an MCP resource template. */
@@ -249,4 +273,4 @@ export const TRUST_JSON_RESOURCE = {
 
 /** Guidance the server returns at initialization, for agents that read it. */
 export const SERVER_INSTRUCTIONS =
-  "Read-only access to published vendor trust profiles; no credentials. Find a project slug with search_trust_profiles when you only know a vendor's or product's name; list_organization_projects gives a vendor's public projects. Start with get_trust_profile for a project slug, then get_trust_controls for details, get_trust_history for when and why states changed, or get_trust_signals for repository signals; get_subprocessors gives an organization's subprocessors, get_certifications the certifications it declares (not verified by this service) and list_documents the documents it shares; get_trust_updates a project's incidents, advisories and changes; get_trust_frameworks which SOC 2, ISO 27001, SSDF and SLSA criteria its controls support; search_answers an organization's answers to security questions, with their citations. get_trust_json (or the trust://{projectSlug}/trust.json resource) gives the signed document. Call each tool at most once per minute per project.";
+  "Read-only access to published vendor trust profiles; no credentials. Find a project slug with search_trust_profiles when you only know a vendor's or product's name; list_organization_projects gives a vendor's public projects. Start with get_trust_profile for a project slug, then get_trust_controls for details, get_trust_history for when and why states changed, or get_trust_signals for repository signals; get_subprocessors gives an organization's subprocessors, get_certifications the certifications it declares (not verified by this service) and list_documents the documents it shares; get_trust_updates a project's incidents, advisories and changes; get_trust_frameworks which SOC 2, ISO 27001, SSDF and SLSA criteria its controls support; search_answers an organization's answers to security questions, with their citations; answer_questionnaire matches a whole list of a buyer's questions against them. get_trust_json (or the trust://{projectSlug}/trust.json resource) gives the signed document. Call each tool at most once per minute per project.";

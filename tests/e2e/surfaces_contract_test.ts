@@ -209,6 +209,13 @@ Deno.test("[contract] every MCP tool and public JSON read matches its declared s
         get_certifications: [{ orgSlug: fx.orgSlug }],
         get_trust_frameworks: [{ projectSlug: "globex" }],
         search_answers: [{ orgSlug: fx.orgSlug }, { orgSlug: fx.orgSlug, q: "penetration" }],
+        answer_questionnaire: [{
+          orgSlug: fx.orgSlug,
+          questions: [{ text: "Who performed your last penetration test?" }, {
+            text: "Do you encrypt data at rest?",
+            id: "CEK-03.1",
+          }],
+        }],
       };
       assert.deepEqual(Object.keys(calls).sort(), tools.map((tool) => tool.name).sort());
       for (const tool of tools) {

@@ -173,6 +173,7 @@ Deno.test("[discovery] JSON documents follow their formats and agree", async (t)
       "get_certifications",
       "get_trust_frameworks",
       "search_answers",
+      "answer_questionnaire",
     ]);
     for (const tool of body.tools) assert.ok(tool.description.length > 40, tool.name);
     assert.equal(body.resourceTemplates[0].uriTemplate, "trust://{projectSlug}/trust.json");
@@ -391,6 +392,7 @@ Deno.test("[discovery] llms.txt and the guides are Markdown whose links resolve"
         "| `get_trust_updates` | `{ projectSlug, cursor?, limit? }` | `GET /trust/{projectSlug}/updates` |",
         "| `get_trust_frameworks` | `{ projectSlug }` | `GET /trust/{projectSlug}/frameworks` |",
         "| `search_answers` | `{ orgSlug, q?, cursor?, limit? }` | `GET /public/trust/{orgSlug}/answers?q={q}` |",
+        "| `answer_questionnaire` | `{ orgSlug, questions }` | `POST /public/trust/{orgSlug}/questionnaire-answers` |",
         "/trust/{projectSlug}/updates",
         "once per minute",
         `${base}/.well-known/jwks.json`,

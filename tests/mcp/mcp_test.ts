@@ -57,18 +57,23 @@ Deno.test("[mcp] tools over Streamable HTTP answer the public routes' bodies", a
         "get_certifications",
         "list_organization_projects",
         "search_answers",
+        "answer_questionnaire",
       ].sort(),
     );
     for (const tool of tools) {
       assert.ok(tool.description && tool.description.length > 80, tool.name);
       assert.equal(tool.inputSchema.type, "object");
-      const required = tool.name === "search_trust_profiles" ? ["query"] : [
-          "get_subprocessors",
-          "list_documents",
-          "get_certifications",
-          "list_organization_projects",
-          "search_answers",
-        ].includes(tool.name)
+      const required = tool.name === "search_trust_profiles"
+        ? ["query"]
+        : tool.name === "answer_questionnaire"
+        ? ["orgSlug", "questions"]
+        : [
+            "get_subprocessors",
+            "list_documents",
+            "get_certifications",
+            "list_organization_projects",
+            "search_answers",
+          ].includes(tool.name)
         ? ["orgSlug"]
         : ["projectSlug"];
       assert.deepEqual(tool.inputSchema.required, required, tool.name);
