@@ -63,6 +63,20 @@ export interface Manifest {
   versions: ManifestVersion[];
 }
 
+/**
+ * `markdown` as the plain text of a cell: the safe HTML rendering without its tags, blocks and
+ * list items on lines of their own, entities decoded, at most MAX_CELL_TEXT characters.
+ */
+export function plainText(html: string): string {
+  const text = html.replace(/<li>/g, "- ")
+    .replace(/<\/(p|li|h[1-6]|pre|blockquote|tr|ul|ol)>|<br\s*\/?>|<hr\s*\/?>/g, "\n")
+    .replace(/<[^>]*>/g, "")
+    .replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&quot;/g, '"').replace(/&#39;/g, "'")
+    .replace(/&amp;/g, "&")
+    .split("\n").map((line) => line.replace(/[ \t]+/g, " ").trim()).filter(Boolean).join("\n");
+  return text.length <= MAX_CELL_TEXT ? text : `${text.slice(0, MAX_CELL_TEXT - 1)}…`;
+}
+
 /** A cited source's public address, or null when it has none. */
 function citationUrl(citation: SuggestionCitation, answersUrl: string): string | null {
   switch (citation.kind) {
@@ -134,7 +148,7 @@ async function answeredRows(
     const decision = decisions.get(row.key);
     const text = answerOf(row, decision);
     if (!decision || text === null) continue;
-    const answer = markdown.markdownExcerpt(text, MAX_CELL_TEXT);
+    const answer = plainText(markdown.renderSafeMarkdown(text));
     const citations = citationsOf(row, decision);
     const pinned: ManifestVersion[] = [];
     for (const citation of citations) {
