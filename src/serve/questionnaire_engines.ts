@@ -34,10 +34,10 @@ export function loadEngines(): Promise<Engines> {
 }
 
 async function importEngines(): Promise<Engines> {
-  const matchUrl = new URL("../questionnaire/match.ts", import.meta.url).href;
-  // deno-lint-ignore no-explicit-any -- typed once match.ts is on main
-  const [workbook, matching]: [typeof import("../questionnaire/workbook.ts"), any] = await Promise
-    .all([import("../questionnaire/workbook.ts"), import(matchUrl)]);
+  const [workbook, matching] = await Promise.all([
+    import("../questionnaire/workbook.ts"),
+    import("../questionnaire/match.ts"),
+  ]);
   return {
     limits: workbook.QUESTIONNAIRE_LIMITS,
     threshold: matching.DEFAULT_MATCH_THRESHOLD,

@@ -161,7 +161,7 @@ async function answeredRows(
     const evidence = [
       ...(decision.state === "edited" ? ["Edited by the vendor"] : []),
       ...new Set(sources),
-    ].join("; ");
+    ].join("\n");
     fills.push({ key: row.key, answer, evidence: evidence || "Answered by the vendor" });
     rows.push({
       key: row.key,
