@@ -47,6 +47,7 @@ import {
   projectSubscriptionRoutes,
 } from "./routes/subscriptions.ts";
 import { organizationRoutes } from "./routes/organizations.ts";
+import { organizationExportRoutes } from "./routes/organization_export.ts";
 import { projectRoutes } from "./routes/projects.ts";
 import { trustCenterRoutes, trustDomainRoutes } from "./routes/public_org.ts";
 import { publicSearchRoutes } from "./routes/public_search.ts";
@@ -104,6 +105,7 @@ export function mountRoutes(app: OpenAPIHono<AppEnv>, config: Config): void {
   app.route("/", meRoutes);
   app.route("/", deletionRoutes);
   app.route("/", organizationRoutes);
+  app.route("/", organizationExportRoutes);
   app.route("/", organizationProfileRoutes);
   app.route("/", subprocessorRoutes);
   app.route("/", certificationRoutes);

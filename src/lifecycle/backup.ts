@@ -420,7 +420,7 @@ export async function restoreBackup(options: RestoreOptions): Promise<RestoreRes
 }
 
 /** Entries for one atomic commit, within Deno KV's limits. */
-class EntryBatch {
+export class EntryBatch {
   #entries: { key: Deno.KvKey; value: unknown }[] = [];
   #bytes = 0;
   #keyBytes = 0;

@@ -1,6 +1,6 @@
 /**
- * `deno task backup <file>` and `deno task restore <file>`: the operator's commands around
- * ./backup.ts. They open the KV and the blob store exactly as the service does (KV_PATH: a
+ * `deno task backup <file>`, `deno task restore <file>` and `deno task import <archive>`: the
+ * operator's commands around ./backup.ts and ./org_import.ts. They open the KV and the blob store exactly as the service does (KV_PATH: a
  * SQLite file, or a KV Connect URL with DENO_KV_ACCESS_TOKEN; BLOB_STORE and the S3_*
  * settings), print counts, and exit 0, 1 (failed or refused: one line saying why) or 2 (usage).
  */
@@ -9,9 +9,11 @@ import { listS3BlobKeys } from "../blobs/s3_list.ts";
 import { type Config, ConfigError, loadConfig } from "../config.ts";
 import { withKvRetry } from "../store/kv_retry.ts";
 import { DEFAULT_MAX_PASSES, restoreBackup, writeBackup } from "./backup.ts";
+import { importOrganization } from "./org_import.ts";
 
 const USAGE = `usage: deno task backup <file> [--max-passes N]
        deno task restore <file>
+       deno task import <organization export archive>
 The KV and blob store come from the environment, as for the service (KV_PATH, BLOB_STORE, S3_*).`;
 
 /** How the KV at `path` is reached, for the header and the messages. */
@@ -81,7 +83,31 @@ async function restore(config: Config, file: string): Promise<void> {
   }
 }
 
-/** Runs `backup <file>` or `restore <file>`; resolves with the exit code. */
+async function importArchive(config: Config, file: string): Promise<void> {
+  await Deno.stat(file).catch(() => {
+    throw new Error(`no archive at ${file}`);
+  });
+  const kv = await openKv(config, false);
+  try {
+    const started = performance.now();
+    const result = await importOrganization({ kv, blobs: openBlobStore(config, kv), path: file });
+    const seconds = ((performance.now() - started) / 1000).toFixed(1);
+    console.log(
+      `Imported organization ${result.manifest.organizationId}: ${result.kvEntries} KV entries in ` +
+        `${result.commits} atomic commits and ${result.blobs} blobs, every entry matching its ` +
+        `SHA-256 in the manifest, in ${seconds} s` +
+        (result.manifest.keys
+          ? "; with the signing keys and the publication log"
+          : result.manifest.log
+          ? "; with the publication log"
+          : "; without the publication log"),
+    );
+  } finally {
+    kv.close();
+  }
+}
+
+/** Runs `backup <file>`, `restore <file>` or `import <archive>`; resolves with the exit code. */
 export async function main(args: string[]): Promise<number> {
   const [command, file, ...rest] = args;
   let maxPasses = DEFAULT_MAX_PASSES;
@@ -90,7 +116,8 @@ export async function main(args: string[]): Promise<number> {
     rest.splice(0, 2);
   }
   if (
-    !file || file.startsWith("-") || rest.length > 0 || !["backup", "restore"].includes(command)
+    !file || file.startsWith("-") || rest.length > 0 ||
+    !["backup", "restore", "import"].includes(command)
   ) {
     console.error(USAGE);
     return 2;
@@ -98,7 +125,8 @@ export async function main(args: string[]): Promise<number> {
   try {
     const config = loadConfig(Deno.env.toObject());
     if (command === "backup") await backup(config, file, maxPasses);
-    else await restore(config, file);
+    else if (command === "restore") await restore(config, file);
+    else await importArchive(config, file);
     return 0;
   } catch (error) {
     const message = error instanceof ConfigError

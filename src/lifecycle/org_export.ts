@@ -1,0 +1,318 @@
+/**
+ * The export of one organization (docs/lifecycle.md "Export and import"): one ZIP archive,
+ * streamed entry by entry (memory bounded by the largest blob, not the organization), with
+ *
+ * - `<entity>.jsonl`: JSON documents per entity (organization, members, projects, controls,
+ *   evidence records, publications, answers, documents, certifications, subprocessors, updates,
+ *   webhooks without their secrets, …), one `{"key", "value"}` line per record, for people and
+ *   other tools (bytes as `{"$bytes": base64}`, bigints and u64s as strings);
+ * - `kv/entries.bin`: every KV entry of the organization (src/store/tenant_keys.ts), its
+ *   members' user records and the public keys that signed, as backup frames
+ *   (./backup_format.ts): what `deno task import` writes, value for value;
+ * - `blobs/<kind>/<sha256>`: every blob those entries reference (evidence payloads, published
+ *   artifacts, logos, documents);
+ * - with `log`: the publication log (its head and every node hash, this organization's entry
+ *   texts; other tenants' entries only as the hashes the log publishes anyway), so every version
+ *   keeps its inclusion proof on the new instance;
+ * - with `keys` (implies `log`): the private publication and log signing keys too, so the new
+ *   instance signs and logs as this one (pinned verifiers keep working), and `WARNING.txt`;
+ * - `manifest.json` last: the SHA-256 and size of every other entry.
+ */
+import { createHash } from "node:crypto";
+import { Buffer } from "node:buffer";
+import type { BlobStore } from "../blobs/mod.ts";
+import { parseBlobKey } from "../blobs/mod.ts";
+import { organizationKeys } from "../store/tenant_keys.ts";
+import { encodeKey, entryPayload, frame } from "./backup_format.ts";
+
+export const EXPORT_FORMAT = "trust-profile-organization-export";
+export const EXPORT_VERSION = 1;
+export const ENTRIES_PATH = "kv/entries.bin";
+export const MANIFEST_PATH = "manifest.json";
+
+/** Said in the response and the archive when private keys travel. */
+export const KEYS_WARNING =
+  "This archive holds the service's private publication and log signing keys. Anyone holding it can sign trust profiles and log checkpoints as this service: keep it secret, move it only to the instance that replaces this one, and delete it afterwards.";
+
+/** Collections never exported: secrets of webhooks and transient work, rebuilt or re-created. */
+const SKIPPED = new Set([
+  "webhooks",
+  "webhooks_by_user",
+  "webhook_writes",
+  "webhook_deliveries",
+  "webhook_deliveries_by_event",
+  "webhook_circuits",
+  "webhook_in_flight",
+  "webhook_ping_counts",
+  "jobs",
+  "jobs_due",
+  "jobs_due_by_tenant",
+  "jobs_backlog",
+  "jobs_dead",
+  "leases",
+]);
+
+/** The log's collections, exported only with `log` (without the tree they would dangle). */
+const LOG_COLLECTIONS = new Set(["log_entries", "log_entries_by_publication"]);
+
+/** Private keys that move with `keys` (tokens and webhook keys stay with their instance). */
+const MOVED_KEY_PURPOSES = ["publications", "log"];
+
+/** The JSON documents: file name → collections whose records it holds. */
+const DOCUMENTS: Record<string, string[]> = {
+  organization: ["organizations", "organization_profiles"],
+  members: ["memberships", "users"],
+  projects: ["projects"],
+  controls: ["controls"],
+  evidence: ["evidence"],
+  publications: ["publications"],
+  answers: ["answers"],
+  questionnaires: ["questionnaires"],
+  documents: ["documents", "nda_versions", "document_settings"],
+  certifications: ["certifications"],
+  subprocessors: ["subprocessors"],
+  updates: ["updates"],
+  webhooks: ["webhooks"],
+  collectors: ["collectors"],
+  domains: ["domains"],
+  subscriptions: ["subscriptions"],
+  access_requests: ["access_requests"],
+};
+
+/** Fields left out of the JSON documents (secrets and secret hashes). */
+const SECRET_FIELDS = new Set(["secret", "secretHash", "signingSecret", "passwordHash"]);
+
+const BLOB_REF = /^(evidence|artifact|logo|document)\/[0-9a-f]{64}$/;
+
+export interface ExportOptions {
+  kv: Deno.Kv;
+  blobs: BlobStore;
+  organizationId: string;
+  /** Carry the publication log (hashes, this organization's entries). */
+  log: boolean;
+  /** Carry the private publication and log signing keys (and the log). */
+  keys: boolean;
+  now: Date;
+}
+
+/** One manifest line. */
+export interface ManifestEntry {
+  path: string;
+  sha256: string;
+  bytes: number;
+}
+
+export interface ExportManifest {
+  format: typeof EXPORT_FORMAT;
+  version: number;
+  organizationId: string;
+  exportedAt: string;
+  log: boolean;
+  keys: boolean;
+  warning?: string;
+  kvEntries: number;
+  blobs: number;
+  entries: ManifestEntry[];
+}
+
+function withLog(options: ExportOptions): boolean {
+  return options.log || options.keys;
+}
+
+/** The archive as a byte stream, produced as it is read. */
+export function exportOrganization(options: ExportOptions): ReadableStream<Uint8Array> {
+  return ReadableStream.from(archiveChunks(options));
+}
+
+/** Every key the export carries, in order, found before any byte is written. */
+async function exportedKeys(options: ExportOptions): Promise<Deno.KvKey[]> {
+  const { kv, organizationId } = options;
+  const keys: Deno.KvKey[] = [];
+  const members: string[] = [];
+  for await (const key of organizationKeys(kv, organizationId)) {
+    const collection = String(key[0]);
+    if (SKIPPED.has(collection)) continue;
+    if (!withLog(options) && LOG_COLLECTIONS.has(collection)) continue;
+    keys.push(key);
+    if (collection === "memberships") members.push(String(key[2]));
+  }
+  for (const userId of members) {
+    const user = await kv.get<{ idpSub?: string }>(["users", userId]);
+    if (!user.value) continue;
+    keys.push(user.key);
+    if (user.value.idpSub) keys.push(["users_by_idp_sub", user.value.idpSub]);
+  }
+  for await (const entry of kv.list({ prefix: ["signing_public_keys"] })) keys.push(entry.key);
+  if (options.keys) {
+    for (const purpose of MOVED_KEY_PURPOSES) keys.push(["signing_keys", purpose]);
+  }
+  if (withLog(options)) {
+    keys.push(["log_head"]);
+    for await (const entry of kv.list({ prefix: ["log_nodes"] })) keys.push(entry.key);
+  }
+  return keys;
+}
+
+/** Reads `keys` ten at a time (the KV's getMany limit), skipping absent ones. */
+async function* entriesOf(kv: Deno.Kv, keys: Deno.KvKey[]): AsyncGenerator<Deno.KvEntry<unknown>> {
+  for (let i = 0; i < keys.length; i += 10) {
+    for (const entry of await kv.getMany(keys.slice(i, i + 10))) {
+      if (entry.versionstamp !== null) yield entry as Deno.KvEntry<unknown>;
+    }
+  }
+}
+
+async function* archiveChunks(options: ExportOptions): AsyncGenerator<Uint8Array> {
+  const { Zip, ZipDeflate } = await import("fflate");
+  const out: Uint8Array[] = [];
+  let failure: Error | null = null;
+  const zip = new Zip((error, data) => {
+    if (error) failure = error;
+    else out.push(data);
+  });
+  const manifest: ManifestEntry[] = [];
+  /** Starts an entry; its bytes go through `push`, then `end` records its digest. */
+  const open = (path: string, level: 0 | 1 | 6) => {
+    const file = new ZipDeflate(path, { level });
+    zip.add(file);
+    const hash = createHash("sha256");
+    let bytes = 0;
+    return {
+      push(data: Uint8Array) {
+        hash.update(data);
+        bytes += data.length;
+        file.push(data, false);
+      },
+      end() {
+        file.push(new Uint8Array(0), true);
+        manifest.push({ path, sha256: hash.digest("hex"), bytes });
+      },
+    };
+  };
+  function* drain(): Generator<Uint8Array> {
+    if (failure) throw failure;
+    while (out.length > 0) yield out.shift()!;
+  }
+
+  const keys = await exportedKeys(options);
+  const encoder = new TextEncoder();
+
+  if (options.keys) {
+    const warning = open("WARNING.txt", 6);
+    warning.push(encoder.encode(`${KEYS_WARNING}\n`));
+    warning.end();
+  }
+
+  // The JSON documents, one entity after another.
+  const byCollection = new Map<string, Deno.KvKey[]>();
+  for (const key of keys) {
+    const collection = String(key[0]);
+    if (!byCollection.has(collection)) byCollection.set(collection, []);
+    byCollection.get(collection)!.push(key);
+  }
+  for (const [name, collections] of Object.entries(DOCUMENTS)) {
+    const document = open(`${name}.jsonl`, 6);
+    for (const collection of collections) {
+      const own = collection === "webhooks"
+        ? await webhookKeys(options.kv, keys)
+        : byCollection.get(collection) ?? [];
+      for await (const entry of entriesOf(options.kv, own)) {
+        document.push(encoder.encode(`${jsonLine(entry.key, entry.value)}\n`));
+        yield* drain();
+      }
+    }
+    document.end();
+    yield* drain();
+  }
+
+  // The entries themselves, and the blobs they reference.
+  const blobKeys = new Set<string>();
+  const entries = open(ENTRIES_PATH, 6);
+  let kvEntries = 0;
+  for await (const entry of entriesOf(options.kv, keys)) {
+    collectBlobRefs(entry.value, blobKeys);
+    entries.push(frame("K", entryPayload(encodeKey(entry.key), entry.value)));
+    kvEntries++;
+    yield* drain();
+  }
+  // An uploaded logo answers at its public URL through its record in the service's `logos`.
+  const logos = [...blobKeys].filter((key) => key.startsWith("logo/"));
+  const logoKeys = logos.map((key): Deno.KvKey => ["logos", parseBlobKey(key).sha256]);
+  for await (const entry of entriesOf(options.kv, logoKeys)) {
+    entries.push(frame("K", entryPayload(encodeKey(entry.key), entry.value)));
+    kvEntries++;
+  }
+  entries.end();
+  yield* drain();
+  let blobs = 0;
+  for (const key of [...blobKeys].sort()) {
+    const bytes = await options.blobs.get(key);
+    if (bytes === null) continue;
+    const { kind, sha256 } = parseBlobKey(key);
+    const blob = open(`blobs/${kind}/${sha256}`, 1);
+    blob.push(bytes);
+    blob.end();
+    blobs++;
+    yield* drain();
+  }
+
+  const summary: ExportManifest = {
+    format: EXPORT_FORMAT,
+    version: EXPORT_VERSION,
+    organizationId: options.organizationId,
+    exportedAt: options.now.toISOString(),
+    log: withLog(options),
+    keys: options.keys,
+    ...(options.keys ? { warning: KEYS_WARNING } : {}),
+    kvEntries,
+    blobs,
+    entries: manifest,
+  };
+  const last = new ZipDeflate(MANIFEST_PATH, { level: 6 });
+  zip.add(last);
+  last.push(encoder.encode(JSON.stringify(summary, null, 2)), true);
+  zip.end();
+  yield* drain();
+}
+
+/** The webhooks of the organization's projects (for the JSON document only). */
+async function webhookKeys(kv: Deno.Kv, keys: Deno.KvKey[]): Promise<Deno.KvKey[]> {
+  const found: Deno.KvKey[] = [];
+  for (const key of keys) {
+    if (key[0] !== "projects" || key.length !== 2) continue;
+    for await (const entry of kv.list({ prefix: ["webhooks", key[1]] })) found.push(entry.key);
+  }
+  return found;
+}
+
+/** A record as one JSON line, secrets left out and non-JSON values spelled out. */
+function jsonLine(key: Deno.KvKey, value: unknown): string {
+  return JSON.stringify({ key, value }, (field, v) => {
+    if (SECRET_FIELDS.has(field)) return undefined;
+    if (typeof v === "bigint") return v.toString();
+    if (v instanceof Deno.KvU64) return v.value.toString();
+    if (v instanceof Uint8Array) return { $bytes: Buffer.from(v).toString("base64") };
+    if (v instanceof Map) return Object.fromEntries(v);
+    if (v instanceof Set) return [...v];
+    return v;
+  });
+}
+
+/** Adds every string in `value` that is a blob key. */
+function collectBlobRefs(value: unknown, found: Set<string>, depth = 0): void {
+  if (depth > 64) return;
+  if (typeof value === "string") {
+    if (value.length <= 73 && BLOB_REF.test(value)) found.add(value);
+    return;
+  }
+  if (typeof value !== "object" || value === null || ArrayBuffer.isView(value)) return;
+  if (value instanceof Map) {
+    for (const [k, v] of value) {
+      collectBlobRefs(k, found, depth + 1);
+      collectBlobRefs(v, found, depth + 1);
+    }
+    return;
+  }
+  const items = Array.isArray(value) || value instanceof Set ? value : Object.values(value);
+  for (const item of items) collectBlobRefs(item, found, depth + 1);
+}
