@@ -12,8 +12,8 @@
  * - `blobs/<kind>/<sha256>`: every blob those entries reference (evidence payloads, published
  *   artifacts, logos, documents);
  * - with `log`: the publication log (its head and every node hash, this organization's entry
- *   texts; other tenants' entries only as the hashes the log publishes anyway), so every version
- *   keeps its inclusion proof on the new instance;
+ *   texts; other tenants' entries erased, as deletion leaves them: their leaf hash only), so
+ *   every version keeps its inclusion proof on the new instance;
  * - with `keys` (implies `log`): the private publication and log signing keys too, so the new
  *   instance signs and logs as this one (pinned verifiers keep working), and `WARNING.txt`;
  * - `manifest.json` last: the SHA-256 and size of every other entry.
@@ -234,6 +234,18 @@ async function* archiveChunks(options: ExportOptions): AsyncGenerator<Uint8Array
     entries.push(frame("K", entryPayload(encodeKey(entry.key), entry.value)));
     kvEntries++;
     yield* drain();
+  }
+  // Other tenants' log entries travel as erased entries (their leaf hashes are in log_nodes),
+  // the form deletion leaves: the imported log answers every index, texts only for this tenant.
+  if (withLog(options)) {
+    const own = new Set(keys.filter((k) => k[0] === "log_entries").map((k) => Number(k[1])));
+    const size = (await options.kv.get<{ size: number }>(["log_head"])).value?.size ?? 0;
+    for (let index = 0; index < size; index++) {
+      if (own.has(index)) continue;
+      entries.push(frame("K", entryPayload(encodeKey(["log_entries", index]), { erased: true })));
+      kvEntries++;
+      if (index % 1000 === 999) yield* drain();
+    }
   }
   // An uploaded logo answers at its public URL through its record in the service's `logos`.
   const logos = [...blobKeys].filter((key) => key.startsWith("logo/"));

@@ -48,6 +48,7 @@ Deno.test("[lifecycle] export → import into a fresh KV → the kit verifies ev
   try {
     const owner = await server.tokenFor("owner");
     const api = jsonApi(baseUrl, owner);
+    const stranger = await server.tokenFor("stranger");
     const projectId = await bootstrapAcme(api);
     const organizationId = (await api("GET", `/projects/${projectId}`)).json.project.organizationId;
     const second = await api("POST", "/projects", {
@@ -77,6 +78,21 @@ Deno.test("[lifecycle] export → import into a fresh KV → the kit verifies ev
       assert.ok(sent.status === 201 || sent.status === 200, JSON.stringify(sent.json));
       payloads.push(`c${i}`);
       await publish(projectId);
+      if (i === 0) {
+        // Another tenant publishes in between: its log entry sits among acme's.
+        const other = jsonApi(baseUrl, stranger);
+        const boot = await other("POST", "/onboarding/bootstrap", {
+          workspaceName: "Globex",
+          projectName: "Globex Cloud",
+          projectSlug: "globex",
+          projectVisibility: "public",
+        });
+        assert.equal(boot.status, 201, JSON.stringify(boot.json));
+        assert.equal(
+          (await other("POST", `/projects/${boot.json.project.id}/publish`)).status,
+          201,
+        );
+      }
     }
     await publish(second.json.project.id);
 
@@ -91,7 +107,6 @@ Deno.test("[lifecycle] export → import into a fresh KV → the kit verifies ev
       (await jsonApi(baseUrl, member)("POST", `/invitations/${invitation}/accept`)).status,
       200,
     );
-    const stranger = await server.tokenFor("stranger");
     const path = `/organizations/${organizationId}/export`;
 
     await t.step("only an owner may export", async () => {
@@ -186,6 +201,12 @@ Deno.test("[lifecycle] export → import into a fresh KV → the kit verifies ev
       withKeys = new Uint8Array(await res.arrayBuffer());
       const files = unzipSync(withKeys);
       assert.match(new TextDecoder().decode(files["WARNING.txt"]), /keep it secret/);
+      for (const [name, bytes] of Object.entries(files)) {
+        assert.ok(
+          !new TextDecoder().decode(bytes).includes("globex"),
+          `${name} names no other tenant`,
+        );
+      }
       const manifest = JSON.parse(new TextDecoder().decode(files["manifest.json"]));
       assert.equal(manifest.keys, true);
       assert.equal(manifest.log, true);
@@ -274,6 +295,13 @@ Deno.test("[lifecycle] export → import into a fresh KV → the kit verifies ev
         3,
       ])).value!;
       assert.ok(await blobs.get(publication.artifacts.trustJson.key));
+      // The other tenant's entry (index 1) is there as its leaf hash, without text.
+      const erased = await fetch(`${server.baseUrl}/log/entries/1`);
+      assert.equal(erased.status, 200);
+      const entry = await erased.json();
+      assert.equal(entry.entry, null);
+      assert.match(entry.leafHash, /^[A-Za-z0-9+/]{43}=$/);
+      assert.equal((await fetch(`${server.baseUrl}/trust/globex`)).status, 404);
       const next = await fetch(`${server.baseUrl}/trust/acme/versions`);
       assert.equal(next.status, 200);
       await next.body?.cancel();
