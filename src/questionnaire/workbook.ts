@@ -204,24 +204,32 @@ function writesOf(
       put(index, row.row, answer, fill ? fill.answer : noAnswer);
       if (!fill?.evidence) continue;
       put(index, row.row, evidence, fill.evidence);
-      if (isLink(fill.evidence)) {
+      const link = firstLink(fill.evidence);
+      if (link) {
         if (!links.has(index)) links.set(index, new Map());
-        links.get(index)!.set(`${columnLetters(evidence)}${row.row}`, fill.evidence);
+        links.get(index)!.set(`${columnLetters(evidence)}${row.row}`, link);
       }
     }
   }
   return { writes, links };
 }
 
-/** An evidence text a workbook cell links to: one http(s) URL within Excel's 2,079 characters. */
-function isLink(text: string): boolean {
-  return text.length <= 2079 && /^https?:\/\/[^\s"<>]+$/.test(text);
+/**
+ * What an evidence cell links to: the first line that is an http(s) URL within Excel's 2,079
+ * characters (a cell has one hyperlink; its text keeps every line).
+ */
+function firstLink(text: string): string | null {
+  for (const line of text.split(/\r?\n/)) {
+    const url = line.trim();
+    if (url.length <= 2079 && /^https?:\/\/[^\s"<>]+$/.test(url)) return url;
+  }
+  return null;
 }
 
 /**
  * The buyer's file (`bytes`, as read into `read`) with the answer and evidence cells filled:
- * rows with a fill get its answer and evidence (in a workbook, an http(s) URL is also the
- * cell's hyperlink), other question rows the `noAnswer` text;
+ * rows with a fill get its answer and evidence (in a workbook, the evidence's first line that
+ * is an http(s) URL is also the cell's hyperlink), other question rows the `noAnswer` text;
  * everything else is kept (an XLSX loses its live formulas, which become their cached values,
  * its external links and its calculation chain). Fills whose key names no row are ignored.
  * Async only because fflate loads on first use.

@@ -2,7 +2,9 @@
  * A small XML tokenizer for the parts of a workbook: start tags (with attributes), end tags and
  * text, each with its position in the source so a part can be patched in place. It knows the five
  * predefined entities and character references, skips comments and processing instructions,
- * reads CDATA as text, and refuses a DOCTYPE (so no entity expansion exists to abuse). Names keep
+ * reads CDATA as text, and refuses a DOCTYPE (so no entity expansion exists to abuse) and what
+ * is not well-formed (a second root, an end tag that does not close the open element, an
+ * element left open, text outside the root) once the tokens are read to the end. Names keep
  * their prefix in `qname`; `name` is the local name, which is what the readers match on.
  */
 import { QuestionnaireFileError } from "./types.ts";

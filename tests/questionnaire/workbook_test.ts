@@ -471,7 +471,7 @@ Deno.test("[questionnaire] XML forms: prefixes, rows and cells without r, rich t
   const filled = await fillQuestionnaire(book, read, [{
     key: read.rows[1].key,
     answer: "Yes & <done>",
-    evidence: "https://e.example/?a=1&b=2",
+    evidence: "Edited by the vendor\nhttps://e.example/?a=1&b=2\nhttps://e.example/other",
   }]);
   const parsed = sheetJs(filled);
   const out = parsed.Sheets["Q & A"];
@@ -479,7 +479,11 @@ Deno.test("[questionnaire] XML forms: prefixes, rows and cells without r, rich t
   assert.equal(out.B2.v, NO_ANSWER);
   assert.equal(out.B4.v, "Yes & <done>");
   assert.equal(out.B4.f, undefined);
-  assert.equal(out.E4.v, "https://e.example/?a=1&b=2");
+  assert.equal(
+    out.E4.v,
+    "Edited by the vendor\nhttps://e.example/?a=1&b=2\nhttps://e.example/other",
+  );
+  assert.equal(linkOf(out.E4), "https://e.example/?a=1&b=2", "the first URL line is the link");
   assert.equal(out.E1.v, "Evidence");
   assert.equal(out.D4.v, 3.5);
   assert.equal(out["!ref"], "A1:E4");
