@@ -142,16 +142,21 @@ async function publish(
 /**
  * Writes the rendered documents as content-addressed artifacts, all before any commit, each
  * with its gzip and brotli encodings (compressed once, at the highest settings) where they
- * are smaller than the document: readers that accept them get those bytes as stored.
+ * are smaller than the document: readers that accept them get those bytes as stored. Those
+ * named `bare` are stored without: their bytes are never served as stored. Unchanged bytes
+ * cost nothing: a blob's key is its digest, so a version that renders a document as an
+ * earlier one did refers to the same blob.
  */
 async function storeArtifacts<N extends string>(
   blobs: BlobStore,
   documents: Record<N, Uint8Array>,
+  options: { bare?: readonly string[] } = {},
 ): Promise<Record<N, Artifact>> {
   const names = Object.keys(documents) as N[];
   const encoded = await Promise.all(names.map(async (name) => {
     const bytes = documents[name];
     const found: [Coding, Uint8Array][] = [];
+    if (options.bare?.includes(name)) return found;
     for (const coding of CODINGS) {
       const compressed = await compress(bytes, coding, "stored");
       if (compressed.byteLength < bytes.byteLength) found.push([coding, compressed]);
@@ -223,7 +228,9 @@ async function attemptPublication(
     summary: profile.summary,
     htmlCsp: trustPageCsp(vendorCsp(profile.vendor)),
     states: Object.fromEntries(profile.controls.map((c) => [c.key, c.state])),
-    artifacts: await storeArtifacts(blobs, documents),
+    // The feed is served with the updates merged in and compressed per response (its
+    // stored encodings were never read), and only the latest version's: stored bare.
+    artifacts: await storeArtifacts(blobs, documents, { bare: ["feed"] }),
   };
   const completed: PublishJob = {
     ...job,
