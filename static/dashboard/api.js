@@ -1,7 +1,7 @@
 /**
- * The API client: JSON in and out (text on request, files as raw bodies), the bearer token attached, one renewal
- * and retry on 401, and errors in the API's `{ error: { code, message } }`
- * envelope turned into ApiError.
+ * The API client: JSON in and out (text or a file's bytes on request, files as raw bodies), the
+ * bearer token attached, one renewal and retry on 401, and errors in the API's
+ * `{ error: { code, message } }` envelope turned into ApiError.
  */
 
 /** An API call that did not succeed; `message` is safe to show. */
@@ -32,7 +32,8 @@ export function createApi(auth) {
     }
   }
 
-  async function request(method, path, body, accept) {
+  /** The response, after one renewal and retry on 401; a second 401 ends the session. */
+  async function call(method, path, body, accept) {
     let res = await send(method, path, body, await auth.accessToken(), accept);
     if (res.status === 401) {
       await res.body?.cancel();
@@ -44,23 +45,40 @@ export function createApi(auth) {
       auth.endSession();
       throw new ApiError(401, "unauthorized", "Your session has ended; sign in again");
     }
-    if (res.status === 204) return null;
-    if (res.ok && accept) return await res.text();
+    return res;
+  }
+
+  /** The ApiError of a failed response, from its error envelope when it has one. */
+  async function failure(res) {
     const data = await res.json().catch(() => null);
-    if (!res.ok) {
-      throw new ApiError(
-        res.status,
-        data?.error?.code ?? "http_error",
-        data?.error?.message ?? `The request failed (HTTP ${res.status})`,
-      );
-    }
-    return data;
+    return new ApiError(
+      res.status,
+      data?.error?.code ?? "http_error",
+      data?.error?.message ?? `The request failed (HTTP ${res.status})`,
+    );
+  }
+
+  async function request(method, path, body, accept) {
+    const res = await call(method, path, body, accept);
+    if (res.status === 204) return null;
+    if (!res.ok) throw await failure(res);
+    if (accept) return await res.text();
+    return await res.json().catch(() => null);
+  }
+
+  /** A file the API sends: its bytes and the name its Content-Disposition gives (or null). */
+  async function download(path, accept) {
+    const res = await call("GET", path, undefined, accept);
+    if (!res.ok) throw await failure(res);
+    return { blob: await res.blob(), filename: dispositionName(res.headers) };
   }
 
   return {
     get: (path) => request("GET", path),
     /** A text document (e.g. Markdown) instead of JSON; errors still come as the envelope. */
     getText: (path, type) => request("GET", path, undefined, type),
+    /** A file (a workbook, a signed manifest): `{ blob, filename }`. */
+    download: (path, type = "*/*") => download(path, type),
     post: (path, body) => request("POST", path, body),
     patch: (path, body) => request("PATCH", path, body),
     put: (path, body) => request("PUT", path, body),
@@ -70,4 +88,19 @@ export function createApi(auth) {
     postFile: (path, file) => request("POST", path, file),
     delete: (path) => request("DELETE", path),
   };
+}
+
+/** The file name of a `Content-Disposition` header (`filename*=UTF-8''…` first), or null. */
+function dispositionName(headers) {
+  const value = headers.get("content-disposition") ?? "";
+  const extended = value.match(/filename\*\s*=\s*UTF-8''([^;]+)/i);
+  if (extended) {
+    try {
+      return decodeURIComponent(extended[1].trim());
+    } catch {
+      // A malformed name: fall back to the plain one.
+    }
+  }
+  const plain = value.match(/filename\s*=\s*"([^"]*)"|filename\s*=\s*([^;]+)/i);
+  return plain ? (plain[1] ?? plain[2]).trim() : null;
 }

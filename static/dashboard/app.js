@@ -16,6 +16,8 @@ import { subprocessorsView } from "./views/subprocessors.js";
 import { certificationsView } from "./views/certifications.js";
 import { organizationDocumentsView } from "./views/org_documents.js";
 import { answersView } from "./views/answers.js";
+import { questionnairesView } from "./views/questionnaires.js";
+import { questionnaireView } from "./views/questionnaire.js";
 import { subscribersView } from "./views/subscribers.js";
 import { projectView } from "./views/project.js";
 import { renderTopbar, selectOrganization } from "./views/shell.js";
@@ -32,6 +34,8 @@ const VIEWS = {
   subprocessors: subprocessorsView,
   documents: organizationDocumentsView,
   answers: answersView,
+  questionnaires: questionnairesView,
+  questionnaire: questionnaireView,
   subscribers: subscribersView,
   live: liveWorkView,
   certifications: certificationsView,

@@ -2,7 +2,7 @@
  * Hash routes of the dashboard. Every location is a fragment, so the server
  * serves one page and a reload keeps the view: `#/orgs/<id>`,
  * `#/orgs/<id>/members`, `#/orgs/<id>/profile`, `#/orgs/<id>/subprocessors`, `#/orgs/<id>/documents`,
- * `#/orgs/<id>/answers`, `#/orgs/<id>/subscribers`, `#/orgs/<id>/live`, `#/orgs/<id>/certifications`,
+ * `#/orgs/<id>/answers`, `#/orgs/<id>/questionnaires[/<questionnaireId>]`, `#/orgs/<id>/subscribers`, `#/orgs/<id>/live`, `#/orgs/<id>/certifications`,
  * `#/projects/<id>[/<section>]`, and the accept link
  * of an invitation, `#invitation=<token>`.
  */
@@ -18,6 +18,9 @@ export const href = {
   subprocessors: (id) => `#/orgs/${seg(id)}/subprocessors`,
   documents: (id) => `#/orgs/${seg(id)}/documents`,
   answers: (id) => `#/orgs/${seg(id)}/answers`,
+  questionnaires: (id) => `#/orgs/${seg(id)}/questionnaires`,
+  questionnaire: (id, questionnaireId) =>
+    `#/orgs/${seg(id)}/questionnaires/${seg(questionnaireId)}`,
   subscribers: (id) => `#/orgs/${seg(id)}/subscribers`,
   live: (id) => `#/orgs/${seg(id)}/live`,
   certifications: (id) => `#/orgs/${seg(id)}/certifications`,
@@ -32,6 +35,8 @@ const ROUTES = [
   { name: "subprocessors", pattern: /^\/orgs\/([^/]+)\/subprocessors$/ },
   { name: "documents", pattern: /^\/orgs\/([^/]+)\/documents$/ },
   { name: "answers", pattern: /^\/orgs\/([^/]+)\/answers$/ },
+  { name: "questionnaires", pattern: /^\/orgs\/([^/]+)\/questionnaires$/ },
+  { name: "questionnaire", pattern: /^\/orgs\/([^/]+)\/questionnaires\/([^/]+)$/ },
   { name: "subscribers", pattern: /^\/orgs\/([^/]+)\/subscribers$/ },
   { name: "live", pattern: /^\/orgs\/([^/]+)\/live$/ },
   { name: "certifications", pattern: /^\/orgs\/([^/]+)\/certifications$/ },

@@ -1,6 +1,6 @@
 /**
  * Interactive pieces several views share: a value with a copy button, an
- * action that asks for confirmation in place, and a button that runs a call.
+ * action that asks for confirmation in place, a button that runs a call, and a file download.
  */
 import { describeError, errorAlert, h, replace, uniqueId } from "./dom.js";
 
@@ -119,4 +119,17 @@ export async function runButton(button, errorSlot, action) {
     button.disabled = false;
     button.removeAttribute("aria-busy");
   }
+}
+
+/**
+ * Hands `blob` to the browser as a download named `filename`. The object URL lives only as long
+ * as the click needs it; nothing is parsed or shown.
+ */
+export function saveFile(blob, filename) {
+  const url = URL.createObjectURL(blob);
+  const link = h("a", { href: url, download: filename, hidden: true });
+  document.body.append(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 60_000);
 }

@@ -109,17 +109,16 @@ export function dataTable(caption, columns, rows, { className, rowId } = {}) {
       {},
       h("tr", {}, columns.map((c) => h("th", { scope: "col", class: c.className }, c.label))),
     ),
-    h(
-      "tbody",
-      {},
-      rows.map((row) =>
-        h(
-          "tr",
-          { "data-id": rowId?.(row) },
-          columns.map((c) => h("td", { "data-label": c.label, class: c.className }, cell(c, row))),
-        )
-      ),
-    ),
+    h("tbody", {}, rows.map((row) => tableRow(columns, row, { rowId }))),
+  );
+}
+
+/** One `<tr>` of a data table with these `columns` (to replace a row after it changed). */
+export function tableRow(columns, row, { rowId } = {}) {
+  return h(
+    "tr",
+    { "data-id": rowId?.(row) },
+    columns.map((c) => h("td", { "data-label": c.label, class: c.className }, cell(c, row))),
   );
 }
 

@@ -19,6 +19,7 @@ export const ORGANIZATION_SECTIONS = [
   { id: "subprocessors", label: "Subprocessors", href: href.subprocessors },
   { id: "documents", label: "Documents", href: href.documents },
   { id: "answers", label: "Answers", href: href.answers },
+  { id: "questionnaires", label: "Questionnaires", href: href.questionnaires },
   { id: "subscribers", label: "Subscribers", href: href.subscribers },
   { id: "live", label: "Live work", href: href.live },
 ];
