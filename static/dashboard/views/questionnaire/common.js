@@ -13,13 +13,11 @@ export function questionnairePath(organizationId, questionnaireId, rest = "") {
   return questionnaireId ? `${list}/${encodeURIComponent(questionnaireId)}${rest}` : list;
 }
 
-/** "212 of 261 answered from the knowledge base: 180 by id, 32 by text; 49 need an answer". */
-export function coverageText(coverage) {
-  const { questions, answered, byId, byText, needAnswer } = coverage;
-  const need = needAnswer === 1 ? "1 needs an answer" : `${needAnswer} need an answer`;
-  return `${answered} of ${questions} answered from the knowledge base: ` +
-    `${byId} by id, ${byText} by text; ${need}`;
-}
+/**
+ * "212 of 261 answered from the knowledge base: 180 by id, 32 by text; 49 need an answer":
+ * the service's own sentence, so every surface words it the same.
+ */
+export const coverageText = (coverage) => coverage.text;
 
 /** "3 accepted, 1 edited, 1 rejected; 256 to review". */
 export function reviewText(coverage) {
@@ -49,15 +47,22 @@ const FLAG_TITLES = {
   contradiction: "Answers contradict each other's citations",
 };
 
-/** One flag as a sentence: its own message when it has one. */
+/** The rows each flag names: row key → the flags' titles. */
+export function flaggedRows(flags) {
+  const rows = new Map();
+  for (const flag of flags ?? []) {
+    for (const key of flag.rowKeys ?? []) {
+      const title = FLAG_TITLES[flag.kind] ?? "Check the knowledge base";
+      rows.set(key, [...new Set([...(rows.get(key) ?? []), title])]);
+    }
+  }
+  return rows;
+}
+
+/** One flag: its kind in words, then the service's message. */
 function flagItem(flag) {
   const title = FLAG_TITLES[flag.kind] ?? "Check the knowledge base";
-  return h(
-    "li",
-    {},
-    h("strong", {}, title),
-    flag.message ? `: ${flag.message}` : "",
-  );
+  return h("li", {}, h("strong", {}, title), `: ${flag.message}`);
 }
 
 /** The flags raised on the knowledge base while matching, or null when there are none. */
@@ -92,7 +97,6 @@ export function decisionBadge(state) {
 
 /** What the service said when it refused a file, with what it means for the upload. */
 const REFUSALS = {
-  400: "The file is damaged or cannot be read",
   413: "The file is over a limit",
   415: "This is not a workbook (.xlsx) or a CSV file",
   422: "No questions could be read from this file",

@@ -33,6 +33,7 @@ function downloadButton(app, errorSlot, { label, path, type, fallbackName, prima
 /** The gap list's body: the first questions, and the CSV of all of them. */
 export async function gapsContent(app, organization, questionnaire) {
   const path = questionnairePath(organization.id, questionnaire.id, "/gaps");
+  const csvPath = `${path}?format=csv`;
   const { gaps } = await app.api.get(path);
   const errorSlot = h("div", { class: "form-errors" });
   if (gaps.length === 0) {
@@ -73,7 +74,7 @@ export async function gapsContent(app, organization, questionnaire) {
       { class: "form-actions" },
       downloadButton(app, errorSlot, {
         label: "Download the gap list (CSV)",
-        path,
+        path: csvPath,
         type: "text/csv",
         fallbackName: `${safeName(questionnaire.name)} gaps.csv`,
       }),
@@ -86,18 +87,28 @@ export function exportContent(app, organization, questionnaire) {
   const base = (rest) => questionnairePath(organization.id, questionnaire.id, rest);
   const errorSlot = h("div", { class: "form-errors" });
   const shared = h("div", {});
-  const share = h("button", { type: "button", class: "btn btn-secondary" }, "Share with the buyer");
-  share.addEventListener("click", () =>
+  const owner = organization.role === "owner";
+  const share = owner
+    ? h("button", { type: "button", class: "btn btn-secondary" }, "Share with the buyer")
+    : null;
+  share?.addEventListener("click", () =>
     runButton(share, errorSlot, async () => {
-      const { document } = await app.api.post(base("/share"));
+      const result = await app.api.post(base("/share"));
       replace(
         shared,
         h(
-          "p",
+          "div",
           { class: "alert alert-success", role: "status" },
-          `Shared as the restricted document “${document.title}”: the buyer asks for it on the ` +
-            "trust center, accepts the NDA and downloads it through an access link (logged). ",
-          h("a", { href: href.documents(organization.id) }, "Manage access links"),
+          h(
+            "p",
+            {},
+            `Shared as the restricted documents “${result.document.title}” and ` +
+              `“${result.manifest.title}”: the buyer asks for them on the trust center, accepts ` +
+              "the NDA, and downloads them through an access link once approved (every download " +
+              "is logged). ",
+            h("a", { href: href.documents(organization.id) }, "Manage access links"),
+          ),
+          result.warning ? h("p", {}, result.warning) : null,
         ),
       );
     }));
@@ -130,6 +141,7 @@ export function exportContent(app, organization, questionnaire) {
       }),
       share,
     ),
+    owner ? null : h("p", { class: "hint" }, "Owners share the answered file with the buyer."),
     shared,
   );
 }

@@ -3,15 +3,15 @@
  * with its best suggestion (text, score, why it matched, citations with the control's state,
  * evidence age and published version), accepted, edited or rejected in place; a filter by
  * status; "Accept all id matches"; and an accepted or edited answer saved back into the
- * knowledge base with the question's id learned.
+ * knowledge base with the question's id learned (owners: they write the answers).
  */
-import { describeError, errorAlert, field, h, handleSubmit, replace } from "../../dom.js";
+import { describeError, errorAlert, field, h, handleSubmit, icon, replace } from "../../dom.js";
 import { formatRelative, plural } from "../../format.js";
 import { href } from "../../routes.js";
 import { runButton } from "../../widgets.js";
 import { card, dataTable, detailRow, emptyState, tableRow } from "../layout.js";
 import { stateBadge } from "../project/state.js";
-import { decisionBadge, questionnairePath } from "./common.js";
+import { decisionBadge, flaggedRows, questionnairePath } from "./common.js";
 
 const PAGE_SIZE = 25;
 const COLUMNS = 4;
@@ -23,6 +23,9 @@ const STATUSES = [
   ["rejected", "Rejected"],
   ["unanswered", "No suggestion"],
 ];
+
+/** What a decision did, for the announcement after it. */
+const DONE = { accepted: "accepted", rejected: "rejected", pending: "back to review" };
 
 /** How a row is named to assistive technology and in messages. */
 export const rowName = (row) => row.questionId ?? `row ${row.row} of “${row.sheet}”`;
@@ -165,7 +168,7 @@ function actionButton(view, row, label, ariaLabel, body, className = "btn-second
   button.addEventListener("click", () =>
     runButton(button, view.messages, async () => {
       const saved = await view.app.api.patch(rowPath(view, row), body);
-      await updateRow(view, row, saved.row, `${rowName(row)}: ${body.state}`);
+      await updateRow(view, row, saved.row, `${rowName(row)}: ${DONE[body.state]}`);
     }));
   return button;
 }
@@ -209,6 +212,9 @@ function editForm(view, row, close) {
       h("button", { type: "button", class: "btn btn-secondary", on: { click: close } }, "Cancel"),
     ),
   );
+  form.addEventListener("keydown", (event) => {
+    if (event.key === "Escape") close();
+  });
   handleSubmit(form, errorSlot, async (data) => {
     const saved = await view.app.api.patch(rowPath(view, row), {
       state: "edited",
@@ -317,7 +323,8 @@ function actionsCell(view, row) {
       actionButton(view, row, "Undo", `Undo the decision on ${name}`, { state: "pending" }),
     );
   }
-  if (state === "accepted" || state === "edited") {
+  // Saving into the knowledge base writes answers, which owners do (members review).
+  if ((state === "accepted" || state === "edited") && view.organization.role === "owner") {
     const saveId = domId("save", row);
     const save = h("button", {
       type: "button",
@@ -332,19 +339,23 @@ function actionsCell(view, row) {
   return h("div", { class: "row-actions" }, buttons);
 }
 
-function questionCell(row) {
+function questionCell(view, row) {
+  const flags = view.flagged.get(row.key) ?? [];
   return h(
     "div",
     { class: "cell-name" },
     row.questionId ? h("code", {}, row.questionId) : h("span", { class: "muted" }, "No id"),
     h("span", { class: "cell-primary question-text" }, row.question),
     h("span", { class: "cell-sub" }, `${row.sheet}, row ${row.row}`),
+    flags.map((title) =>
+      h("span", { class: "badge badge-warning badge-wrap" }, icon("warning"), title)
+    ),
   );
 }
 
 function columns(view) {
   return [
-    { label: "Question", cell: questionCell },
+    { label: "Question", cell: (row) => questionCell(view, row) },
     { label: "Best suggestion", cell: (row) => suggestionCell(view, row) },
     { label: "Decision", cell: decisionCell },
     { label: "Actions", cell: (row) => actionsCell(view, row), className: "cell-actions" },
@@ -468,6 +479,7 @@ export async function reviewCard(app, organization, questionnaire, onChange) {
     questionnaire,
     onChange,
     filter: "all",
+    flagged: flaggedRows(questionnaire.flags),
     table: null,
     shown: 0,
     list: h("div", { class: "review-list" }),
