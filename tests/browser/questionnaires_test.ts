@@ -25,28 +25,13 @@ import {
   viewDashboard,
 } from "../support/dashboard.ts";
 import { startTestServer } from "../support/server.ts";
+import { CAIQ_ROWS } from "../fixtures/questionnaires/rows.ts";
 
-/** The buyer's sheet, in a CAIQ-like layout: id, question, answer, notes. */
-const HEADERS = ["Question ID", "Question", "Answer", "Notes"];
-const QUESTIONS: [string, string][] = [
-  ["IAM-02.1", "Is multi-factor authentication enforced for administrative access?"],
-  ["CEK-03.1", "Is customer data encrypted at rest?"],
-  ["A&A-01.1", "Are audit and assurance policies reviewed every year?"],
-  ["BCR-08.1", "How often are customer databases backed up?"],
-  ["HRS-02.1", "Are employees screened with background checks before they are hired?"],
-  ["STA-09.1", "Do you keep an inventory of your physical office furniture?"],
-];
-
-/** The workbook as the buyer sends it, written with SheetJS. */
-function buyerWorkbook(): Uint8Array {
-  const sheet = SheetJS.utils.aoa_to_sheet([
-    HEADERS,
-    ...QUESTIONS.map(([id, question]) => [id, question, "", ""]),
-  ]);
-  const book = SheetJS.utils.book_new();
-  SheetJS.utils.book_append_sheet(book, sheet, "CAIQ");
-  return new Uint8Array(SheetJS.write(book, { type: "array", bookType: "xlsx" }));
-}
+/** A buyer's workbook in the CAIQ v4.0.3 layout (four sheets; questions on the second). */
+const CAIQ = new URL("../fixtures/questionnaires/caiq_v4.0.3.xlsx", import.meta.url);
+const SHEET = "CAIQv4.0.3";
+/** The sheet's row of a question id: the questions start on row 4, below the headers. */
+const rowOf = (id: string) => CAIQ_ROWS.findIndex(([q]) => q === id) + 4;
 
 /** Runs `click` and saves what it downloads; its bytes and suggested name. */
 async function downloaded(page: Page, click: () => Promise<void>) {
@@ -55,10 +40,9 @@ async function downloaded(page: Page, click: () => Promise<void>) {
   return { bytes: await Deno.readFile(path), name: download.suggestedFilename() };
 }
 
-/** The text of row `row`'s cell in `column` of the first sheet ("" when empty). */
+/** The text of a cell of the questions' sheet ("" when empty). */
 function cellText(book: SheetJS.WorkBook, address: string): string {
-  const sheet = book.Sheets[book.SheetNames[0]];
-  return String(sheet[address]?.v ?? "");
+  return String(book.Sheets[SHEET][address]?.v ?? "");
 }
 
 Deno.test("[browser] questionnaires: import, review, columns, export and share", async (t) => {
@@ -80,19 +64,19 @@ Deno.test("[browser] questionnaires: import, review, columns, export and share",
       questionnaireRefs: refs.map((id) => ({ questionnaire: "caiq-v4", id })),
       citations,
     });
-  await answer("Do you enforce MFA for administrators?", "Yes, with hardware keys.", ["IAM-02.1"]);
-  await answer("Do you encrypt customer data at rest?", "Yes, AES-256 in a KMS.", ["CEK-03.1"], [
-    { kind: "control", id: scan.id },
+  await answer("Is there a strong password policy?", "Yes: 14 characters at least.", [
+    "IAM-02.1",
   ]);
-  await answer("Do you review audit policies?", "Yes, every year.", ["A&A-01.1"]);
-  await answer("Are audit policies approved by management?", "Yes, by the board.", ["A&A-01.1"]);
   await answer(
-    "How often are customer databases backed up?",
-    "Every night, kept for 35 days.",
-    [],
+    "Is data encrypted at rest and in transit?",
+    "Yes: AES-256 at rest, TLS 1.2 or later in transit.",
+    ["CEK-03.1"],
+    [{ kind: "control", id: scan.id }],
   );
-  const workbook = await Deno.makeTempFile({ suffix: ".xlsx" });
-  await Deno.writeFile(workbook, buyerWorkbook());
+  // Two answers claim A&A-01.2: the questionnaire flags them.
+  await answer("Are audit policies reviewed every year?", "Yes, every year.", ["A&A-01.2"]);
+  await answer("Who approves the audit policies?", "The board approves them.", ["A&A-01.2"]);
+  await answer("How often are backups of cloud data taken?", "Every night, kept 35 days.", []);
   const notAWorkbook = await Deno.makeTempFile({ suffix: ".xlsx" });
   await Deno.writeTextFile(notAWorkbook, "This is a letter, not a spreadsheet.\n");
   const list = `${base}/dashboard/#/orgs/${orgId}/questionnaires`;
@@ -116,63 +100,84 @@ Deno.test("[browser] questionnaires: import, review, columns, export and share",
       });
       await assertAccessible(page, "the refused import");
 
-      await page.getByLabel("Questionnaire file").setInputFiles(workbook);
-      await page.getByLabel("Name", { exact: true }).fill("Buyer CAIQ");
+      await page.getByLabel("Questionnaire file").setInputFiles(CAIQ.pathname);
+      assert.equal(await page.getByLabel("Name", { exact: true }).inputValue(), "A letter");
+      await page.getByLabel("Name", { exact: true }).fill("Globex CAIQ");
       await page.getByRole("button", { name: "Import questionnaire" }).click();
-      await page.getByRole("status").filter({ hasText: "“Buyer CAIQ” imported" }).waitFor();
+      await page.getByRole("status").filter({ hasText: "“Globex CAIQ” imported" }).waitFor();
       questionnaireUrl = page.url();
-      const coverage = page.locator(".coverage-text");
-      assert.equal(
-        await coverage.textContent(),
-        "4 of 6 answered from the knowledge base: 3 by id, 1 by text; 2 need an answer",
+      const questionnaireId = questionnaireUrl.split("/").at(-1)!;
+      const path = `/organizations/${orgId}/questionnaires/${questionnaireId}`;
+      const { questionnaire } = await api(base, owner, "GET", path);
+      assert.match(
+        questionnaire.coverage.text,
+        /^\d+ of 40 answered from the knowledge base: 3 by id, \d+ by text; \d+ need an answer$/,
       );
-      await page.getByText("Two answers claim the same question id").waitFor();
-      await page.getByRole("cell", { name: /matched by id IAM-02\.1/ }).waitFor();
-      await page.getByText(/shared terms: .*backed/).waitFor();
+      assert.equal(await page.locator(".coverage-text").textContent(), questionnaire.coverage.text);
+      await page.getByText("Two answers claim the same question id").first().waitFor();
+      await page.getByText(/^Review: 0 accepted, 0 edited, 0 rejected; 40 to review$/).waitFor();
       await assertAccessible(page, "a questionnaire");
 
-      await page.getByRole("button", { name: "Accept all id matches" }).click();
-      await page.getByRole("status").filter({ hasText: "id matches accepted" }).waitFor();
-      await page.getByText(/^3 accepted, 0 edited, 0 rejected; 3 to review$/).waitFor();
+      // The first page shows 25 rows; the rest come with "More rows".
+      await page.getByText("25 rows shown").waitFor();
+      await page.getByRole("button", { name: "More rows" }).click();
+      await page.getByText("40 rows shown").waitFor();
+      const iam = page.locator("tr", { has: page.getByText("IAM-02.1", { exact: true }) });
+      await iam.getByText("matched by id IAM-02.1").waitFor();
+      const backups = page.locator("tr", { has: page.getByText("BCR-08.1", { exact: true }) });
+      await backups.getByText(/shared terms: .*backups/).waitFor();
+      const encryption = page.locator("tr", { has: page.getByText("CEK-03.1", { exact: true }) });
+      await encryption.getByRole("link", { name: /Vulnerability scan/ }).first().waitFor();
+      await encryption.getByText(/acme-cloud v1/).first().waitFor();
 
-      await page.getByRole("button", { name: "Edit the answer to HRS-02.1" }).click();
-      await page.getByLabel("Answer to HRS-02.1").fill(
-        "Yes: every employee, before the first day.",
+      await page.getByRole("button", { name: "Accept all id matches" }).click();
+      await page.getByRole("status").filter({ hasText: "3 id matches accepted" }).waitFor();
+      await page.getByText(/^Review: 3 accepted, 0 edited, 0 rejected; 37 to review$/).waitFor();
+
+      await page.getByRole("button", { name: "Edit the answer to HRS-01.1" }).click();
+      await page.getByLabel("Answer to HRS-01.1", { exact: true }).fill(
+        "Yes: for everyone, before the first day.",
       );
       await page.getByRole("button", { name: "Save edit" }).click();
-      await page.getByRole("status").filter({ hasText: "HRS-02.1: edited" }).waitFor();
-      await page.getByRole("button", { name: "Reject the answer to BCR-08.1" }).click();
+      await page.getByRole("status").filter({ hasText: "HRS-01.1: edited" }).waitFor();
+      // Keyboard: the row's Reject button, reached by focus and pressed with Enter.
+      await page.getByRole("button", { name: "Reject the answer to BCR-08.1" }).focus();
+      await page.keyboard.press("Enter");
       await page.getByRole("status").filter({ hasText: "BCR-08.1: rejected" }).waitFor();
-      await page.getByText(/^3 accepted, 1 edited, 1 rejected; 1 to review$/).waitFor();
+      await page.getByText(/^Review: 3 accepted, 1 edited, 1 rejected; 35 to review$/).waitFor();
 
       await page.getByRole("button", {
-        name: "Save the answer to HRS-02.1 to the knowledge base",
+        name: "Save to knowledge base: the answer to HRS-01.1",
       }).click();
       await page.getByLabel("Category").fill("People");
-      await page.getByRole("button", { name: "Save to knowledge base" }).click();
+      await page.getByRole("form", { name: "Save the answer to HRS-01.1 to the knowledge base" })
+        .getByRole("button", { name: "Save to knowledge base" }).click();
       await page.getByRole("status").filter({ hasText: "Saved to the knowledge base" }).waitFor();
       await assertAccessible(page, "a reviewed questionnaire");
       const { answers } = await api(base, owner, "GET", answersPath);
       const learned = answers.find((a: { answer: string }) =>
-        a.answer === "Yes: every employee, before the first day."
+        a.answer === "Yes: for everyone, before the first day."
       );
       assert.ok(learned, "the edited answer is in the knowledge base");
-      assert.deepEqual(
-        learned.questionnaireRefs.map((r: { id: string }) => r.id),
-        ["HRS-02.1"],
-      );
+      assert.deepEqual(learned.questionnaireRefs, [{ questionnaire: "caiq-v4", id: "HRS-01.1" }]);
 
-      // The evidence goes into the buyer's Notes column instead of a new one.
-      const sheet = page.getByRole("group", { name: /Sheet “CAIQ”/ });
-      await sheet.getByLabel("Evidence column").selectOption("D");
+      const gaps = await downloaded(
+        page,
+        () => page.getByRole("button", { name: "Download the gap list (CSV)" }).click(),
+      );
+      assert.match(new TextDecoder().decode(gaps.bytes), /UEM-01\.1,Are endpoint management/);
+
+      // The evidence goes into the buyer's "CSC Responsibilities" column (F) instead.
+      const sheet = page.getByRole("group", { name: `Sheet “${SHEET}”` });
+      await sheet.getByLabel("Evidence column").selectOption("F");
       await page.getByRole("button", { name: "Re-read with these columns" }).click();
       await page.getByRole("status").filter({ hasText: "re-read with the chosen columns" })
         .waitFor();
-      await page.getByText(/^3 accepted, 1 edited, 1 rejected; 1 to review$/).waitFor();
+      await page.getByText(/^Review: 3 accepted, 1 edited, 1 rejected; 35 to review$/).waitFor();
       assert.equal(
-        await page.getByRole("group", { name: /Sheet “CAIQ”/ }).getByLabel("Evidence column")
+        await page.getByRole("group", { name: `Sheet “${SHEET}”` }).getByLabel("Evidence column")
           .inputValue(),
-        "D",
+        "F",
       );
 
       const file = await downloaded(
@@ -181,22 +186,25 @@ Deno.test("[browser] questionnaires: import, review, columns, export and share",
       );
       assert.match(file.name, /\.xlsx$/);
       const book = SheetJS.read(file.bytes, { type: "array" });
-      const rowOf = (id: string) => QUESTIONS.findIndex(([q]) => q === id) + 2;
-      assert.equal(cellText(book, "B2"), QUESTIONS[0][1], "the questions are kept");
-      assert.equal(cellText(book, `C${rowOf("IAM-02.1")}`), "Yes, with hardware keys.");
-      assert.equal(
-        cellText(book, `C${rowOf("HRS-02.1")}`),
-        "Yes: every employee, before the first day.",
-      );
-      assert.match(cellText(book, `D${rowOf("CEK-03.1")}`), /^https?:\/\//);
-      assert.equal(cellText(book, "E1"), "", "no evidence column was added");
-      const rejected = cellText(book, `C${rowOf("BCR-08.1")}`);
-      assert.notEqual(rejected, "Every night, kept for 35 days.");
+      const original = SheetJS.read(await Deno.readFile(CAIQ), { type: "array" });
+      assert.deepEqual(book.SheetNames, original.SheetNames, "every sheet is kept, in order");
+      assert.equal(cellText(book, `B${rowOf("IAM-02.1")}`), "Is there a strong password policy?");
+      // The answer column is the one found by its header (the service's choice, kept on re-read).
+      const { questionnaire: reread } = await api(base, owner, "GET", path);
+      const columns = reread.columns.find((c: { sheet: string }) => c.sheet === SHEET);
+      assert.equal(columns.evidence, "F");
+      const answerCell = (id: string) => cellText(book, `${columns.answer}${rowOf(id)}`);
+      assert.equal(answerCell("IAM-02.1"), "Yes: 14 characters at least.");
+      assert.equal(answerCell("HRS-01.1"), "Yes: for everyone, before the first day.");
+      assert.equal(answerCell("BCR-08.1"), "No answer");
+      assert.match(cellText(book, `F${rowOf("CEK-03.1")}`), /^https?:\/\//);
+      assert.equal(cellText(book, `K${rowOf("CEK-03.1")}`), "", "no evidence column was added");
 
       const manifest = await downloaded(
         page,
         () => page.getByRole("button", { name: "Download the signed manifest" }).click(),
       );
+      assert.match(manifest.name, /\.manifest\.jws$/);
       assert.match(new TextDecoder().decode(manifest.bytes), /^[\w-]+\.[\w-]+\.[\w-]+$/);
 
       await page.getByRole("button", { name: "Share with the buyer" }).click();
@@ -207,8 +215,8 @@ Deno.test("[browser] questionnaires: import, review, columns, export and share",
         `#/orgs/${orgId}/documents`,
       );
       const { documents } = await api(base, owner, "GET", `/organizations/${orgId}/documents`);
-      assert.equal(documents.length, 1);
-      assert.equal(documents[0].visibility, "restricted");
+      assert.equal(documents.length, 2);
+      assert.ok(documents.every((d: { visibility: string }) => d.visibility === "restricted"));
       await assertAccessible(page, "an exported questionnaire");
       assertCleanPage(log, base);
       await page.context().close();
@@ -219,12 +227,12 @@ Deno.test("[browser] questionnaires: import, review, columns, export and share",
       await signInToDashboard(page, base, { email: OWNER.email, password: PASSWORD });
       await viewDashboard(page, questionnaireUrl);
       await page.locator(".coverage-text").waitFor();
-      await page.getByRole("button", { name: "Edit the answer to STA-09.1" }).click();
-      await page.getByLabel("Answer to STA-09.1").waitFor();
+      await page.getByRole("button", { name: "Edit the answer to A&A-02.1" }).click();
+      await page.getByLabel("Answer to A&A-02.1", { exact: true }).waitFor();
       await assertAccessible(page, "a questionnaire at 375 px");
       await assertNoHorizontalOverflow(page, "a questionnaire at 375 px");
-      await viewDashboard(page, list);
-      await page.getByRole("link", { name: "Buyer CAIQ" }).waitFor();
+      await page.getByRole("link", { name: "All questionnaires" }).click();
+      await page.getByRole("link", { name: "Globex CAIQ" }).waitFor();
       await assertAccessible(page, "the questionnaires tab at 375 px");
       await assertNoHorizontalOverflow(page, "the questionnaires tab at 375 px");
       assertCleanPage(log, base);

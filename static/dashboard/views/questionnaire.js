@@ -109,14 +109,10 @@ export async function questionnaireView(app, organizationId, questionnaireId) {
     card("Gaps", gapsSlot, {
       description: "Questions no answer in the knowledge base reaches: write these next.",
     }),
-    h(
-      "div",
-      { class: "layout-split" },
-      card("Export", exportContent(app, organization, questionnaire)),
-      card("Columns", columnsForm(app, organization, questionnaire, reread), {
-        description:
-          "Found by their headers; change them when a sheet was read wrong. The file is re-read and matched again; decisions on rows that remain are kept.",
-      }),
-    ),
+    card("Export", exportContent(app, organization, questionnaire)),
+    card("Columns", columnsForm(app, organization, questionnaire, reread), {
+      description:
+        "Found by their headers; change them when a sheet was read wrong. The file is re-read and matched again; decisions on rows that remain are kept.",
+    }),
   );
 }

@@ -4,7 +4,7 @@
  * review; one questionnaire opens in questionnaire.js.
  */
 import { field, h, handleSubmit, replace } from "../dom.js";
-import { formatDate, plural } from "../format.js";
+import { formatDate } from "../format.js";
 import { href } from "../routes.js";
 import { runButton } from "../widgets.js";
 import { card, dataTable, emptyState } from "./layout.js";
@@ -123,7 +123,7 @@ function questionnaireTable(organization, questionnaires) {
       },
       {
         label: "File",
-        cell: (q) => `${q.format.toUpperCase()}, ${plural(q.sheets.length, "sheet")}`,
+        cell: (q) => q.format.toUpperCase(),
       },
       { label: "Questions", cell: (q) => String(q.coverage.questions), className: "cell-number" },
       {

@@ -136,10 +136,23 @@ function chosenColumns(sheets, data) {
 export function columnsForm(app, organization, questionnaire, onSaved) {
   const errorSlot = h("div", { class: "form-errors" });
   const current = new Map(questionnaire.columns.map((c) => [c.sheet, c]));
+  const fields = questionnaire.sheets.map((sheet, i) =>
+    sheetFields(sheet, current.get(sheet.name), i)
+  );
+  const read = fields.filter((_, i) => current.has(questionnaire.sheets[i].name));
+  const unread = fields.filter((_, i) => !current.has(questionnaire.sheets[i].name));
   const form = h(
     "form",
     { class: "form", "aria-label": "Columns of each sheet" },
-    questionnaire.sheets.map((sheet, i) => sheetFields(sheet, current.get(sheet.name), i)),
+    read,
+    // Sheets without a question column (a cover page, a summary) wait behind a disclosure.
+    unread.length > 0 &&
+      h(
+        "details",
+        { class: "disclosure" },
+        h("summary", {}, `Sheets not read (${unread.length})`),
+        unread,
+      ),
     errorSlot,
     h(
       "div",

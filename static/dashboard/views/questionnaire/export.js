@@ -11,7 +11,7 @@ import { dataTable, emptyState } from "../layout.js";
 import { questionnairePath } from "./common.js";
 
 /** How many gaps the card lists before pointing at the CSV. */
-const SHOWN_GAPS = 20;
+const SHOWN_GAPS = 10;
 
 /** A file name from the questionnaire's name: letters, digits, spaces, dots and dashes. */
 const safeName = (name) => name.replace(/[^\p{L}\p{N} ._-]+/gu, "").trim() || "questionnaire";
@@ -119,7 +119,7 @@ export function exportContent(app, organization, questionnaire) {
       "p",
       {},
       "The buyer's own file with the answer column filled (accepted and edited rows; " +
-        "“no answer” elsewhere) and an evidence column linking each answer to its public source, " +
+        "“No answer” elsewhere) and an evidence column linking each answer to its public source, " +
         "pinned to the published version. The signed manifest lists every answered row's hashes " +
         "and citations, so the buyer can check them offline with the verifier kit.",
     ),

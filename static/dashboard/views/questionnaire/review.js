@@ -124,8 +124,8 @@ function otherSuggestions(view, row) {
           actionButton(
             view,
             row,
-            `Use this one`,
-            `Use suggestion ${index + 1} for ${rowName(row)}`,
+            "Use this one",
+            `Use this one: suggestion ${index + 1} for ${rowName(row)}`,
             {
               state: "accepted",
               suggestion: index,
@@ -329,7 +329,7 @@ function actionsCell(view, row) {
     const save = h("button", {
       type: "button",
       class: "btn btn-secondary btn-small",
-      "aria-label": `Save the answer to ${name} to the knowledge base`,
+      "aria-label": `Save to knowledge base: the answer to ${name}`,
       "aria-expanded": "false",
       "aria-controls": saveId,
     }, "Save to knowledge base");
@@ -347,6 +347,9 @@ function questionCell(view, row) {
     row.questionId ? h("code", {}, row.questionId) : h("span", { class: "muted" }, "No id"),
     h("span", { class: "cell-primary question-text" }, row.question),
     h("span", { class: "cell-sub" }, `${row.sheet}, row ${row.row}`),
+    row.existingAnswer
+      ? h("span", { class: "cell-sub" }, `In the buyer's file: ${row.existingAnswer}`)
+      : null,
     flags.map((title) =>
       h("span", { class: "badge badge-warning badge-wrap" }, icon("warning"), title)
     ),
@@ -512,7 +515,7 @@ export async function reviewCard(app, organization, questionnaire, onChange) {
     ],
     {
       description:
-        "Accept a suggestion, edit it, or reject it (the row is exported as “no answer”). An accepted or edited answer can be saved to the knowledge base.",
+        "Accept a suggestion, edit it, or reject it (the row is exported as “No answer”). An accepted or edited answer can be saved to the knowledge base.",
     },
   );
 }
