@@ -73,8 +73,9 @@ function importForm(app, organization) {
       field(
         "Questionnaire file",
         file,
-        "The buyer's own file: XLSX (every sheet) or CSV (UTF-8, UTF-16 or Windows-1252). " +
-          "Choose it or drop it here. Formulas, macros and external links are never run or kept.",
+        "The buyer's own file: XLSX (every sheet) or CSV (UTF-8, UTF-16 or Windows-1252), at " +
+          "most 10 MiB, 50 sheets and 5,000 questions. Choose it or drop it here. Formulas, " +
+          "macros and external links are never run or kept.",
       ),
       chosen,
     ),
