@@ -100,6 +100,12 @@ Deno.test("[contract] every operation answers as /openapi.json documents", async
       await call("getOrganization", { params: { organizationId: fx.org }, expect: 200 });
       await call("listOrganizationProjects", { params: { organizationId: fx.org }, expect: 200 });
       await call("listOrganizationMembers", { params: { organizationId: fx.org }, expect: 200 });
+      await call("exportOrganization", { params: { organizationId: fx.org }, expect: 200 });
+      await call("exportOrganization", {
+        params: { organizationId: fx.org },
+        query: { include: "everything" },
+        expect: 400,
+      });
       await call("getOrganizationProfile", { params: { organizationId: fx.org }, expect: 200 });
       await call("updateOrganizationProfile", {
         params: { organizationId: fx.org },
