@@ -176,6 +176,19 @@ Deno.test("[questionnaire] a filled CAIQ workbook: SheetJS sees only the answer 
   assert.equal(summary.B2.v, "example");
   // Same input, same bytes.
   assert.deepEqual(await fillQuestionnaire(original, read, fills), filled);
+  // Every cell keeps the style it referenced (styles.xml itself is copied, below).
+  const stylesOf = (bytes: Uint8Array) => {
+    const xml = new TextDecoder().decode(unzipSync(bytes)["xl/worksheets/sheet2.xml"]);
+    return new Map(
+      [...xml.matchAll(/<c r="([A-Z]+[0-9]+)"([^>]*)>/g)].map((
+        m,
+      ) => [m[1], /\ss="(\d+)"/.exec(m[2])?.[1] ?? null]),
+    );
+  };
+  const after = stylesOf(filled);
+  for (const [ref, style] of stylesOf(original)) {
+    if (style !== null) assert.equal(after.get(ref), style, `${ref} keeps s="${style}"`);
+  }
   // Parts we do not change are copied byte for byte.
   const a = unzipSync(original);
   const b = unzipSync(filled);
@@ -556,4 +569,65 @@ Deno.test("[questionnaire] a workbook SheetJS wrote is read and filled (a third 
   const fills = [{ key: read.rows[0].key, answer: "AES-256", evidence: "https://e.example/1" }];
   const filled = await fillQuestionnaire(bytes, read, fills);
   assertOnlyAnswersChanged(bytes, filled, read, fills);
+});
+
+Deno.test("[questionnaire] UTF-16BE, UTF-16 without a byte order mark, and what Windows-1252 cannot hold", async () => {
+  const text = "Question;Answer\r\nIs data encrypted – at rest?;\r\n";
+  const encode = (little: boolean, bom: boolean) => {
+    const out = new Uint8Array((text.length + (bom ? 1 : 0)) * 2);
+    const chars = (bom ? "\ufeff" : "") + text;
+    for (let i = 0; i < chars.length; i++) {
+      const code = chars.charCodeAt(i);
+      out[2 * i] = little ? code & 0xff : code >> 8;
+      out[2 * i + 1] = little ? code >> 8 : code & 0xff;
+    }
+    return out;
+  };
+  const cases: [Uint8Array, string][] = [
+    [encode(false, true), "utf-16be"],
+    [encode(true, false), "utf-16le"],
+    [encode(false, false), "utf-16be"],
+  ];
+  for (const [bytes, encoding] of cases) {
+    const read = await readQuestionnaire(bytes);
+    assert.equal(read.encoding, encoding);
+    assert.deepEqual(read.rows.map((r) => r.question), ["Is data encrypted – at rest?"]);
+    const filled = await fillQuestionnaire(bytes, read, [{
+      key: read.rows[0].key,
+      answer: "Yes – AES-256 ✓",
+      evidence: "",
+    }]);
+    assert.equal(filled.length % 2, 0);
+    assert.deepEqual(filled.slice(0, 2), bytes.slice(0, 2), "same byte order (and mark)");
+    const back = new TextDecoder(encoding).decode(filled);
+    // The new evidence column is headed, in the same encoding.
+    assert.equal(
+      back,
+      "Question;Answer;Evidence\r\nIs data encrypted – at rest?;Yes – AES-256 ✓\r\n",
+    );
+  }
+  // Windows-1252 has "–" (0x96) but no "✓": written as "?".
+  const cp1252 = new Uint8Array([
+    ...strToU8("Question,Answer\nIs it caf"),
+    0xe9,
+    ...strToU8("?,\n"),
+  ]);
+  const read = await readQuestionnaire(cp1252);
+  assert.equal(read.encoding, "windows-1252");
+  assert.equal(read.rows[0].question, "Is it café?");
+  const filled = await fillQuestionnaire(cp1252, read, [{
+    key: read.rows[0].key,
+    answer: "Yes – ✓",
+    evidence: "",
+  }]);
+  assert.deepEqual(
+    [...filled],
+    [
+      ...strToU8("Question,Answer,Evidence\nIs it caf"),
+      0xe9,
+      ...strToU8("?,Yes "),
+      0x96,
+      ...strToU8(" ?\n"),
+    ],
+  );
 });
