@@ -43,6 +43,7 @@ import { publishIfChanged, publishProject } from "./publish/publish.ts";
 import { registerCertificationJobs } from "./publish/certification_jobs.ts";
 import { registerBlobCollector } from "./lifecycle/blob_gc.ts";
 import { collectAfterDeletion, registerDeletion } from "./lifecycle/deletion.ts";
+import { registerPruning, schedulePruning } from "./lifecycle/retention.ts";
 import { describeApi } from "./http/api_document.ts";
 import { type Config, ConfigError } from "./config.ts";
 
@@ -126,9 +127,15 @@ export async function createServices(deps: AppDeps): Promise<Services> {
   const publishDeps = { ...deps, signingKey: keys.publications, logKey: keys.log };
   const publish = (project: Project) => publishProject(publishDeps, project);
   const publishChanged = (project: Project) => publishIfChanged(publishDeps, project);
-  scheduler.onRecomputed(autoPublishAfterRecompute({ kv, publishIfChanged: publishChanged }));
+  const autoPublish = autoPublishAfterRecompute({ kv, publishIfChanged: publishChanged });
+  scheduler.onRecomputed(async (project, result) => {
+    await autoPublish(project, result);
+    // Every project that is recomputed (new evidence, a due check) is pruned daily.
+    await schedulePruning(kv, project, { now: deps.clock.now() });
+  });
   registerCertificationJobs({ kv, clock: deps.clock, jobs, publishIfChanged: publishChanged });
   registerBlobCollector({ ...deps, jobs });
+  registerPruning({ ...deps, jobs });
   const hostResolver = deps.hostResolver ?? createHostResolver(config.dnsNameserver);
   registerWebhooks({
     ...deps,

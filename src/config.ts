@@ -60,6 +60,8 @@ const Env = z.object({
   MAX_EVIDENCE_BYTES: z.coerce.number().int().min(1024).max(100 * 1024 * 1024).default(
     10 * 1024 * 1024,
   ),
+  EVIDENCE_RETENTION_DAYS: z.coerce.number().int().min(1).max(36_500).default(90),
+  EVIDENCE_RETENTION_RECORDS: z.coerce.number().int().min(1).max(100_000).default(100),
 });
 
 export interface S3Config {
@@ -97,6 +99,12 @@ export interface Config {
   logSigningKey: string | undefined;
   dnsNameserver: { host: string; port: number } | undefined;
   maxEvidenceBytes: number;
+  /**
+   * The service's default evidence retention (docs/lifecycle.md): records are kept for `days`
+   * or as the newest `recordsPerType` of their type, whichever keeps more; organizations and
+   * projects may set their own.
+   */
+  evidenceRetention: { days: number; recordsPerType: number };
   /** Peers whose `Forwarded`/`X-Forwarded-For` name the client (empty: none is trusted). */
   trustedProxies: IpRange[];
   /** Longest time a request body may take to arrive, in milliseconds. */
@@ -269,6 +277,10 @@ export function loadConfig(
     logSigningKey: e.LOG_SIGNING_KEY,
     dnsNameserver: e.DNS_NAMESERVER ? hostPort(e.DNS_NAMESERVER, "DNS_NAMESERVER") : undefined,
     maxEvidenceBytes: e.MAX_EVIDENCE_BYTES,
+    evidenceRetention: {
+      days: e.EVIDENCE_RETENTION_DAYS,
+      recordsPerType: e.EVIDENCE_RETENTION_RECORDS,
+    },
     trustedProxies: ipRanges(e.TRUSTED_PROXIES ?? "", "TRUSTED_PROXIES"),
     bodyTimeoutMs: e.BODY_TIMEOUT_SECONDS * 1000,
     mail: mailConfig(e, baseUrl),

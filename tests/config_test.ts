@@ -14,6 +14,7 @@ Deno.test("[config] defaults give the embedded zero-ops setup", () => {
   assert.equal(config.auth.clientId, "dashboard");
   assert.equal(config.signup, "first-run");
   assert.equal(config.maxEvidenceBytes, 10 * 1024 * 1024);
+  assert.deepEqual(config.evidenceRetention, { days: 90, recordsPerType: 100 });
   const deploy = loadConfig({ BASE_URL: "https://trust.acme.test" }, { onDeploy: true });
   assert.equal(deploy.kvPath, undefined);
   assert.deepEqual(deploy.edge, { purge: "deno", purgeUrls: [] });
@@ -69,6 +70,8 @@ Deno.test("[config] every variable is read", () => {
     MAX_EVIDENCE_BYTES: "2048",
     TRUSTED_PROXIES: "10.0.0.0/8, ::1",
     BODY_TIMEOUT_SECONDS: "5",
+    EVIDENCE_RETENTION_DAYS: "30",
+    EVIDENCE_RETENTION_RECORDS: "7",
   });
   assert.equal(config.baseUrl, "https://api.acme.test");
   assert.equal(config.trustPageBase, "https://trust.acme.test");
@@ -96,6 +99,7 @@ Deno.test("[config] every variable is read", () => {
     "::1/128",
   ]);
   assert.equal(config.bodyTimeoutMs, 5000);
+  assert.deepEqual(config.evidenceRetention, { days: 30, recordsPerType: 7 });
 });
 
 Deno.test("[config] a bad value names its variable in one line", async (t) => {
@@ -118,6 +122,8 @@ Deno.test("[config] a bad value names its variable in one line", async (t) => {
     [{ TRUSTED_PROXIES: "10.0.0.0/33" }, "TRUSTED_PROXIES"],
     [{ TRUSTED_PROXIES: "proxy.internal" }, "TRUSTED_PROXIES"],
     [{ BODY_TIMEOUT_SECONDS: "0" }, "BODY_TIMEOUT_SECONDS"],
+    [{ EVIDENCE_RETENTION_DAYS: "0" }, "EVIDENCE_RETENTION_DAYS"],
+    [{ EVIDENCE_RETENTION_RECORDS: "many" }, "EVIDENCE_RETENTION_RECORDS"],
   ];
   for (const [env, variable] of cases) {
     await t.step(`${JSON.stringify(env)} → ${variable}`, () => {

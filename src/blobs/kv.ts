@@ -213,6 +213,12 @@ export function createKvBlobStore(kv: Deno.Kv, options: { now?: BlobClock } = {}
       return (await kv.get(blobMetaKey(key))).versionstamp !== null;
     },
 
+    async stat(key: string): Promise<BlobInfo | null> {
+      parseBlobKey(key);
+      const meta = (await kv.get<KvBlobMeta>(blobMetaKey(key))).value;
+      return meta && { key, size: meta.size, storedAt: meta.storedAt ?? 0 };
+    },
+
     async list({ after, limit }): Promise<BlobInfo[]> {
       const prefix = blobMetaKey("").slice(0, 1);
       const selector = after === undefined ? { prefix } : { prefix, start: blobMetaKey(after) };

@@ -31,6 +31,8 @@ export interface BlobStore {
   /** The bytes under a key, or null when absent. */
   get(key: string): Promise<Uint8Array | null>;
   has(key: string): Promise<boolean>;
+  /** A stored blob's size and stamp, or null when absent. */
+  stat(key: string): Promise<BlobInfo | null>;
   /**
    * A page of stored blobs in key order, starting after the key `after` (for the garbage
    * collector, which resumes from the last key it saw).

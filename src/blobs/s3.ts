@@ -108,6 +108,18 @@ export function createS3BlobStore(options: S3BlobStoreOptions): BlobStore {
       return await lastModified(key) !== null;
     },
 
+    async stat(key: string): Promise<BlobInfo | null> {
+      parseBlobKey(key);
+      const response = await send("HEAD", key);
+      if (response.status === 404) return null;
+      await expectOk(response, "HEAD", key);
+      return {
+        key,
+        size: Number(response.headers.get("content-length") ?? 0),
+        storedAt: Date.parse(response.headers.get("last-modified") ?? "") || 0,
+      };
+    },
+
     /**
      * ListObjects from `marker` (version 1, which every S3-compatible store answers alike);
      * objects that are not blob keys are skipped.

@@ -4,6 +4,7 @@
  * (a project's controls, collectors, evidence…) and are mounted at the root.
  */
 import { deletionRoutes } from "./routes/deletions.ts";
+import { retentionRoutes } from "./routes/retention.ts";
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { Config } from "../config.ts";
 import type { AppEnv } from "./env.ts";
@@ -104,6 +105,7 @@ export function mountRoutes(app: OpenAPIHono<AppEnv>, config: Config): void {
 
   app.route("/", meRoutes);
   app.route("/", deletionRoutes);
+  app.route("/", retentionRoutes);
   app.route("/", organizationRoutes);
   app.route("/", organizationExportRoutes);
   app.route("/", organizationProfileRoutes);

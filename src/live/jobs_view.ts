@@ -110,6 +110,10 @@ function summaryOf(job: Job): string {
       return "Email an owner about an access request";
     case "certification":
       return "Record a certification's expiry (and publish the change automatically)";
+    case "retention.prune":
+      return "Remove the project's evidence its retention no longer keeps";
+    case "blob-gc":
+      return "Remove stored payloads and files no record names any more";
     default:
       return `A job of kind "${job.kind}"`;
   }

@@ -240,6 +240,7 @@ async function attemptPublication(
   const committed = await commitPublication(kv, latest, publication, completed, {
     slug: project.slug,
     events: publicationEvents(deps.config, project, publication),
+    citations: controls.flatMap((c) => c.evidence?.digest ? [c.evidence.digest] : []),
   });
   return committed ? { job: completed, publication } : null;
 }

@@ -128,6 +128,18 @@ export const idempotencyKey = (projectId: string, key: string) =>
 /** Bumped by every evidence commit of a project; a batch too large to check record by record checks it. */
 export const evidenceIngestStampKey = (projectId: string) =>
   ["evidence_ingest_stamps", projectId] as const;
+/**
+ * A payload digest (`sha256:<hex>`) a published version of the project cites, with the first
+ * version citing it: a record with that checksum is never pruned (docs/lifecycle.md).
+ */
+export const evidenceCitationKey = (projectId: string, checksum: string) =>
+  ["evidence_citations", projectId, checksum] as const;
+/** A project's and an organization's own evidence retention setting. */
+export const projectRetentionKey = (projectId: string) => ["project_retention", projectId] as const;
+export const organizationRetentionKey = (organizationId: string) =>
+  ["organization_retention", organizationId] as const;
+/** Where a project's pruning stands: its run under way (resumable) and its citation backfill. */
+export const pruneStateKey = (projectId: string) => ["prune_states", projectId] as const;
 
 export const latestSignalsKey = (projectId: string) => ["signals_latest", projectId] as const;
 
@@ -176,6 +188,8 @@ export const publicationsOfProjectPrefix = (projectId: string) =>
 /** A part of a large publication's `states` and `changes`, written with the publication. */
 export const publicationPartKey = (projectId: string, version: number, index: number) =>
   ["publication_parts", projectId, version, index] as const;
+export const publicationPartsOfProjectPrefix = (projectId: string) =>
+  ["publication_parts", projectId] as const;
 /** The latest published version of a project: a pointer, not a scan. */
 export const latestPublicationKey = (projectId: string) =>
   ["publications_latest", projectId] as const;

@@ -20,6 +20,7 @@ import {
   publishJobKey,
 } from "./keys.ts";
 import { touchProjectById } from "./edge_pages.ts";
+import { citedOf, stageCitations } from "./retention.ts";
 import { addToSearchIndex } from "./search_index.ts";
 import type { Project } from "../domain/workspace.ts";
 
@@ -152,7 +153,12 @@ export async function commitPublication(
   latest: Deno.KvEntryMaybe<number>,
   publication: Publication,
   job: PublishJob,
-  { slug, events = [] }: { slug: string; events?: readonly TrustEvent[] },
+  { slug, events = [], citations = [] }: {
+    slug: string;
+    events?: readonly TrustEvent[];
+    /** The payload digests the version cites (kept by retention from this commit on). */
+    citations?: readonly string[];
+  },
 ): Promise<boolean> {
   const { projectId, version } = publication;
   const key = publicationKey(projectId, version);
@@ -167,6 +173,10 @@ export async function commitPublication(
       .set(publishJobKey(job.projectId, job.id), job);
     parts.forEach((part, i) => op.set(publicationPartKey(projectId, version, i), part));
     stageEvents(op, events);
+    if (citations.length > 0) {
+      const cited = await citedOf(kv, projectId, citations);
+      stageCitations(op, projectId, citations.filter((c) => !cited.has(c)), version);
+    }
     if (latest.value === null) await indexFirstPublish(kv, op, projectId);
     await touchProjectById(kv, op, projectId, new Date(publication.publishedAt));
     if ((await op.commit()).ok) return true;

@@ -125,6 +125,7 @@ export async function runBlobStoreContract(
       await assert.rejects(store.get(key), isKeyError, `get("${key}")`);
       await assert.rejects(store.has(key), isKeyError, `has("${key}")`);
       await assert.rejects(store.delete(key), isKeyError, `delete("${key}")`);
+      await assert.rejects(store.stat(key), isKeyError, `stat("${key}")`);
     }
   });
 
@@ -136,6 +137,7 @@ export async function runBlobStoreContract(
     assert.equal(await store.has(key), false);
     assert.equal(await store.get(key), null);
     assert.equal(await store.delete(key), false);
+    assert.equal(await store.stat(key), null);
     assert.equal(await store.put("evidence", bytes), key);
     assert.deepEqual(await store.get(key), bytes);
   });
@@ -154,6 +156,9 @@ export async function runBlobStoreContract(
     const store = await makeStore();
     const items = [randomBytes(10), randomBytes(40 * 1024), randomBytes(70 * 1024)];
     const keys = await store.putMany("document", items);
+    for (let i = 0; i < items.length; i++) {
+      assert.equal((await store.stat(keys[i]))?.size, items[i].length);
+    }
     const seen = new Map<string, { size: number; storedAt: number }>();
     let after: string | undefined;
     for (let page = 0; page < 1000; page++) {

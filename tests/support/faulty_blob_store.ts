@@ -30,6 +30,7 @@ export function createFaultyBlobStore(
     },
     get: (key) => inner.get(key),
     has: (key) => inner.has(key),
+    stat: (key) => inner.stat(key),
     list: (options) => inner.list(options),
     delete: (key, options) => inner.delete(key, options),
   };
