@@ -3,7 +3,7 @@
  * of key a tenant leaves: "Globex" (tests/e2e/_surfaces.ts: two public projects with
  * controls, evidence, signals, versions, updates, certifications, documents, answers,
  * subprocessors, an approved access request) plus a member, a pending invitation, a webhook, a
- * custom domain claim and email subscribers; and "Initech", a second organization with one
+ * custom domain claim, email subscribers and a shared questionnaire; and "Initech", a second organization with one
  * published project and its own subscriber, which deleting Globex must leave as it was.
  */
 import type { Clock } from "../../src/lib/clock.ts";
@@ -126,6 +126,26 @@ export async function startTenantWorld(options: { clock?: Clock } = {}): Promise
     );
     const second = (projects.projects as { id: string; slug: string }[])
       .find((p) => p.slug === globex.secondSlug)!;
+    // A reviewed questionnaire: its record, rows, decision and file (a blob), and its share.
+    const uploaded = await ok(
+      fetch(`${server.baseUrl}/organizations/${globex.orgId}/questionnaires?name=Buyer`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${owner}`, "content-type": "text/csv" },
+        body: "ID,Question,Answer\nQ1,Do you encrypt data at rest?,\nQ2,Do you log access?,\n",
+        signal: AbortSignal.timeout(10_000),
+      }),
+      "upload a questionnaire",
+    );
+    const questionnaire =
+      `/organizations/${globex.orgId}/questionnaires/${uploaded.questionnaire.id}`;
+    await ok(
+      call("PATCH", `${questionnaire}/rows/0:2`, {
+        token: member,
+        json: { state: "edited", answer: "Yes, with AES-256." },
+      }),
+      "edit a questionnaire row",
+    );
+    await ok(call("POST", `${questionnaire}/share`, { token: owner }), "share a questionnaire");
 
     const boot = await ok(
       call("POST", "/onboarding/bootstrap", {
