@@ -5,6 +5,7 @@
  */
 import { benchColdStart } from "./cold_start.ts";
 import { benchEdge } from "./edge.ts";
+import { benchGrowth } from "./growth.ts";
 import { benchIngest } from "./ingest.ts";
 import { benchLive } from "./live.ts";
 import { benchQuestionnaire } from "./questionnaire.ts";
@@ -22,6 +23,7 @@ const BENCHMARKS = [
   benchLive,
   benchTwoInstances,
   benchEdge,
+  benchGrowth,
   benchQuestionnaire,
   benchQuestionnaireFiles,
 ];
