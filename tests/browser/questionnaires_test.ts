@@ -4,7 +4,9 @@
  * accepts every id match at once, edits one row, rejects one, saves the edited answer to the
  * knowledge base, moves the evidence column, downloads the answered workbook (read back with
  * SheetJS, a reader independent of the service's writer) and the signed manifest, and shares
- * the file with the buyer; axe at 1280 px and 375 px, no sideways scrolling at 375 px.
+ * the file with the buyer (1280 px). A member at 375 px reviews (no share, no saving to the
+ * knowledge base), drops a free-form CSV on the import, and deletes it. Axe on every view, no
+ * sideways scrolling at 375 px.
  */
 import assert from "node:assert/strict";
 import { type Page, SheetJS } from "../deps.ts";
@@ -19,6 +21,7 @@ import {
   api,
   assertCleanPage,
   dashboardTeam,
+  MEMBER,
   OWNER,
   PASSWORD,
   signInToDashboard,
@@ -30,6 +33,8 @@ import { CAIQ_ROWS } from "../fixtures/questionnaires/rows.ts";
 /** A buyer's workbook in the CAIQ v4.0.3 layout (four sheets; questions on the second). */
 const CAIQ = new URL("../fixtures/questionnaires/caiq_v4.0.3.xlsx", import.meta.url);
 const SHEET = "CAIQv4.0.3";
+/** A buyer's own free-form CSV (five questions, no ids). */
+const FREE_FORM = new URL("../fixtures/questionnaires/free_form_utf8.csv", import.meta.url);
 /** The sheet's row of a question id: the questions start on row 4, below the headers. */
 const rowOf = (id: string) => CAIQ_ROWS.findIndex(([q]) => q === id) + 4;
 
@@ -144,6 +149,11 @@ Deno.test("[browser] questionnaires: import, review, columns, export and share",
       await page.getByRole("button", { name: "Reject the answer to BCR-08.1" }).focus();
       await page.keyboard.press("Enter");
       await page.getByRole("status").filter({ hasText: "BCR-08.1: rejected" }).waitFor();
+      assert.equal(
+        await page.evaluate("document.activeElement.getAttribute('aria-label')"),
+        "Accept the suggestion for BCR-08.1",
+        "focus stays in the row, on its first action",
+      );
       await page.getByText(/^Review: 3 accepted, 1 edited, 1 rejected; 35 to review$/).waitFor();
 
       await page.getByRole("button", {
@@ -222,17 +232,45 @@ Deno.test("[browser] questionnaires: import, review, columns, export and share",
       await page.context().close();
     });
 
-    await t.step("the questionnaire at 375 px: reflowed, no sideways scroll", async () => {
+    await t.step("a member at 375 px: review, a CSV dropped in and deleted", async () => {
       const { page, log } = await openPage(browser, { viewport: { width: 375, height: 800 } });
-      await signInToDashboard(page, base, { email: OWNER.email, password: PASSWORD });
+      await signInToDashboard(page, base, { email: MEMBER.email, password: PASSWORD });
       await viewDashboard(page, questionnaireUrl);
       await page.locator(".coverage-text").waitFor();
       await page.getByRole("button", { name: "Edit the answer to A&A-02.1" }).click();
       await page.getByLabel("Answer to A&A-02.1", { exact: true }).waitFor();
+      // Members review and download; owners share and write the knowledge base.
+      await page.getByText("Owners share the answered file with the buyer.").waitFor();
+      assert.equal(await page.getByRole("button", { name: "Share with the buyer" }).count(), 0);
+      assert.equal(await page.getByRole("button", { name: /^Save to knowledge base/ }).count(), 0);
       await assertAccessible(page, "a questionnaire at 375 px");
       await assertNoHorizontalOverflow(page, "a questionnaire at 375 px");
+
       await page.getByRole("link", { name: "All questionnaires" }).click();
       await page.getByRole("link", { name: "Globex CAIQ" }).waitFor();
+      const csv = await Deno.readTextFile(FREE_FORM);
+      const dropped = await page.evaluateHandle(`(() => {
+        const files = new DataTransfer();
+        files.items.add(new File([${JSON.stringify(csv)}], "Initech review.csv", { type: "" }));
+        return files;
+      })()`);
+      await page.locator(".dropzone").dispatchEvent("drop", { dataTransfer: dropped });
+      await page.getByText("Chosen: Initech review.csv").waitFor();
+      assert.equal(await page.getByLabel("Name", { exact: true }).inputValue(), "Initech review");
+      await page.getByRole("button", { name: "Import questionnaire" }).click();
+      await page.getByRole("status").filter({ hasText: "“Initech review” imported" }).waitFor();
+      await page.getByText("CSV, UTF-8").waitFor();
+      assert.match(
+        await page.locator(".coverage-text").textContent() ?? "",
+        / of 5 answered from the knowledge base: /,
+      );
+      await assertAccessible(page, "a CSV questionnaire at 375 px");
+      await assertNoHorizontalOverflow(page, "a CSV questionnaire at 375 px");
+      await page.getByRole("button", { name: "Delete questionnaire" }).click();
+      await page.getByRole("button", { name: "Delete", exact: true }).click();
+      await page.getByRole("status").filter({ hasText: "“Initech review” deleted" }).waitFor();
+      await page.getByRole("link", { name: "Globex CAIQ" }).waitFor();
+      assert.equal(await page.getByRole("link", { name: "Initech review" }).count(), 0);
       await assertAccessible(page, "the questionnaires tab at 375 px");
       await assertNoHorizontalOverflow(page, "the questionnaires tab at 375 px");
       assertCleanPage(log, base);
