@@ -23,7 +23,13 @@ import {
   type RowFill,
   type SheetColumns,
 } from "./types.ts";
-import { openWorkbook, patchWorkbook, readWorkbookGrids, type SheetWrites } from "./xlsx.ts";
+import {
+  openWorkbook,
+  patchWorkbook,
+  readWorkbookGrids,
+  type SheetLook,
+  type SheetWrites,
+} from "./xlsx.ts";
 
 /**
  * What a questionnaire file may hold. 10 MiB is far above a real questionnaire (CAIQ v4.0.3 is
@@ -175,10 +181,15 @@ function writesOf(
   read: ReadQuestionnaire,
   fills: RowFill[],
   noAnswer: string,
-): { writes: Map<number, SheetWrites>; links: Map<number, Map<string, string>> } {
+): {
+  writes: Map<number, SheetWrites>;
+  links: Map<number, Map<string, string>>;
+  looks: Map<number, SheetLook>;
+} {
   const byKey = new Map(fills.map((fill) => [fill.key, fill]));
   const writes = new Map<number, SheetWrites>();
   const links = new Map<number, Map<string, string>>();
+  const looks = new Map<number, SheetLook>();
   const put = (sheet: number, row: number, column: number, text: string) => {
     let sheetWrites = writes.get(sheet);
     if (!sheetWrites) writes.set(sheet, sheetWrites = new Map());
@@ -194,6 +205,7 @@ function writesOf(
     const evidence = choice.evidence
       ? columnNumber(choice.evidence)
       : Math.max(sheet.columns, answer) + 1;
+    looks.set(index, { styleColumn: answer, newColumn: choice.evidence ? undefined : evidence });
     const header = (column: number) =>
       sheet.headers.find((h) => columnNumber(h.column) === column)?.text ?? "";
     if (!header(answer)) put(index, choice.headerRow, answer, ANSWER_HEADER);
@@ -211,7 +223,7 @@ function writesOf(
       }
     }
   }
-  return { writes, links };
+  return { writes, links, looks };
 }
 
 /**
@@ -242,7 +254,7 @@ export async function fillQuestionnaire(
 ): Promise<Uint8Array> {
   const limits = options.limits ?? QUESTIONNAIRE_LIMITS;
   checkSize(bytes, limits);
-  const { writes, links } = writesOf(read, fills, options.noAnswer ?? NO_ANSWER);
+  const { writes, links, looks } = writesOf(read, fills, options.noAnswer ?? NO_ANSWER);
   if (kindOf(bytes) === "csv") {
     const csv = parseCsv(bytes, limits);
     return writeCsv(csv, writes.get(0) ?? new Map());
@@ -260,5 +272,5 @@ export async function fillQuestionnaire(
       ),
     ]),
   );
-  return patchWorkbook(open, inert, links, fflate);
+  return patchWorkbook(open, inert, links, looks, fflate);
 }

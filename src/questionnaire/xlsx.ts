@@ -258,11 +258,19 @@ interface SheetLayout {
     | { openStart: number; openEnd: number; closeStart: number | null; qname: string }
     | null;
   dimension: { start: number; end: number; qname: string } | null;
+  /** The `<cols>` element: where it opens and closes (null: `<cols/>`), and its ranges. */
+  cols: {
+    openStart: number;
+    openEnd: number;
+    closeStart: number | null;
+    qname: string;
+    items: { min: number; max: number; width: string | undefined; start: number }[];
+  } | null;
 }
 
 /** The rows and cells of a sheet's XML, with their positions. */
 function sheetLayout(xml: string): SheetLayout {
-  const layout: SheetLayout = { rows: [], sheetData: null, dimension: null };
+  const layout: SheetLayout = { rows: [], sheetData: null, dimension: null, cols: null };
   let row: RowElement | null = null;
   let cell: CellElement | null = null;
   let lastRow = 0;
@@ -286,6 +294,27 @@ function sheetLayout(xml: string): SheetLayout {
       switch (token.name) {
         case "dimension":
           layout.dimension = { start: token.start, end: token.end, qname: token.qname };
+          break;
+        case "cols":
+          if (!row) {
+            layout.cols = {
+              openStart: token.start,
+              openEnd: token.end,
+              closeStart: null,
+              qname: token.qname,
+              items: [],
+            };
+          }
+          break;
+        case "col":
+          if (layout.cols && !row) {
+            layout.cols.items.push({
+              min: Number(token.attrs.min),
+              max: Number(token.attrs.max),
+              width: token.attrs.width,
+              start: token.start,
+            });
+          }
           break;
         case "sheetData":
           layout.sheetData = {
@@ -361,6 +390,9 @@ function sheetLayout(xml: string): SheetLayout {
       switch (token.name) {
         case "sheetData":
           if (layout.sheetData) layout.sheetData.closeStart = token.start;
+          break;
+        case "cols":
+          if (layout.cols) layout.cols.closeStart = token.start;
           break;
         case "row":
           if (row) {
@@ -469,8 +501,17 @@ function inertCell(cell: CellElement, p: string, ref: string): string {
   return `<${p}c r="${ref}"${s}${t}><${p}v>${escapeXml(cell.value ?? "")}</${p}v></${p}c>`;
 }
 
+/**
+ * How new cells of a sheet look: they take the style of the cell of `styleColumn` in their row
+ * (the answer's), and a new column (`newColumn`) gets the answer column's width, or 40.
+ */
+export interface SheetLook {
+  styleColumn?: number;
+  newColumn?: number;
+}
+
 /** A sheet's XML with its formulas made values and the writes applied. */
-export function patchSheet(xml: string, writes: SheetWrites): string {
+export function patchSheet(xml: string, writes: SheetWrites, look: SheetLook = {}): string {
   const layout = sheetLayout(xml);
   const edits: Edit[] = [];
   const pending = new Map([...writes].map(([row, cells]) => [row, new Map(cells)]));
@@ -481,6 +522,9 @@ export function patchSheet(xml: string, writes: SheetWrites): string {
     const wanted = pending.get(row.row);
     pending.delete(row.row);
     maxRow = Math.max(maxRow, row.row);
+    const style = look.styleColumn === undefined
+      ? undefined
+      : row.cells.find((cell) => cell.column === look.styleColumn)?.attrs.s;
     // The row's open tag: an explicit r, and no `spans` hint that new cells could contradict.
     if (!row.hasR || (wanted && /\sspans=/.test(xml.slice(row.openStart, row.openEnd)))) {
       let tag = xml.slice(row.openStart, row.openEnd).replace(/\sspans="[^"]*"/, "");
@@ -506,7 +550,7 @@ export function patchSheet(xml: string, writes: SheetWrites): string {
           edits.push({
             start: cell.start,
             end: cell.start,
-            text: inlineCell(p, at, undefined, value),
+            text: inlineCell(p, at, style, value),
           });
           wanted.delete(column);
         }
@@ -531,7 +575,7 @@ export function patchSheet(xml: string, writes: SheetWrites): string {
       const rest = [...wanted].sort(([a], [b]) => a - b);
       const at = row.closeStart ?? row.end;
       let text = rest.map(([column, value]) =>
-        inlineCell(p, `${columnLetters(column)}${row.row}`, undefined, value)
+        inlineCell(p, `${columnLetters(column)}${row.row}`, style, value)
       ).join("");
       for (const [column] of rest) maxColumn = Math.max(maxColumn, column);
       if (row.closeStart === null) text += `</${row.qname}>`;
@@ -572,6 +616,7 @@ export function patchSheet(xml: string, writes: SheetWrites): string {
       }
     }
   }
+  if (look.newColumn !== undefined) edits.push(...widthEdits(xml, layout, look));
   if (layout.dimension && maxRow > 0 && maxColumn > 0) {
     const p = prefixOf(layout.dimension.qname);
     edits.push({
@@ -581,6 +626,32 @@ export function patchSheet(xml: string, writes: SheetWrites): string {
     });
   }
   return applyEdits(xml, edits);
+}
+
+/** A `<col>` giving a new column the answer column's width, unless a range covers it. */
+function widthEdits(xml: string, layout: SheetLayout, look: SheetLook): Edit[] {
+  const column = look.newColumn!;
+  const items = layout.cols?.items ?? [];
+  if (items.some((item) => item.min <= column && column <= item.max)) return [];
+  const like = look.styleColumn === undefined
+    ? undefined
+    : items.find((item) => item.min <= look.styleColumn! && look.styleColumn! <= item.max);
+  const width = like?.width && /^[0-9.]+$/.test(like.width) ? like.width : "40";
+  const cols = layout.cols;
+  const p = prefixOf(cols?.qname ?? layout.sheetData?.qname ?? "");
+  const tag = `<${p}col min="${column}" max="${column}" width="${width}" customWidth="1"/>`;
+  if (cols) {
+    const next = items.find((item) => item.min > column);
+    if (next) return [{ start: next.start, end: next.start, text: tag }];
+    if (cols.closeStart !== null) {
+      return [{ start: cols.closeStart, end: cols.closeStart, text: tag }];
+    }
+    const open = xml.slice(cols.openStart, cols.openEnd).replace(/\s*\/>$/, ">");
+    return [{ start: cols.openStart, end: cols.openEnd, text: `${open}${tag}</${cols.qname}>` }];
+  }
+  if (!layout.sheetData) return [];
+  const at = layout.sheetData.openStart;
+  return [{ start: at, end: at, text: `<${p}cols>${tag}</${p}cols>` }];
 }
 
 function applyEdits(xml: string, edits: Edit[]): string {
@@ -794,6 +865,7 @@ export function patchWorkbook(
   open: OpenWorkbook,
   writes: Map<number, SheetWrites>,
   links: Map<number, Map<string, string>>,
+  looks: Map<number, SheetLook>,
   fflate: Fflate,
 ): Uint8Array<ArrayBuffer> {
   const removed = new Set<string>();
@@ -822,7 +894,7 @@ export function patchWorkbook(
     const sheet = sheetByPath.get(entry.name);
     const rels = sheetRels.get(entry.name);
     if (sheet !== undefined && xml !== undefined) {
-      patched = patchSheet(xml, writes.get(sheet) ?? new Map());
+      patched = patchSheet(xml, writes.get(sheet) ?? new Map(), looks.get(sheet));
       const own = relsOfSheet.get(sheet);
       if (own) {
         patched = linkSheet(patched, own.ids);

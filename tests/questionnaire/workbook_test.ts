@@ -108,7 +108,10 @@ function assertOnlyAnswersChanged(
     const a = before.Sheets[name] as unknown as Sheet;
     const b = after.Sheets[name] as unknown as Sheet;
     assert.deepEqual(b["!merges"], a["!merges"], `${name}: merged cells`);
-    assert.deepEqual(b["!cols"], a["!cols"], `${name}: column widths`);
+    const widths = (sheet: Sheet) => (sheet["!cols"] as { wch?: number }[] | undefined) ?? [];
+    widths(a).forEach((width, i) =>
+      assert.deepEqual(widths(b)[i], width, `${name}: width of column ${i + 1}`)
+    );
     const changed = expected.get(name) ?? new Map();
     const refs = new Set([...Object.keys(a), ...Object.keys(b)].filter((k) => !k.startsWith("!")));
     for (const ref of refs) {
@@ -164,6 +167,12 @@ Deno.test("[questionnaire] a filled CAIQ workbook: SheetJS sees only the answer 
   assert.equal(sheet.E4.v, `'=HYPERLINK("https://attacker.example")`, "made inert");
   assert.equal(sheet.K3.v, "Evidence");
   assert.equal(linkOf(sheet.K4), fills[0].evidence);
+  // The new evidence column looks like the answer column: its cells' style and its width.
+  assert.deepEqual(sheet.K4.s, sheet.E4.s);
+  assert.deepEqual(sheet.K3.s, sheet.E3.s);
+  const cols = sheet["!cols"] as { wch?: number; width?: number }[];
+  assert.ok(cols[4]?.wch);
+  assert.deepEqual(cols[10], cols[4]);
   assert.equal(
     sheetJs(filled).Sheets.Introduction.A3.l?.Target,
     "https://cloudsecurityalliance.org/",
