@@ -58,6 +58,10 @@ export const Deletion = z.object({
 
 export const DeletionResponse = z.object({ deletion: Deletion }).openapi("DeletionResponse");
 
+export const DeletionStatusResponse = z.object({
+  deletion: Deletion.nullable().openapi({ description: "null: no deletion is scheduled" }),
+}).openapi("DeletionStatusResponse");
+
 export const DeleteAccountRequest = z.strictObject({
   confirm: z.string().min(1).max(254).openapi({
     description: "The account's email address, typed again to confirm",

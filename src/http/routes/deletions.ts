@@ -9,6 +9,7 @@ import {
   DeleteAccountRequest,
   type DeletionKind,
   DeletionResponse,
+  DeletionStatusResponse,
   ScheduleDeletionRequest,
   toDeletion,
 } from "../../domain/deletion.ts";
@@ -77,15 +78,14 @@ deletionRoutes.openapi(
     middleware: [requireHuman] as const,
     request: { params: ProjectParams },
     responses: {
-      200: json(DeletionResponse, "Its deletion is scheduled"),
-      ...errors(400, 401, 403, 404),
+      200: json(DeletionStatusResponse, "Its scheduled deletion, or null"),
+      ...errors(400, 401, 403),
     },
   }),
   async (c) => {
     const project = await requireProjectAccess(c, c.req.valid("param").id);
     const record = await getDeletion(c.var.services.kv, "project", project.id);
-    if (!record) throw notFound("No deletion of this project is scheduled");
-    return c.json({ deletion: toDeletion(record) }, 200);
+    return c.json({ deletion: record ? toDeletion(record) : null }, 200);
   },
 );
 
@@ -160,16 +160,15 @@ deletionRoutes.openapi(
     middleware: [requireHuman] as const,
     request: { params: OrgParams },
     responses: {
-      200: json(DeletionResponse, "Its deletion is scheduled"),
-      ...errors(400, 401, 403, 404),
+      200: json(DeletionStatusResponse, "Its scheduled deletion, or null"),
+      ...errors(400, 401, 403),
     },
   }),
   async (c) => {
     const { organizationId } = c.req.valid("param");
     await requireMembership(c, organizationId);
     const record = await getDeletion(c.var.services.kv, "organization", organizationId);
-    if (!record) throw notFound("No deletion of this organization is scheduled");
-    return c.json({ deletion: toDeletion(record) }, 200);
+    return c.json({ deletion: record ? toDeletion(record) : null }, 200);
   },
 );
 

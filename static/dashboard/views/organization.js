@@ -6,6 +6,7 @@ import { badge, field, h, handleSubmit } from "../dom.js";
 import { capitalize, formatDate } from "../format.js";
 import { href } from "../routes.js";
 import { liveBanner } from "./live_status.js";
+import { dangerZone, deletionBanner } from "./danger_zone.js";
 import { pendingRequestsNotice } from "./org_access.js";
 import { slugInput, visibilityChoice } from "./onboarding.js";
 import { card, dataTable, emptyState, pageHeader, tabs, visibilityBadge } from "./layout.js";
@@ -126,15 +127,26 @@ function createProjectForm(app, organization) {
 export async function organizationView(app, organizationId) {
   const organization = await app.requireOrganization(organizationId);
   app.setTitle("Projects", organization.name);
-  const [{ projects }, banner, pending] = await Promise.all([
+  const deletion = {
+    kind: "organization",
+    path: `/organizations/${encodeURIComponent(organization.id)}/deletion`,
+    slug: organization.slug,
+    owner: organization.role === "owner",
+    what: "every project with its data, and the organization's documents, answers, " +
+      "certifications, subprocessors, members and subscribers",
+  };
+  const [{ projects }, banner, pending, deleting, danger] = await Promise.all([
     app.api.get(`/organizations/${encodeURIComponent(organization.id)}/projects`),
     liveBanner(app, organization.id),
     pendingRequestsNotice(app, organization, href.documents(organization.id)),
+    deletionBanner(app, deletion),
+    dangerZone(app, deletion),
   ]);
   return h(
     "div",
     {},
     organizationHeader(organization, "projects"),
+    deleting,
     banner,
     pending,
     h(
@@ -149,5 +161,6 @@ export async function organizationView(app, organizationId) {
           "New projects start private, with the seven default controls and auto-publish off.",
       }),
     ),
+    danger,
   );
 }

@@ -6,6 +6,7 @@ import { h } from "../dom.js";
 import { formatDate } from "../format.js";
 import { href } from "../routes.js";
 import { pageHeader, tabs, visibilityBadge } from "./layout.js";
+import { deletionBanner } from "./danger_zone.js";
 import { collectorsSection } from "./project/collectors.js";
 import { projectPath } from "./project/common.js";
 import { domainsSection } from "./project/domains.js";
@@ -36,7 +37,14 @@ export async function projectView(app, projectId, sectionId = "overview") {
   const { project } = await app.api.get(projectPath(projectId));
   const organization = await app.requireOrganization(project.organizationId);
   app.setTitle(section.label, project.name);
-  const content = await section.render(app, project);
+  const [content, banner] = await Promise.all([
+    section.render(app, project),
+    deletionBanner(app, {
+      kind: "project",
+      path: `${projectPath(project.id)}/deletion`,
+      owner: organization.role === "owner",
+    }),
+  ]);
   return h(
     "div",
     {},
@@ -54,6 +62,7 @@ export async function projectView(app, projectId, sectionId = "overview") {
         current: s.id === section.id,
       })),
     ),
+    banner,
     content,
   );
 }

@@ -4,6 +4,7 @@
  */
 import { field, h, handleSubmit, replace } from "../../dom.js";
 import { card } from "../layout.js";
+import { dangerZone } from "../danger_zone.js";
 import { visibilityChoice } from "../onboarding.js";
 import { privateNotice, projectPath, trustHost } from "./common.js";
 
@@ -80,12 +81,21 @@ async function save(app, project, data, errorSlot) {
   app.rerender();
 }
 
-export function settingsSection(app, project) {
+export async function settingsSection(app, project) {
   const errorSlot = h("div", { class: "form-errors" });
   const form = settingsForm(app, project, errorSlot);
   handleSubmit(form, errorSlot, (data) => save(app, project, data, errorSlot));
+  const organization = await app.requireOrganization(project.organizationId);
   return [
     privateNotice(project, "below"),
     h("div", { class: "constrained" }, card("Project settings", form)),
+    await dangerZone(app, {
+      kind: "project",
+      path: `${projectPath(project.id)}/deletion`,
+      slug: project.slug,
+      owner: organization.role === "owner",
+      what:
+        "its evidence, collectors, controls, versions, updates, domains, webhooks and subscribers",
+    }),
   ];
 }

@@ -1,0 +1,100 @@
+/**
+ * Deleting a project and an organization from the dashboard in real Chromium: the danger zone
+ * (owners only), the typed confirmation, the banner of a scheduled deletion with Undo on every
+ * view of the project, what members see, and axe on each state.
+ */
+import assert from "node:assert/strict";
+import type { Page } from "../deps.ts";
+import {
+  assertAccessible,
+  expectFailedRequests,
+  launchBrowser,
+  openPage,
+} from "../support/browser.ts";
+import {
+  assertCleanPage,
+  dashboardTeam,
+  MEMBER,
+  OWNER,
+  PASSWORD,
+  signInToDashboard,
+  viewDashboard,
+} from "../support/dashboard.ts";
+import { startTestServer } from "../support/server.ts";
+
+const banner = (page: Page) => page.getByRole("alert").filter({ hasText: "will be deleted on" });
+
+Deno.test("[browser] dashboard deletion: danger zone, typed confirmation, banner and undo", async (t) => {
+  await using server = await startTestServer({ env: { SIGNUP: "open" } });
+  const base = server.baseUrl;
+  const { boot } = await dashboardTeam(base);
+  const projectId = boot.project.id;
+  const orgId = boot.organization.id;
+  const browser = await launchBrowser();
+  try {
+    const { page, log } = await openPage(browser);
+    await signInToDashboard(page, base, { email: OWNER.email, password: PASSWORD });
+
+    await t.step("an owner schedules the project's deletion by typing its slug", async () => {
+      await viewDashboard(page, `${base}/dashboard/#/projects/${projectId}/settings`);
+      const zone = page.getByRole("region", { name: "Danger zone" });
+      await zone.waitFor();
+      await assertAccessible(page, "project settings with the danger zone");
+      const input = zone.getByLabel("Type acme-cloud to confirm");
+      await input.fill("acme");
+      await expectFailedRequests(log, [400], async () => {
+        await zone.getByRole("button", { name: "Delete this project" }).click();
+        await zone.getByRole("alert").filter({ hasText: 'Type the project\'s slug "acme-cloud"' })
+          .waitFor();
+      });
+      await input.fill("acme-cloud");
+      await zone.getByRole("button", { name: "Delete this project" }).click();
+      await banner(page).waitFor();
+      assert.equal(await zone.count(), 0, "the danger zone stays while a deletion is scheduled");
+      const res = await fetch(`${base}/trust/acme-cloud/trust.json`);
+      assert.equal(res.status, 410);
+      await res.body?.cancel();
+      await assertAccessible(page, "project with a scheduled deletion");
+    });
+
+    await t.step(
+      "the banner is on every view of the project, and Undo brings it back",
+      async () => {
+        await viewDashboard(page, `${base}/dashboard/#/projects/${projectId}`);
+        await banner(page).waitFor();
+        await page.getByRole("button", { name: "Undo the deletion of this project" }).click();
+        await page.getByRole("status").filter({ hasText: "no longer being deleted" }).waitFor();
+        assert.equal(await banner(page).count(), 0);
+        const res = await fetch(`${base}/trust/acme-cloud/trust.json`);
+        assert.notEqual(res.status, 410);
+        await res.body?.cancel();
+      },
+    );
+
+    await t.step("the organization's danger zone, then a member sees the banner only", async () => {
+      await viewDashboard(page, `${base}/dashboard/#/orgs/${orgId}`);
+      const zone = page.getByRole("region", { name: "Danger zone" });
+      await zone.getByLabel(`Type ${boot.organization.slug} to confirm`).fill(
+        boot.organization.slug,
+      );
+      await zone.getByRole("button", { name: "Delete this organization" }).click();
+      await banner(page).waitFor();
+      await assertAccessible(page, "organization with a scheduled deletion");
+      assertCleanPage(log, base);
+
+      const member = await openPage(browser);
+      await signInToDashboard(member.page, base, { email: MEMBER.email, password: PASSWORD });
+      await viewDashboard(member.page, `${base}/dashboard/#/orgs/${orgId}`);
+      await banner(member.page).waitFor();
+      assert.equal(
+        await member.page.getByRole("button", { name: /Undo the deletion/ }).count(),
+        0,
+      );
+      await viewDashboard(member.page, `${base}/dashboard/#/projects/${projectId}/settings`);
+      assert.equal(await member.page.getByRole("region", { name: "Danger zone" }).count(), 0);
+      assertCleanPage(member.log, base);
+    });
+  } finally {
+    await browser.close();
+  }
+});
