@@ -4,8 +4,8 @@
  * accepts every id match at once, edits one row, rejects one, saves the edited answer to the
  * knowledge base, moves the evidence column, downloads the answered workbook (read back with
  * SheetJS, a reader independent of the service's writer) and the signed manifest, and shares
- * the file with the buyer (1280 px). A member at 375 px reviews (no share, no saving to the
- * knowledge base), drops a free-form CSV on the import, and deletes it. Axe on every view, no
+ * the file with the buyer (1280 px). A member at 375 px reviews (a suggestion below the
+ * threshold chosen by hand; no share, no saving to the knowledge base), drops a free-form CSV on the import, and deletes it. Axe on every view, no
  * sideways scrolling at 375 px.
  */
 import assert from "node:assert/strict";
@@ -237,6 +237,14 @@ Deno.test("[browser] questionnaires: import, review, columns, export and share",
       await signInToDashboard(page, base, { email: MEMBER.email, password: PASSWORD });
       await viewDashboard(page, questionnaireUrl);
       await page.locator(".coverage-text").waitFor();
+      // A suggestion below the threshold, chosen by hand: the decision shows its text.
+      const audits = page.locator("tr", { has: page.getByText("A&A-02.1", { exact: true }) });
+      await audits.getByText(/^Below the threshold/).click();
+      const chosen = await audits.locator(".other-suggestions .suggestion-text").first()
+        .textContent();
+      await audits.getByRole("button", { name: "Use this one: suggestion 1 for A&A-02.1" }).click();
+      await page.getByRole("status").filter({ hasText: "A&A-02.1: accepted" }).waitFor();
+      assert.equal(await audits.locator(".decision-answer").textContent(), chosen);
       await page.getByRole("button", { name: "Edit the answer to A&A-02.1" }).click();
       await page.getByLabel("Answer to A&A-02.1", { exact: true }).waitFor();
       // Members review and download; owners share and write the knowledge base.

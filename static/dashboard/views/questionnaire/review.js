@@ -103,7 +103,7 @@ function suggestionBody(suggestion) {
 function otherSuggestions(view, row) {
   const others = row.suggestions
     .map((s, index) => ({ s, index }))
-    .filter(({ s }) => s !== row.best && !(row.best && sameSuggestion(s, row.best)));
+    .filter(({ s }) => !(row.best && sameSuggestion(s, row.best)));
   if (others.length === 0) return null;
   return h(
     "details",
@@ -148,13 +148,20 @@ function suggestionCell(view, row) {
   ];
 }
 
-function decisionCell(row) {
+/** The text a decision exports when it is not the best suggestion's: an edit, another one. */
+function decidedText(row) {
   const { decision } = row;
+  if (decision.state === "edited") return decision.answer;
+  if (decision.state !== "accepted") return null;
+  const chosen = row.suggestions[decision.suggestion ?? 0];
+  return chosen && !(row.best && sameSuggestion(chosen, row.best)) ? chosen.text : null;
+}
+
+function decisionCell(row) {
+  const text = decidedText(row);
   return [
-    decisionBadge(decision.state),
-    decision.state === "edited" && decision.answer
-      ? h("p", { class: "suggestion-text decision-answer" }, decision.answer)
-      : null,
+    decisionBadge(row.decision.state),
+    text ? h("p", { class: "suggestion-text decision-answer" }, text) : null,
   ];
 }
 
