@@ -28,7 +28,8 @@ import {
   type StoredRow,
 } from "../store/questionnaires.ts";
 import { loadEngines } from "./questionnaire_engines.ts";
-import { answerOf, questionnaireBytes, type QuestionnaireDeps } from "./questionnaires.ts";
+import { answerOf } from "./questionnaire_rows.ts";
+import { questionnaireBytes, type QuestionnaireDeps } from "./questionnaires.ts";
 
 /** The longest plain-text answer written in a cell (Excel's cell limit is 32,767). */
 const MAX_CELL_TEXT = 32_000;

@@ -21,7 +21,7 @@ import {
   shareQuestionnaire,
   signManifest,
 } from "../../serve/questionnaire_export.ts";
-import { gapsOf } from "../../serve/questionnaires.ts";
+import { gapsOf } from "../../serve/questionnaire_rows.ts";
 import { getOrganization } from "../../store/organizations.ts";
 import { requireHuman, requireMembership } from "../auth.ts";
 import { type AppEnv, createRouter } from "../env.ts";

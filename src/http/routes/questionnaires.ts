@@ -28,10 +28,12 @@ import {
 import {
   acceptIdMatches,
   decideRow,
-  present,
-  readQuestionnaire,
   rowsPage,
   saveRowAnswer,
+} from "../../serve/questionnaire_rows.ts";
+import {
+  present,
+  readQuestionnaire,
   updateQuestionnaire,
   uploadQuestionnaire,
 } from "../../serve/questionnaires.ts";
