@@ -178,7 +178,7 @@ function parseListing(xml: string): { blobs: BlobInfo[]; last: string | null; tr
 }
 
 // The URL that blob keys resolve against; keys are validated, so they never escape it.
-export function bucketUrl(options: S3BlobStoreOptions): URL {
+function bucketUrl(options: S3BlobStoreOptions): URL {
   const url = new URL(options.endpoint);
   const prefix = url.pathname.endsWith("/") ? url.pathname : `${url.pathname}/`;
   const bucket = encodeURIComponent(options.bucket);

@@ -79,6 +79,17 @@ export class RestoreRefusedError extends Error {
   override name = "RestoreRefusedError";
 }
 
+/** Every blob key of `store`, a page of 1,000 at a time, in key order. */
+export async function* listBlobKeys(store: BlobStore): AsyncGenerator<string> {
+  let after: string | undefined;
+  for (;;) {
+    const page = await store.list({ after, limit: 1000 });
+    if (page.length === 0) return;
+    for (const blob of page) yield blob.key;
+    after = page[page.length - 1].key;
+  }
+}
+
 /** Writes the backup file; resolves with its header, size and digest once it is in place. */
 export async function writeBackup(options: BackupOptions): Promise<BackupResult> {
   const suffix = crypto.randomUUID().slice(0, 8);

@@ -5,10 +5,9 @@
  * settings), print counts, and exit 0, 1 (failed or refused: one line saying why) or 2 (usage).
  */
 import { openBlobStore } from "../blobs/open.ts";
-import { listS3BlobKeys } from "../blobs/s3_list.ts";
 import { type Config, ConfigError, loadConfig } from "../config.ts";
 import { withKvRetry } from "../store/kv_retry.ts";
-import { DEFAULT_MAX_PASSES, restoreBackup, writeBackup } from "./backup.ts";
+import { DEFAULT_MAX_PASSES, listBlobKeys, restoreBackup, writeBackup } from "./backup.ts";
 import { importOrganization } from "./org_import.ts";
 
 const USAGE = `usage: deno task backup <file> [--max-passes N]
@@ -38,10 +37,11 @@ async function backup(config: Config, file: string, maxPasses: number): Promise<
   const kv = await openKv(config, true);
   try {
     const started = performance.now();
-    const s3 = config.blobStore.kind === "s3" ? config.blobStore : null;
+    const store = openBlobStore(config, kv);
     const result = await writeBackup({
       kv,
-      blobs: s3 ? { store: openBlobStore(config, kv), keys: () => listS3BlobKeys(s3) } : null,
+      // With the KV blob store the blobs are KV entries and travel as such.
+      blobs: config.blobStore.kind === "s3" ? { store, keys: () => listBlobKeys(store) } : null,
       path: file,
       kvLabel: kvLabel(config.kvPath),
       maxPasses,
