@@ -640,3 +640,56 @@ Deno.test("[questionnaire] UTF-16BE, UTF-16 without a byte order mark, and what 
     ],
   );
 });
+
+Deno.test("[questionnaire] several question sheets, and a tab-separated CSV with CR line endings", async () => {
+  const book = SheetJS.utils.book_new();
+  SheetJS.utils.book_append_sheet(
+    book,
+    SheetJS.utils.aoa_to_sheet([["Question", "Answer"], ["Do you patch monthly?", null]]),
+    "Operations",
+  );
+  SheetJS.utils.book_append_sheet(
+    book,
+    SheetJS.utils.aoa_to_sheet([
+      ["Title", "Vendor questionnaire"],
+      [],
+      ["No.", "Control Question", "Response", "Notes"],
+      ["1", "Is there a privacy officer?", null, "ask legal"],
+      ["2", "Are subprocessors listed?", null, null],
+    ]),
+    "Privacy",
+  );
+  const bytes = new Uint8Array(SheetJS.write(book, { type: "array", bookType: "xlsx" }));
+  const read = await readQuestionnaire(bytes);
+  assert.deepEqual(read.columns, [
+    { sheet: "Operations", headerRow: 1, question: "A", id: null, answer: "B", evidence: null },
+    { sheet: "Privacy", headerRow: 3, question: "B", id: "A", answer: "C", evidence: "D" },
+  ]);
+  assert.deepEqual(read.rows.map((r) => r.key), ["0:2", "1:4", "1:5"]);
+  const fills = [
+    { key: "0:2", answer: "Yes", evidence: "https://e.example/ops" },
+    { key: "1:5", answer: "Yes, on our trust page", evidence: "https://e.example/sub" },
+  ];
+  const filled = await fillQuestionnaire(bytes, read, fills);
+  assertOnlyAnswersChanged(bytes, filled, read, fills);
+
+  const tsv = strToU8("Question\tAnswer\tComments\rIs MFA on?\t\tnone\rIs SSO on?\t\t\r");
+  const tab = await readQuestionnaire(tsv);
+  assert.deepEqual(tab.columns[0], {
+    sheet: "CSV",
+    headerRow: 1,
+    question: "A",
+    id: null,
+    answer: "B",
+    evidence: "C",
+  });
+  const out = await fillQuestionnaire(tsv, tab, [{
+    key: tab.rows[1].key,
+    answer: "Yes, for all staff",
+    evidence: "https://e.example/sso",
+  }]);
+  assert.equal(
+    new TextDecoder().decode(out),
+    'Question\tAnswer\tComments\rIs MFA on?\tNo answer\tnone\rIs SSO on?\t"Yes, for all staff"\thttps://e.example/sso\r',
+  );
+});
