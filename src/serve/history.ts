@@ -13,6 +13,7 @@ import type {
 import type { Project } from "../domain/workspace.ts";
 import type { Publication } from "../domain/publication.ts";
 import { getProject } from "../store/projects.ts";
+import { pendingDeletionOf } from "../store/deletions.ts";
 import {
   descriptionMatches,
   ensureSearchIndex,
@@ -131,6 +132,11 @@ async function confirm(
     getLatestPublication(kv, projectId),
   ]);
   if (!project || project.visibility !== "public" || !publication) return null;
+  // A project whose deletion (or whose organization's) is scheduled is gone from search at once;
+  // its index entries stay for an undo, and go with the deletion job.
+  if (await pendingDeletionOf(kv, { projectId, organizationId: project.organizationId })) {
+    return null;
+  }
   if (!publishers.has(project.organizationId)) {
     publishers.set(project.organizationId, publisherOf(kv, project.organizationId));
   }

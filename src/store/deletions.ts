@@ -15,17 +15,10 @@ import { conflict } from "../domain/errors.ts";
 import type { Job } from "../domain/jobs.ts";
 import { sha256Hex } from "../lib/hash.ts";
 import { timeOrderedUuid } from "../lib/ids.ts";
-import type { Project } from "../domain/workspace.ts";
 import { touchOrganization, touchProject } from "./edge_pages.ts";
 import { stageDueRemoval } from "./job_index.ts";
 import { stageJob } from "./jobs.ts";
-import { deletedSlugKey, deletionKey, jobKey, latestPublicationKey } from "./keys.ts";
-import { getProject, listProjectsByOrganization } from "./projects.ts";
-import {
-  addToSearchIndex,
-  removeFromSearchIndex,
-  removeOrganizationFromSearchIndex,
-} from "./search_index.ts";
+import { deletedSlugKey, deletionKey, jobKey } from "./keys.ts";
 
 /** The scheduled deletion of a project or an organization, or null. */
 export async function getDeletion(
@@ -88,25 +81,12 @@ export async function scheduleDeletion(
     const op = kv.atomic().check({ key, versionstamp: null }).set(key, record);
     stageJob(op, message, { now, dueAt: Date.parse(record.dueAt), id: record.id });
     touch(op, record, now);
-    // Hidden from search at once; undo puts back what is still searchable.
-    for (const project of await projectsOf(kv, record)) {
-      await removeFromSearchIndex(kv, op, project);
-    }
-    if (record.kind === "organization") {
-      await removeOrganizationFromSearchIndex(kv, op, record.organizationId);
-    }
+    // Hidden from search at once: search skips what a scheduled deletion names (its index
+    // entries stay, for an undo, and go with the deletion job). Removing them here would put
+    // every project's entries in this one commit, past KV's limits for a large organization.
     if ((await op.commit()).ok) return record;
   }
   throw conflict(`This ${target.kind}'s deletion is already scheduled`);
-}
-
-/** The projects a deletion takes away: one, or every project of the organization. */
-async function projectsOf(kv: Deno.Kv, record: DeletionRecord): Promise<Project[]> {
-  if (record.kind === "organization") {
-    return await listProjectsByOrganization(kv, record.organizationId);
-  }
-  const project = await getProject(kv, record.targetId);
-  return project ? [project] : [];
 }
 
 function touch(op: Deno.AtomicOperation, record: DeletionRecord, now: Date) {
@@ -137,13 +117,6 @@ export async function cancelDeletion(
       stageDueRemoval(op, job.value);
     }
     touch(op, entry.value, now);
-    for (const project of await projectsOf(kv, entry.value)) {
-      const latest = await kv.get(latestPublicationKey(project.id));
-      if (project.visibility === "public" && latest.value !== null) {
-        op.check(latest);
-        await addToSearchIndex(kv, op, project);
-      }
-    }
     if ((await op.commit()).ok) return true;
   }
   throw conflict("The deletion changed while it was being undone; please retry");

@@ -2,8 +2,8 @@
  * Public search through its index (src/store/search_index.ts): the index follows first
  * publish, rename, visibility changes, profile changes and deletion in the same commit, keeps
  * the documented order (exact, prefix, then the organization's matches) and the cap of 20,
- * never shows private or unpublished projects, and an instance upgraded from before the index
- * backfills it once and keeps finding its projects.
+ * never shows private or unpublished projects nor those a scheduled deletion names, and an
+ * instance upgraded from before the index backfills it once and keeps finding its projects.
  */
 import assert from "node:assert/strict";
 import { createTestApp, type TestApp } from "../support/app.ts";
@@ -13,6 +13,7 @@ import {
   searchCandidates,
 } from "../../src/store/search_index.ts";
 import { getProject } from "../../src/store/projects.ts";
+import { cancelDeletion, scheduleDeletion } from "../../src/store/deletions.ts";
 
 async function search(t: TestApp, query: string): Promise<string[]> {
   const res = await t.call("GET", `/public/trust-profiles?query=${encodeURIComponent(query)}`);
@@ -209,4 +210,36 @@ Deno.test("an instance upgraded from before the index backfills it once", async 
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
+});
+
+Deno.test("a scheduled deletion hides from search at once; undo shows again", async () => {
+  await using t = await createTestApp();
+  const { token, organization, project } = await workspace(t, "fay", "Vandelay", "vandelay");
+  await patch(t, token, project.id, { visibility: "public" });
+  await publish(t, token, project.id);
+  for (let i = 0; i < 12; i++) {
+    const p = await newProject(t, token, organization.id, {
+      name: `Vandelay import and export line ${i}`,
+      slug: `line-${i}`,
+    });
+    await publish(t, token, p.id);
+  }
+  assert.equal((await search(t, "vandelay")).length, 13);
+  const userId = (await (await t.call("GET", "/me", { token })).json()).user.id;
+  const target = { organizationId: organization.id, userId };
+
+  // Twelve projects' entries would not fit one commit: scheduling must not need them to.
+  await scheduleDeletion(
+    t.kv,
+    { ...target, kind: "organization", targetId: organization.id },
+    t.clock.now(),
+  );
+  assert.deepEqual(await search(t, "vandelay"), []);
+  assert.ok(await cancelDeletion(t.kv, "organization", organization.id, t.clock.now()));
+  assert.equal((await search(t, "vandelay")).length, 13);
+
+  await scheduleDeletion(t.kv, { ...target, kind: "project", targetId: project.id }, t.clock.now());
+  const left = await search(t, "vandelay");
+  assert.equal(left.length, 12);
+  assert.ok(!left.includes("vandelay"));
 });
