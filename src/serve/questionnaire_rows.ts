@@ -3,7 +3,13 @@
  * order, a reviewer's decision on one row, accepting every id match at once, saving a row's
  * answer back into the knowledge base with the question's id learned, and the gap list.
  */
-import { MAX_ANSWER, MAX_QUESTION, QuestionnaireRef, type TrustAnswer } from "../domain/answers.ts";
+import {
+  MAX_ANSWER,
+  MAX_QUESTION,
+  MAX_QUESTIONNAIRE_REFS,
+  QuestionnaireRef,
+  type TrustAnswer,
+} from "../domain/answers.ts";
 import { conflict, notFound, validationFailed } from "../domain/errors.ts";
 import {
   type DecideRowRequest,
@@ -186,9 +192,13 @@ export async function saveRowAnswer(
   const ref = row.questionId ? learnedRef(row.questionId) : null;
   const existing = await answerToUpdate(kv, organizationId, row, decision!);
   if (existing) {
-    const refs = ref && !existing.questionnaireRefs.some((r) => r.id === ref.id)
-      ? [...existing.questionnaireRefs, ref]
-      : existing.questionnaireRefs;
+    const learned = ref && !existing.questionnaireRefs.some((r) => r.id === ref.id);
+    if (learned && existing.questionnaireRefs.length >= MAX_QUESTIONNAIRE_REFS) {
+      throw conflict(
+        `The answer already lists ${MAX_QUESTIONNAIRE_REFS} questionnaire ids: remove one to learn ${ref.id}`,
+      );
+    }
+    const refs = learned ? [...existing.questionnaireRefs, ref] : existing.questionnaireRefs;
     return await changeAnswer(kv, organizationId, {
       id: existing.id,
       change: {
@@ -199,7 +209,10 @@ export async function saveRowAnswer(
       now,
     });
   }
-  const question = row.question.replace(/\s+/g, " ").trim().slice(0, MAX_QUESTION);
+  // One line without control characters, as the answers' own schema asks.
+  // deno-lint-ignore no-control-regex -- exactly what a question may not hold
+  const question = row.question.replace(/[\s\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, " ")
+    .trim().slice(0, MAX_QUESTION);
   return await createAnswer(kv, organizationId, {
     request: {
       question,
