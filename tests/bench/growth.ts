@@ -6,9 +6,10 @@
  * project: 20 results), an organization's trust center and `GET /me` of a member of 100
  * organizations, beside a baseline (one project read) that shows how much the store itself
  * slows as it grows; at 10 and 2,000 answers, the first page of an organization's answers and
- * a search in them. Each curve is printed as the ratio of its largest point's median CPU time
- * per request to its smallest's (target: flat within 1.5×), and `/me` with 1 and with 100
- * memberships beside it. Measured in rounds over every probe in the same run; nothing is
+ * a search in them. Each curve gives the median CPU time per request and the KV entries one
+ * request reads at each scale, and their ratios from the smallest scale to the largest (target:
+ * flat within 1.5×; the verdict goes by the entries read, which other load on a shared machine
+ * does not move), and `/me` with 1 and with 100 memberships beside it. Measured in rounds over every probe in the same run; nothing is
  * asserted. BENCH_GROWTH_PROJECTS, BENCH_GROWTH_ANSWERS (comma-separated scales),
  * BENCH_GROWTH_ROUNDS and BENCH_GROWTH_REPEATS narrow or widen it.
  */
@@ -40,18 +41,66 @@ async function ok(res: Response) {
   return body;
 }
 
+/** KV entries read while a request runs: a `get` counts one, `getMany` its keys, a list its entries. */
+interface ReadCounter {
+  on: boolean;
+  entries: number;
+}
+
+/** Counts what `t`'s KV reads while the counter is on (every route reads through this object). */
+function countReads(t: TestApp): ReadCounter {
+  const counter = { on: false, entries: 0 };
+  const kv = t.kv as unknown as Record<string, (...args: unknown[]) => unknown>;
+  const get = kv.get.bind(t.kv);
+  const getMany = kv.getMany.bind(t.kv);
+  const list = kv.list.bind(t.kv);
+  kv.get = (...args) => {
+    if (counter.on) counter.entries++;
+    return get(...args);
+  };
+  kv.getMany = (...args) => {
+    if (counter.on) counter.entries += (args[0] as unknown[]).length;
+    return getMany(...args);
+  };
+  kv.list = (...args) => {
+    const iterator = list(...args) as Deno.KvListIterator<unknown>;
+    const next = iterator.next.bind(iterator);
+    iterator.next = async () => {
+      const result = await next();
+      if (counter.on && !result.done) counter.entries++;
+      return result;
+    };
+    return iterator;
+  };
+  return counter;
+}
+
+const counters = new WeakMap<TestApp, ReadCounter>();
+
 /**
  * One request's CPU time in milliseconds (the process's user and system time, every thread,
- * the KV's included; the body read whole). CPU time, unlike wall time, hardly moves when other
- * work shares the machine, which on a small shared machine decides whether a curve is legible.
+ * the KV's included; the body read whole) and the KV entries it read. CPU time moves less than
+ * wall time when other work shares the machine; the entries read do not move at all.
  */
-async function once(t: TestApp, path: string, token?: string): Promise<number> {
+async function once(
+  t: TestApp,
+  path: string,
+  token?: string,
+): Promise<{ cpu: number; reads: number }> {
+  const counter = counters.get(t) ?? countReads(t);
+  counters.set(t, counter);
+  counter.entries = 0;
+  counter.on = true;
   const before = cpuUsage();
-  const res = await t.call("GET", path, { token });
-  if (res.status !== 200) throw new Error(`${path}: ${res.status}`);
-  await res.arrayBuffer();
+  try {
+    const res = await t.call("GET", path, { token });
+    if (res.status !== 200) throw new Error(`${path}: ${res.status}`);
+    await res.arrayBuffer();
+  } finally {
+    counter.on = false;
+  }
   const used = cpuUsage(before);
-  return (used.user + used.system) / 1000;
+  return { cpu: (used.user + used.system) / 1000, reads: counter.entries };
 }
 
 /** The measured vendor: "Acme", one public project published through the real flow. */
@@ -175,28 +224,45 @@ async function answerProbes(t: TestApp, answers: number): Promise<Probe[]> {
  * Every probe's median CPU time: warmed up, then measured in rounds that visit every probe
  * in turn, so load that drifts during the run weighs on every scale alike.
  */
-async function measureAll(probes: Probe[]): Promise<Map<Probe, number>> {
+async function measureAll(
+  probes: Probe[],
+): Promise<Map<Probe, { cpu: number; reads: number }>> {
   const samples = new Map<Probe, number[]>(probes.map((p) => [p, []]));
-  for (const p of probes) for (let i = 0; i < 3; i++) await once(p.t, p.path, p.token);
+  const reads = new Map<Probe, number>();
+  for (const p of probes) {
+    for (let i = 0; i < 3; i++) reads.set(p, (await once(p.t, p.path, p.token)).reads);
+  }
   for (let round = 0; round < ROUNDS; round++) {
     // Each round starts at another probe, so no scale is always measured first.
     const start = Math.floor(round * probes.length / ROUNDS);
     for (const p of [...probes.slice(start), ...probes.slice(0, start)]) {
-      for (let i = 0; i < REPEATS; i++) samples.get(p)!.push(await once(p.t, p.path, p.token));
+      for (let i = 0; i < REPEATS; i++) {
+        samples.get(p)!.push((await once(p.t, p.path, p.token)).cpu);
+      }
     }
   }
-  return new Map([...samples].map(([p, times]) => [p, median(times)]));
+  return new Map(
+    [...samples].map(([p, times]) => [p, { cpu: median(times), reads: reads.get(p)! }]),
+  );
 }
 
 const ms = (n: number) => `${n.toFixed(2)} ms`;
 const ratio = (a: number, b: number) => `${(b / a).toFixed(2)}×`;
 
-function curve(label: string, points: Array<[number, number]>): string {
+/**
+ * A curve: CPU per request at each scale and the entries read, with both ratios from the
+ * smallest scale to the largest. The verdict goes by the entries read, which no other load on
+ * the machine moves; the CPU ratio says what that costs here, noise included.
+ */
+function curve(label: string, points: Array<[number, { cpu: number; reads: number }]>): string {
   const first = points[0][1];
   const last = points.at(-1)![1];
-  const flat = last / first <= TARGET ? "flat" : "GROWS";
-  const steps = points.map(([n, v]) => `${n}: ${ms(v)}`).join(", ");
-  return `${label} ${steps} (${ratio(first, last)}, ${flat})`;
+  const flat = last.reads / first.reads <= TARGET ? "flat" : "GROWS";
+  const steps = points.map(([n, v]) => `${n}: ${ms(v.cpu)}`).join(", ");
+  const reads = points.map(([, v]) => v.reads).join(" → ");
+  return `${label} ${steps}; KV entries read ${reads} (${flat}: reads ${
+    ratio(first.reads, last.reads)
+  }, CPU ${ratio(first.cpu, last.cpu)})`;
 }
 
 export async function benchGrowth(): Promise<{ line: string }> {
@@ -216,19 +282,19 @@ export async function benchGrowth(): Promise<{ line: string }> {
     const times = await measureAll(probes);
     const labels = [...new Set(probes.map((p) => p.label))];
     const lines = [
-      `growth, CPU per request (target ≤ ${TARGET}× from the smallest scale to the largest):`,
+      `growth, CPU per request and KV entries read (target ≤ ${TARGET}× from the smallest scale to the largest):`,
     ];
     for (const label of labels) {
       const points = probes.filter((p) => p.label === label)
-        .map((p) => [p.scale, times.get(p)!] as [number, number]);
+        .map((p) => [p.scale, times.get(p)!] as [number, { cpu: number; reads: number }]);
       lines.push(`  ${curve(`${label}:`, points)}`);
     }
     const meOne = median(
-      probes.filter((p) => p.label.startsWith("GET /me (1 ")).map((p) => times.get(p)!),
+      probes.filter((p) => p.label.startsWith("GET /me (1 ")).map((p) => times.get(p)!.cpu),
     );
     const meMany = median(
       probes.filter((p) => p.label.startsWith(`GET /me (${MEMBERSHIPS} `)).map((p) =>
-        times.get(p)!
+        times.get(p)!.cpu
       ),
     );
     lines.push(
