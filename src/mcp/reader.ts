@@ -3,6 +3,7 @@
  * the same public-read functions the HTTP routes use, so a tool result and
  * the route body come from the same lookups and the same stored bytes.
  */
+import { assertOrganizationNotGone } from "../serve/public_read.ts";
 import type { TrustSignalDetection } from "../domain/collector.ts";
 import type { Logger } from "../lib/log.ts";
 import type {
@@ -73,34 +74,53 @@ export interface TrustReader {
 export function createTrustReader(
   reads: PublicReads & { log: Logger; config: Config; clock: Clock },
 ): TrustReader {
+  // Organization reads answer 410 for a deleted (or being deleted) organization, as its HTTP
+  // routes do; project reads check through src/serve/public_read.ts already.
+  const live = async <T>(orgSlug: string, read: () => Promise<T>): Promise<T> => {
+    await assertOrganizationNotGone(reads.kv, orgSlug);
+    return await read();
+  };
   return {
     trustJson: (projectSlug) => latestTrustJson(reads, projectSlug),
     profile: (projectSlug) => latestProfileEnvelope(reads, projectSlug),
     signals: (projectSlug) => latestSignals(reads, projectSlug),
     history: async (projectSlug, query) => (await versionPage(reads, projectSlug, query)).body,
     search: (query) => searchTrustProfiles(reads, query),
-    subprocessors: (orgSlug) => publicSubprocessors(reads.kv, orgSlug, { config: reads.config }),
-    documents: async (orgSlug) => {
-      const { organizationId: _id, ...list } = await publicDocuments(reads.kv, orgSlug, {
-        config: reads.config,
-      });
-      return list;
-    },
+    subprocessors: (orgSlug) =>
+      live(orgSlug, () => publicSubprocessors(reads.kv, orgSlug, { config: reads.config })),
+    documents: (orgSlug) =>
+      live(orgSlug, async () => {
+        const { organizationId: _id, ...list } = await publicDocuments(reads.kv, orgSlug, {
+          config: reads.config,
+        });
+        return list;
+      }),
     updates: (projectSlug, query) => publicUpdates(reads, projectSlug, query),
     trustCenter: (orgSlug) =>
-      orgTrustCenter(reads.kv, orgSlug, { config: reads.config, now: reads.clock.now() }),
+      live(
+        orgSlug,
+        () => orgTrustCenter(reads.kv, orgSlug, { config: reads.config, now: reads.clock.now() }),
+      ),
     certifications: (orgSlug) =>
-      publicCertifications(reads.kv, orgSlug, { config: reads.config, now: reads.clock.now() }),
+      live(orgSlug, () =>
+        publicCertifications(reads.kv, orgSlug, {
+          config: reads.config,
+          now: reads.clock.now(),
+        })),
     frameworks: (projectSlug) => publicFrameworkView(reads, projectSlug),
-    answers: async (orgSlug, query) => {
-      const { organizationId: _id, ...list } = await publicAnswers(reads.kv, orgSlug, {
-        config: reads.config,
-        ...query,
-      });
-      return list;
-    },
+    answers: (orgSlug, query) =>
+      live(orgSlug, async () => {
+        const { organizationId: _id, ...list } = await publicAnswers(reads.kv, orgSlug, {
+          config: reads.config,
+          ...query,
+        });
+        return list;
+      }),
     questionnaire: (orgSlug, questions) =>
-      publicQuestionnaireMatches(reads, orgSlug, { questions, now: reads.clock.now() }),
+      live(
+        orgSlug,
+        () => publicQuestionnaireMatches(reads, orgSlug, { questions, now: reads.clock.now() }),
+      ),
     log: reads.log,
   };
 }

@@ -11,6 +11,7 @@ import type { Project } from "../domain/workspace.ts";
 import { normalizeDomain } from "../publish/domain_name.ts";
 import { pendingDeletionOf, wasDeleted } from "../store/deletions.ts";
 import { getDomainByName } from "../store/domains.ts";
+import { getOrganizationBySlug } from "../store/organizations.ts";
 import { getProject, getProjectBySlug } from "../store/projects.ts";
 import { getLatestPublication, getPublication } from "../store/publications.ts";
 import type { ArtifactSource } from "./artifacts.ts";
@@ -55,6 +56,19 @@ async function assertNotDeleted(kv: Deno.Kv, project: Project): Promise<void> {
 
 function noProfile(slug: string) {
   return notFound(`No public trust profile for "${slug.slice(0, 100)}"`);
+}
+
+/**
+ * 410 Gone when the organization with this slug was deleted or its deletion is scheduled
+ * (nothing when it is there, or unknown: the read itself says 404). For surfaces that do not
+ * go through src/http/gone.ts (MCP tools).
+ */
+export async function assertOrganizationNotGone(kv: Deno.Kv, orgSlug: string): Promise<void> {
+  const organization = await getOrganizationBySlug(kv, orgSlug);
+  const deleted = organization
+    ? await pendingDeletionOf(kv, { organizationId: organization.id }) !== null
+    : await wasDeleted(kv, "organization", orgSlug);
+  if (deleted) throw gone(goneNotice("organization"));
 }
 
 /** The public project with this slug, or a 404 that does not say which part failed. */

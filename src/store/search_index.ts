@@ -15,6 +15,7 @@
 import type { Organization, Project } from "../domain/workspace.ts";
 import { emptyProfile, type StoredOrganizationProfile } from "../domain/vendor.ts";
 import {
+  deletionKey,
   latestPublicationKey,
   organizationKey,
   organizationProfileKey,
@@ -367,12 +368,18 @@ async function* candidatesOf(
 /** Commits the entries of one project written before the index existed, if it is searchable. */
 async function backfillProject(kv: Deno.Kv, project: Project): Promise<void> {
   for (let attempt = 0; attempt < 5; attempt++) {
-    const [current, latest, listed] = await kv.getMany<[Project, unknown, unknown]>([
+    const [current, latest, listed, deleting, orgDeleting] = await kv.getMany<
+      [Project, unknown, unknown, unknown, unknown]
+    >([
       projectKey(project.id),
       latestPublicationKey(project.id),
       searchProjectByOrganizationKey(project.organizationId, sortName(project.name), project.id),
+      deletionKey("project", project.id),
+      deletionKey("organization", project.organizationId),
     ]);
     if (!current.value || !searchable(current.value, latest) || listed.value !== null) return;
+    // A project whose deletion is scheduled stays out of search (src/store/deletions.ts).
+    if (deleting.value !== null || orgDeleting.value !== null) return;
     const op = kv.atomic().check(current, latest, listed);
     await addToSearchIndex(kv, op, current.value);
     if ((await op.commit()).ok) return;

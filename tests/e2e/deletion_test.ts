@@ -12,6 +12,7 @@ import { fakeClock } from "../../src/lib/clock.ts";
 import { linkToken } from "../../src/push/links.ts";
 import { organizationKeys, projectKeys } from "../../src/store/tenant_keys.ts";
 import { dumpKv, startTenantWorld, type TenantWorld } from "../support/tenant_world.ts";
+import { runKit } from "../support/verify_kit.ts";
 
 const HTML = "text/html";
 
@@ -62,6 +63,24 @@ async function status(world: TenantWorld, path: string, accept = "application/js
   const res = await world.call("GET", path, { accept });
   const body = await res.text();
   return { status: res.status, type: res.headers.get("content-type") ?? "", body };
+}
+
+/** One MCP tool call over HTTP (the stateless transport): its result. */
+async function mcpTool(world: TenantWorld, name: string, args: Record<string, unknown>) {
+  const res = await fetch(`${world.globex.server.baseUrl}/mcp`, {
+    method: "POST",
+    headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "tools/call",
+      params: { name, arguments: args },
+    }),
+  });
+  const text = await res.text();
+  const data = text.startsWith("{") ? text : text.split("\n").find((l) => l.startsWith("data: "))!
+    .slice(6);
+  return JSON.parse(data).result as { isError?: boolean; content: { text: string }[] };
 }
 
 /**
@@ -161,6 +180,15 @@ Deno.test("[e2e] a project's deletion: owners only, 410 at once, undo, then noth
   await drain(world);
   assert.equal((await status(world, "/trust/globex/trust.json")).status, 200);
 
+  // A buyer of the other project pins the log's checkpoint before the deletion.
+  const dir = await Deno.makeTempDir();
+  const pinned = await runKit(globex.server, dir, [
+    "globex-labs",
+    "--save-checkpoint",
+    `${dir}/pinned`,
+  ]);
+  assert.equal(pinned.code, 0, `${pinned.stdout}\n${pinned.stderr}`);
+
   // Scheduled again, and run after the grace.
   const again = await world.call("POST", path, { token: tokens.owner, json: confirm });
   assert.equal(again.status, 202);
@@ -200,6 +228,17 @@ Deno.test("[e2e] a project's deletion: owners only, 410 at once, undo, then noth
   );
   assert.ok(entries.some((e) => e.entry === null && e.leafHash), "no erased entry");
   assert.ok(entries.every((e) => !String(e.entry).includes("\nglobex\n")));
+  // The other project still verifies with the kit, against the checkpoint pinned before.
+  const kit = await runKit(globex.server, dir, [
+    `${globex.server.baseUrl}/trust/globex-labs`,
+    "--checkpoint",
+    `${dir}/pinned`,
+  ]);
+  assert.equal(kit.code, 0, `${kit.stdout}\n${kit.stderr}`);
+  assert.match(kit.stdout, /VERIFIED/);
+  const gone = await runKit(globex.server, dir, ["globex"]);
+  assert.notEqual(gone.code, 0, gone.stdout);
+  await Deno.remove(dir, { recursive: true });
 
   // The rest of the organization and the other tenant are untouched.
   assert.equal((await status(world, "/trust/globex-labs/trust.json")).status, 200);
@@ -248,6 +287,20 @@ Deno.test("[e2e] an organization's deletion removes it and all its projects afte
   for (const route of ["/public/trust/globex", "/trust/globex/trust.json", "/trust/globex-labs"]) {
     assert.equal((await status(world, route)).status, 410, route);
   }
+  // MCP tools say the same; search lists nothing of it.
+  for (
+    const [tool, args] of [
+      ["get_subprocessors", { orgSlug: "globex" }],
+      ["list_organization_projects", { orgSlug: "globex" }],
+      ["get_trust_profile", { projectSlug: "globex-labs" }],
+    ] as const
+  ) {
+    const result = await mcpTool(world, tool, args);
+    assert.equal(result.isError, true, tool);
+    assert.match(result.content[0].text, /deleted by its owner/, tool);
+  }
+  const found = await mcpTool(world, "search_trust_profiles", { query: "globex" });
+  assert.deepEqual(JSON.parse(found.content[0].text).profiles, []);
   const before = await recordsOf(kv, organizationKeys(kv, globex.orgId));
   await drain(world);
   clock.advance(DELETION_GRACE_MS - 60_000);
