@@ -14,6 +14,7 @@ import { benchRecompute } from "./recompute.ts";
 import { benchTrustJson } from "./trust_json.ts";
 import { benchTrustPage } from "./trust_page.ts";
 import { benchTwoInstances } from "./two_instances.ts";
+import { benchYear } from "./year.ts";
 
 const BENCHMARKS = [
   benchIngest,
@@ -26,6 +27,7 @@ const BENCHMARKS = [
   benchGrowth,
   benchQuestionnaire,
   benchQuestionnaireFiles,
+  benchYear,
 ];
 
 for (const bench of [...BENCHMARKS, benchColdStart]) {
