@@ -19,6 +19,7 @@ import { answersView } from "./views/answers.js";
 import { questionnairesView } from "./views/questionnaires.js";
 import { questionnaireView } from "./views/questionnaire.js";
 import { subscribersView } from "./views/subscribers.js";
+import { storageView } from "./views/storage.js";
 import { projectView } from "./views/project.js";
 import { renderTopbar, selectOrganization } from "./views/shell.js";
 import { signInView } from "./views/signin.js";
@@ -39,6 +40,7 @@ const VIEWS = {
   subscribers: subscribersView,
   live: liveWorkView,
   certifications: certificationsView,
+  storage: storageView,
   project: projectView,
 };
 

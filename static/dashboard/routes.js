@@ -2,7 +2,7 @@
  * Hash routes of the dashboard. Every location is a fragment, so the server
  * serves one page and a reload keeps the view: `#/orgs/<id>`,
  * `#/orgs/<id>/members`, `#/orgs/<id>/profile`, `#/orgs/<id>/subprocessors`, `#/orgs/<id>/documents`,
- * `#/orgs/<id>/answers`, `#/orgs/<id>/questionnaires[/<questionnaireId>]`, `#/orgs/<id>/subscribers`, `#/orgs/<id>/live`, `#/orgs/<id>/certifications`,
+ * `#/orgs/<id>/answers`, `#/orgs/<id>/questionnaires[/<questionnaireId>]`, `#/orgs/<id>/subscribers`, `#/orgs/<id>/live`, `#/orgs/<id>/certifications`, `#/orgs/<id>/storage`,
  * `#/projects/<id>[/<section>]`, and the accept link
  * of an invitation, `#invitation=<token>`.
  */
@@ -24,6 +24,7 @@ export const href = {
   subscribers: (id) => `#/orgs/${seg(id)}/subscribers`,
   live: (id) => `#/orgs/${seg(id)}/live`,
   certifications: (id) => `#/orgs/${seg(id)}/certifications`,
+  storage: (id) => `#/orgs/${seg(id)}/storage`,
   project: (id, section) => `#/projects/${seg(id)}${section ? `/${seg(section)}` : ""}`,
 };
 
@@ -40,6 +41,7 @@ const ROUTES = [
   { name: "subscribers", pattern: /^\/orgs\/([^/]+)\/subscribers$/ },
   { name: "live", pattern: /^\/orgs\/([^/]+)\/live$/ },
   { name: "certifications", pattern: /^\/orgs\/([^/]+)\/certifications$/ },
+  { name: "storage", pattern: /^\/orgs\/([^/]+)\/storage$/ },
   { name: "project", pattern: /^\/projects\/([^/]+)(?:\/([a-z-]+))?$/ },
 ];
 

@@ -23,6 +23,7 @@ export const ORGANIZATION_SECTIONS = [
   { id: "questionnaires", label: "Questionnaires", href: href.questionnaires },
   { id: "subscribers", label: "Subscribers", href: href.subscribers },
   { id: "live", label: "Live work", href: href.live },
+  { id: "storage", label: "Storage", href: href.storage },
 ];
 
 /** The organization's public trust center (every public, published project). */
