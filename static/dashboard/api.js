@@ -86,7 +86,7 @@ export function createApi(auth) {
     putFile: (path, file) => request("PUT", path, file),
     /** Posts a file (a Blob) as the raw body, with its own type. */
     postFile: (path, file) => request("POST", path, file),
-    delete: (path) => request("DELETE", path),
+    delete: (path, body) => request("DELETE", path, body),
   };
 }
 

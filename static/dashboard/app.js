@@ -16,6 +16,7 @@ import { subprocessorsView } from "./views/subprocessors.js";
 import { certificationsView } from "./views/certifications.js";
 import { organizationDocumentsView } from "./views/org_documents.js";
 import { answersView } from "./views/answers.js";
+import { accountView } from "./views/account.js";
 import { questionnairesView } from "./views/questionnaires.js";
 import { questionnaireView } from "./views/questionnaire.js";
 import { subscribersView } from "./views/subscribers.js";
@@ -113,13 +114,13 @@ class App {
     return this.render();
   }
 
-  signOut({ keepHash = false } = {}) {
+  signOut({ keepHash = false, notice = "You have signed out." } = {}) {
     const hash = keepHash ? location.hash : "";
     this.auth.revoke();
     sessionStorage.clear();
     this.me = null;
     this.currentOrganizationId = null;
-    this.#signInNotice = "You have signed out.";
+    this.#signInNotice = notice;
     history.replaceState(null, "", `/dashboard/${hash}`);
     this.render();
   }
@@ -166,6 +167,7 @@ class App {
     this.refreshTopbar();
     if (route.name === "invitation") return await invitationView(this, route.params[0]);
     if (route.name === "notFound") return this.notFoundView();
+    if (route.name === "account") return accountView(this);
     if (this.me.organizations.length === 0) return onboardingView(this);
     if (route.name === "home") {
       const organization = this.#homeOrganization();

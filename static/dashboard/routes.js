@@ -12,6 +12,7 @@ const seg = (value) => encodeURIComponent(value);
 /** Links to the dashboard's views. */
 export const href = {
   home: () => "#/",
+  account: () => "#/account",
   organization: (id) => `#/orgs/${seg(id)}`,
   members: (id) => `#/orgs/${seg(id)}/members`,
   profile: (id) => `#/orgs/${seg(id)}/profile`,
@@ -30,6 +31,7 @@ export const href = {
 
 const ROUTES = [
   { name: "home", pattern: /^\/$/ },
+  { name: "account", pattern: /^\/account$/ },
   { name: "organization", pattern: /^\/orgs\/([^/]+)$/ },
   { name: "members", pattern: /^\/orgs\/([^/]+)\/members$/ },
   { name: "profile", pattern: /^\/orgs\/([^/]+)\/profile$/ },

@@ -40,6 +40,7 @@ Deno.test("[browser] dashboard deletion: danger zone, typed confirmation, banner
       const zone = page.getByRole("region", { name: "Danger zone" });
       await zone.waitFor();
       await assertAccessible(page, "project settings with the danger zone");
+      await zone.screenshot({ path: "/tmp/deletion-danger-zone.png" });
       const input = zone.getByLabel("Type acme-cloud to confirm");
       await input.fill("acme");
       await expectFailedRequests(log, [400], async () => {
@@ -55,6 +56,7 @@ Deno.test("[browser] dashboard deletion: danger zone, typed confirmation, banner
       assert.equal(res.status, 410);
       await res.body?.cancel();
       await assertAccessible(page, "project with a scheduled deletion");
+      await page.screenshot({ path: "/tmp/deletion-banner.png" });
     });
 
     await t.step(
@@ -70,6 +72,18 @@ Deno.test("[browser] dashboard deletion: danger zone, typed confirmation, banner
         await res.body?.cancel();
       },
     );
+
+    await t.step("the last owner is told to hand over before deleting their account", async () => {
+      await page.getByRole("link", { name: "Account" }).click();
+      await page.locator("main[aria-busy]").waitFor({ state: "detached" });
+      const zone = page.getByRole("region", { name: "Danger zone" });
+      await zone.getByLabel(`Type ${OWNER.email} to confirm`).fill(OWNER.email);
+      await expectFailedRequests(log, [409], async () => {
+        await zone.getByRole("button", { name: "Delete my account" }).click();
+        await zone.getByRole("alert").filter({ hasText: "only owner of" }).waitFor();
+      });
+      await assertAccessible(page, "the account view");
+    });
 
     await t.step("the organization's danger zone, then a member sees the banner only", async () => {
       await viewDashboard(page, `${base}/dashboard/#/orgs/${orgId}`);
@@ -92,6 +106,14 @@ Deno.test("[browser] dashboard deletion: danger zone, typed confirmation, banner
       );
       await viewDashboard(member.page, `${base}/dashboard/#/projects/${projectId}/settings`);
       assert.equal(await member.page.getByRole("region", { name: "Danger zone" }).count(), 0);
+
+      // The member deletes their own account: signed out, and it is gone.
+      await viewDashboard(member.page, `${base}/dashboard/#/account`);
+      const own = member.page.getByRole("region", { name: "Danger zone" });
+      await own.getByLabel(`Type ${MEMBER.email} to confirm`).fill(MEMBER.email);
+      await own.getByRole("button", { name: "Delete my account" }).click();
+      await member.page.getByText("Your account was deleted.").waitFor();
+      assert.equal((await server.kv.get(["accounts_by_email", MEMBER.email])).value, null);
       assertCleanPage(member.log, base);
     });
   } finally {

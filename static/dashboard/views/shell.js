@@ -37,6 +37,7 @@ export function renderTopbar(app, container, me) {
         h("span", { class: "user-name" }, me.user.name || me.user.email),
         h("span", { class: "user-email" }, me.user.email),
       ),
+      h("a", { href: href.account(), class: "btn btn-secondary btn-small" }, "Account"),
       h("button", {
         type: "button",
         class: "btn btn-secondary btn-small",
