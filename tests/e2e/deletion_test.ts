@@ -13,6 +13,7 @@ import { linkToken } from "../../src/push/links.ts";
 import { organizationKeys, projectKeys } from "../../src/store/tenant_keys.ts";
 import { dumpKv, startTenantWorld, type TenantWorld } from "../support/tenant_world.ts";
 import { runKit } from "../support/verify_kit.ts";
+import { getWithHost } from "../support/raw_http.ts";
 
 const HTML = "text/html";
 
@@ -109,6 +110,7 @@ Deno.test("[e2e] a project's deletion: owners only, 410 at once, undo, then noth
     "trust.globex.example",
     "globex-hook",
     "globex/api@refs",
+    "globex-trust",
   ];
   // The evidence payloads only this project sent: the blob collector removes them at the end.
   const payloads: string[] = [];
@@ -119,6 +121,14 @@ Deno.test("[e2e] a project's deletion: owners only, 410 at once, undo, then noth
   }
   assert.ok(payloads.length >= 3);
   for (const key of payloads) assert.notEqual((await kv.get(["blobs", key])).value, null, key);
+  const patched = await world.call("PATCH", `/projects/${globex.projectId}`, {
+    token: tokens.owner,
+    json: { hostedSubdomain: "globex-trust" },
+  });
+  assert.equal(patched.status, 200);
+  await patched.body?.cancel();
+  const hosted = "globex-trust.pages.trust.example";
+  assert.equal((await getWithHost(globex.server.baseUrl, "/trust.json", hosted)).status, 200);
 
   // Who may: anonymous 401, outsider and member 403, owner with the wrong slug 400.
   assert.equal((await world.call("POST", path, { json: confirm })).status, 401);
@@ -153,6 +163,8 @@ Deno.test("[e2e] a project's deletion: owners only, 410 at once, undo, then noth
   assert.equal(page.status, 410);
   assert.match(page.type, /text\/html/);
   assert.match(page.body, /deleted by its owner/);
+  const viaHost = await getWithHost(globex.server.baseUrl, "/trust.json", hosted);
+  assert.equal(viaHost.status, 410, "the hosted subdomain answers 410 too");
   const search = await status(world, "/public/trust-profiles?q=globex%20cloud");
   assert.ok(!search.body.includes(globex.projectId), "search still lists the project");
   assert.equal((await status(world, "/trust/globex-labs/trust.json")).status, 200);
@@ -217,6 +229,8 @@ Deno.test("[e2e] a project's deletion: owners only, 410 at once, undo, then noth
   ) {
     assert.equal((await status(world, route)).status, 410, route);
   }
+  // Its hosted subdomain is not remembered: it now names nothing.
+  assert.equal((await getWithHost(globex.server.baseUrl, "/trust.json", hosted)).status, 404);
   // The log keeps its size; the deleted project's entries are hashes without text.
   const log = await (await world.call("GET", "/log")).json();
   assert.equal(log.treeSize, logSize);

@@ -39,7 +39,12 @@ export async function startTenantWorld(options: { clock?: Clock } = {}): Promise
   try {
     globex = await startSurfacesFixture({
       clock: options.clock,
-      env: { WEBHOOK_ALLOW_PRIVATE: "true", SMTP_URL: smtp.url },
+      env: {
+        WEBHOOK_ALLOW_PRIVATE: "true",
+        SMTP_URL: smtp.url,
+        // Hosted subdomains live under a domain name (an IP address has none).
+        TRUST_PAGE_BASE: "http://pages.trust.example",
+      },
     });
   } catch (error) {
     await smtp[Symbol.asyncDispose]();
