@@ -9,9 +9,11 @@
  */
 import type { Config } from "../config.ts";
 import {
+  type AnswerPageQuery,
   type AnswerSearchQuery,
   type Citation,
   type CreateAnswerRequest,
+  DEFAULT_ANSWERS_PAGE,
   type EditAnswerRequest,
   type PublicAnswer,
   type PublicAnswers,
@@ -24,7 +26,15 @@ import { notFound, validationFailed } from "../domain/errors.ts";
 import type { Organization, Project } from "../domain/workspace.ts";
 import { loadMarkdown, type Markdown } from "../lib/load_markdown.ts";
 import { publicUrls, trustCenterUrl } from "../publish/urls.ts";
-import { addAnswer, type AnswerActor, editAnswer, listAnswers } from "../store/answers.ts";
+import {
+  addAnswer,
+  type AnswerActor,
+  answerPageInOrder,
+  editAnswer,
+  getAnswerCountEntry,
+  listAnswers,
+  rebuildAnswerOrder,
+} from "../store/answers.ts";
 import { getCertification } from "../store/certifications.ts";
 import { getControl, listControlsByProject } from "../store/controls.ts";
 import { currentNda, getDocument } from "../store/documents.ts";
@@ -220,6 +230,63 @@ export function answersAccessUrl(config: Config, orgSlug: string): string {
   return `${trustCenterUrl(config, orgSlug)}/documents/request?answers=1`;
 }
 
+/** A page of answers, with how many the organization keeps and how many matched. */
+interface ListedPage {
+  page: { values: TrustAnswer[]; nextCursor: string | null };
+  total: number;
+  matched: number;
+}
+
+/**
+ * Every answer read, searched by `terms` (best first, then reading order) and paged. With no
+ * terms and an order index that could not answer, it mends the index for the next request.
+ */
+async function searchedPage(
+  kv: Deno.Kv,
+  organizationId: string,
+  terms: readonly string[],
+  query: AnswerPageQuery,
+): Promise<ListedPage> {
+  const counted = await getAnswerCountEntry(kv, organizationId);
+  const all = await listAnswers(kv, organizationId);
+  if (terms.length === 0) await rebuildAnswerOrder(kv, organizationId, counted, all);
+  const scored = inAnswerOrder(all).map((answer) => ({ answer, score: matchScore(answer, terms) }))
+    .filter((s) => s.score > 0);
+  scored.sort((a, b) => b.score - a.score);
+  return {
+    page: answerPage(scored.map((s) => s.answer), query),
+    total: all.length,
+    matched: scored.length,
+  };
+}
+
+/**
+ * A page in reading order without a search: from the order index, reading only the page's
+ * answers whatever the organization keeps; from every answer when the index cannot answer.
+ * Cursors are the same either way (`<position>.<id>` of the page's last answer).
+ */
+async function orderedPage(
+  kv: Deno.Kv,
+  organizationId: string,
+  query: AnswerPageQuery,
+): Promise<ListedPage> {
+  const limit = query.limit ?? DEFAULT_ANSWERS_PAGE;
+  const dot = query.cursor?.indexOf(".") ?? -1;
+  const after = query.cursor ? query.cursor.slice(dot + 1) : undefined;
+  const ordered = await answerPageInOrder(kv, organizationId, { after, limit });
+  if (!ordered) return await searchedPage(kv, organizationId, [], query);
+  const first = query.cursor ? Number(query.cursor.slice(0, dot)) + 1 : 0;
+  const last = ordered.answers.at(-1);
+  const nextCursor = ordered.more && last
+    ? `${first + ordered.answers.length - 1}.${last.id}`
+    : null;
+  return {
+    page: { values: ordered.answers, nextCursor },
+    total: ordered.total,
+    matched: ordered.total,
+  };
+}
+
 /**
  * A page of the organization's public knowledge base, searched by `q` (best first); only the
  * answers of the page are rendered and their citations resolved. 404 when unknown.
@@ -232,12 +299,14 @@ export async function publicAnswers(
   const { config } = options;
   const org = await getOrganizationBySlug(kv, orgSlug);
   if (!org) throw notFound("No public trust center by that name");
-  const [all, nda] = await Promise.all([listAnswers(kv, org.id), currentNda(kv, org.id)]);
   const terms = queryTerms(options.q);
-  const scored = inAnswerOrder(all).map((answer) => ({ answer, score: matchScore(answer, terms) }))
-    .filter((s) => s.score > 0);
-  scored.sort((a, b) => b.score - a.score);
-  const page = answerPage(scored.map((s) => s.answer), options);
+  const [listed, nda] = await Promise.all([
+    terms.length === 0
+      ? orderedPage(kv, org.id, options)
+      : searchedPage(kv, org.id, terms, options),
+    currentNda(kv, org.id),
+  ]);
+  const { page, total, matched } = listed;
   const [index, markdown] = await Promise.all([citationIndex(kv, config, org), loadMarkdown()]);
   const center = trustCenterUrl(config, org.slug);
   const requestUrl = nda ? answersAccessUrl(config, org.slug) : null;
@@ -248,8 +317,8 @@ export async function publicAnswers(
     answers: page.values.map((answer) =>
       presentAnswer(answer, { index, config, requestUrl, markdown })
     ),
-    total: all.length,
-    matched: scored.length,
+    total,
+    matched,
     nextCursor: page.nextCursor,
     acceptingRequests: nda !== null,
     exports: { csv: `${center}/answers.csv`, xlsx: `${center}/answers.xlsx` },

@@ -249,6 +249,21 @@ export const answerKey = (organizationId: string, id: string) =>
 export const answersPrefix = (organizationId: string) => ["answers", organizationId] as const;
 export const answerCountKey = (organizationId: string) =>
   ["answer_counts", organizationId] as const;
+/**
+ * An organization's answers in reading order (category, question, id; lower case, the question
+ * cut at 200 characters), and how many entries that index holds: pages read it when the count
+ * equals the answers' (src/store/answers.ts).
+ */
+export const answerOrderKey = (
+  organizationId: string,
+  category: string,
+  question: string,
+  id: string,
+) => ["answers_by_order", organizationId, category, question, id] as const;
+export const answersByOrderPrefix = (organizationId: string) =>
+  ["answers_by_order", organizationId] as const;
+export const answerOrderCountKey = (organizationId: string) =>
+  ["answers_by_order_counts", organizationId] as const;
 
 /**
  * An organization's questionnaires (src/store/questionnaires.ts): the record by time-ordered

@@ -90,6 +90,8 @@ export const KEY_COLLECTIONS: Readonly<Record<string, CollectionRule>> = {
   // Organization-wide public data.
   answers: { owner: "organization", note: "[orgId, id]" },
   answer_counts: { owner: "organization", note: "[orgId]" },
+  answers_by_order: { owner: "organization", note: "[orgId, category, question, id]" },
+  answers_by_order_counts: { owner: "organization", note: "[orgId]" },
   questionnaires: { owner: "organization", note: "[orgId, id]" },
   questionnaire_counts: { owner: "organization", note: "[orgId]" },
   questionnaire_rows: { owner: "organization", note: "[orgId, id, sheet, row]" },
@@ -425,6 +427,8 @@ async function fillOrganization(kv: Deno.Kv, organizationId: string, emit: Emit)
       "organization_retention",
       "answers",
       "answer_counts",
+      "answers_by_order",
+      "answers_by_order_counts",
       "questionnaires",
       "questionnaire_counts",
       "questionnaire_rows",

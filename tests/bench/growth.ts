@@ -215,7 +215,7 @@ async function answerProbes(t: TestApp, answers: number): Promise<Probe[]> {
   }
   const path = `/public/trust/${v.organization.slug}/answers`;
   return [
-    { label: "answers, first page", scale: answers, t, path },
+    { label: "answers, a page of 10", scale: answers, t, path: `${path}?limit=10` },
     { label: "answers, a search", scale: answers, t, path: `${path}?q=encrypt%20region` },
   ];
 }
