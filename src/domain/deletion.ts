@@ -47,19 +47,21 @@ export const ScheduleDeletionRequest = z.strictObject({
   }),
 }).openapi("ScheduleDeletionRequest");
 
-export const Deletion = z.object({
+const DeletionFields = z.object({
   kind: z.enum(["project", "organization"]),
   targetId: Uuid,
   requestedAt: DateTime,
   dueAt: DateTime.openapi({
     description: "When the data is removed; until then the deletion can be undone",
   }),
-}).openapi("Deletion");
+});
+
+export const Deletion = DeletionFields.openapi("Deletion");
 
 export const DeletionResponse = z.object({ deletion: Deletion }).openapi("DeletionResponse");
 
 export const DeletionStatusResponse = z.object({
-  deletion: Deletion.nullable().openapi({ description: "null: no deletion is scheduled" }),
+  deletion: DeletionFields.nullable().openapi({ description: "null: no deletion is scheduled" }),
 }).openapi("DeletionStatusResponse");
 
 export const DeleteAccountRequest = z.strictObject({

@@ -66,6 +66,27 @@ async function status(world: TenantWorld, path: string, accept = "application/js
   return { status: res.status, type: res.headers.get("content-type") ?? "", body };
 }
 
+/** Who may read (GET) and undo (DELETE) a scheduled deletion at `path`: the statuses. */
+async function assertReadAndUndoMatrix(world: TenantWorld, path: string) {
+  const { tokens } = world;
+  const statusOf = async (method: string, token?: string) => {
+    const res = await world.call(method, path, { token });
+    await res.body?.cancel();
+    return res.status;
+  };
+  assert.deepEqual(
+    [
+      await statusOf("GET"),
+      await statusOf("GET", tokens.outsider),
+      await statusOf("GET", tokens.member),
+      await statusOf("DELETE"),
+      await statusOf("DELETE", tokens.outsider),
+      await statusOf("DELETE", tokens.member),
+    ],
+    [401, 403, 200, 401, 403, 403],
+  );
+}
+
 /** One MCP tool call over HTTP (the stateless transport): its result. */
 async function mcpTool(world: TenantWorld, name: string, args: Record<string, unknown>) {
   const res = await fetch(`${world.globex.server.baseUrl}/mcp`, {
@@ -180,6 +201,7 @@ Deno.test("[e2e] a project's deletion: owners only, 410 at once, undo, then noth
   assertKept(before, await recordsOf(kv, projectKeys(kv, globex.projectId)));
 
   // Undo: members may not, owners may; the project is back.
+  await assertReadAndUndoMatrix(world, path);
   const memberUndo = await world.call("DELETE", path, { token: tokens.member });
   assert.equal(memberUndo.status, 403);
   await memberUndo.body?.cancel();
@@ -315,6 +337,7 @@ Deno.test("[e2e] an organization's deletion removes it and all its projects afte
   }
   const found = await mcpTool(world, "search_trust_profiles", { query: "globex" });
   assert.deepEqual(JSON.parse(found.content[0].text).profiles, []);
+  await assertReadAndUndoMatrix(world, path);
   const before = await recordsOf(kv, organizationKeys(kv, globex.orgId));
   await drain(world);
   clock.advance(DELETION_GRACE_MS - 60_000);

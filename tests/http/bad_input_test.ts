@@ -138,7 +138,7 @@ Deno.test("[http] bad input on every workspace endpoint is a 4xx envelope and wr
     assert.equal((await missing.json()).error.code, "not_found");
     const wrong = await ctx.call("PUT", "/me", { token });
     assert.equal(wrong.status, 405);
-    assert.equal(wrong.headers.get("allow"), "GET, HEAD");
+    assert.equal(wrong.headers.get("allow"), "DELETE, GET, HEAD");
     assert.equal((await wrong.json()).error.code, "method_not_allowed");
   });
 
