@@ -1,7 +1,8 @@
 /**
  * Deleting a project and an organization from the dashboard in real Chromium: the danger zone
  * (owners only), the typed confirmation, the banner of a scheduled deletion with Undo on every
- * view of the project, what members see, and axe on each state.
+ * view of the project, what members see, the account's own danger zone, and axe on each state;
+ * then the "Erase my data" buttons of the access page and the unsubscribe page.
  */
 import assert from "node:assert/strict";
 import type { Page } from "../deps.ts";
@@ -21,6 +22,10 @@ import {
   viewDashboard,
 } from "../support/dashboard.ts";
 import { startTestServer } from "../support/server.ts";
+import { startTenantWorld } from "../support/tenant_world.ts";
+import type { Subscription } from "../../src/domain/subscriptions.ts";
+import { fakeClock } from "../../src/lib/clock.ts";
+import { linkToken } from "../../src/push/links.ts";
 
 const banner = (page: Page) => page.getByRole("alert").filter({ hasText: "will be deleted on" });
 
@@ -116,6 +121,44 @@ Deno.test("[browser] dashboard deletion: danger zone, typed confirmation, banner
       assert.equal((await server.kv.get(["accounts_by_email", MEMBER.email])).value, null);
       assertCleanPage(member.log, base);
     });
+  } finally {
+    await browser.close();
+  }
+});
+
+Deno.test("[browser] erase my data: the access page's and the unsubscribe page's buttons", async (t) => {
+  await using world = await startTenantWorld({ clock: fakeClock(new Date()) });
+  const { kv, baseUrl } = world.globex.server;
+  const browser = await launchBrowser();
+  try {
+    const { page, log } = await openPage(browser);
+
+    await t.step("an access-request visitor erases their data from their link's page", async () => {
+      await page.goto(`${baseUrl}/documents/access/${world.globex.accessToken}`);
+      await page.getByRole("heading", { name: "Erase my data" }).waitFor();
+      await assertAccessible(page, "the access page with its erase button");
+      await page.getByRole("button", { name: "Erase my data" }).click();
+      await page.getByRole("heading", { name: "Your data was erased" }).waitFor();
+      await assertAccessible(page, "the erased page");
+    });
+
+    await t.step("a subscriber erases their address from the unsubscribe page", async () => {
+      let subscription: Subscription | null = null;
+      for await (const entry of kv.list<string>({ prefix: ["subscriptions_by_scope"] })) {
+        subscription ??= (await kv.get<Subscription>(["subscriptions", entry.value])).value;
+      }
+      assert.ok(subscription);
+      await page.goto(`${baseUrl}/unsubscribe/${await linkToken(kv, "unsubscribe", subscription)}`);
+      await page.getByRole("heading", { name: "Erase my data" }).waitFor();
+      await assertAccessible(page, "the unsubscribe page with its erase button");
+      await page.getByRole("button", { name: "Erase my data" }).click();
+      await page.getByRole("heading", { name: "Your data was erased" }).waitFor();
+      assert.equal(
+        (await kv.get(["subscriptions", subscription.id])).value,
+        null,
+      );
+    });
+    assertCleanPage(log, baseUrl);
   } finally {
     await browser.close();
   }
