@@ -186,8 +186,14 @@ Deno.test("[e2e] a project's deletion: owners only, 410 at once, undo, then noth
   assert.match(page.body, /deleted by its owner/);
   const viaHost = await getWithHost(globex.server.baseUrl, "/trust.json", hosted);
   assert.equal(viaHost.status, 410, "the hosted subdomain answers 410 too");
-  const search = await status(world, "/public/trust-profiles?q=globex%20cloud");
-  assert.ok(!search.body.includes(globex.projectId), "search still lists the project");
+  const search = await status(world, "/public/trust-profiles?query=globex");
+  assert.equal(search.status, 200);
+  const found = JSON.parse(search.body).profiles.map((p: { slug: string }) => p.slug);
+  assert.ok(!found.includes("globex"), `search still lists the project: ${found}`);
+  assert.ok(
+    found.includes("globex-labs"),
+    `search lost the organization's other project: ${found}`,
+  );
   assert.equal((await status(world, "/trust/globex-labs/trust.json")).status, 200);
   const pendingCenter = JSON.parse((await status(world, "/public/trust/globex")).body);
   assert.deepEqual(pendingCenter.projects.map((p: { slug: string }) => p.slug), ["globex-labs"]);
