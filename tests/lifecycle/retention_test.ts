@@ -3,7 +3,13 @@ import { pruneJobId, pruneProject, schedulePruning } from "../../src/lifecycle/r
 import { listEvidenceByProject } from "../../src/store/evidence.ts";
 import { getJob } from "../../src/store/jobs.ts";
 import { getBlobGcSummary } from "../../src/store/blob_gc.ts";
-import { getPruneState } from "../../src/store/retention.ts";
+import {
+  commitPrune,
+  getPruneState,
+  listPruneCandidates,
+  stageCitations,
+} from "../../src/store/retention.ts";
+import { getEvidenceMany } from "../../src/store/evidence.ts";
 import { createTestApp, type TestApp } from "../support/app.ts";
 import {
   collector,
@@ -184,4 +190,39 @@ Deno.test("[lifecycle] pruning removes in batches and resumes from its cursor", 
     // The pruned payloads are the blob collector's: its job was asked for, and ran.
     assert.ok(await getBlobGcSummary(ctx.kv));
   });
+});
+
+Deno.test("[lifecycle] a pruning commit loses to a version citing a record it removes", async () => {
+  await using ctx = await createTestApp();
+  const ws = await workspace(ctx, "alice");
+  const c = await collector(ctx, ws);
+  const [old] = await send(ctx, ws, c.secret, [50, 1]);
+  await setRetention(ctx, ws, 10, 1);
+  await pruneProject(ctx.services, ws.project, { dryRun: true });
+  const read = await getPruneState(ctx.kv, ws.project.id);
+  const [record] = await getEvidenceMany(ctx.kv, [old]);
+  const positions = await listPruneCandidates(ctx.kv, ws.project.id, "sbom", {
+    keep: 1,
+    cutoffMs: ctx.clock.now().getTime() - 10 * 86_400_000,
+    after: null,
+    limit: 90,
+  });
+  assert.deepEqual(positions.map((p) => p.id), [old]);
+  // A version citing the record commits between the candidates' read and the removal.
+  const op = ctx.kv.atomic();
+  stageCitations(op, ws.project.id, [record!.checksum], 1);
+  assert.equal((await op.commit()).ok, true);
+  const next = { citationsThrough: 0, run: null, lastRun: null };
+  const removed = await commitPrune(ctx.kv, read, {
+    projectId: ws.project.id,
+    stream: "sbom",
+    positions,
+    records: [record!],
+    next,
+  });
+  assert.equal(removed, false);
+  assert.ok((await getEvidenceMany(ctx.kv, [old]))[0]);
+  // A run now keeps it: it is cited.
+  const result = await pruneProject(ctx.services, ws.project);
+  assert.equal(result.pruned.records, 0);
 });
