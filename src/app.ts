@@ -43,7 +43,7 @@ import { publishIfChanged, publishProject } from "./publish/publish.ts";
 import { registerCertificationJobs } from "./publish/certification_jobs.ts";
 import { registerBlobCollector } from "./lifecycle/blob_gc.ts";
 import { collectAfterDeletion, registerDeletion } from "./lifecycle/deletion.ts";
-import { registerPruning, schedulePruning } from "./lifecycle/retention.ts";
+import { registerPruning, schedulePruning } from "./lifecycle/prune_job.ts";
 import { describeApi } from "./http/api_document.ts";
 import { type Config, ConfigError } from "./config.ts";
 

@@ -13,7 +13,7 @@
  * per atomic commit (with the cursor, checked against citations made meanwhile) and at most
  * `RUN_RECORDS` per job run; the job goes on from the cursor until the run ends, then asks the
  * blob collector for a cycle (the payloads are blobs other records may share) and is due again
- * a day later. Pruning changes no public page: pages show published versions (whose evidence
+ * a day later (the job: prune_job.ts). Pruning changes no public page: pages show published versions (whose evidence
  * is kept) and the latest evaluations (whose records are the latest), so the edge is not
  * touched.
  */
@@ -21,18 +21,13 @@ import type { BlobStore } from "../blobs/mod.ts";
 import type { Config } from "../config.ts";
 import type { EvidenceRecordSummary } from "../domain/collector.ts";
 import { EvidenceType } from "../domain/control.ts";
-import type { JobMessage } from "../domain/jobs.ts";
 import type { PruneSummary, RetentionPolicy } from "../domain/retention.ts";
 import type { Project } from "../domain/workspace.ts";
 import { MAX_VEX_DOCUMENTS } from "../evaluate/mod.ts";
 import type { Clock } from "../lib/clock.ts";
-import type { Logger } from "../lib/log.ts";
-import type { JobWorker } from "../live/worker.ts";
 import { getBlobGcSummary } from "../store/blob_gc.ts";
 import { getEvidenceMany } from "../store/evidence.ts";
-import { scheduleUniqueJob } from "../store/jobs.ts";
 import { VEX_STREAM } from "../store/keys.ts";
-import { getProject } from "../store/projects.ts";
 import { getLatestPublicationEntry, listPublicationsPage } from "../store/publications.ts";
 import {
   addCitations,
@@ -49,7 +44,7 @@ import {
 } from "../store/retention.ts";
 import { requestBlobCollection } from "./blob_gc.ts";
 
-const DAY_MS = 24 * 3600 * 1000;
+export const DAY_MS = 24 * 3600 * 1000;
 /** The index streams of a project, in the order a run walks them. */
 export const STREAMS: readonly string[] = [...EvidenceType.options, VEX_STREAM];
 /** Records removed per atomic commit: with a citation check each and the state's, under 100. */
@@ -263,53 +258,5 @@ async function askForCollection(deps: RetentionDeps, organizationId: string): Pr
     organizationId,
     now,
     dueAt: Math.max(now.getTime(), after),
-  });
-}
-
-/** The job kind of a project's pruning, and the id of its one job. */
-export const PRUNE_JOB = "retention.prune";
-export const pruneJobId = (projectId: string) => `prune.${projectId}`;
-
-export interface PruneMessage extends JobMessage {
-  kind: typeof PRUNE_JOB;
-  projectId: string;
-  organizationId: string;
-}
-
-/**
- * Ensures the project's pruning job is due no later than `dueAt` (default a day from now): the
- * recompute that follows new evidence calls it, so every project with evidence is pruned daily.
- */
-export async function schedulePruning(
-  kv: Deno.Kv,
-  project: Pick<Project, "id" | "organizationId">,
-  options: { now: Date; dueAt?: number },
-): Promise<void> {
-  const message: PruneMessage = {
-    kind: PRUNE_JOB,
-    projectId: project.id,
-    organizationId: project.organizationId,
-  };
-  await scheduleUniqueJob(kv, pruneJobId(project.id), {
-    message,
-    dueAt: options.dueAt ?? options.now.getTime() + DAY_MS,
-    now: options.now,
-  });
-}
-
-/** Registers the pruning job: a run's share, then again soon until it ends, then a day later. */
-export function registerPruning(deps: RetentionDeps & { jobs: JobWorker; log: Logger }): void {
-  deps.jobs.on(PRUNE_JOB, async (message) => {
-    const { projectId } = message as PruneMessage;
-    if (typeof projectId !== "string") return;
-    const project = await getProject(deps.kv, projectId);
-    if (!project) return;
-    const result = await pruneProject(deps, project);
-    const now = deps.clock.now();
-    const dueAt = now.getTime() + (result.complete ? DAY_MS : 1_000);
-    await schedulePruning(deps.kv, project, { now, dueAt });
-    if (result.complete && result.pruned.records > 0) {
-      deps.log.info("Pruned evidence", { projectId, ...result.pruned });
-    }
   });
 }

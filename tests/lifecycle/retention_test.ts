@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { pruneJobId, pruneProject, schedulePruning } from "../../src/lifecycle/retention.ts";
+import { pruneProject } from "../../src/lifecycle/retention.ts";
+import { pruneJobId, schedulePruning } from "../../src/lifecycle/prune_job.ts";
 import { listEvidenceByProject } from "../../src/store/evidence.ts";
 import { getJob } from "../../src/store/jobs.ts";
 import { getBlobGcSummary } from "../../src/store/blob_gc.ts";

@@ -13,7 +13,8 @@ import {
   RetentionSetting,
   UsageResponse,
 } from "../../domain/retention.ts";
-import { effectiveRetention, pruneProject, schedulePruning } from "../../lifecycle/retention.ts";
+import { effectiveRetention, pruneProject } from "../../lifecycle/retention.ts";
+import { schedulePruning } from "../../lifecycle/prune_job.ts";
 import { organizationUsage } from "../../lifecycle/usage.ts";
 import {
   getOrganizationRetention,
