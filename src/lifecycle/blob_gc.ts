@@ -43,12 +43,15 @@ import { LeaseTimeout, withLease } from "../store/leases.ts";
 /** How long a blob is kept after it was last stored, referenced or not (see the module doc). */
 export const BLOB_GC_GRACE_MS = 6 * 3600 * 1000;
 
-/** Entries of a reference source read per mark step, and blob keys marked per step at most. */
+/**
+ * Entries of a reference source read per mark step, and blob keys marked (or marks removed) per
+ * step at most: a mark's key is about 130 bytes, and an atomic commit may hold 80 KiB of keys.
+ */
 const MARK_ENTRIES = 200;
-const MARKS_PER_STEP = 800;
-/** Blobs looked at per sweep step; marks removed per clean step. */
+const MARKS_PER_STEP = 400;
+const CLEAN_MARKS = 400;
+/** Blobs looked at per sweep step. */
 const SWEEP_BLOBS = 100;
-const CLEAN_MARKS = 900;
 /** Steps per call unless asked otherwise, and per run of the job. */
 const DEFAULT_STEPS = 200;
 

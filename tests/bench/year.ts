@@ -55,7 +55,7 @@ export async function benchYear(): Promise<{ line: string }> {
     verified = run.code === 0 && checked && /VERIFIED/.test(run.stdout)
       ? `kit VERIFIED all ${last.versions} versions`
       : `kit FAILED (exit ${run.code})`;
-    verified += `, ${unresolved.length} unresolved cited digests`;
+    verified += `, ${unresolved.length} unresolved cited digests, ${kept.deadJobs} dead jobs`;
   } finally {
     await kept.server.close();
     await Deno.remove(dir, { recursive: true });

@@ -10,6 +10,7 @@
  */
 import { serializedSize } from "../../src/store/_chunks.ts";
 import { listPublicationsPage } from "../../src/store/publications.ts";
+import { countDeadJobs } from "../../src/store/jobs.ts";
 import { fakeClock } from "../../src/lib/clock.ts";
 import { startTestServer, type TestServer } from "../support/server.ts";
 
@@ -41,6 +42,8 @@ export interface Year {
   slug: string;
   projectId: string;
   points: YearPoint[];
+  /** Jobs that ran out of attempts (a pruning or collector run that kept failing). */
+  deadJobs: number;
 }
 
 /** A payload of about `bytes` bytes, unique per `seed`. */
@@ -163,7 +166,8 @@ export async function runYear(options: YearOptions): Promise<Year> {
     await server.services.jobs.drain(120_000);
     if (options.checkpoints.includes(day)) points.push(await measure(server, project.id, day));
   }
-  return { server, slug, projectId: project.id, points };
+  const deadJobs = await countDeadJobs(server.kv, 1000);
+  return { server, slug, projectId: project.id, points, deadJobs };
 }
 
 /**

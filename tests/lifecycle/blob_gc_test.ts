@@ -272,3 +272,28 @@ Deno.test("[lifecycle] every module that stores blobs is one the collector reads
   await walk(root);
   assert.deepEqual(writers.sort(), known);
 });
+
+Deno.test("[lifecycle] a cycle over thousands of references stays within KV's limits", async () => {
+  await using ctx = await createTestApp();
+  const { blobs } = ctx.services;
+  // 60 records naming 40 blobs each, like versions with their artifacts and encodings.
+  const named: string[] = [];
+  for (let i = 0; i < 60; i++) {
+    const keys = await blobs.putMany("artifact", Array.from({ length: 40 }, () => randomBytes(8)));
+    named.push(...keys);
+    await ctx.kv.set(["test_references", i], keys);
+  }
+  const orphan = await blobs.put("artifact", randomBytes(8));
+  ctx.clock.advance(BLOB_GC_GRACE_MS + HOUR);
+  const source = {
+    name: "test references",
+    prefix: ["test_references"],
+    keysOf: (entry: Deno.KvEntry<unknown>) => entry.value as string[],
+  };
+  const result = await collectUnreferencedBlobs(ctx.services, { sources: [source] });
+  assert.equal(result.complete, true);
+  assert.equal(result.last?.marked, named.length);
+  assert.equal(result.last?.deleted, 1);
+  assert.equal(await blobs.has(orphan), false);
+  assert.deepEqual(await allKeys(blobs), new Set(named));
+});
