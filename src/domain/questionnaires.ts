@@ -117,7 +117,7 @@ export const Questionnaire = z.object({
   createdAt: DateTime,
   createdBy: Actor,
   updatedAt: DateTime,
-}).openapi("Questionnaire");
+}).openapi("BuyerQuestionnaire");
 export type Questionnaire = z.infer<typeof Questionnaire>;
 
 const CitationSchema = z.discriminatedUnion("kind", [

@@ -14,6 +14,7 @@ import {
 import { startTestServer } from "../support/server.ts";
 import { exerciseAnswers, exerciseFrameworks } from "./_contract_buyer.ts";
 import { exerciseDocuments } from "./_contract_documents.ts";
+import { exerciseQuestionnaires } from "./_contract_questionnaires.ts";
 
 interface Call {
   params?: Record<string, string | number>;
@@ -409,6 +410,7 @@ Deno.test("[contract] every operation answers as /openapi.json documents", async
       await exerciseDocuments(call, { ...fx, projectSlug: slug.projectSlug });
       await exerciseFrameworks(call, { ...fx, projectSlug: slug.projectSlug });
       await exerciseAnswers(call, fx);
+      await exerciseQuestionnaires(call, fx);
       // No SMTP here: subscribing is refused (409), links are unknown (404).
       const email = { email: "buyer@customer.example" };
       await call("subscribeToProject", { params: slug, json: email, expect: 409 });

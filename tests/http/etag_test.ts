@@ -2,8 +2,8 @@
  * Every route that sends an ETag honours If-None-Match with 304 (RFC 9110 §13.1.2). The
  * test walks every GET operation of /openapi.json against real data (a published public
  * project with a vendor profile and logo, a public document, an update, a subprocessor,
- * evidence), in each format it negotiates, so a new route that sends an ETag is covered
- * without being listed here.
+ * evidence, a buyer's questionnaire), in each format it negotiates, so a new route that sends
+ * an ETag is covered without being listed here.
  */
 import assert from "node:assert/strict";
 import { createTestApp, type TestApp } from "../support/app.ts";
@@ -11,6 +11,8 @@ import { collector, evidenceItem, sbomPayload, workspace } from "../support/fixt
 import { makePdf } from "../support/documents.ts";
 
 const logo = () => Deno.readFileSync(new URL("../fixtures/logos/logo.png", import.meta.url));
+const questionnaireFile = () =>
+  Deno.readFileSync(new URL("../fixtures/questionnaires/caiq_v4.0.3.xlsx", import.meta.url));
 
 async function ok(res: Response, what: string) {
   const text = await res.text();
@@ -70,6 +72,14 @@ async function world(ctx: TestApp) {
   );
   await ok(await ctx.call("POST", `/projects/${ws.project.id}/publish`, { token }), "publish");
   await ok(await ctx.call("POST", `/projects/${ws.project.id}/publish`, { token }), "publish 2");
+  const questionnaire = await ok(
+    await ctx.call("POST", `/organizations/${orgId}/questionnaires?name=Buyer`, {
+      token,
+      body: questionnaireFile() as BodyInit,
+      headers: { "content-type": "application/octet-stream" },
+    }),
+    "questionnaire",
+  );
   const params: Record<string, string> = {
     projectSlug: "acme",
     orgSlug: ws.organization.slug,
@@ -85,6 +95,7 @@ async function world(ctx: TestApp) {
     domain: "trust.acme.test",
     token: "x".repeat(43),
     webhookId: crypto.randomUUID(),
+    questionnaireId: questionnaire.questionnaire.id,
   };
   const queries: Record<string, Record<string, string>> = {
     "/log/consistency": { from: "1", to: "2" },

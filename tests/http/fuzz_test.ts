@@ -163,6 +163,34 @@ async function restock(ctx: TestApp, fx: Fixtures) {
     "project",
   );
   fx.projectSlug = project.slug ?? project.project?.slug;
+  await restockQuestionnaire(ctx, fx);
+}
+
+/** A buyer's CAIQ workbook, uploaded, so the questionnaire routes are reached with real ids. */
+async function restockQuestionnaire(ctx: TestApp, fx: Fixtures) {
+  const workbook = await Deno.readFile(
+    new URL("../fixtures/questionnaires/caiq_v4.0.3.xlsx", import.meta.url),
+  );
+  const uploaded = await expectOk(
+    await ctx.call("POST", `/organizations/${fx.organizationId}/questionnaires`, {
+      token: fx.owner,
+      body: workbook as BodyInit,
+      headers: { "content-type": "application/octet-stream" },
+    }),
+    "questionnaire",
+  );
+  fx.questionnaireId = uploaded.questionnaire.id;
+  const rows = await expectOk(
+    await ctx.call(
+      "GET",
+      `/organizations/${fx.organizationId}/questionnaires/${fx.questionnaireId}/rows?limit=1`,
+      {
+        token: fx.owner,
+      },
+    ),
+    "questionnaire rows",
+  );
+  fx.key = rows.rows[0].key;
 }
 
 interface FuzzRequest {
