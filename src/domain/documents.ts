@@ -1,8 +1,10 @@
 /**
  * Documents an organization shares from its trust center (reports, policies, certificates):
  * each `public` (listed and downloadable by anyone) or `restricted` (listed by title only,
- * downloadable through an access link granted on request). A document belongs to the
- * organization, optionally to one of its projects.
+ * downloadable through an access link granted on request). A restricted document may also be
+ * `unlisted`: named on no public surface at all, asked for only at its own request URL (an
+ * answered questionnaire names the buyer). A document belongs to the organization, optionally
+ * to one of its projects.
  */
 import { z } from "@hono/zod-openapi";
 import { DateTime, oneLine, Uuid } from "./common.ts";
@@ -74,6 +76,10 @@ export const TrustDocument = z.object({
   size: z.number().int(),
   sha256: z.string(),
   visibility: DocumentVisibility,
+  unlisted: z.boolean().optional().openapi({
+    description:
+      "true: never listed on any public surface (trust center, project pages, Markdown, MCP, answers' citations); a restricted document shared only through access links, asked for at its own request URL, which the owner sends the buyer. Absent or false: listed as its visibility says",
+  }),
   createdAt: DateTime,
   updatedAt: DateTime,
   createdBy: z.object({ userId: Uuid, email: z.string().nullable() }),

@@ -81,7 +81,7 @@ async function linkedDocument(
   projectOf: (id: string) => Promise<Project | null>,
 ): Promise<TrustDocument | null> {
   const document = certification.documentId ? documents.get(certification.documentId) : null;
-  if (!document) return null;
+  if (!document || document.unlisted) return null;
   if (document.projectId === null) return document;
   if (document.projectId !== certification.projectId) return null;
   const project = await projectOf(document.projectId);

@@ -26,7 +26,7 @@ import {
 import { currentNda, getDocumentSettings } from "../store/documents.ts";
 import { listMembershipsByOrganization } from "../store/organizations.ts";
 import { countRestrictedAnswers } from "./answers.ts";
-import { listedDocuments } from "./documents.ts";
+import { requestableDocuments } from "./documents.ts";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 /** Requests allowed per client address and per email in one window (README: documents). */
@@ -96,9 +96,9 @@ interface SubmitDeps {
 
 /**
  * Records a visitor's request after checking it against the current NDA version and the
- * restricted documents the trust center lists, with an email to each owner of the
- * organization staged in the same commit (a job sends it). Throttled per address and email. When the
- * email's domain is auto-approved and mail is configured, the link is emailed at once and
+ * restricted documents the trust center lists (or unlisted ones it names, from their request
+ * URL), with an email to each owner of the organization staged in the same commit (a job
+ * sends it). Throttled per address and email. When the email's domain is auto-approved and mail is configured, the link is emailed at once and
  * the request approved (without mail, it waits for an operator, who can copy the link).
  */
 export async function submitAccessRequest(
@@ -146,11 +146,10 @@ async function checkSubmission(kv: Deno.Kv, org: Organization, submission: Submi
   if (submission.ndaVersion !== nda.version) {
     throw validationFailed("The NDA changed since the form was loaded; please read it again");
   }
-  const restricted = new Set(
-    (await listedDocuments(kv, org.id)).filter((d) => d.document.visibility === "restricted")
-      .map((d) => d.document.id),
-  );
   const documentIds = [...new Set(submission.documentIds)];
+  const restricted = new Set(
+    (await requestableDocuments(kv, org.id, documentIds)).map((d) => d.document.id),
+  );
   if (!documentIds.every((id) => restricted.has(id))) {
     throw validationFailed("Choose restricted documents this trust center lists");
   }
@@ -209,7 +208,7 @@ async function titlesOf(
   organizationId: string,
   request: Pick<AccessRequest, "documentIds" | "answers">,
 ): Promise<string[]> {
-  const listed = await listedDocuments(kv, organizationId);
+  const listed = await requestableDocuments(kv, organizationId, request.documentIds);
   const byId = new Map<string, TrustDocument>(listed.map((d) => [d.document.id, d.document]));
   const titles = request.documentIds.map((id) => byId.get(id)?.title)
     .filter((t): t is string => t !== undefined);

@@ -77,8 +77,14 @@ async function checkCitations(
         throw validationFailed(`citations.${i}: no control ${citation.id} in this organization`);
       }
     } else if (citation.kind === "document") {
-      if (!(await getDocument(kv, organizationId, citation.id))) {
+      const document = await getDocument(kv, organizationId, citation.id);
+      if (!document) {
         throw validationFailed(`citations.${i}: no document ${citation.id} in this organization`);
+      }
+      if (document.unlisted) {
+        throw validationFailed(
+          `citations.${i}: document ${citation.id} is unlisted (shared only through access links)`,
+        );
       }
     } else if (!(await getCertification(kv, organizationId, citation.id))) {
       throw validationFailed(

@@ -43,6 +43,11 @@ async function checkDocument(
   if (certification.documentId === null) return;
   const document = await getDocument(kv, organizationId, certification.documentId);
   if (!document) throw validationFailed("documentId must name a document of this organization");
+  if (document.unlisted) {
+    throw validationFailed(
+      "documentId names an unlisted document (shared only through access links): a certification shows its report publicly",
+    );
+  }
   if (document.projectId !== null && document.projectId !== certification.projectId) {
     throw validationFailed(
       "documentId must name a document of the whole organization or of the certification's project",

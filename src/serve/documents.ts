@@ -116,6 +116,11 @@ export async function restrictedWithoutNda(
   document: TrustDocument,
 ): Promise<string | undefined> {
   if (document.visibility !== "restricted" || await currentNda(kv, organizationId)) return;
+  if (document.unlisted) {
+    return `No NDA is set, so the buyer cannot request "${document.title}" yet (it is unlisted: ` +
+      "no public page names it). Set the NDA (PUT /organizations/{id}/nda, or Documents in the " +
+      "dashboard), then send the buyer requestAccessUrl.";
+  }
   return `No NDA is set, so buyers cannot request "${document.title}": the trust center lists it ` +
     'by title only, marked "Available on request (requests are not open yet)". Set the NDA ' +
     "(PUT /organizations/{id}/nda, or Documents in the dashboard) to open requests.";
@@ -160,6 +165,18 @@ export function documentUrls(config: Pick<Config, "baseUrl">, orgSlug: string, i
   };
 }
 
+/**
+ * Where a buyer asks for documents that may be unlisted: the request form with them chosen.
+ * The only way to reach an unlisted document, so the owner sends it to the buyer.
+ */
+export function requestUrlFor(
+  config: Pick<Config, "baseUrl">,
+  orgSlug: string,
+  ids: readonly string[],
+): string {
+  return `${trustCenterUrl(config as Config, orgSlug)}/documents/request?document=${ids.join(",")}`;
+}
+
 /** A file name for a download: the title, made safe, with the type's extension. */
 export function downloadFileName(document: TrustDocument): string {
   const base = document.title.normalize("NFKD").replace(/[^\w.-]+/g, "-").replace(/^-+|-+$/g, "")
@@ -167,8 +184,38 @@ export function downloadFileName(document: TrustDocument): string {
   return `${base || "document"}.${DOCUMENT_TYPES[document.type].extension}`;
 }
 
-/** The documents the public may see listed, with the project each belongs to. */
+/**
+ * The documents the public may see listed, with the project each belongs to. Unlisted
+ * documents are never among them: every public surface (pages, Markdown, JSON, MCP, answers'
+ * citations, the public knowledge base) lists through here.
+ */
 export async function listedDocuments(
+  kv: Deno.Kv,
+  organizationId: string,
+  options: { projectId?: string } = {},
+): Promise<{ document: TrustDocument; project: Project | null }[]> {
+  return (await visibleDocuments(kv, organizationId, options)).filter((item) =>
+    !item.document.unlisted
+  );
+}
+
+/**
+ * The restricted documents a request may ask for: those listed, and the unlisted ones among
+ * `named` (a buyer names them from the request URL the owner sent; nothing lists them).
+ */
+export async function requestableDocuments(
+  kv: Deno.Kv,
+  organizationId: string,
+  named: readonly string[],
+): Promise<{ document: TrustDocument; project: Project | null }[]> {
+  const wanted = new Set(named);
+  return (await visibleDocuments(kv, organizationId)).filter(({ document }) =>
+    document.visibility === "restricted" && (!document.unlisted || wanted.has(document.id))
+  );
+}
+
+/** The organization's documents of the whole organization or of a public project. */
+async function visibleDocuments(
   kv: Deno.Kv,
   organizationId: string,
   options: { projectId?: string } = {},

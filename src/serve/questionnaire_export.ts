@@ -234,10 +234,10 @@ export async function signManifest(key: SigningKey, manifest: Manifest): Promise
 }
 
 /**
- * Shares the answered file and its signed manifest as two restricted documents of the
- * organization: a buyer asks for them from the trust center (accepting the NDA), an owner
- * approves, and the access link serves them with every download logged. Their titles are
- * listed publicly (restricted documents are listed by title), so they name the questionnaire.
+ * Shares the answered file and its signed manifest as two restricted, unlisted documents of
+ * the organization: their titles name the questionnaire (often the buyer), so no public surface
+ * lists them. The buyer asks for them at their request URL (accepting the NDA), an owner
+ * approves, and the access link serves them with every download logged.
  */
 export async function shareQuestionnaire(
   deps: QuestionnaireDeps & { key: SigningKey },
@@ -259,6 +259,7 @@ export async function shareQuestionnaire(
   const base = {
     projectId: null,
     visibility: "restricted" as const,
+    unlisted: true,
     createdAt: at,
     updatedAt: at,
     createdBy: options.actor,

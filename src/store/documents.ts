@@ -8,7 +8,7 @@ import {
   type TrustDocument,
   type UpdateDocumentRequest,
 } from "../domain/documents.ts";
-import { conflict, notFound } from "../domain/errors.ts";
+import { conflict, notFound, validationFailed } from "../domain/errors.ts";
 import { frameworkOf, type StoredCertification } from "../domain/certifications.ts";
 import {
   certificationsPrefix,
@@ -94,6 +94,11 @@ export async function updateDocument(
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
     const entry = await kv.get<TrustDocument>(key);
     if (!entry.value) throw notFound("No document with that id in this organization");
+    if (entry.value.unlisted && options.change.visibility === "public") {
+      throw validationFailed(
+        "This document is unlisted (shared only through access links): it stays restricted",
+      );
+    }
     const next: TrustDocument = {
       ...entry.value,
       ...options.change,

@@ -227,6 +227,16 @@ Deno.test("[browser] questionnaires: import, review, columns, export and share",
       const { documents } = await api(base, owner, "GET", `/organizations/${orgId}/documents`);
       assert.equal(documents.length, 2);
       assert.ok(documents.every((d: { visibility: string }) => d.visibility === "restricted"));
+      assert.ok(documents.every((d: { unlisted?: boolean }) => d.unlisted === true));
+      const ids = documents.map((d: { id: string }) => d.id);
+      const requestLink = await shared.getByRole("link", {
+        name: /\/documents\/request\?document=/,
+      })
+        .getAttribute("href");
+      assert.deepEqual(
+        new URL(requestLink!).searchParams.get("document")!.split(",").sort(),
+        ids.sort(),
+      );
       await assertAccessible(page, "an exported questionnaire");
       assertCleanPage(log, base);
       await page.context().close();

@@ -30,7 +30,13 @@ import {
   renderDocumentsMarkdown,
 } from "../../publish/render/document_lists.ts";
 import { submitAccessRequest } from "../../serve/access_requests.ts";
-import { downloadHeaders, publicDocuments, readPublicDocument } from "../../serve/documents.ts";
+import {
+  downloadHeaders,
+  presentPublic,
+  publicDocuments,
+  readPublicDocument,
+  requestableDocuments,
+} from "../../serve/documents.ts";
 import { trustPageHeaders } from "../../serve/headers.ts";
 import { currentNda } from "../../store/documents.ts";
 import { getOrganizationBySlug } from "../../store/organizations.ts";
@@ -135,18 +141,24 @@ publicDocumentRoutes.openapi(
   },
 );
 
-/** The form for `slug`, or null when the organization takes no requests. */
-async function formInput(c: Context<AppEnv>, slug: string) {
+/**
+ * The form for `slug`, or null when the organization takes no requests. It offers the listed
+ * restricted documents and the unlisted ones `named` (from the request URL an owner sent).
+ */
+async function formInput(c: Context<AppEnv>, slug: string, named: readonly string[]) {
   const { kv, config } = c.var.services;
   const list = await publicDocuments(kv, slug, { config });
   const nda = await currentNda(kv, list.organizationId);
   if (!nda) return null;
+  const org = await getOrganizationBySlug(kv, slug);
+  if (!org) return null;
+  const requestable = await requestableDocuments(kv, list.organizationId, named);
   return {
     list,
     nda,
     organization: list.organization,
     action: `${list.url}/request`,
-    documents: list.documents.filter((d) => d.visibility === "restricted"),
+    documents: requestable.map((item) => presentPublic(config, org, item)),
     restrictedAnswers: await countRestrictedAnswers(kv, list.organizationId),
   };
 }
@@ -158,7 +170,10 @@ function formPage(c: Context<AppEnv>, body: string, status: 200 | 400 | 409 | 42
 }
 
 const FormQuery = z.object({
-  document: z.string().max(100).optional().openapi({ description: "A document to preselect" }),
+  document: z.string().max(800).optional().openapi({
+    description:
+      "Documents to preselect: ids separated by commas (an unlisted one is offered only so)",
+  }),
   answers: z.string().max(10).optional().openapi({
     description: "1 preselects the restricted answers",
   }),
@@ -178,10 +193,11 @@ publicDocumentRoutes.openapi(
     },
   }),
   async (c) => {
-    const input = await formInput(c, c.req.valid("param").orgSlug).catch(() => null);
-    if (!input) return notAvailable(c);
     const query = c.req.valid("query");
-    const selected = [query.document ?? "", ...(query.answers === "1" ? [ANSWERS_CHOICE] : [])];
+    const named = (query.document ?? "").split(",").filter((id) => id !== "").slice(0, 20);
+    const input = await formInput(c, c.req.valid("param").orgSlug, named).catch(() => null);
+    if (!input) return notAvailable(c);
+    const selected = [...named, ...(query.answers === "1" ? [ANSWERS_CHOICE] : [])];
     return formPage(c, renderRequestFormHtml({ ...input, selected }), 200);
   },
 );
@@ -224,9 +240,10 @@ publicDocumentRoutes.openapi(
     },
   }),
   async (c) => {
-    const input = await formInput(c, c.req.valid("param").orgSlug).catch(() => null);
-    if (!input) return notAvailable(c);
     const form = c.req.valid("form");
+    const named = asList(form.documentIds);
+    const input = await formInput(c, c.req.valid("param").orgSlug, named).catch(() => null);
+    if (!input) return notAvailable(c);
     const center = input.list.url.slice(0, -"/documents".length);
     const done = renderMessageHtml("Request received", RECEIVED, center);
     // A filled honeypot is a bot: it sees the same answer, and nothing is stored.

@@ -13,7 +13,7 @@ import {
   QuestionnaireParams,
 } from "../../domain/questionnaires.ts";
 import { csvField } from "../../serve/answers_export.ts";
-import { restrictedWithoutNda } from "../../serve/documents.ts";
+import { requestUrlFor, restrictedWithoutNda } from "../../serve/documents.ts";
 import {
   exportFileName,
   exportQuestionnaire,
@@ -170,7 +170,7 @@ questionnaireFileRoutes.openapi(
     tags,
     summary: "Share the answered file and its manifest through access links (owners)",
     description:
-      "Stores the answered file and its signed manifest as two restricted documents of the organization (their titles name the questionnaire and are listed on the trust center by title only). A buyer asks for them from the trust center, accepting the NDA; once an owner approves, the access link serves them and logs every download. Sharing again adds new documents. An organization holding the most documents is 409.",
+      "Stores the answered file and its signed manifest as two restricted, unlisted documents of the organization: their titles name the questionnaire (often the buyer), so no public page, list, feed or MCP tool names them. Send the buyer requestAccessUrl: there they ask for both, accepting the NDA; once an owner approves, the access link serves them and logs every download. Sharing again adds new documents. An organization holding the most documents is 409.",
     security: HUMAN,
     middleware: [requireHuman] as const,
     request: { params: QuestionnaireParams },
@@ -178,6 +178,10 @@ questionnaireFileRoutes.openapi(
       201: json(
         DocumentResponse.extend({
           manifest: DocumentResponse.shape.document,
+          requestAccessUrl: z.url().openapi({
+            description:
+              "The request form with both documents chosen: the only place they are offered, so send it to the buyer",
+          }),
         }).openapi("SharedQuestionnaire"),
         "The shared documents: the answered file, and the manifest",
       ),
@@ -195,6 +199,10 @@ questionnaireFileRoutes.openapi(
       now: services.clock.now(),
     });
     const warning = await restrictedWithoutNda(services.kv, organizationId, shared.document);
-    return c.json({ ...shared, ...(warning ? { warning } : {}) }, 201);
+    const requestAccessUrl = requestUrlFor(services.config, organization.slug, [
+      shared.document.id,
+      shared.manifest.id,
+    ]);
+    return c.json({ ...shared, requestAccessUrl, ...(warning ? { warning } : {}) }, 201);
   },
 );

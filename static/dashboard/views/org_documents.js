@@ -28,6 +28,18 @@ function documentTable(app, ctx, documents) {
   const errorSlot = h("div", { class: "form-errors" });
   const actions = (d) => {
     if (!owner) return "";
+    const remove = confirmAction({
+      label: "Delete",
+      ariaLabel: `Delete ${d.title}`,
+      question: `Delete “${d.title}”?`,
+      errorSlot,
+      run: async () => {
+        await app.api.delete(`${base(ctx.organization.id)}/documents/${d.id}`);
+        await ctx.reload(`“${d.title}” deleted`);
+      },
+    });
+    // An unlisted document (a shared questionnaire) stays restricted.
+    if (d.unlisted) return h("div", { class: "row-actions" }, remove);
     const other = d.visibility === "public" ? "restricted" : "public";
     const toggle = h("button", {
       type: "button",
@@ -41,16 +53,6 @@ function documentTable(app, ctx, documents) {
         });
         await ctx.reload(`“${d.title}” is now ${other}`, undefined, saved.warning);
       }));
-    const remove = confirmAction({
-      label: "Delete",
-      ariaLabel: `Delete ${d.title}`,
-      question: `Delete “${d.title}”?`,
-      errorSlot,
-      run: async () => {
-        await app.api.delete(`${base(ctx.organization.id)}/documents/${d.id}`);
-        await ctx.reload(`“${d.title}” deleted`);
-      },
-    });
     return h("div", { class: "row-actions" }, toggle, remove);
   };
   return h(
@@ -59,7 +61,15 @@ function documentTable(app, ctx, documents) {
     dataTable("Documents of the organization", [
       { label: "Title", cell: (d) => h("strong", {}, d.title) },
       { label: "Type", cell: (d) => d.type.toUpperCase() },
-      { label: "Visibility", cell: (d) => (d.visibility === "public" ? "Public" : "Restricted") },
+      {
+        label: "Visibility",
+        cell: (d) =>
+          d.unlisted
+            ? "Restricted, unlisted (asked for only at its own request link)"
+            : d.visibility === "public"
+            ? "Public"
+            : "Restricted",
+      },
       { label: "Size", cell: (d) => sizeLabel(d.size) },
       {
         label: "Uploaded",

@@ -103,10 +103,16 @@ export function exportContent(app, organization, questionnaire) {
             "p",
             {},
             `Shared as the restricted documents “${result.document.title}” and ` +
-              `“${result.manifest.title}”: the buyer asks for them on the trust center, accepts ` +
-              "the NDA, and downloads them through an access link once approved (every download " +
-              "is logged). ",
+              `“${result.manifest.title}”. They are unlisted: no public page names them. Send ` +
+              "the buyer the request link below; they ask for both there, accept the NDA, and " +
+              "download them through an access link once approved (every download is logged). ",
             h("a", { href: href.documents(organization.id) }, "Manage access links"),
+          ),
+          h(
+            "p",
+            {},
+            "Request link for the buyer: ",
+            h("a", { href: result.requestAccessUrl }, h("code", {}, result.requestAccessUrl)),
           ),
           result.warning ? h("p", {}, result.warning) : null,
         ),
