@@ -205,3 +205,25 @@ Deno.test("[openapi] errors answered around every handler are documented in the 
   assert.match(media("revokeToken", "413"), /OAuthError/);
   assert.match(media("createProject", "500"), /ApiError/);
 });
+
+Deno.test("[openapi] no two schemas of the source claim one component name", async () => {
+  // zod-openapi keeps one of two schemas registered under a name, so the other's operations are
+  // documented with the wrong shape (a questionnaire was once described as the answers' enum).
+  const owners = new Map<string, string[]>();
+  const walk = async (dir: URL) => {
+    for await (const entry of Deno.readDir(dir)) {
+      const url = new URL(entry.name + (entry.isDirectory ? "/" : ""), dir);
+      if (entry.isDirectory) await walk(url);
+      else if (entry.name.endsWith(".ts")) {
+        const text = await Deno.readTextFile(url);
+        for (const [, name] of text.matchAll(/\.openapi\(\s*"([A-Za-z0-9_]+)"/g)) {
+          owners.set(name, [...owners.get(name) ?? [], url.pathname.split("/src/")[1]]);
+        }
+      }
+    }
+  };
+  await walk(new URL("../../src/", import.meta.url));
+  assert.ok(owners.size > 50, "the source's component names were found");
+  const shared = [...owners].filter(([, files]) => files.length > 1);
+  assert.deepEqual(shared, []);
+});
