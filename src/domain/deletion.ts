@@ -15,7 +15,7 @@ export const DELETION_JOB = "tenant.delete";
 
 /** Keys removed per atomic commit, and per run of the job (then it runs again). */
 export const DELETION_BATCH = 50;
-export const DELETION_KEYS_PER_RUN = 2_000;
+export const DELETION_KEYS_PER_RUN = 10_000;
 
 export type DeletionKind = "project" | "organization";
 

@@ -32,6 +32,8 @@ export interface DeletionDeps {
   jobs: JobWorker;
   /** Purges edge cache tags (src/edge/purge.ts). */
   purge(tags: string[]): Promise<void>;
+  /** Keys removed per run at most (tests lower it); default `DELETION_KEYS_PER_RUN`. */
+  keysPerRun?: number;
   /** Removes the blobs nothing references any more (`collectAfterDeletion`). */
   collectBlobs?: (startedAfter: Date) => Promise<unknown>;
 }
@@ -79,30 +81,87 @@ function isOwnKey(key: Deno.KvKey, record: DeletionRecord): boolean {
 }
 
 /**
- * Removes one run's worth of the target's keys; returns how many it listed (a run that lists
- * fewer than the budget has removed everything).
+ * Collections through which the enumeration finds other keys (an index listing records, a
+ * record naming its indexes), by depth: a run removes every other key before them, and the
+ * deeper ones before those that lead to them, so a run that stops half way never leaves a key
+ * nothing leads to any more. The project and organization records go last: the enumeration
+ * starts from them.
  */
-async function removeBatch(deps: DeletionDeps, record: DeletionRecord): Promise<number> {
+const SOURCE_TIERS: Readonly<Record<string, number>> = {
+  collectors: 2,
+  domains: 2,
+  webhooks: 2,
+  documents: 2,
+  access_requests: 2,
+  jobs: 2,
+  collectors_by_project: 3,
+  domains_by_project: 3,
+  evidence_by_observation: 3,
+  log_entries_by_publication: 3,
+  subscriptions_by_scope: 3,
+  edge_state: 3,
+  memberships: 3,
+  memberships_by_user: 3,
+  jobs_due_by_tenant: 3,
+  jobs_dead: 3,
+  projects: 4,
+  projects_by_organization: 5,
+  organizations: 5,
+};
+
+/** Removal order: the log's entries first (erased), then derived keys, then their sources. */
+function order(key: Deno.KvKey): number {
+  return isRetainedKey(key) ? 0 : SOURCE_TIERS[String(key[0])] ?? 1;
+}
+
+/** Whether a listed key still holds something to remove (a log entry: not erased yet). */
+function pending(key: Deno.KvKey, entry: Deno.KvEntryMaybe<unknown>): boolean {
+  if (entry.versionstamp === null) return false;
+  return !isRetainedKey(key) || !(entry.value as { erased?: boolean } | null)?.erased;
+}
+
+/**
+ * Removes one run's worth of the target's keys (at most `keysPerRun` that exist: the listing
+ * also names keys that may not); returns whether more are left for another run.
+ */
+async function removeBatch(
+  deps: DeletionDeps,
+  record: DeletionRecord,
+  keysPerRun: number,
+): Promise<boolean> {
   const { kv } = deps;
   const keys = record.kind === "project"
     ? projectKeys(kv, record.targetId)
     : organizationKeys(kv, record.organizationId);
   const listed: Deno.KvKey[] = [];
-  for await (const key of keys) {
-    if (!isOwnKey(key, record)) listed.push(key);
-    if (listed.length >= DELETION_KEYS_PER_RUN) break;
+  for await (const key of keys) if (!isOwnKey(key, record)) listed.push(key);
+  // Stable: within one rank, the enumeration's own order (records before what they name).
+  const ordered = listed.map((key, i) => ({ key, i }))
+    .sort((a, b) => order(a.key) - order(b.key) || a.i - b.i)
+    .map(({ key }) => key);
+  const chosen: Deno.KvKey[] = [];
+  let more = false;
+  for (let i = 0; i < ordered.length && !more; i += 10) {
+    const group = ordered.slice(i, i + 10);
+    const entries = await kv.getMany(group);
+    for (let j = 0; j < group.length; j++) {
+      if (!pending(group[j], entries[j])) continue;
+      if (chosen.length === keysPerRun) {
+        more = true;
+        break;
+      }
+      chosen.push(group[j]);
+    }
   }
-  // The log's entries first: once their project index is gone they could not be found again.
-  listed.sort((a, b) => Number(isRetainedKey(b)) - Number(isRetainedKey(a)));
-  for (let i = 0; i < listed.length; i += DELETION_BATCH) {
+  for (let i = 0; i < chosen.length; i += DELETION_BATCH) {
     const op = kv.atomic();
-    for (const key of listed.slice(i, i + DELETION_BATCH)) {
+    for (const key of chosen.slice(i, i + DELETION_BATCH)) {
       if (isRetainedKey(key)) eraseLogEntry(op, key[1] as number);
       else op.delete(key);
     }
     await op.commit();
   }
-  return listed.length;
+  return more;
 }
 
 /** Runs one deletion job (see the module comment). */
@@ -114,8 +173,8 @@ export async function runDeletion(deps: DeletionDeps, message: DeletionMessage):
   const dueAt = Date.parse(record.dueAt);
   if (clock.now().getTime() < dueAt) throw new JobDeferred(dueAt, "The grace period has not ended");
   const slugs = await rememberSlugs(kv, record);
-  const listed = await removeBatch(deps, record);
-  if (listed >= DELETION_KEYS_PER_RUN) {
+  const keysPerRun = deps.keysPerRun ?? DELETION_KEYS_PER_RUN;
+  if (await removeBatch(deps, record, keysPerRun)) {
     throw new JobDeferred(clock.now().getTime(), "More keys to remove");
   }
   const now = clock.now();

@@ -247,7 +247,9 @@ async function tenantJobKeys(
   ) {
     const id = entry.key[entry.key.length - 1] as string;
     const job = (await kv.get<Job>(jobKey(id))).value;
-    if (job && match(job)) {
+    // An entry whose job is gone leads nowhere: it is the tenant's to remove.
+    if (!job) emit(entry.key);
+    else if (match(job)) {
       emit(entry.key);
       jobKeys(job, emit);
     }

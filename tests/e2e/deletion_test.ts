@@ -6,7 +6,14 @@
  * SHA-256 of its slug), 410 on its public routes, and the other tenant untouched.
  */
 import assert from "node:assert/strict";
-import { DELETION_GRACE_MS } from "../../src/domain/deletion.ts";
+import {
+  DELETION_GRACE_MS,
+  DELETION_JOB,
+  type DeletionMessage,
+} from "../../src/domain/deletion.ts";
+import { JobDeferred } from "../../src/domain/jobs.ts";
+import { collectAfterDeletion, runDeletion } from "../../src/lifecycle/deletion.ts";
+import { getDeletion } from "../../src/store/deletions.ts";
 import type { Subscription } from "../../src/domain/subscriptions.ts";
 import { fakeClock } from "../../src/lib/clock.ts";
 import { linkToken } from "../../src/push/links.ts";
@@ -474,4 +481,51 @@ Deno.test("[e2e] an access-request visitor erases their requests, links and down
     token: world.tokens.owner,
   });
   assert.ok(!(await requests.text()).includes(email));
+});
+
+Deno.test("[e2e] the deletion job works in bounded runs and resumes where it stopped", async () => {
+  const clock = fakeClock(new Date());
+  await using world = await startTenantWorld({ clock });
+  const { globex, tokens } = world;
+  const { kv, services } = globex.server;
+  await drain(world);
+  const scheduled = await world.call("POST", `/organizations/${globex.orgId}/deletion`, {
+    token: tokens.owner,
+    json: { confirm: globex.orgSlug },
+  });
+  assert.equal(scheduled.status, 202);
+  await scheduled.body?.cancel();
+  const record = await getDeletion(kv, "organization", globex.orgId);
+  assert.ok(record);
+  clock.advance(DELETION_GRACE_MS + 60_000);
+  const message: DeletionMessage = {
+    kind: DELETION_JOB,
+    deletionId: record.id,
+    target: "organization",
+    targetId: globex.orgId,
+    organizationId: globex.orgId,
+  };
+  const deps = {
+    kv,
+    clock,
+    log: globex.server.log,
+    jobs: services.jobs,
+    purge: () => Promise.resolve(),
+    keysPerRun: 40,
+    collectBlobs: (startedAfter: Date) =>
+      collectAfterDeletion({ ...services, clock }, startedAfter),
+  };
+  let runs = 0;
+  for (; runs < 500; runs++) {
+    try {
+      await runDeletion(deps, message);
+      break;
+    } catch (error) {
+      assert.ok(error instanceof JobDeferred, String(error));
+    }
+  }
+  await drain(world);
+  assert.deepEqual(await leftovers(world, [globex.orgId, globex.projectId, "globex"]), []);
+  assert.ok(runs > 10, `only ${runs} runs of 40 keys`);
+  assert.equal((await status(world, "/trust/initech/trust.json")).status, 200);
 });
