@@ -32,8 +32,9 @@ const CHUNKS_PER_ATOMIC = 12;
 // Small blobs written together share atomics up to this many bytes and mutations.
 const PACK_BYTES = 700 * 1024;
 const PACK_MUTATIONS = 900;
-// A blob with at most this many chunks is removed with its meta record in one atomic.
-const CHUNKS_PER_DELETE = 900;
+// A blob with at most this many chunks is removed with its meta record in one atomic (each
+// chunk key is about 100 bytes; an atomic holds at most 80 KiB of keys).
+const CHUNKS_PER_DELETE = 600;
 
 /**
  * A BlobStore on Deno KV for deployments without object storage. Bytes are split into

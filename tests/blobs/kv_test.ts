@@ -167,6 +167,16 @@ Deno.test("[blobs] kv store specifics", async (t) => {
     assert.equal((await kv.get(blobMetaKey(key))).versionstamp, null);
   });
 
+  await t.step("delete removes a blob of more chunks than one atomic holds", async () => {
+    using kv = await Deno.openKv(":memory:");
+    const store = createKvBlobStore(kv);
+    const key = await store.put("evidence", randomBytes(601 * KV_BLOB_CHUNK_BYTES));
+    assert.equal(await countChunks(kv, key), 601);
+    assert.equal(await store.delete(key), true);
+    assert.equal(await countChunks(kv, key), 0);
+    assert.equal(await store.has(key), false);
+  });
+
   await t.step("delete loses to a put that re-stamped the blob after it was read", async () => {
     using kv = await Deno.openKv(":memory:");
     let now = Date.parse("2026-11-01T12:00:00Z");
