@@ -13,6 +13,7 @@ import {
 } from "../support/openapi_validator.ts";
 import { startTestServer } from "../support/server.ts";
 import { exerciseAnswers, exerciseFrameworks } from "./_contract_buyer.ts";
+import { exerciseDeletion } from "./_contract_deletion.ts";
 import { exerciseDocuments } from "./_contract_documents.ts";
 import { exerciseQuestionnaires } from "./_contract_questionnaires.ts";
 
@@ -41,6 +42,8 @@ Deno.test("[contract] every operation answers as /openapi.json documents", async
     const fx: Record<string, string> = {
       human: await server.tokenFor("owner"),
       invitee: await server.tokenFor("invitee"),
+      owner: await server.tokenFor("owner"),
+      spare: await server.tokenFor("spare"),
     };
 
     const call = async (operationId: string, spec: Call) => {
@@ -585,6 +588,11 @@ Deno.test("[contract] every operation answers as /openapi.json documents", async
       });
       await call("getMcpStream", { expect: 405 });
       await call("deleteMcpSession", { expect: 405 });
+    });
+
+    await t.step("deletion: scheduled, read and undone; erase links; accounts", async () => {
+      fx.human = fx.owner;
+      await exerciseDeletion(call, fx);
     });
 
     await t.step("every documented operation was exercised", () => {
