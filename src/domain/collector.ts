@@ -3,6 +3,7 @@
  * "CollectorPrincipal", "EvidenceRecordSummary", "Signal detection").
  */
 import { z } from "@hono/zod-openapi";
+import { NextCursor } from "./list_page.ts";
 import { EVIDENCE_FORMATS } from "./evidence_formats.ts";
 import { DateTime, Name, Uuid } from "./common.ts";
 import { ControlState, EvidenceType } from "./control.ts";
@@ -45,8 +46,10 @@ export const CollectorWithSecretResponse = z.object({
 
 export const CollectorResponse = z.object({ collector: CollectorPrincipal })
   .openapi("CollectorResponse");
-export const CollectorListResponse = z.object({ collectors: z.array(CollectorPrincipal) })
-  .openapi("CollectorListResponse");
+export const CollectorListResponse = z.object({
+  collectors: z.array(CollectorPrincipal),
+  nextCursor: NextCursor,
+}).openapi("CollectorListResponse");
 
 export const CreateCollectorRequest = z.strictObject({
   name: Name,

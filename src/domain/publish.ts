@@ -4,6 +4,7 @@
  * trust profile (public)" and "ProjectDomain" shapes.
  */
 import { z } from "@hono/zod-openapi";
+import { NextCursor } from "./list_page.ts";
 import { DateTime, Uuid } from "./common.ts";
 import { ControlCategory, ControlState } from "./control.ts";
 import { Vendor } from "./vendor.ts";
@@ -308,6 +309,7 @@ export const ProjectDomainSummary = z.object({
 export const ProjectDomainListResponse = z.object({
   project: Project,
   domains: z.array(ProjectDomainSummary),
+  nextCursor: NextCursor,
 }).openapi("ProjectDomainListResponse");
 
 export const ProjectDomainResponse = z.object({

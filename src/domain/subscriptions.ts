@@ -6,6 +6,7 @@
  */
 import { LiveStatus } from "./jobs.ts";
 import { z } from "@hono/zod-openapi";
+import { NextCursor } from "./list_page.ts";
 import { DateTime, Uuid } from "./common.ts";
 import type { TrustEvent } from "./events.ts";
 
@@ -84,7 +85,12 @@ export const SubscriberListResponse = z.object({
     description: "Per scope: the organization (projectId null) and each project with subscribers",
   }),
   subscribers: z.array(Subscriber).nullable().openapi({
-    description: "The addresses, for owners; null for members (addresses are personal data)",
+    description:
+      "The addresses, newest first, one page of them, for owners; null for members (addresses are personal data)",
+  }),
+  nextCursor: NextCursor.openapi({
+    description:
+      'For owners: pass as cursor for the next page of addresses; null on the last one, and for members. The HTTP answer also links it (Link: rel="next")',
   }),
 }).openapi("SubscriberListResponse");
 

@@ -3,6 +3,7 @@
  * contract of SPEC.md plus the request bodies DESIGN.md §7 settles.
  */
 import { z } from "@hono/zod-openapi";
+import { NextCursor } from "./list_page.ts";
 import { DateTime, Name, Slug, Uuid } from "./common.ts";
 
 export const Role = z.enum(["owner", "member"]);
@@ -54,6 +55,7 @@ export const OrganizationMemberSummary = z.object({
 export const OrganizationMembersResponse = z.object({
   organization: Organization,
   members: z.array(OrganizationMemberSummary),
+  nextCursor: NextCursor,
 }).openapi("OrganizationMembersResponse");
 
 /** A DNS label used as `<hostedSubdomain>.<trust page host>`. */
@@ -122,8 +124,10 @@ export const UpdateProjectRequest = z.strictObject({
 export type UpdateProjectRequest = z.infer<typeof UpdateProjectRequest>;
 
 export const ProjectResponse = z.object({ project: Project }).openapi("ProjectResponse");
-export const ProjectListResponse = z.object({ projects: z.array(Project) })
-  .openapi("ProjectListResponse");
+export const ProjectListResponse = z.object({
+  projects: z.array(Project),
+  nextCursor: NextCursor,
+}).openapi("ProjectListResponse");
 
 export const Invitation = z.object({
   id: Uuid,

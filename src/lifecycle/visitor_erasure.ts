@@ -32,6 +32,10 @@ export async function eraseSubscriber(kv: Deno.Kv, email: string): Promise<numbe
     if (String(entry.key[3]).toLowerCase() !== address) continue;
     keys.push(entry.key, ["subscriptions", entry.value]);
     ids.add(entry.value);
+    const record = (await kv.get<{ createdAt?: string }>(["subscriptions", entry.value])).value;
+    if (record?.createdAt) {
+      keys.push(["subscriptions_by_created", entry.key[1], record.createdAt, entry.value]);
+    }
   }
   for await (const entry of kv.list<{ subscriptionId?: string }>({ prefix: ["mail_deliveries"] })) {
     if (ids.has(entry.value.subscriptionId ?? "")) keys.push(entry.key);

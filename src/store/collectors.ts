@@ -12,6 +12,8 @@ import {
   collectorsByProjectPrefix,
 } from "./keys.ts";
 import { compareCodePoints } from "../lib/order.ts";
+import { type Page, readOrderedPage, stageOrder } from "./list_pages.ts";
+import { getManyChunked } from "./_chunks.ts";
 
 /** The stored record: the principal without lastSeenAt (kept apart), plus the secret's hash. */
 interface StoredCollector extends Omit<CollectorPrincipal, "lastSeenAt"> {
@@ -58,12 +60,13 @@ export async function createCollector(
     revokedAt: null,
     secretHash: input.secretHash,
   };
-  const res = await kv.atomic()
+  const op = kv.atomic()
     .check({ key: collectorBySecretHashKey(input.secretHash), versionstamp: null })
     .set(collectorKey(stored.id), stored)
     .set(collectorByProjectKey(input.projectId, stored.id), stored.id)
-    .set(collectorBySecretHashKey(input.secretHash), stored.id)
-    .commit();
+    .set(collectorBySecretHashKey(input.secretHash), stored.id);
+  stageOrder(op, "collectors", input.projectId, [stored.createdAt, stored.id]);
+  const res = await op.commit();
   if (!res.ok) throw new Error("Collector secret collision");
   return withLastSeen(stored, null);
 }
@@ -94,6 +97,36 @@ export async function listCollectorsByProject(
     if (collector) collectors.push(collector);
   }
   return collectors.sort((a, b) => compareCodePoints(a.createdAt, b.createdAt));
+}
+
+/** One page of a project's collectors, oldest first, after `cursor`. */
+export async function listCollectorsPage(
+  kv: Deno.Kv,
+  projectId: string,
+  page: { cursor: string[] | null; limit: number },
+): Promise<Page<Collector>> {
+  const stored = await readOrderedPage<StoredCollector>(kv, {
+    list: "collectors",
+    parentId: projectId,
+    recordKeys: (ids) => ids.map((id) => collectorKey(id)),
+    partsOf: (collector) => [collector.createdAt, collector.id],
+    legacy: async () => {
+      const ids: string[] = [];
+      for await (const entry of kv.list({ prefix: collectorsByProjectPrefix(projectId) })) {
+        ids.push(entry.key[2] as string);
+      }
+      const found = await getManyChunked<StoredCollector>(kv, ids.map((id) => collectorKey(id)));
+      return found.flatMap((entry) => entry.value ? [entry.value] : []);
+    },
+  }, page);
+  const seen = await getManyChunked<Deno.KvU64>(
+    kv,
+    stored.values.map((collector) => collectorLastSeenKey(collector.id)),
+  );
+  return {
+    values: stored.values.map((collector, i) => withLastSeen(collector, seen[i].value)),
+    nextCursor: stored.nextCursor,
+  };
 }
 
 async function change(

@@ -20,6 +20,7 @@ import {
 } from "./keys.ts";
 import { compareCodePoints } from "../lib/order.ts";
 import { touchProjectById } from "./edge_pages.ts";
+import { type Page, readOrderedPage, stageOrder, unstageOrder } from "./list_pages.ts";
 
 /** The domain record that verified `name`, or null (an older pending index entry is no owner). */
 async function verifiedOwner(kv: Deno.Kv, id: string | null): Promise<ProjectDomain | null> {
@@ -63,8 +64,10 @@ export async function createDomain(kv: Deno.Kv, domain: ProjectDomain): Promise<
     .set(domainKey(domain.id), domain, options)
     .set(domainClaimKey(name, domain.projectId), domain.id, options)
     .set(domainByProjectKey(domain.projectId, domain.id), domain.id, options);
+  stageOrder(op, "domains", domain.projectId, domainOrderParts(domain), options);
   if (existing) {
     op.delete(domainKey(existing.id)).delete(domainByProjectKey(existing.projectId, existing.id));
+    unstageOrder(op, "domains", existing.projectId, domainOrderParts(existing));
   }
   if (domain.verificationStatus === "verified") op.set(domainByNameKey(name), domain.id);
   if (!(await op.commit()).ok) throw conflict(`Domain "${name}" changed meanwhile; try again`);
@@ -97,6 +100,25 @@ export async function listDomainsByProject(
   return out.sort((a, b) => compareCodePoints(a.createdAt, b.createdAt));
 }
 
+/** A domain's place in its project's list: created, then id. */
+const domainOrderParts = (domain: ProjectDomain) => [domain.createdAt, domain.id];
+
+/** One page of a project's domains, oldest first, without claims that lapsed by `now`. */
+export function listDomainsPage(
+  kv: Deno.Kv,
+  projectId: string,
+  options: { now: Date; cursor: string[] | null; limit: number },
+): Promise<Page<ProjectDomain>> {
+  return readOrderedPage<ProjectDomain>(kv, {
+    list: "domains",
+    parentId: projectId,
+    recordKeys: (ids) => ids.map((id) => domainKey(id)),
+    shown: (domain) => !isDomainClaimLapsed(domain, options.now),
+    partsOf: domainOrderParts,
+    legacy: () => listDomainsByProject(kv, projectId, options.now),
+  }, options);
+}
+
 /** Saves the result of a check that did not verify; false when the record changed meanwhile. */
 export async function saveDomainCheck(
   kv: Deno.Kv,
@@ -104,7 +126,9 @@ export async function saveDomainCheck(
   next: ProjectDomain,
   now: Date,
 ): Promise<boolean> {
-  const op = kv.atomic().check(entry).set(entry.key, next, expiry(next, now.getTime()));
+  const options = expiry(next, now.getTime());
+  const op = kv.atomic().check(entry).set(entry.key, next, options);
+  stageOrder(op, "domains", next.projectId, domainOrderParts(next), options);
   // A domain that stops being verified stops serving its project's pages.
   if (entry.value.verificationStatus === "verified" && next.verificationStatus !== "verified") {
     await touchProjectById(kv, op, next.projectId, now);
@@ -131,6 +155,7 @@ export async function saveVerifiedDomain(
     .set(domainByNameKey(next.domain), next.id)
     .set(domainClaimKey(next.domain, next.projectId), next.id)
     .set(domainByProjectKey(next.projectId, next.id), next.id);
+  stageOrder(op, "domains", next.projectId, domainOrderParts(next));
   await touchProjectById(kv, op, next.projectId, new Date());
   const res = await op.commit();
   if (res.ok) return "saved";
@@ -149,6 +174,7 @@ export async function deleteDomain(kv: Deno.Kv, domain: ProjectDomain): Promise<
       .check(byName, claim)
       .delete(domainKey(domain.id))
       .delete(domainByProjectKey(domain.projectId, domain.id));
+    unstageOrder(op, "domains", domain.projectId, domainOrderParts(domain));
     if (byName.value === domain.id) op.delete(byName.key);
     if (claim.value === domain.id) op.delete(claim.key);
     await touchProjectById(kv, op, domain.projectId, new Date());

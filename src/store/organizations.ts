@@ -19,6 +19,7 @@ import {
 } from "./keys.ts";
 import { compareCodePoints } from "../lib/order.ts";
 import { getManyChunked } from "./_chunks.ts";
+import { orderKey, type Page, readOrderedPage } from "./list_pages.ts";
 
 const MAX_ATTEMPTS = 10;
 
@@ -54,7 +55,14 @@ export function addMembership(op: Deno.AtomicOperation, membership: Organization
   const key = membershipKey(membership.organizationId, membership.userId);
   return op.check({ key, versionstamp: null })
     .set(key, membership)
-    .set(membershipByUserKey(membership.userId, membership.organizationId), membership.id);
+    .set(membershipByUserKey(membership.userId, membership.organizationId), membership.id)
+    .set(...memberOrder(membership));
+}
+
+/** The order entry of a membership (members are listed oldest first, then by user id). */
+function memberOrder(membership: OrganizationMember): [Deno.KvKey, string] {
+  const parts = [membership.createdAt, membership.userId];
+  return [orderKey("members", membership.organizationId, parts), membership.userId];
 }
 
 /** Picks the organization slug: the requested one, or a free one derived from the name. */
@@ -116,6 +124,21 @@ export async function listMembershipsByOrganization(
   const prefix = membershipsOfOrganizationPrefix(organizationId);
   for await (const entry of kv.list<OrganizationMember>({ prefix })) members.push(entry.value);
   return members.sort((a, b) => compareCodePoints(a.createdAt, b.createdAt));
+}
+
+/** One page of an organization's members, oldest first (then by user id), after `cursor`. */
+export function listMembershipsPage(
+  kv: Deno.Kv,
+  organizationId: string,
+  page: { cursor: string[] | null; limit: number },
+): Promise<Page<OrganizationMember>> {
+  return readOrderedPage<OrganizationMember>(kv, {
+    list: "members",
+    parentId: organizationId,
+    recordKeys: (userIds) => userIds.map((userId) => membershipKey(organizationId, userId)),
+    partsOf: (membership) => [membership.createdAt, membership.userId],
+    legacy: () => listMembershipsByOrganization(kv, organizationId),
+  }, page);
 }
 
 /**
@@ -188,7 +211,8 @@ export async function removeMember(
       }
       for (const owner of owners) op.check(owner);
     }
-    op.delete(target.key).delete(membershipByUserKey(userId, organizationId));
+    op.delete(target.key).delete(membershipByUserKey(userId, organizationId))
+      .delete(memberOrder(target.value)[0]);
     if ((await op.commit()).ok) return true;
   }
   throw conflict("The membership changed while it was being removed; please retry");

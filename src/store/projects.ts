@@ -26,6 +26,7 @@ import {
 import { compareCodePoints } from "../lib/order.ts";
 import { touchProject } from "./edge_pages.ts";
 import { reindexProjectUpdate } from "./search_index.ts";
+import { type Page, readOrderedPage, stageOrder } from "./list_pages.ts";
 
 const MAX_ATTEMPTS = 10;
 
@@ -86,6 +87,7 @@ function addProject(op: Deno.AtomicOperation, project: Project, controls: TrustC
     .set(projectKey(project.id), project)
     .set(projectBySlugKey(project.slug), project.id)
     .set(projectByOrganizationKey(project.organizationId, project.id), project.id);
+  stageOrder(op, "projects", project.organizationId, projectOrderParts(project));
   if (project.hostedSubdomain) {
     const key = projectByHostedSubdomainKey(project.hostedSubdomain);
     op.check({ key, versionstamp: null }).set(key, project.id);
@@ -178,6 +180,28 @@ export async function listProjectsByOrganization(
     .sort((a, b) =>
       compareCodePoints(a.createdAt, b.createdAt) || compareCodePoints(a.slug, b.slug)
     );
+}
+
+/** A project's place in its organization's list: created, then slug, then id. */
+export const projectOrderParts = (project: Project) => [
+  project.createdAt,
+  project.slug,
+  project.id,
+];
+
+/** One page of an organization's projects, oldest first (then by slug), after `cursor`. */
+export function listProjectsPage(
+  kv: Deno.Kv,
+  organizationId: string,
+  page: { cursor: string[] | null; limit: number },
+): Promise<Page<Project>> {
+  return readOrderedPage<Project>(kv, {
+    list: "projects",
+    parentId: organizationId,
+    recordKeys: (ids) => ids.map((id) => projectKey(id)),
+    partsOf: projectOrderParts,
+    legacy: () => listProjectsByOrganization(kv, organizationId),
+  }, page);
 }
 
 /** Every project, in id order, streamed from KV in batches (for upgrades that visit each one). */

@@ -14,6 +14,7 @@ import {
 } from "../domain/subscriptions.ts";
 import { randomToken } from "../lib/encoding.ts";
 import { stageJob } from "./jobs.ts";
+import { type Page, readOrderedPage, stageOrder, unstageOrder } from "./list_pages.ts";
 import {
   mailDeliveriesPrefix,
   mailDeliveryKey,
@@ -101,6 +102,46 @@ export async function countSubscribeRequest(kv: Deno.Kv, ip: string, now: Date):
   throw rateLimited("Too many subscribe requests at once; try again later", 1);
 }
 
+/**
+ * Confirmed and pending subscribers per scope (the organization, projectId null, always
+ * first; then each project with subscribers). It reads every live subscription: the counts
+ * are of all of them.
+ */
+export async function countSubscriptions(
+  kv: Deno.Kv,
+  organizationId: string,
+  now: Date,
+): Promise<{ projectId: string | null; confirmed: number; pending: number }[]> {
+  const counts = new Map<string | null, { confirmed: number; pending: number }>();
+  counts.set(null, { confirmed: 0, pending: 0 });
+  for (const s of await listSubscriptions(kv, organizationId, { now })) {
+    const count = counts.get(s.projectId) ?? { confirmed: 0, pending: 0 };
+    count[s.status]++;
+    counts.set(s.projectId, count);
+  }
+  return [...counts].map(([projectId, count]) => ({ projectId, ...count }));
+}
+
+/** A subscription's place in its organization's list of subscribers: created, then id. */
+export const orderParts = (s: Subscription) => [s.createdAt, s.id];
+
+/** One page of an organization's live subscribers (every scope), newest first, after `cursor`. */
+export function listSubscribersPage(
+  kv: Deno.Kv,
+  organizationId: string,
+  options: { now: Date; cursor: string[] | null; limit: number },
+): Promise<Page<Subscription>> {
+  return readOrderedPage<Subscription>(kv, {
+    list: "subscribers",
+    parentId: organizationId,
+    reverse: true,
+    recordKeys: (ids) => ids.map((id) => subscriptionKey(id)),
+    shown: (s) => isLive(s, options.now),
+    partsOf: orderParts,
+    legacy: () => listSubscriptions(kv, organizationId, { now: options.now }),
+  }, options);
+}
+
 function isLive(s: Subscription, now: Date): boolean {
   return s.status === "confirmed" || (s.expiresAt !== null && s.expiresAt > now.toISOString());
 }
@@ -167,8 +208,14 @@ export async function requestSubscription(
       .set(indexKey, subscription.id, { expireIn: PENDING_TTL_MS })
       .set(subscriptionKey(subscription.id), subscription, { expireIn: PENDING_TTL_MS })
       .set(counterKey, verdict.next, { expireIn: DAY_MS });
+    stageOrder(op, "subscribers", target.organizationId, orderParts(subscription), {
+      expireIn: PENDING_TTL_MS,
+    });
     if (current) op.check(current);
     if (index.value && index.value !== subscription.id) op.delete(subscriptionKey(index.value));
+    if (current?.value && current.value.id !== subscription.id) {
+      unstageOrder(op, "subscribers", target.organizationId, orderParts(current.value));
+    }
     stageDelivery(op, delivery, { now, organizationId: target.organizationId });
     if ((await op.commit()).ok) return;
   }
@@ -202,6 +249,7 @@ export async function confirmSubscription(
       current.email,
     );
     const op = kv.atomic().check(entry).set(entry.key, confirmed).set(indexKey, current.id);
+    stageOrder(op, "subscribers", current.organizationId, orderParts(current));
     if ((await op.commit()).ok) return confirmed;
   }
   return null;
@@ -220,6 +268,7 @@ export async function deleteSubscription(kv: Deno.Kv, id: string): Promise<Subsc
     );
     const index = await kv.get<string>(indexKey);
     const op = kv.atomic().check(entry, index).delete(entry.key);
+    unstageOrder(op, "subscribers", current.organizationId, orderParts(current));
     if (index.value === id) op.delete(indexKey);
     if ((await op.commit()).ok) return current;
   }

@@ -36,6 +36,7 @@ export const KEY_COLLECTIONS: Readonly<Record<string, CollectionRule>> = {
   organization_profiles: { owner: "organization", note: "[orgId]" },
   organization_retention: { owner: "organization", note: "[orgId]" },
   memberships: { owner: "organization", note: "[orgId, userId]" },
+  memberships_by_created: { owner: "organization", note: "[orgId, createdAt, userId]" },
   memberships_by_user: { owner: "user", note: "[userId, orgId]; an organization's too" },
   bootstraps_by_user: { owner: "user", note: "[userId] → orgId; an organization's too" },
   invitations: { owner: "organization", note: "[tokenHash]; scanned by organizationId" },
@@ -44,6 +45,7 @@ export const KEY_COLLECTIONS: Readonly<Record<string, CollectionRule>> = {
   projects_by_slug: { owner: "project", note: "[slug], from the record" },
   projects_by_hosted_subdomain: { owner: "project", note: "[subdomain], from the record" },
   projects_by_organization: { owner: "project", note: "[orgId, projectId]" },
+  projects_by_created: { owner: "project", note: "[orgId, createdAt, slug, projectId]" },
   sigstore_identities: { owner: "project", note: "[projectId]" },
   provenance_subjects: { owner: "project", note: "[projectId]" },
   controls: { owner: "project", note: "[projectId, controlId]" },
@@ -52,6 +54,7 @@ export const KEY_COLLECTIONS: Readonly<Record<string, CollectionRule>> = {
   control_criteria: { owner: "project", note: "[projectId, key]" },
   collectors: { owner: "project", note: "[id], from collectors_by_project" },
   collectors_by_project: { owner: "project", note: "[projectId, id]" },
+  collectors_by_created: { owner: "project", note: "[projectId, createdAt, id]" },
   collectors_by_secret_hash: { owner: "project", note: "[hash], from the collector record" },
   collector_last_seen: { owner: "project", note: "[id], from collectors_by_project" },
   evidence: { owner: "project", note: "[id], from evidence_by_observation" },
@@ -74,6 +77,7 @@ export const KEY_COLLECTIONS: Readonly<Record<string, CollectionRule>> = {
   domains_by_name: { owner: "project", note: "[name] when it names the project's domain" },
   domain_claims: { owner: "project", note: "[name, projectId]" },
   domains_by_project: { owner: "project", note: "[projectId, id]" },
+  domains_by_created: { owner: "project", note: "[projectId, createdAt, id]" },
   log_entries_by_publication: { owner: "project", note: "[projectId, version]" },
   updates: { owner: "project", note: "[projectId, id]" },
   updates_by_posted: { owner: "project", note: "[projectId, postedAt, id]" },
@@ -115,6 +119,7 @@ export const KEY_COLLECTIONS: Readonly<Record<string, CollectionRule>> = {
     owner: "organization",
     note: "[orgId, projectId|'organization', email]",
   },
+  subscriptions_by_created: { owner: "organization", note: "[orgId, createdAt, id]" },
   mail_deliveries: { owner: "organization", note: "[id]; scanned by subscription and event" },
   // Stored public pages (src/store/edge_pages.ts).
   edge_page: { owner: "organization", note: "[path, variant, coding], from edge_state's paths" },
@@ -265,6 +270,7 @@ interface ProjectRef {
   organizationId: string;
   slug: string;
   hostedSubdomain: string | null;
+  createdAt?: string;
 }
 
 /** Adds every key of one project (see `projectKeys`). */
@@ -275,6 +281,9 @@ async function fillProject(kv: Deno.Kv, project: ProjectRef, emit: Emit): Promis
   emit(["projects_by_slug", project.slug]);
   if (project.hostedSubdomain) emit(["projects_by_hosted_subdomain", project.hostedSubdomain]);
   emit(["projects_by_organization", project.organizationId, id]);
+  if (project.createdAt) {
+    emit(["projects_by_created", project.organizationId, project.createdAt, project.slug, id]);
+  }
   for (
     const collection of [
       "sigstore_identities",
@@ -303,7 +312,9 @@ async function fillProject(kv: Deno.Kv, project: ProjectRef, emit: Emit): Promis
       "updates_by_posted",
       "updates_open_incidents",
       "collectors_by_project",
+      "collectors_by_created",
       "domains_by_project",
+      "domains_by_created",
       "webhooks",
     ]
   ) {
@@ -372,6 +383,10 @@ async function fillProject(kv: Deno.Kv, project: ProjectRef, emit: Emit): Promis
     emit(entry.key);
     emit(["subscriptions", entry.value]);
     subscriptionIds.add(entry.value);
+    const record = (await kv.get<{ createdAt?: string }>(["subscriptions", entry.value])).value;
+    if (record?.createdAt) {
+      emit(["subscriptions_by_created", project.organizationId, record.createdAt, entry.value]);
+    }
   }
   await scan<{ subscriptionId?: string; event?: { projectId?: string } | null }>(
     kv,
@@ -447,6 +462,8 @@ async function fillOrganization(kv: Deno.Kv, organizationId: string, emit: Emit)
       "access_links",
       "document_downloads",
       "subscriptions_by_scope",
+      "subscriptions_by_created",
+      "memberships_by_created",
       "edge_gen",
       "edge_state",
       "edge_changed",
@@ -547,7 +564,14 @@ export async function* userKeys(kv: Deno.Kv, userId: string): AsyncGenerator<Den
     emit(["users", userId]);
     await listKeys(kv, ["memberships_by_user", userId], emit);
     for await (const entry of kv.list({ prefix: ["memberships_by_user", userId] })) {
-      emit(["memberships", entry.key[2] as string, userId]);
+      const organizationId = entry.key[2] as string;
+      emit(["memberships", organizationId, userId]);
+      const membership = await kv.get<{ createdAt?: string }>(
+        ["memberships", organizationId, userId],
+      );
+      if (membership.value?.createdAt) {
+        emit(["memberships_by_created", organizationId, membership.value.createdAt, userId]);
+      }
     }
     emit(["bootstraps_by_user", userId]);
     emit(["webhook_writes", "user", userId]);

@@ -18,7 +18,7 @@ import { notFound } from "../../domain/errors.ts";
 import {
   createCollector,
   getCollector,
-  listCollectorsByProject,
+  listCollectorsPage,
   revokeCollector,
   rotateCollectorSecret,
   toPrincipal,
@@ -26,6 +26,8 @@ import {
 import { requireHuman, requireProjectAccess } from "../auth.ts";
 import { createRouter } from "../env.ts";
 import { errors, HUMAN, json, jsonBody } from "../openapi.ts";
+import { LIST_PAGE_NOTE, listPageQuery } from "../../domain/list_page.ts";
+import { linkNext, pageOf } from "../list_pages.ts";
 import { loadMarkdown } from "../../lib/load_markdown.ts";
 import { setupGuideOf } from "../../serve/setup_guide.ts";
 
@@ -101,9 +103,10 @@ collectorRoutes.openapi(
     operationId: "listCollectors",
     tags,
     summary: "Collectors of a project (secrets are never shown again)",
+    description: `Oldest first. ${LIST_PAGE_NOTE}`,
     security: HUMAN,
     middleware: [requireHuman] as const,
-    request: { params: ProjectParams },
+    request: { params: ProjectParams, query: listPageQuery("Collectors") },
     responses: {
       200: json(CollectorListResponse, "The collectors, oldest first"),
       ...errors(400, 401, 403),
@@ -111,8 +114,10 @@ collectorRoutes.openapi(
   }),
   async (c) => {
     const project = await requireProjectAccess(c, c.req.valid("param").id);
-    const collectors = await listCollectorsByProject(c.var.services.kv, project.id);
-    return c.json({ collectors: collectors.map(toPrincipal) }, 200);
+    const page = pageOf("collectors", c.req.valid("query"));
+    const { values, nextCursor } = await listCollectorsPage(c.var.services.kv, project.id, page);
+    linkNext(c, nextCursor);
+    return c.json({ collectors: values.map(toPrincipal), nextCursor }, 200);
   },
 );
 

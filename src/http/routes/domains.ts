@@ -25,13 +25,15 @@ import {
   deleteDomain,
   getDomainByName,
   getDomainEntry,
-  listDomainsByProject,
+  listDomainsPage,
   saveDomainCheck,
   saveVerifiedDomain,
 } from "../../store/domains.ts";
 import { requireHuman, requireProjectAccess } from "../auth.ts";
 import { createRouter } from "../env.ts";
 import { errors, HUMAN, json, jsonBody } from "../openapi.ts";
+import { LIST_PAGE_NOTE, listPageQuery } from "../../domain/list_page.ts";
+import { linkNext, pageOf } from "../list_pages.ts";
 
 export const domainRoutes = createRouter();
 
@@ -67,9 +69,10 @@ domainRoutes.openapi(
     operationId: "listProjectDomains",
     tags,
     summary: "Custom domains of a project, with verification instructions",
+    description: `Oldest first. ${LIST_PAGE_NOTE}`,
     security: HUMAN,
     middleware: [requireHuman] as const,
-    request: { params: ProjectParams },
+    request: { params: ProjectParams, query: listPageQuery("Domains") },
     responses: {
       200: json(ProjectDomainListResponse, "The project and its domains"),
       ...errors(400, 401, 403),
@@ -78,8 +81,13 @@ domainRoutes.openapi(
   async (c) => {
     const project = await requireProjectAccess(c, c.req.valid("param").id);
     const { kv, clock } = c.var.services;
-    const domains = await listDomainsByProject(kv, project.id, clock.now());
-    return c.json({ project, domains: domains.map(summarize) }, 200);
+    const page = pageOf("domains", c.req.valid("query"));
+    const { values, nextCursor } = await listDomainsPage(kv, project.id, {
+      now: clock.now(),
+      ...page,
+    });
+    linkNext(c, nextCursor);
+    return c.json({ project, domains: values.map(summarize), nextCursor }, 200);
   },
 );
 

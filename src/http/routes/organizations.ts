@@ -20,15 +20,17 @@ import {
   createOrganization,
   getMembership,
   getOrganization,
-  listMembershipsByOrganization,
+  listMembershipsPage,
   newMembership,
   removeMember,
 } from "../../store/organizations.ts";
-import { listProjectsByOrganization } from "../../store/projects.ts";
-import { getUser } from "../../store/users.ts";
+import { listProjectsPage } from "../../store/projects.ts";
+import { getUsers } from "../../store/users.ts";
 import { requireHuman, requireMembership } from "../auth.ts";
 import { createRouter } from "../env.ts";
 import { errors, HUMAN, json, jsonBody } from "../openapi.ts";
+import { LIST_PAGE_NOTE, listPageQuery } from "../../domain/list_page.ts";
+import { linkNext, pageOf } from "../list_pages.ts";
 
 const INVITATION_TTL_MS = 7 * 24 * 3600 * 1000;
 
@@ -95,9 +97,10 @@ organizationRoutes.openapi(
     operationId: "listOrganizationProjects",
     tags,
     summary: "Projects of an organization",
+    description: `Oldest first (then by slug). ${LIST_PAGE_NOTE}`,
     security: HUMAN,
     middleware: [requireHuman] as const,
-    request: { params: OrgParams },
+    request: { params: OrgParams, query: listPageQuery("Projects") },
     responses: {
       200: json(ProjectListResponse, "Projects, oldest first"),
       ...errors(400, 401, 403),
@@ -106,8 +109,10 @@ organizationRoutes.openapi(
   async (c) => {
     const { organizationId } = c.req.valid("param");
     await requireMembership(c, organizationId);
-    const projects = await listProjectsByOrganization(c.var.services.kv, organizationId);
-    return c.json({ projects }, 200);
+    const page = pageOf("projects", c.req.valid("query"));
+    const { values, nextCursor } = await listProjectsPage(c.var.services.kv, organizationId, page);
+    linkNext(c, nextCursor);
+    return c.json({ projects: values, nextCursor }, 200);
   },
 );
 
@@ -118,9 +123,10 @@ organizationRoutes.openapi(
     operationId: "listOrganizationMembers",
     tags,
     summary: "Members of an organization (members only)",
+    description: `Oldest first. ${LIST_PAGE_NOTE}`,
     security: HUMAN,
     middleware: [requireHuman] as const,
-    request: { params: OrgParams },
+    request: { params: OrgParams, query: listPageQuery("Members") },
     responses: {
       200: json(OrganizationMembersResponse, "The organization and its members"),
       ...errors(400, 401, 403),
@@ -132,13 +138,15 @@ organizationRoutes.openapi(
     const { kv } = c.var.services;
     const organization = await getOrganization(kv, organizationId);
     if (!organization) throw forbidden();
-    const memberships = await listMembershipsByOrganization(kv, organizationId);
-    const members = [];
-    for (const membership of memberships) {
-      const user = await getUser(kv, membership.userId);
-      if (user) members.push({ membership, user });
-    }
-    return c.json({ organization, members }, 200);
+    const page = pageOf("members", c.req.valid("query"));
+    const { values, nextCursor } = await listMembershipsPage(kv, organizationId, page);
+    const users = await getUsers(kv, values.map((membership) => membership.userId));
+    const members = values.flatMap((membership, i) => {
+      const user = users[i];
+      return user ? [{ membership, user }] : [];
+    });
+    linkNext(c, nextCursor);
+    return c.json({ organization, members, nextCursor }, 200);
   },
 );
 

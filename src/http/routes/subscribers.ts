@@ -15,14 +15,16 @@ import {
 import { liveStatus } from "../../live/jobs_view.ts";
 import { getOrganization } from "../../store/organizations.ts";
 import {
+  countSubscriptions,
   deleteSubscription,
   getSubscription,
-  listSubscriptions,
+  listSubscribersPage,
 } from "../../store/subscriptions.ts";
 import { requireHuman, requireMembership } from "../auth.ts";
 import { createRouter } from "../env.ts";
 import { errors, HUMAN, json } from "../openapi.ts";
-import { compareCodePoints } from "../../lib/order.ts";
+import { DEFAULT_LIST_PAGE, listPageQuery, MAX_LIST_PAGE } from "../../domain/list_page.ts";
+import { linkNext, pageOf } from "../list_pages.ts";
 
 export const subscriberRoutes = createRouter();
 
@@ -39,10 +41,10 @@ subscriberRoutes.openapi(
     summary:
       "Email subscribers of the organization and its projects (members; addresses for owners)",
     description:
-      "Counts of confirmed and pending subscribers per scope for every member; the addresses, newest first, only for owners (`subscribers` is null for members). `mail.configured` is false when no email is sent (neither SMTP_URL nor SES_REGION is set).",
+      `Counts of confirmed and pending subscribers per scope for every member; the addresses, newest first, only for owners (\`subscribers\` is null for members). \`mail.configured\` is false when no email is sent (neither SMTP_URL nor SES_REGION is set). The addresses come in pages of ${DEFAULT_LIST_PAGE} (\`limit\` 1 to ${MAX_LIST_PAGE}): pass nextCursor as cursor for the next; the answer links it (Link: rel="next"). The counts are of every subscriber, on every page.`,
     security: HUMAN,
     middleware: [requireHuman] as const,
-    request: { params: OrgParams },
+    request: { params: OrgParams, query: listPageQuery("Subscribers") },
     responses: {
       200: json(SubscriberListResponse, "Counts, and the addresses for owners"),
       ...errors(400, 401, 403),
@@ -51,22 +53,21 @@ subscriberRoutes.openapi(
   async (c) => {
     const { organizationId } = c.req.valid("param");
     const membership = await requireMembership(c, organizationId);
+    const page = pageOf("subscribers", c.req.valid("query"));
     const { kv, clock, mailer } = c.var.services;
-    const all = await listSubscriptions(kv, organizationId, { now: clock.now() });
-    const counts = new Map<string | null, { confirmed: number; pending: number }>();
-    counts.set(null, { confirmed: 0, pending: 0 });
-    for (const s of all) {
-      const count = counts.get(s.projectId) ?? { confirmed: 0, pending: 0 };
-      count[s.status]++;
-      counts.set(s.projectId, count);
-    }
-    const subscribers = membership.role === "owner"
-      ? all.sort((a, b) => compareCodePoints(b.createdAt, a.createdAt)).map(subscriberView)
-      : null;
+    const now = clock.now();
+    const owner = membership.role === "owner";
+    const [counts, listed] = await Promise.all([
+      countSubscriptions(kv, organizationId, now),
+      owner ? listSubscribersPage(kv, organizationId, { now, ...page }) : null,
+    ]);
+    const nextCursor = listed?.nextCursor ?? null;
+    linkNext(c, nextCursor);
     return c.json({
       mail: { configured: mailer.configured },
-      counts: [...counts].map(([projectId, count]) => ({ projectId, ...count })),
-      subscribers,
+      counts,
+      subscribers: listed ? listed.values.map(subscriberView) : null,
+      nextCursor,
     }, 200);
   },
 );
