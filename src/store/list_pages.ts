@@ -13,15 +13,20 @@
  */
 import { getManyChunked } from "./_chunks.ts";
 
+/** The order index's prefix of each list (its exact key is the "complete" marker). */
+const PREFIXES = {
+  projects: (organizationId: string) => ["projects_by_created", organizationId] as const,
+  members: (organizationId: string) => ["memberships_by_created", organizationId] as const,
+  subscribers: (organizationId: string) => ["subscriptions_by_created", organizationId] as const,
+  collectors: (projectId: string) => ["collectors_by_created", projectId] as const,
+  domains: (projectId: string) => ["domains_by_created", projectId] as const,
+};
+export type OrderedList = keyof typeof PREFIXES;
+
 /** The lists kept in order, by the collection of their order index. */
-export const ORDER_COLLECTIONS = {
-  projects: "projects_by_created",
-  members: "memberships_by_created",
-  subscribers: "subscriptions_by_created",
-  collectors: "collectors_by_created",
-  domains: "domains_by_created",
-} as const;
-export type OrderedList = keyof typeof ORDER_COLLECTIONS;
+export const ORDER_COLLECTIONS = Object.fromEntries(
+  Object.entries(PREFIXES).map(([list, prefix]) => [list, prefix("")[0]]),
+) as Record<OrderedList, string>;
 
 /** Key parts after the parent: the sort parts and the id. */
 const PARTS: Record<OrderedList, number> = {
@@ -36,12 +41,15 @@ const PARTS: Record<OrderedList, number> = {
 const MAX_SKIPPED = 200;
 
 /** The order index's prefix of one list (its exact key is the "complete" marker). */
-export const orderPrefix = (list: OrderedList, parentId: string) =>
-  [ORDER_COLLECTIONS[list], parentId] as const;
+export const orderPrefix = (list: OrderedList, parentId: string): Deno.KvKey =>
+  PREFIXES[list](parentId);
 
 /** The order key of one item: its sort parts (createdAt, then slug for projects) and its id. */
-export const orderKey = (list: OrderedList, parentId: string, parts: readonly string[]) =>
-  [ORDER_COLLECTIONS[list], parentId, ...parts] as Deno.KvKey;
+export const orderKey = (
+  list: OrderedList,
+  parentId: string,
+  parts: readonly string[],
+) => [...PREFIXES[list](parentId), ...parts];
 
 /** Adds an item's order entry to `op` (with the record's expiry, when it has one). */
 export function stageOrder(

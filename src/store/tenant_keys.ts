@@ -464,6 +464,7 @@ async function fillOrganization(kv: Deno.Kv, organizationId: string, emit: Emit)
       "subscriptions_by_scope",
       "subscriptions_by_created",
       "memberships_by_created",
+      "projects_by_created",
       "edge_gen",
       "edge_state",
       "edge_changed",
