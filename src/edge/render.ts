@@ -16,6 +16,7 @@ import type { Clock } from "../lib/clock.ts";
 import { type Coding, compress, isCompressible } from "../lib/content_coding.ts";
 import { sha256Hex } from "../lib/hash.ts";
 import type { Logger } from "../lib/log.ts";
+import { getDeletion } from "../store/deletions.ts";
 import { getOrganization } from "../store/organizations.ts";
 import { listProjectsByOrganization } from "../store/projects.ts";
 import { getLatestPublication } from "../store/publications.ts";
@@ -83,12 +84,15 @@ const TRANSFER_HEADERS = new Set([
 ]);
 
 /** The scopes of an organization: each public project with a version, and its trust center. */
-async function scopesOf(kv: Deno.Kv, organizationId: string): Promise<Scope[]> {
+async function scopesOf(kv: Deno.Kv, organizationId: string, now: Date): Promise<Scope[]> {
   const organization = await getOrganization(kv, organizationId);
-  if (!organization) return [];
+  // An organization (or project) whose deletion job may be running keeps no render state:
+  // its pages were dropped when the deletion was scheduled, and the job removes the rest.
+  if (!organization || await beingDeleted(kv, "organization", organizationId, now)) return [];
   const projects = await listProjectsByOrganization(kv, organizationId);
   const scopes: Scope[] = [];
   for (const project of projects) {
+    if (await beingDeleted(kv, "project", project.id, now)) continue;
     const published = project.visibility === "public" &&
       (await getLatestPublication(kv, project.id)) !== null;
     scopes.push({
@@ -108,6 +112,17 @@ async function scopesOf(kv: Deno.Kv, organizationId: string): Promise<Scope[]> {
     tags: pageTags(organizationId, null),
   });
   return scopes;
+}
+
+/** Whether the deletion of a project or an organization is due (its job may be removing it). */
+async function beingDeleted(
+  kv: Deno.Kv,
+  kind: "project" | "organization",
+  id: string,
+  now: Date,
+): Promise<boolean> {
+  const deletion = await getDeletion(kv, kind, id);
+  return deletion !== null && Date.parse(deletion.dueAt) <= now.getTime();
 }
 
 /** Renders one URL in one format through the app. */
@@ -238,7 +253,7 @@ export async function renderOrganization(
 ): Promise<string[]> {
   if (!deps.fetch) throw new Error("The app is not ready to render pages yet");
   const { kv } = deps;
-  const scopes = await scopesOf(kv, organizationId);
+  const scopes = await scopesOf(kv, organizationId, deps.clock.now());
   const purge: { scope: Scope; state: Deno.KvEntryMaybe<ScopeState> }[] = [];
   for (const scope of scopes) {
     const generations = await kv.getMany(dependencies(organizationId, scope.projectId));

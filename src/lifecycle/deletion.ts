@@ -177,6 +177,11 @@ export async function runDeletion(deps: DeletionDeps, message: DeletionMessage):
   if (await removeBatch(deps, record, keysPerRun)) {
     throw new JobDeferred(clock.now().getTime(), "More keys to remove");
   }
+  // Once more: a job of the tenant that was running meanwhile (an email, a render begun before
+  // the due time) may have written after the pass above listed its keys.
+  if (await removeBatch(deps, record, keysPerRun)) {
+    throw new JobDeferred(clock.now().getTime(), "More keys to remove");
+  }
   const now = clock.now();
   if (record.kind === "organization") {
     for (const slug of slugs.project) await rememberDeletedSlug(kv, "project", { slug, now });

@@ -252,9 +252,12 @@ async function tenantJobKeys(
   ) {
     const id = entry.key[entry.key.length - 1] as string;
     const job = (await kv.get<Job>(jobKey(id))).value;
-    // An entry whose job is gone leads nowhere: it is the tenant's to remove.
-    if (!job) emit(entry.key);
-    else if (match(job)) {
+    // An entry whose job is gone (removed while it ran) leads nowhere: it and the time
+    // index's entry of the same job are the tenant's to remove.
+    if (!job) {
+      emit(entry.key);
+      emit(jobDueKey(entry.key[3] as number, id));
+    } else if (match(job)) {
       emit(entry.key);
       jobKeys(job, emit);
     }
