@@ -15,6 +15,12 @@ export interface Artifact {
   key: string;
   digest: string;
   encodings?: Partial<Record<Coding, string>>;
+  /**
+   * An artifact stored in parts (the feed: its head, each entry, its tail): its bytes are
+   * these blobs joined in order (`key` is the first), `digest` the digest of the whole.
+   * Without it, `key` holds the whole artifact.
+   */
+  parts?: string[];
 }
 
 /** Everything about one published version; the artifacts are immutable blobs. */

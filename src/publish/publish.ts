@@ -29,6 +29,7 @@ import { withLease } from "../store/leases.ts";
 import { publishedControls } from "./controls.ts";
 import { publicationEvents } from "./events.ts";
 import { renderVersion } from "./version_documents.ts";
+import { sha256Hex } from "../lib/hash.ts";
 import { declaredDigest, resolveCertifications } from "./certifications.ts";
 
 /**
@@ -178,6 +179,26 @@ async function storeArtifacts<N extends string>(
   })) as Record<N, Artifact>;
 }
 
+/** The documents stored whole: all but the feed. */
+function withoutFeed<D extends { feed: Uint8Array }>(documents: D): Omit<D, "feed"> {
+  const { feed: _feed, ...rest } = documents;
+  return rest;
+}
+
+/**
+ * Stores an artifact in parts, each content-addressed (the feed: a version adds its head and
+ * its own entry; the other entries are the blobs earlier versions stored). It is served with
+ * the updates merged in and compressed per response, so no encoding is stored.
+ */
+async function storeParts(
+  blobs: BlobStore,
+  parts: readonly Uint8Array[],
+  whole: Uint8Array,
+): Promise<Artifact> {
+  const keys = await blobs.putMany("artifact", parts);
+  return { key: keys[0], digest: `sha256:${await sha256Hex(whole)}`, parts: keys };
+}
+
 /**
  * One try at the next version: recompute at this instant, render, store the artifacts and
  * commit against the latest-version pointer read here. Null when another version landed
@@ -211,7 +232,7 @@ async function attemptPublication(
   ) {
     return "unchanged";
   }
-  const { profile, entry, documents } = await renderVersion(deps, {
+  const { profile, entry, documents, feedParts } = await renderVersion(deps, {
     project,
     controls,
     reasons: new Map(evaluations.map((e) => [e.control.key, e.reason])),
@@ -228,9 +249,10 @@ async function attemptPublication(
     summary: profile.summary,
     htmlCsp: trustPageCsp(vendorCsp(profile.vendor)),
     states: Object.fromEntries(profile.controls.map((c) => [c.key, c.state])),
-    // The feed is served with the updates merged in and compressed per response (its
-    // stored encodings were never read), and only the latest version's: stored bare.
-    artifacts: await storeArtifacts(blobs, documents, { bare: ["feed"] }),
+    artifacts: {
+      ...await storeArtifacts(blobs, withoutFeed(documents)),
+      feed: await storeParts(blobs, feedParts, documents.feed),
+    },
   };
   const completed: PublishJob = {
     ...job,

@@ -16,7 +16,7 @@ import { getPublication, listPublications } from "../store/publications.ts";
 import {
   badgeJson,
   buildTrustProfile,
-  renderAtomFeed,
+  renderAtomFeedParts,
   renderBadgeSvg,
   renderTrustPageHtml,
   renderTrustPageMarkdown,
@@ -155,6 +155,14 @@ export async function renderVersion(
     organization ? trustCenterUrl(deps.config, organization.slug) : undefined,
     await kitPins(deps),
   );
+  const feedParts = renderAtomFeedParts({
+    project: { slug: project.slug, name: project.name },
+    feedUrl: urls.feed,
+    pageUrl: urls.page,
+    versions: history,
+    versionUrl: urls.versionTrustJson,
+    maxEntries: FEED_ENTRIES,
+  }).map((part) => encoder.encode(part));
   // The page shows the signals known at publication, dated: it never changes afterwards.
   const signals = await getLatestSignals(deps.kv, project.id);
   const documents = {
@@ -169,14 +177,7 @@ export async function renderVersion(
       ...links,
       versions: urls.versionsMarkdown,
     }, { changes: { previousVersion: previous?.version ?? null, items: entry.changes }, signals })),
-    feed: encoder.encode(renderAtomFeed({
-      project: { slug: project.slug, name: project.name },
-      feedUrl: urls.feed,
-      pageUrl: urls.page,
-      versions: history,
-      versionUrl: urls.versionTrustJson,
-      maxEntries: FEED_ENTRIES,
-    })),
+    feed: concatBytes(feedParts),
     badgeSvg: encoder.encode(renderBadgeSvg(profile.summary.overallState)),
     badgeJson: encoder.encode(JSON.stringify(badgeJson(profile.summary.overallState))),
     ...await renderExports(deps.signingKey, {
@@ -187,5 +188,16 @@ export async function renderVersion(
       customCriteria: mapped,
     }),
   };
-  return { profile, entry, documents };
+  return { profile, entry, documents, feedParts };
+}
+
+/** `parts` joined into one array. */
+function concatBytes(parts: readonly Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(parts.reduce((n, part) => n + part.byteLength, 0));
+  let at = 0;
+  for (const part of parts) {
+    out.set(part, at);
+    at += part.byteLength;
+  }
+  return out;
 }

@@ -20,6 +20,7 @@ import {
   varyWithEncoding,
 } from "../lib/content_coding.ts";
 import { PUBLIC_CORS_HEADERS } from "./headers.ts";
+import { sha256HexSync } from "../lib/hash.ts";
 
 /** Bytes around an artifact, e.g. the `{"profile":…}` envelope around trust.json. */
 export interface Wrap {
@@ -115,16 +116,15 @@ export function createArtifactCache(): ArtifactCache {
   const wrapped = new Map<string, Uint8Array<ArrayBuffer>>();
   let cachedBytes = 0;
   const bytes = async (blobs: BlobStore, artifact: Artifact) => {
-    const hit = cache.get(artifact.key);
+    const id = idOf(artifact);
+    const hit = cache.get(id);
     if (hit) {
-      cache.delete(artifact.key);
-      cache.set(artifact.key, hit);
+      cache.delete(id);
+      cache.set(id, hit);
       return hit;
     }
-    const stored = await blobs.get(artifact.key);
-    if (!stored) throw notFound("This version's documents are missing");
-    const copy = new Uint8Array(stored) as Uint8Array<ArrayBuffer>;
-    cache.set(artifact.key, copy);
+    const copy = artifact.parts ? await joinParts(blobs, artifact) : await whole(blobs, artifact);
+    cache.set(id, copy);
     cachedBytes += copy.byteLength;
     for (const [key, value] of cache) {
       if (cachedBytes <= CACHE_BYTES) break;
@@ -134,7 +134,7 @@ export function createArtifactCache(): ArtifactCache {
     return copy;
   };
   const wrappedBytes = async (blobs: BlobStore, artifact: Artifact, wrap: Wrap) => {
-    const id = `${artifact.key}#${wrap.tag}`;
+    const id = `${idOf(artifact)}#${wrap.tag}`;
     const hit = wrapped.get(id);
     if (hit) return hit;
     const inner = await bytes(blobs, artifact);
@@ -150,11 +150,11 @@ export function createArtifactCache(): ArtifactCache {
     return joined;
   };
   return {
-    cached: (artifact) => cache.get(artifact.key),
+    cached: (artifact) => cache.get(idOf(artifact)),
     bytes,
     wrapped: wrappedBytes,
     encoded(blobs, artifact, coding, wrap) {
-      const id = `${artifact.key}#${wrap?.tag ?? ""}#${coding}`;
+      const id = `${idOf(artifact)}#${wrap?.tag ?? ""}#${coding}`;
       return encodedOnce(id, async () => {
         if (wrap) return await smaller(await wrappedBytes(blobs, artifact, wrap), coding);
         if (!artifact.encodings) return await smaller(await bytes(blobs, artifact), coding);
@@ -166,12 +166,48 @@ export function createArtifactCache(): ArtifactCache {
       });
     },
     cachedEncoded(artifact, coding) {
-      return encodings.get(`${artifact.key}##${coding}`);
+      return encodings.get(`${idOf(artifact)}##${coding}`);
     },
     encodedBytes(id, bytes, coding) {
       return encodedOnce(`${id}#${coding}`, () => smaller(bytes, coding));
     },
   };
+}
+
+/**
+ * What an artifact's bytes are cached under: its blob key, or for one stored in parts its
+ * digest (its first part's key names only its head).
+ */
+function idOf(artifact: Artifact): string {
+  return artifact.parts ? `parts:${artifact.digest}` : artifact.key;
+}
+
+/** The bytes of an artifact stored whole. */
+async function whole(blobs: BlobStore, artifact: Artifact): Promise<Uint8Array<ArrayBuffer>> {
+  const stored = await blobs.get(artifact.key);
+  if (!stored) throw notFound("This version's documents are missing");
+  return new Uint8Array(stored) as Uint8Array<ArrayBuffer>;
+}
+
+/**
+ * The bytes of an artifact stored in parts, joined, checked against its digest (a part
+ * missing or not what was stored is an error, never a different document).
+ */
+async function joinParts(blobs: BlobStore, artifact: Artifact): Promise<Uint8Array<ArrayBuffer>> {
+  const parts = await Promise.all(artifact.parts!.map((key) => blobs.get(key)));
+  if (parts.some((part) => part === null)) {
+    throw notFound("This version's documents are missing");
+  }
+  const out = new Uint8Array(parts.reduce((n, part) => n + part!.byteLength, 0));
+  let at = 0;
+  for (const part of parts) {
+    out.set(part!, at);
+    at += part!.byteLength;
+  }
+  if (`sha256:${sha256HexSync(out)}` !== artifact.digest) {
+    throw new Error(`The parts of artifact ${artifact.digest} do not make its bytes`);
+  }
+  return out;
 }
 
 /**

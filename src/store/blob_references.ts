@@ -19,12 +19,16 @@ export interface BlobReferenceSource {
   keysOf(entry: Deno.KvEntry<unknown>): string[];
 }
 
-/** The blob keys of a publication's artifacts and their stored encodings. */
+/**
+ * The blob keys of a publication's artifacts, their stored encodings, and the parts of those
+ * stored in parts (the feed's head, entries and tail, most of them shared with other versions).
+ */
 function publicationKeys(publication: Publication): string[] {
   const keys: string[] = [];
   for (const artifact of Object.values(publication.artifacts ?? {})) {
     if (!artifact) continue;
     keys.push(artifact.key, ...Object.values(artifact.encodings ?? {}) as string[]);
+    keys.push(...artifact.parts ?? []);
   }
   return keys;
 }

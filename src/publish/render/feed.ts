@@ -71,6 +71,17 @@ function entry(input: AtomFeedInput, version: PublishedVersion, versionUrl: stri
  * RangeError without versions: a project that never published has no feed.
  */
 export function renderAtomFeed(input: AtomFeedInput): string {
+  return renderAtomFeedParts(input).join("");
+}
+
+/**
+ * The feed of `renderAtomFeed` in the parts it is stored in: its head (everything before the
+ * first entry), one part per entry, and its tail, each with its line end, so joined they are
+ * the feed's exact text. An entry depends only on its version (and the project's addresses):
+ * stored content-addressed, each version's entry is stored once, whatever the number of feeds
+ * that carry it.
+ */
+export function renderAtomFeedParts(input: AtomFeedInput): string[] {
   const { versions, project } = input;
   if (versions.length === 0) {
     throw new RangeError(`Project "${project.slug}" has no published version to put in a feed`);
@@ -79,7 +90,7 @@ export function renderAtomFeed(input: AtomFeedInput): string {
   const versionUrl = input.versionUrl ?? ((n: number) => `${base}/versions/${n}/trust.json`);
   const oldest = versions[versions.length - 1];
   const entries = versions.slice(0, input.maxEntries ?? 50);
-  return [
+  const head = [
     '<?xml version="1.0" encoding="utf-8"?>',
     '<feed xmlns="http://www.w3.org/2005/Atom">',
     `  <id>${text(tagUri(input.pageUrl, utc(oldest.publishedAt), `trust/${project.slug}`))}</id>`,
@@ -90,10 +101,12 @@ export function renderAtomFeed(input: AtomFeedInput): string {
     `  <link rel="self" type="application/atom+xml" href="${text(input.feedUrl)}"/>`,
     `  <link rel="alternate" type="text/html" href="${text(input.pageUrl)}"/>`,
     `  <generator>Trust Profile Service</generator>`,
-    ...entries.map((v) => entry(input, v, versionUrl(v.version))),
-    "</feed>",
-    "",
-  ].join("\n");
+  ];
+  return [
+    `${head.join("\n")}\n`,
+    ...entries.map((v) => `${entry(input, v, versionUrl(v.version))}\n`),
+    "</feed>\n",
+  ];
 }
 
 /** An update as the feed shows it (posted and, once resolved, updated). */

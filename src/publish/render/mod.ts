@@ -4,7 +4,7 @@
  * clock: everything a renderer shows is an argument, so a version renders the same forever.
  */
 export { type BadgeJson, badgeJson, badgeTextWidth, renderBadgeSvg } from "./badge.ts";
-export { type AtomFeedInput, renderAtomFeed } from "./feed.ts";
+export { type AtomFeedInput, renderAtomFeed, renderAtomFeedParts } from "./feed.ts";
 export {
   renderTrustPageHtml,
   styleHash,
