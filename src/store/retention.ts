@@ -253,6 +253,7 @@ export async function measureProjectStorage(
         if (!artifact) continue;
         storage.blobKeys.add(artifact.key);
         for (const key of Object.values(artifact.encodings ?? {})) storage.blobKeys.add(key);
+        for (const key of artifact.parts ?? []) storage.blobKeys.add(key);
       }
     }
   }
