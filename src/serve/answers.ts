@@ -35,6 +35,13 @@ import {
   listAnswers,
   rebuildAnswerOrder,
 } from "../store/answers.ts";
+import {
+  answerCandidates,
+  answerWords,
+  hasWordStarts,
+  rebuildAnswerTerms,
+  wordsOf,
+} from "../store/answer_terms.ts";
 import { getCertification } from "../store/certifications.ts";
 import { getControl, listControlsByProject } from "../store/controls.ts";
 import { currentNda, getDocument } from "../store/documents.ts";
@@ -244,8 +251,32 @@ interface ListedPage {
 }
 
 /**
- * Every answer read, searched by `terms` (best first, then reading order) and paged. With no
- * terms and an order index that could not answer, it mends the index for the next request.
+ * `answers` searched by `terms` (best first, then reading order) and paged: an answer matches
+ * when every term scores and each of the terms' words starts one of its indexed words.
+ */
+function scoredPage(
+  answers: readonly TrustAnswer[],
+  terms: readonly string[],
+  query: AnswerPageQuery,
+  total: number,
+): ListedPage {
+  const words = terms.flatMap((term) => wordsOf(term));
+  const scored = inAnswerOrder(answers)
+    .map((answer) => ({ answer, score: matchScore(answer, terms) }))
+    .filter((s) => s.score > 0 && hasWordStarts(answerWords(s.answer), words));
+  scored.sort((a, b) => b.score - a.score);
+  return {
+    page: answerPage(scored.map((s) => s.answer), query),
+    total,
+    matched: scored.length,
+  };
+}
+
+/**
+ * A search's page: scored among the answers the word index names for its words (reading only
+ * those), or among every answer when the index cannot narrow it (its words are all common, or
+ * it does not hold every answer: then it is mended for the next search). With no terms, every
+ * answer in reading order, mending the order index for the next request.
  */
 async function searchedPage(
   kv: Deno.Kv,
@@ -253,17 +284,19 @@ async function searchedPage(
   terms: readonly string[],
   query: AnswerPageQuery,
 ): Promise<ListedPage> {
+  if (terms.length > 0) {
+    const found = await answerCandidates(kv, organizationId, terms.flatMap((t) => wordsOf(t)));
+    if (found.answers) return scoredPage(found.answers, terms, query, found.total);
+    if (found.indexed) {
+      const all = await listAnswers(kv, organizationId);
+      return scoredPage(all, terms, query, all.length);
+    }
+  }
   const counted = await getAnswerCountEntry(kv, organizationId);
   const all = await listAnswers(kv, organizationId);
   if (terms.length === 0) await rebuildAnswerOrder(kv, organizationId, counted, all);
-  const scored = inAnswerOrder(all).map((answer) => ({ answer, score: matchScore(answer, terms) }))
-    .filter((s) => s.score > 0);
-  scored.sort((a, b) => b.score - a.score);
-  return {
-    page: answerPage(scored.map((s) => s.answer), query),
-    total: all.length,
-    matched: scored.length,
-  };
+  else await rebuildAnswerTerms(kv, organizationId, counted, all);
+  return scoredPage(all, terms, query, all.length);
 }
 
 /**

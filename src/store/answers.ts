@@ -18,9 +18,12 @@ import {
   answerOrderKey,
   answersByOrderPrefix,
   answersPrefix,
+  answerTermCountKey,
+  answerTermsOfKey,
 } from "./keys.ts";
 import { getManyChunked } from "./_chunks.ts";
 import { touchOrganization } from "./edge_pages.ts";
+import { stageAnswerTerms } from "./answer_terms.ts";
 
 const MAX_ATTEMPTS = 10;
 
@@ -70,9 +73,10 @@ export async function addAnswer(
   };
   const key = answerKey(organizationId, answer.id);
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-    const [counted, ordered] = await kv.getMany<[number, number]>([
+    const [counted, ordered, termed] = await kv.getMany<[number, number, number]>([
       answerCountKey(organizationId),
       answerOrderCountKey(organizationId),
+      answerTermCountKey(organizationId),
     ]);
     const count = counted.value ?? 0;
     if (count >= MAX_ANSWERS_PER_ORGANIZATION) {
@@ -80,11 +84,13 @@ export async function addAnswer(
         `An organization keeps at most ${MAX_ANSWERS_PER_ORGANIZATION} answers; delete one first`,
       );
     }
-    const op = kv.atomic().check(counted, ordered, { key, versionstamp: null })
+    const op = kv.atomic().check(counted, ordered, termed, { key, versionstamp: null })
       .set(answerCountKey(organizationId), count + 1)
       .set(key, answer)
       .set(orderKeyOf(organizationId, answer), answer.id)
-      .set(answerOrderCountKey(organizationId), (ordered.value ?? 0) + 1);
+      .set(answerOrderCountKey(organizationId), (ordered.value ?? 0) + 1)
+      .set(answerTermCountKey(organizationId), (termed.value ?? 0) + 1);
+    stageAnswerTerms(op, organizationId, answer.id, null, answer);
     const ok = await touchOrganization(op, organizationId, options.now).commit();
     if (ok.ok) return answer;
   }
@@ -114,14 +120,20 @@ export async function editAnswer(
 ): Promise<TrustAnswer> {
   const key = answerKey(organizationId, options.id);
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-    const entry = await kv.get<TrustAnswer>(key);
+    const [entry, words] = await kv.getMany<[TrustAnswer, string[]]>([
+      key,
+      answerTermsOfKey(organizationId, options.id),
+    ]);
     if (!entry.value) throw notFound("No answer with that id in this organization");
     const next = applyEdit(entry.value, options.change, {
       actor: options.actor,
       at: options.now.toISOString(),
     });
     if (next === entry.value) return next;
-    const op = kv.atomic().check(entry).set(key, next);
+    // An answer indexed before keeps its place in the count; one that was not is indexed now
+    // and counted when the index is next rebuilt.
+    const op = kv.atomic().check(entry, words).set(key, next);
+    stageAnswerTerms(op, organizationId, next.id, words.value, next);
     const [before, after] = [
       orderKeyOf(organizationId, entry.value),
       orderKeyOf(organizationId, next),
@@ -142,16 +154,24 @@ export async function deleteAnswer(
 ): Promise<TrustAnswer> {
   const key = answerKey(organizationId, id);
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-    const [entry, counted, ordered] = await kv.getMany<[TrustAnswer, number, number]>([
+    const [entry, counted, ordered, termed, words] = await kv.getMany<
+      [TrustAnswer, number, number, number, string[]]
+    >([
       key,
       answerCountKey(organizationId),
       answerOrderCountKey(organizationId),
+      answerTermCountKey(organizationId),
+      answerTermsOfKey(organizationId, id),
     ]);
     if (!entry.value) throw notFound("No answer with that id in this organization");
     const order = orderKeyOf(organizationId, entry.value);
     const indexed = (await kv.get(order)).versionstamp !== null;
-    const op = kv.atomic().check(entry, counted, ordered).delete(key)
+    const op = kv.atomic().check(entry, counted, ordered, termed, words).delete(key)
       .set(answerCountKey(organizationId), Math.max(0, (counted.value ?? 1) - 1));
+    if (words.value) {
+      stageAnswerTerms(op, organizationId, id, words.value, null);
+      op.set(answerTermCountKey(organizationId), Math.max(0, (termed.value ?? 1) - 1));
+    }
     if (indexed) {
       op.delete(order).set(
         answerOrderCountKey(organizationId),

@@ -264,6 +264,18 @@ export const answersByOrderPrefix = (organizationId: string) =>
   ["answers_by_order", organizationId] as const;
 export const answerOrderCountKey = (organizationId: string) =>
   ["answers_by_order_counts", organizationId] as const;
+/**
+ * The word index of an organization's answers (src/store/answer_terms.ts): one entry per word
+ * and answer, the words each answer is indexed under, and how many answers it holds.
+ */
+export const answerTermKey = (organizationId: string, word: string, answerId: string) =>
+  ["answers_by_term", organizationId, word, answerId] as const;
+export const answerTermsPrefix = (organizationId: string) =>
+  ["answers_by_term", organizationId] as const;
+export const answerTermsOfKey = (organizationId: string, answerId: string) =>
+  ["answer_terms_of", organizationId, answerId] as const;
+export const answerTermCountKey = (organizationId: string) =>
+  ["answers_by_term_counts", organizationId] as const;
 
 /**
  * An organization's questionnaires (src/store/questionnaires.ts): the record by time-ordered

@@ -5,8 +5,9 @@
  * public search (a query matching one project, and, from 100 projects, one matching every
  * project: 20 results), an organization's trust center and `GET /me` of a member of 100
  * organizations, beside a baseline (one project read) that shows how much the store itself
- * slows as it grows; at 10 and 2,000 answers, the first page of an organization's answers and
- * a search in them. Each curve gives the median CPU time per request and the KV entries one
+ * slows as it grows; at 10 and 2,000 answers, the first page of an organization's answers, a
+ * search whose words every answer has (all match: it reads them all), and one that a rare word
+ * narrows to one answer through the word index. Each curve gives the median CPU time per request and the KV entries one
  * request reads at each scale, and their ratios from the smallest scale to the largest (target:
  * flat within 1.5×; the verdict goes by the entries read, which other load on a shared machine
  * does not move), and `/me` with 1 and with 100 memberships beside it. Measured in rounds over every probe in the same run; nothing is
@@ -217,6 +218,12 @@ async function answerProbes(t: TestApp, answers: number): Promise<Probe[]> {
   return [
     { label: "answers, a page of 10", scale: answers, t, path: `${path}?limit=10` },
     { label: "answers, a search", scale: answers, t, path: `${path}?q=encrypt%20region` },
+    {
+      label: "answers, a search for one",
+      scale: answers,
+      t,
+      path: `${path}?q=encrypt%20region%20${answers - 1}`,
+    },
   ];
 }
 
