@@ -35,13 +35,7 @@ import {
   listAnswers,
   rebuildAnswerOrder,
 } from "../store/answers.ts";
-import {
-  answerCandidates,
-  answerWords,
-  hasWordStarts,
-  rebuildAnswerTerms,
-  wordsOf,
-} from "../store/answer_terms.ts";
+import { answerCandidates, rebuildAnswerTerms, wordsOf } from "../store/answer_terms.ts";
 import { getCertification } from "../store/certifications.ts";
 import { getControl, listControlsByProject } from "../store/controls.ts";
 import { currentNda, getDocument } from "../store/documents.ts";
@@ -218,14 +212,21 @@ export function queryTerms(q: string | undefined): string[] {
 
 /**
  * How well `answer` matches every term, or 0 when one is missing. A restricted answer is
- * searched by its question, category and questionnaire ids only, never by its text.
+ * searched by its question, category and questionnaire ids only, never by its text. With
+ * `words` (the terms' words), each must also start a word of those texts, or it is 0.
  */
-export function matchScore(answer: TrustAnswer, terms: readonly string[]): number {
+export function matchScore(
+  answer: TrustAnswer,
+  terms: readonly string[],
+  words: readonly string[] = [],
+): number {
   if (terms.length === 0) return 1;
   const question = fold(answer.question);
   const refs = answer.questionnaireRefs.map((r) => fold(`${r.questionnaire} ${r.id}`)).join(" ");
   const category = fold(answer.category);
   const body = answer.visibility === "public" ? fold(answer.answer) : "";
+  const texts = [question, refs, category, body];
+  if (!words.every((word) => texts.some((text) => startsWordIn(text, word)))) return 0;
   let score = 0;
   for (const term of terms) {
     const exactRef = answer.questionnaireRefs.some((r) => fold(r.id) === term);
@@ -237,6 +238,16 @@ export function matchScore(answer: TrustAnswer, terms: readonly string[]): numbe
   }
   return score;
 }
+
+/** Whether `word` occurs in folded `text` at the start of a word (a run of letters and digits). */
+function startsWordIn(text: string, word: string): boolean {
+  for (let at = text.indexOf(word); at >= 0; at = text.indexOf(word, at + 1)) {
+    if (at === 0 || !LETTER_OR_DIGIT.test(text[at - 1])) return true;
+  }
+  return false;
+}
+
+const LETTER_OR_DIGIT = /[\p{L}\p{N}]/u;
 
 /** The request form's address, preselecting the restricted answers. */
 export function answersAccessUrl(config: Config, orgSlug: string): string {
@@ -262,8 +273,8 @@ function scoredPage(
 ): ListedPage {
   const words = terms.flatMap((term) => wordsOf(term));
   const scored = inAnswerOrder(answers)
-    .map((answer) => ({ answer, score: matchScore(answer, terms) }))
-    .filter((s) => s.score > 0 && hasWordStarts(answerWords(s.answer), words));
+    .map((answer) => ({ answer, score: matchScore(answer, terms, words) }))
+    .filter((s) => s.score > 0);
   scored.sort((a, b) => b.score - a.score);
   return {
     page: answerPage(scored.map((s) => s.answer), query),

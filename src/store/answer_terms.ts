@@ -26,7 +26,7 @@ export const MAX_WORDS = 200;
 /** Characters of a word in a key; a longer query word is looked up by its first ones. */
 export const MAX_WORD_LENGTH = 40;
 /** Index entries one query word reads at most before it is deemed too common to narrow. */
-const MAX_POSTINGS = 250;
+const MAX_POSTINGS = 120;
 /** Index entries each query word reads first. */
 const FIRST_LOOK = 16;
 
@@ -56,17 +56,6 @@ export function answerWords(answer: TrustAnswer): string[] {
     }
   }
   return [...words];
-}
-
-/**
- * Whether every query word starts one of the answer's indexed words: what a search requires
- * beyond its scoring, whether it reads the index or every answer.
- */
-export function hasWordStarts(words: readonly string[], queryWords: readonly string[]): boolean {
-  return queryWords.every((q) => {
-    const head = q.slice(0, MAX_WORD_LENGTH);
-    return words.some((w) => w.startsWith(head));
-  });
 }
 
 /**
