@@ -338,6 +338,19 @@ async function orderedPage(
 }
 
 /**
+ * A page of every answer of an organization (public and restricted), in reading order, as
+ * members list them: from the order index, reading the page's answers only.
+ */
+export async function memberAnswersPage(
+  kv: Deno.Kv,
+  organizationId: string,
+  query: AnswerPageQuery,
+): Promise<{ values: TrustAnswer[]; nextCursor: string | null; total: number }> {
+  const { page, total } = await orderedPage(kv, organizationId, query);
+  return { ...page, total };
+}
+
+/**
  * A page of the organization's public knowledge base, searched by `q` (best first); only the
  * answers of the page are rendered and their citations resolved. 404 when unknown.
  */

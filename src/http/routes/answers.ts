@@ -17,9 +17,8 @@ import {
 } from "../../domain/answers.ts";
 import { uuidParam } from "../../domain/common.ts";
 import { forbidden } from "../../domain/errors.ts";
-import { changeAnswer, createAnswer, inAnswerOrder } from "../../serve/answers.ts";
-import { answerPage } from "../../serve/answers_page.ts";
-import { deleteAnswer, listAnswers } from "../../store/answers.ts";
+import { changeAnswer, createAnswer, memberAnswersPage } from "../../serve/answers.ts";
+import { deleteAnswer } from "../../store/answers.ts";
 import { getOrganization } from "../../store/organizations.ts";
 import { requireHuman, requireMembership } from "../auth.ts";
 import { type AppEnv, createRouter } from "../env.ts";
@@ -59,14 +58,13 @@ answerRoutes.openapi(
     const { organizationId } = c.req.valid("param");
     await requireMembership(c, organizationId);
     const query = c.req.valid("query");
-    const all = inAnswerOrder(await listAnswers(c.var.services.kv, organizationId));
-    const page = answerPage(all, query);
+    const page = await memberAnswersPage(c.var.services.kv, organizationId, query);
     if (page.nextCursor) {
       const next = new URL(c.req.url);
       next.searchParams.set("cursor", page.nextCursor);
       c.header("Link", `<${next.pathname}${next.search}>; rel="next"`);
     }
-    return c.json({ answers: page.values, total: all.length, nextCursor: page.nextCursor }, 200);
+    return c.json({ answers: page.values, total: page.total, nextCursor: page.nextCursor }, 200);
   },
 );
 
