@@ -16,6 +16,7 @@ import { exerciseAnswers, exerciseFrameworks } from "./_contract_buyer.ts";
 import { exerciseDeletion } from "./_contract_deletion.ts";
 import { exerciseDocuments } from "./_contract_documents.ts";
 import { exerciseQuestionnaires } from "./_contract_questionnaires.ts";
+import { exerciseRetention } from "./_contract_retention.ts";
 
 interface Call {
   params?: Record<string, string | number>;
@@ -588,6 +589,11 @@ Deno.test("[contract] every operation answers as /openapi.json documents", async
       });
       await call("getMcpStream", { expect: 405 });
       await call("deleteMcpSession", { expect: 405 });
+    });
+
+    await t.step("retention: settings, a pruning run, usage", async () => {
+      fx.human = fx.owner;
+      await exerciseRetention(call, fx);
     });
 
     await t.step("deletion: scheduled, read and undone; erase links; accounts", async () => {
