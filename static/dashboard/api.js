@@ -1,8 +1,29 @@
 /**
  * The API client: JSON in and out (text or a file's bytes on request, files as raw bodies), the
- * bearer token attached, one renewal and retry on 401, and errors in the API's
- * `{ error: { code, message } }` envelope turned into ApiError.
+ * bearer token attached, one renewal and retry on 401, errors in the API's
+ * `{ error: { code, message } }` envelope turned into ApiError, and lists in pages read whole
+ * up to a bound.
  */
+
+/** The largest page a paged list gives (`limit`), and how many entries `getAll` reads at most. */
+export const MAX_PAGE = 500;
+export const ALL_AT_MOST = 2000;
+
+/** The hint of a picker fed by `getAll`: null when the list is whole, else what it leaves out. */
+export function partialHint({ complete, items }, noun) {
+  if (complete) return null;
+  return `Only the first ${
+    items.length.toLocaleString("en-US")
+  } ${noun} (oldest first) are listed.`;
+}
+
+/** `path` with its query's `name` set to `value`. */
+export function withQuery(path, name, value) {
+  const [pathname, search = ""] = path.split("?");
+  const query = new URLSearchParams(search);
+  query.set(name, value);
+  return `${pathname}?${query}`;
+}
 
 /** An API call that did not succeed; `message` is safe to show. */
 export class ApiError extends Error {
@@ -73,8 +94,27 @@ export function createApi(auth) {
     return { blob: await res.blob(), filename: dispositionName(res.headers) };
   }
 
+  /**
+   * A paged list read whole: the `key` arrays of its pages, following `nextCursor` in pages of
+   * MAX_PAGE, until the last page or `atMost` entries. `complete` is false when entries remain.
+   */
+  async function getAll(path, key, atMost = ALL_AT_MOST) {
+    const items = [];
+    let cursor = null;
+    do {
+      let url = withQuery(path, "limit", String(MAX_PAGE));
+      if (cursor) url = withQuery(url, "cursor", cursor);
+      const page = await request("GET", url);
+      items.push(...page[key]);
+      cursor = page.nextCursor ?? null;
+    } while (cursor && items.length < atMost);
+    return { items: items.slice(0, atMost), complete: !cursor && items.length <= atMost };
+  }
+
   return {
     get: (path) => request("GET", path),
+    /** Every entry of a paged list, up to a bound: `{ items, complete }`. */
+    getAll,
     /** A text document (e.g. Markdown) instead of JSON; errors still come as the envelope. */
     getText: (path, type) => request("GET", path, undefined, type),
     /** A file (a workbook, a signed manifest): `{ blob, filename }`. */

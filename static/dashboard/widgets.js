@@ -1,6 +1,7 @@
 /**
  * Interactive pieces several views share: a value with a copy button, an
- * action that asks for confirmation in place, a button that runs a call, and a file download.
+ * action that asks for confirmation in place, a button that runs a call, a "Show more" button
+ * for a list in pages, and a file download.
  */
 import { describeError, errorAlert, h, replace, uniqueId } from "./dom.js";
 
@@ -119,6 +120,59 @@ export async function runButton(button, errorSlot, action) {
     button.disabled = false;
     button.removeAttribute("aria-busy");
   }
+}
+
+/** "1 collector" or "3 collectors": `noun` is `[singular, plural]`. */
+export const countOf = (n, [one, many]) => `${n.toLocaleString("en-US")} ${n === 1 ? one : many}`;
+
+/**
+ * The "Show more" control of a list the API gives in pages (`nextCursor`). `next(cursor)` fetches
+ * the page after `cursor` and answers `{ items, nextCursor }`; `add(items)` appends them to the
+ * list and returns the elements it added. A click fetches, appends, announces in a polite status
+ * line how many were added and how many show now, and moves the focus to the first added entry
+ * (the button is gone after the last page, so the focus never falls back to the page's start).
+ * A failure shows in `errorSlot` and leaves the button. `reset(cursor, shown)` starts over after
+ * the list's first page was drawn (again).
+ */
+export function showMore({ noun, next, add, errorSlot }) {
+  const slot = h("div", { class: "load-more" });
+  const status = h("p", { class: "visually-hidden", role: "status" });
+  let shown = 0;
+  function button(cursor) {
+    if (!cursor) return null;
+    const control = h("button", {
+      type: "button",
+      class: "btn btn-secondary",
+      on: {
+        click: () =>
+          runButton(control, errorSlot, async () => {
+            const page = await next(cursor);
+            const added = add(page.items);
+            shown += page.items.length;
+            replace(slot, button(page.nextCursor));
+            replace(
+              status,
+              `${countOf(page.items.length, noun)} added; ${countOf(shown, noun)} shown` +
+                (page.nextCursor ? ", more to show" : ", all of them"),
+            );
+            const first = added[0];
+            if (first) {
+              if (!first.hasAttribute("tabindex")) first.tabIndex = -1;
+              first.focus();
+            } else if (page.nextCursor) slot.querySelector("button")?.focus();
+          }),
+      },
+    }, `Show more ${noun[1]}`);
+    return control;
+  }
+  return {
+    element: h("div", {}, slot, status),
+    reset(cursor, count) {
+      shown = count;
+      replace(slot, button(cursor));
+      replace(status);
+    },
+  };
 }
 
 /**

@@ -3,6 +3,7 @@
  * each claim's status (an achieved one past its expiry shows expired by itself), and, for
  * owners, a form to record, edit and remove them. Members read.
  */
+import { partialHint } from "../api.js";
 import { badge, field, h, handleSubmit, replace, successAlert } from "../dom.js";
 import { formatDate } from "../format.js";
 import { confirmAction } from "../widgets.js";
@@ -29,7 +30,7 @@ function toDateValue(iso) {
 }
 
 function certificationForm(app, ctx, { onSaved }) {
-  const { organization, frameworks, projects, documents } = ctx;
+  const { organization, frameworks, projects, projectsHint, documents } = ctx;
   const errorSlot = h("div", { class: "form-errors" });
   const title = h("h3", { class: "form-title" }, "Record a certification");
   let editing = null;
@@ -76,6 +77,7 @@ function certificationForm(app, ctx, { onSaved }) {
         h("option", { value: "" }, "The whole organization"),
         projects.map((p) => h("option", { value: p.id }, p.name)),
       ),
+      projectsHint,
     ),
     field(
       "Auditor or certification body",
@@ -257,12 +259,14 @@ function certificationTable(app, ctx, list, { onEdit, onRemoved, errorSlot }) {
 export async function certificationsView(app, organizationId) {
   const organization = await app.requireOrganization(organizationId);
   app.setTitle("Certifications", organization.name);
-  const [{ frameworks }, { projects }, { documents }] = await Promise.all([
+  const [{ frameworks }, projectList, { documents }] = await Promise.all([
     app.api.get("/public/certification-frameworks"),
-    app.api.get(`${base(organization.id)}/projects`),
+    app.api.getAll(`${base(organization.id)}/projects`, "projects"),
     app.api.get(`${base(organization.id)}/documents`),
   ]);
-  const ctx = { organization, frameworks, projects, documents };
+  const projects = projectList.items;
+  const projectsHint = partialHint(projectList, "projects");
+  const ctx = { organization, frameworks, projects, projectsHint, documents };
   const listSlot = h("div", {});
   const messages = h("div", { class: "form-errors" });
   const isOwner = organization.role === "owner";

@@ -41,10 +41,12 @@ function statusContent(live) {
   ];
 }
 
-function projectCell(job, projects) {
+function projectCell(job, { projects, complete }) {
   if (job.projectId === null) return h("span", { class: "muted" }, "Whole organization");
   const project = projects.find((p) => p.id === job.projectId);
-  if (!project) return h("span", { class: "muted" }, "A deleted project");
+  if (!project) {
+    return h("span", { class: "muted" }, complete ? "A deleted project" : "A project");
+  }
   return h("a", { href: href.project(project.id) }, project.name);
 }
 
@@ -73,7 +75,7 @@ function lastErrorCell(job) {
   );
 }
 
-function jobsTable(jobs, { projects, retry }) {
+function jobsTable(jobs, { projects, complete, retry }) {
   if (jobs.length === 0) {
     return emptyState(
       "No job has failed.",
@@ -94,7 +96,7 @@ function jobsTable(jobs, { projects, retry }) {
             h("code", {}, job.kind),
           ),
       },
-      { label: "Project", cell: (job) => projectCell(job, projects) },
+      { label: "Project", cell: (job) => projectCell(job, { projects, complete }) },
       {
         label: "Attempts",
         className: "cell-number",
@@ -133,7 +135,11 @@ function jobsTable(jobs, { projects, retry }) {
 export async function liveWorkView(app, organizationId) {
   const organization = await app.requireOrganization(organizationId);
   app.setTitle("Live work", organization.name);
-  const { projects } = await app.api.get(`${orgPath(organization.id)}/projects`);
+  // Jobs name their project from this list, read up to getAll's bound.
+  const { items: projects, complete } = await app.api.getAll(
+    `${orgPath(organization.id)}/projects`,
+    "projects",
+  );
   const statusSlot = h("div", {});
   const listSlot = h("div", {});
   const messages = h("div", { class: "form-errors" });
@@ -144,7 +150,7 @@ export async function liveWorkView(app, organizationId) {
       app.api.get(`${orgPath(organization.id)}/jobs`),
     ]);
     replace(statusSlot, statusContent(live));
-    replace(listSlot, jobsTable(jobs, { projects, retry }));
+    replace(listSlot, jobsTable(jobs, { projects, complete, retry }));
     return jobs;
   }
 

@@ -1,9 +1,12 @@
-/** Members of an organization: list, remove or leave, and invitations for owners. */
+/**
+ * Members of an organization: the list in pages, remove or leave, and invitations for owners.
+ */
 import { badge, field, h, handleSubmit, replace } from "../dom.js";
 import { capitalize, formatDate } from "../format.js";
 import { href } from "../routes.js";
-import { confirmAction, copyField } from "../widgets.js";
-import { card, dataTable } from "./layout.js";
+import { withQuery } from "../api.js";
+import { confirmAction, copyField, showMore } from "../widgets.js";
+import { card, dataTable, tableRow } from "./layout.js";
 import { organizationHeader } from "./organization.js";
 
 const orgPath = (id) => `/organizations/${encodeURIComponent(id)}`;
@@ -27,9 +30,9 @@ function removeControl(app, organization, entry, { onRemoved, errorSlot }) {
   });
 }
 
-function membersTable(app, organization, members, options) {
+function memberColumns(app, organization, options) {
   const isOwner = organization.role === "owner";
-  return dataTable("Members of the organization", [
+  return [
     {
       label: "Name",
       cell: (m) =>
@@ -57,7 +60,7 @@ function membersTable(app, organization, members, options) {
       cell: (m) =>
         isOwner || m.user.id === app.me.user.id ? removeControl(app, organization, m, options) : "",
     },
-  ], members);
+  ];
 }
 
 function invitationResult({ invitation, acceptUrl }) {
@@ -130,9 +133,25 @@ export async function membersView(app, organizationId) {
   app.setTitle("Members", organization.name);
   const listSlot = h("div", {});
   const errorSlot = h("div", { class: "form-errors" });
+  const columns = memberColumns(app, organization, { onRemoved, errorSlot });
+  const path = `${orgPath(organization.id)}/members`;
+  const more = showMore({
+    noun: ["member", "members"],
+    next: async (cursor) => {
+      const page = await app.api.get(withQuery(path, "cursor", cursor));
+      return { items: page.members, nextCursor: page.nextCursor };
+    },
+    add: (items) => {
+      const rows = items.map((m) => tableRow(columns, m));
+      listSlot.querySelector("tbody").append(...rows);
+      return rows;
+    },
+    errorSlot,
+  });
   const load = async () => {
-    const { members } = await app.api.get(`${orgPath(organization.id)}/members`);
-    replace(listSlot, membersTable(app, organization, members, { onRemoved, errorSlot }));
+    const { members, nextCursor } = await app.api.get(path);
+    replace(listSlot, dataTable("Members of the organization", columns, members));
+    more.reset(nextCursor, members.length);
   };
   async function onRemoved(self, who) {
     if (self) {
@@ -155,7 +174,7 @@ export async function membersView(app, organizationId) {
     h(
       "div",
       { class: "layout-split" },
-      card("Members", [errorSlot, listSlot], {
+      card("Members", [errorSlot, listSlot, more.element], {
         description: "Owners manage membership; every member can work on every project.",
       }),
       organization.role === "owner"

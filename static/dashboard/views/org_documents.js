@@ -3,6 +3,7 @@
  * removal, the click-through NDA and the auto-approved email domains. Access requests,
  * links and the download log are in org_access.js. Members see everything read-only.
  */
+import { partialHint } from "../api.js";
 import { field, h, handleSubmit, replace, successAlert } from "../dom.js";
 import { formatDate } from "../format.js";
 import { confirmAction, runButton } from "../widgets.js";
@@ -86,7 +87,8 @@ const NO_NDA_WARNING = "No NDA is set yet: buyers will see a restricted document
   "“Available on request (requests are not open yet)” and cannot ask for it until you set " +
   "the NDA below.";
 
-function uploadForm(app, ctx, projects, hasNda) {
+function uploadForm(app, ctx, projectList, hasNda) {
+  const projects = projectList.items;
   const errorSlot = h("div", { class: "form-errors" });
   const file = h("input", { type: "file", name: "file", accept: TYPES, required: true });
   const visibility = h(
@@ -124,6 +126,7 @@ function uploadForm(app, ctx, projects, hasNda) {
         h("option", { value: "" }, "The whole organization"),
         ...projects.map((p) => h("option", { value: p.id }, p.name)),
       ),
+      partialHint(projectList, "projects"),
     ),
     errorSlot,
     h(
@@ -222,7 +225,7 @@ function domainsEditor(app, ctx, settings) {
 }
 
 /** Each public project's documents page: its own documents and the organization-wide ones. */
-function projectPages(projects) {
+function projectPages({ items: projects, complete }) {
   const open = projects.filter((p) => p.visibility === "public");
   if (open.length === 0) return null;
   return h(
@@ -233,7 +236,7 @@ function projectPages(projects) {
       i > 0 ? ", " : "",
       h("a", { href: `/trust/${encodeURIComponent(p.slug)}/documents` }, p.name),
     ]),
-    ".",
+    complete ? "." : ` (public ones among the first ${projects.length} projects).`,
   );
 }
 
@@ -245,11 +248,11 @@ export async function organizationDocumentsView(app, organizationId) {
   const ctx = { organization, reload: null };
   const load = async (message, extra, warning) => {
     const path = base(organization.id);
-    const [{ documents }, nda, settings, { projects }] = await Promise.all([
+    const [{ documents }, nda, settings, projects] = await Promise.all([
       app.api.get(`${path}/documents`),
       app.api.get(`${path}/nda`),
       app.api.get(`${path}/document-settings`),
-      app.api.get(`${path}/projects`),
+      app.api.getAll(`${path}/projects`, "projects"),
     ]);
     const owner = organization.role === "owner";
     replace(

@@ -1,5 +1,5 @@
 /**
- * An organization: its projects (list and create), the section tabs every organization view
+ * An organization: its projects (list in pages, and create), the section tabs every organization view
  * shares, and a warning when live work is not running.
  */
 import { badge, field, h, handleSubmit } from "../dom.js";
@@ -9,7 +9,17 @@ import { liveBanner } from "./live_status.js";
 import { dangerZone, deletionBanner } from "./danger_zone.js";
 import { pendingRequestsNotice } from "./org_access.js";
 import { slugInput, visibilityChoice } from "./onboarding.js";
-import { card, dataTable, emptyState, pageHeader, tabs, visibilityBadge } from "./layout.js";
+import { withQuery } from "../api.js";
+import { showMore } from "../widgets.js";
+import {
+  card,
+  dataTable,
+  emptyState,
+  pageHeader,
+  tableRow,
+  tabs,
+  visibilityBadge,
+} from "./layout.js";
 
 /** Sections of an organization; later features add entries here. */
 export const ORGANIZATION_SECTIONS = [
@@ -25,6 +35,10 @@ export const ORGANIZATION_SECTIONS = [
   { id: "live", label: "Live work", href: href.live },
   { id: "storage", label: "Storage", href: href.storage },
 ];
+
+/** The organization's projects, in pages (GET; `cursor` for the next). */
+export const projectsPath = (organization) =>
+  `/organizations/${encodeURIComponent(organization.id)}/projects`;
 
 /** The organization's public trust center (every public, published project). */
 export function trustCenterUrl(organization) {
@@ -53,23 +67,42 @@ export function organizationHeader(organization, current) {
   ];
 }
 
-function projectTable(projects) {
+const PROJECT_COLUMNS = [
+  {
+    label: "Project",
+    cell: (p) => h("a", { href: href.project(p.id), class: "strong-link" }, p.name),
+  },
+  { label: "Slug", cell: (p) => h("code", {}, p.slug) },
+  { label: "Visibility", cell: (p) => visibilityBadge(p.visibility) },
+  { label: "Auto-publish", cell: (p) => (p.autoPublish ? "On" : "Off") },
+  {
+    label: "Updated",
+    cell: (p) => h("time", { datetime: p.updatedAt }, formatDate(p.updatedAt)),
+  },
+];
+
+/** The first page of projects, with a "Show more projects" button while pages remain. */
+function projectList(app, organization, { projects, nextCursor }) {
   if (projects.length === 0) {
     return emptyState("No projects yet", "Create one below to get its default control catalog.");
   }
-  return dataTable("Projects of the organization", [
-    {
-      label: "Project",
-      cell: (p) => h("a", { href: href.project(p.id), class: "strong-link" }, p.name),
+  const table = dataTable("Projects of the organization", PROJECT_COLUMNS, projects);
+  const messages = h("div", { class: "form-errors" });
+  const more = showMore({
+    noun: ["project", "projects"],
+    next: async (cursor) => {
+      const page = await app.api.get(withQuery(projectsPath(organization), "cursor", cursor));
+      return { items: page.projects, nextCursor: page.nextCursor };
     },
-    { label: "Slug", cell: (p) => h("code", {}, p.slug) },
-    { label: "Visibility", cell: (p) => visibilityBadge(p.visibility) },
-    { label: "Auto-publish", cell: (p) => (p.autoPublish ? "On" : "Off") },
-    {
-      label: "Updated",
-      cell: (p) => h("time", { datetime: p.updatedAt }, formatDate(p.updatedAt)),
+    add: (items) => {
+      const rows = items.map((p) => tableRow(PROJECT_COLUMNS, p));
+      table.tBodies[0].append(...rows);
+      return rows;
     },
-  ], projects);
+    errorSlot: messages,
+  });
+  more.reset(nextCursor, projects.length);
+  return [messages, table, more.element];
 }
 
 function createProjectForm(app, organization) {
@@ -136,8 +169,8 @@ export async function organizationView(app, organizationId) {
     what: "every project with its data, and the organization's documents, answers, " +
       "certifications, subprocessors, members and subscribers",
   };
-  const [{ projects }, banner, pending, deleting, danger] = await Promise.all([
-    app.api.get(`/organizations/${encodeURIComponent(organization.id)}/projects`),
+  const [firstPage, banner, pending, deleting, danger] = await Promise.all([
+    app.api.get(projectsPath(organization)),
     liveBanner(app, organization.id),
     pendingRequestsNotice(app, organization, href.documents(organization.id)),
     deletionBanner(app, deletion),
@@ -153,7 +186,7 @@ export async function organizationView(app, organizationId) {
     h(
       "div",
       { class: "layout-split" },
-      card("Projects", projectTable(projects), {
+      card("Projects", projectList(app, organization, firstPage), {
         description:
           "Each project publishes one trust profile from its own collectors and evidence.",
       }),

@@ -12,12 +12,14 @@ import { projectPath } from "./common.js";
 /** The steps of `project`, in order, each with whether it is done and where to do it. */
 export async function gettingStartedSteps(app, project) {
   const path = (rest) => projectPath(project.id, rest);
-  const [{ collectors }, evidence, { publishedProfiles }, { domains }] = await Promise.all([
-    app.api.get(path("/collectors")),
-    app.api.get(path("/evidence?limit=1")),
-    app.api.get(path("/published-profiles")),
-    app.api.get(path("/domains")),
-  ]);
+  // Collectors and domains are read up to getAll's bound: a step found done past it shows undone.
+  const [{ items: collectors }, evidence, { publishedProfiles }, { items: domains }] = await Promise
+    .all([
+      app.api.getAll(path("/collectors"), "collectors"),
+      app.api.get(path("/evidence?limit=1")),
+      app.api.get(path("/published-profiles?limit=1")),
+      app.api.getAll(path("/domains"), "domains"),
+    ]);
   const active = collectors.filter((c) => c.status === "active");
   const reporting = active.some((c) => c.lastSeenAt);
   const link = (section) => href.project(project.id, section);

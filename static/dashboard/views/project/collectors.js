@@ -1,5 +1,5 @@
 /**
- * Collectors of a project: the list with rotate and revoke, a create form,
+ * Collectors of a project: the list (in pages) with rotate and revoke, a create form,
  * and the one-time secret panel shown after a create or a rotation.
  */
 import {
@@ -14,8 +14,9 @@ import {
   successAlert,
 } from "../../dom.js";
 import { formatDate } from "../../format.js";
-import { confirmAction, copyField } from "../../widgets.js";
-import { card, dataTable, emptyState, nameWithKey, timeAgo } from "../layout.js";
+import { withQuery } from "../../api.js";
+import { confirmAction, copyField, showMore } from "../../widgets.js";
+import { card, dataTable, emptyState, nameWithKey, tableRow, timeAgo } from "../layout.js";
 import { projectPath } from "./common.js";
 import { renderGuide } from "./guide.js";
 
@@ -210,36 +211,53 @@ function rowActions(view, c) {
   return h("div", { class: "row-actions" }, rotateAction(view, c), revokeAction(view, c));
 }
 
-function collectorTable(view, collectors) {
-  return dataTable(
-    "Collectors of the project",
-    [
-      { label: "Collector", cell: (c) => nameWithKey(c.name, c.id) },
-      {
-        label: "Status",
-        cell: (c) => (c.status === "active" ? badge("Active", "success") : badge("Revoked")),
-      },
-      { label: "Allowed actions", cell: (c) => actionList(c.allowedActions) },
-      {
-        label: "Last seen",
-        cell: (
-          c,
-        ) => (c.lastSeenAt ? timeAgo(c.lastSeenAt) : h("span", { class: "muted" }, "Never")),
-      },
-      { label: "Actions", className: "cell-actions", cell: (c) => rowActions(view, c) },
-    ],
-    collectors,
-    { rowId: (c) => c.id },
-  );
+function collectorColumns(view) {
+  return [
+    { label: "Collector", cell: (c) => nameWithKey(c.name, c.id) },
+    {
+      label: "Status",
+      cell: (c) => (c.status === "active" ? badge("Active", "success") : badge("Revoked")),
+    },
+    { label: "Allowed actions", cell: (c) => actionList(c.allowedActions) },
+    {
+      label: "Last seen",
+      cell: (
+        c,
+      ) => (c.lastSeenAt ? timeAgo(c.lastSeenAt) : h("span", { class: "muted" }, "Never")),
+    },
+    { label: "Actions", className: "cell-actions", cell: (c) => rowActions(view, c) },
+  ];
 }
 
-function renderList(view, collectors) {
+const rowId = (c) => c.id;
+
+/** Draws the first page of collectors; `more` offers the next pages. */
+function renderList(view, { collectors, nextCursor }) {
   replace(
     view.listSlot,
     collectors.length === 0
       ? emptyState("No collectors yet", "Create one to start sending heartbeats and evidence.")
-      : collectorTable(view, collectors),
+      : dataTable("Collectors of the project", collectorColumns(view), collectors, { rowId }),
   );
+  view.more.reset(nextCursor, collectors.length);
+}
+
+/** The "Show more collectors" control: appends the next page's rows to the table. */
+function moreCollectors(view) {
+  return showMore({
+    noun: ["collector", "collectors"],
+    next: async (cursor) => {
+      const page = await view.app.api.get(withQuery(view.path(), "cursor", cursor));
+      return { items: page.collectors, nextCursor: page.nextCursor };
+    },
+    add: (items) => {
+      const columns = collectorColumns(view);
+      const rows = items.map((c) => tableRow(columns, c, { rowId }));
+      view.listSlot.querySelector("tbody").append(...rows);
+      return rows;
+    },
+    errorSlot: view.messages,
+  });
 }
 
 export async function collectorsSection(app, project) {
@@ -252,8 +270,9 @@ export async function collectorsSection(app, project) {
     secretSlot: h("div", { class: "secret-slot" }),
     listSlot: h("div", {}),
     messages: h("div", { class: "form-errors" }),
-    load: async () => renderList(view, (await app.api.get(path())).collectors),
+    load: async () => renderList(view, await app.api.get(path())),
   };
+  view.more = moreCollectors(view);
   await view.load();
   const create = async (body) => {
     const result = await app.api.post(path(), body);
@@ -262,7 +281,7 @@ export async function collectorsSection(app, project) {
   };
   return [
     view.secretSlot,
-    card("Collectors", [view.messages, view.listSlot], {
+    card("Collectors", [view.messages, view.listSlot, view.more.element], {
       description:
         "A collector is a CLI or CI job that sends heartbeats and evidence with its own secret.",
     }),

@@ -1,11 +1,12 @@
 /**
- * Custom domains of a project: add one, publish the TXT record it needs,
+ * Custom domains of a project (listed in pages): add one, publish the TXT record it needs,
  * verify it (showing what DNS answered when it fails), point it at the
  * trust pages with a CNAME, learn who provides HTTPS, and remove it.
  */
 import { badge, field, h, handleSubmit, replace, successAlert } from "../../dom.js";
 import { formatDate } from "../../format.js";
-import { confirmAction, copyField, runButton } from "../../widgets.js";
+import { withQuery } from "../../api.js";
+import { confirmAction, copyField, runButton, showMore } from "../../widgets.js";
 import { card, emptyState, facts, timeAgo } from "../layout.js";
 import { projectPath } from "./common.js";
 
@@ -242,23 +243,37 @@ async function addDomain(app, project, data, { form, messages, load }) {
 export async function domainsSection(app, project) {
   const listSlot = h("div", { class: "domain-list" });
   const messages = h("div", { class: "form-errors" });
-  const load = async () => {
-    const { domains } = await app.api.get(projectPath(project.id, "/domains"));
+  const path = projectPath(project.id, "/domains");
+  const hooks = {
+    onVerify: () => replace(messages),
+    onDeleted: async (removed) => {
+      await load();
+      replace(messages, successAlert(`${removed.domain} was removed`));
+    },
+  };
+  const more = showMore({
+    noun: ["domain", "domains"],
+    next: async (cursor) => {
+      const page = await app.api.get(withQuery(path, "cursor", cursor));
+      return { items: page.domains, nextCursor: page.nextCursor };
+    },
+    add: (items) => {
+      const added = items.map((d) => domainItem(app, project, d, hooks));
+      listSlot.append(...added);
+      return added;
+    },
+    errorSlot: messages,
+  });
+  async function load() {
+    const { domains, nextCursor } = await app.api.get(path);
     replace(
       listSlot,
       domains.length === 0
         ? emptyState("No custom domains", "Add one to serve the trust profile at your own address.")
-        : domains.map((d) =>
-          domainItem(app, project, d, {
-            onVerify: () => replace(messages),
-            onDeleted: async (removed) => {
-              await load();
-              replace(messages, successAlert(`${removed.domain} was removed`));
-            },
-          })
-        ),
+        : domains.map((d) => domainItem(app, project, d, hooks)),
     );
-  };
+    more.reset(nextCursor, domains.length);
+  }
   const errorSlot = h("div", { class: "form-errors" });
   const form = addForm(errorSlot);
   handleSubmit(form, errorSlot, (data) => addDomain(app, project, data, { form, messages, load }));
@@ -266,7 +281,7 @@ export async function domainsSection(app, project) {
   return h(
     "div",
     { class: "layout-split" },
-    card("Custom domains", [messages, listSlot], {
+    card("Custom domains", [messages, listSlot, more.element], {
       description:
         "Serve the published trust profile at your own host name, proven by a DNS TXT record.",
     }),
