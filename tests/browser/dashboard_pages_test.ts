@@ -2,6 +2,7 @@
  * Lists in pages in real Chromium: a project with more collectors than one page (205, created
  * through the API) shows the first 200, and "Show more collectors" appends the rest, announces
  * what it added and moves the focus to the first added row; the page passes axe before and after.
+ * The custom domains (205 too) do the same with their items.
  */
 import assert from "node:assert/strict";
 import { assertAccessible, launchBrowser, openPage } from "../support/browser.ts";
@@ -16,47 +17,68 @@ import {
 } from "../support/dashboard.ts";
 import { startTestServer } from "../support/server.ts";
 
-/** One more than the API's default page (200), by five. */
-const COLLECTORS = 205;
+/** Collectors, and domains, of the project: the API's default page (200) and five more. */
+const ENTRIES = 205;
 /** Creations in flight at once. */
 const BATCH = 10;
 
-Deno.test("[browser] dashboard lists in pages: Show more collectors", async (t) => {
+/** `count` POSTs of `body(i)` (i from 1) to `path`, BATCH at a time. */
+async function createMany(
+  base: string,
+  token: string,
+  path: string,
+  count: number,
+  body: (i: number) => unknown,
+) {
+  for (let start = 1; start <= count; start += BATCH) {
+    const end = Math.min(start + BATCH - 1, count);
+    await Promise.all(
+      Array.from(
+        { length: end - start + 1 },
+        (_, k) => api(base, token, "POST", path, body(start + k)),
+      ),
+    );
+  }
+}
+
+/** The first entry of the list's second page (the API's order is the truth), after checks. */
+async function secondPageFirst(base: string, token: string, path: string, key: string) {
+  const first = await api(base, token, "GET", path);
+  assert.equal(first[key].length, 200);
+  assert.ok(first.nextCursor, "a second page exists");
+  const second = await api(
+    base,
+    token,
+    "GET",
+    `${path}?cursor=${encodeURIComponent(first.nextCursor)}`,
+  );
+  assert.equal(second[key].length, ENTRIES - 200);
+  assert.equal(second.nextCursor, null);
+  return second[key][0];
+}
+
+Deno.test("[browser] dashboard lists in pages: Show more collectors and domains", async (t) => {
   await using server = await startTestServer({ env: { SIGNUP: "open" }, worker: false });
   const base = server.baseUrl;
   const { owner, boot } = await dashboardTeam(base);
   const projectId = boot.project.id;
-  // Names sort as created (the list is oldest first): "Collector 001" … "Collector 205".
-  const name = (i: number) => `Collector ${String(i).padStart(3, "0")}`;
-  const ids: string[] = [];
-  for (let start = 1; start <= COLLECTORS; start += BATCH) {
-    const end = Math.min(start + BATCH - 1, COLLECTORS);
-    const created = await Promise.all(
-      Array.from(
-        { length: end - start + 1 },
-        (_, k) =>
-          api(base, owner, "POST", `/projects/${projectId}/collectors`, {
-            name: name(start + k),
-            allowedActions: ["heartbeat"],
-          }),
-      ),
-    );
-    ids.push(...created.map((r: { collector: { id: string } }) => r.collector.id));
-  }
-  // Concurrent creations within a batch may share a millisecond: the API's order is the truth.
-  const firstPage = await api(base, owner, "GET", `/projects/${projectId}/collectors`);
-  assert.equal(firstPage.collectors.length, 200);
-  assert.ok(firstPage.nextCursor, "a second page exists");
-  const secondPage = await api(
-    base,
-    owner,
-    "GET",
-    `/projects/${projectId}/collectors?cursor=${encodeURIComponent(firstPage.nextCursor)}`,
-  );
-  assert.equal(secondPage.collectors.length, COLLECTORS - 200);
-  assert.equal(secondPage.nextCursor, null);
-  const first201 = secondPage.collectors[0] as { id: string; name: string };
-  assert.ok(ids.includes(first201.id));
+  const collectorsPath = `/projects/${projectId}/collectors`;
+  const domainsPath = `/projects/${projectId}/domains`;
+  await createMany(base, owner, collectorsPath, ENTRIES, (i) => ({
+    name: `Collector ${String(i).padStart(3, "0")}`,
+    allowedActions: ["heartbeat"],
+  }));
+  await createMany(base, owner, domainsPath, ENTRIES, (i) => ({
+    domain: `trust-${String(i).padStart(3, "0")}.acme.example`,
+  }));
+  const first201 = await secondPageFirst(base, owner, collectorsPath, "collectors") as {
+    id: string;
+    name: string;
+  };
+  const domain201 = (await secondPageFirst(base, owner, domainsPath, "domains")).domain as {
+    id: string;
+    domain: string;
+  };
 
   const browser = await launchBrowser();
   try {
@@ -79,7 +101,7 @@ Deno.test("[browser] dashboard lists in pages: Show more collectors", async (t) 
       await page.keyboard.press("Enter");
       const added = table.locator(`tr[data-id="${first201.id}"]`);
       await added.waitFor();
-      assert.equal(await rows.count(), COLLECTORS);
+      assert.equal(await rows.count(), ENTRIES);
       assert.equal(await added.getByText(first201.name).count(), 1);
       await page.getByRole("status").filter({
         hasText: "5 collectors added; 205 collectors shown, all of them",
@@ -93,6 +115,28 @@ Deno.test("[browser] dashboard lists in pages: Show more collectors", async (t) 
       // The added rows work as the first page's do: their actions are there.
       await added.getByRole("button", { name: `Revoke ${first201.name}` }).waitFor();
       await assertAccessible(page, "collectors after Show more");
+    });
+
+    await t.step("Show more domains appends the 201st domain and focuses it", async () => {
+      await viewDashboard(page, `${base}/dashboard/#/projects/${projectId}/domains`);
+      const items = page.locator(".domain-list > article");
+      const moreDomains = page.getByRole("button", { name: "Show more domains" });
+      await moreDomains.waitFor();
+      assert.equal(await items.count(), 200);
+      const added = page.getByRole("article", { name: domain201.domain });
+      assert.equal(await added.count(), 0);
+      await moreDomains.click();
+      await added.waitFor();
+      assert.equal(await items.count(), ENTRIES);
+      await page.getByRole("status").filter({
+        hasText: "5 domains added; 205 domains shown, all of them",
+      }).waitFor({ state: "attached" });
+      assert.equal(await moreDomains.count(), 0);
+      assert.equal(
+        await page.evaluate("document.activeElement?.getAttribute('aria-labelledby')") as string,
+        `domain-${domain201.id}`,
+        "the focus is on the first added domain",
+      );
       assertCleanPage(log, base);
     });
     await page.context().close();
