@@ -171,6 +171,18 @@ Deno.test("[browser] questionnaires: import, review, columns, export and share",
       assert.ok(learned, "the edited answer is in the knowledge base");
       assert.deepEqual(learned.questionnaireRefs, [{ questionnaire: "caiq-v4", id: "HRS-01.1" }]);
 
+      // Matching again reaches the answer just learned: HRS-01.1 now matches by its id; the
+      // decisions stay.
+      await page.getByRole("button", { name: "Match again" }).click();
+      await page.getByRole("status").filter({ hasText: "“Globex CAIQ” matched again" }).waitFor();
+      const { questionnaire: rematched } = await api(base, owner, "GET", path);
+      assert.equal(rematched.coverage.byId, questionnaire.coverage.byId + 1);
+      await page.getByText(/^Review: 3 accepted, 1 edited, 1 rejected; 35 to review$/).waitFor();
+      const hrs = await api(base, owner, "GET", `${path}/rows?limit=200`);
+      const learnedRow = hrs.rows.find((r: { questionId: string }) => r.questionId === "HRS-01.1");
+      assert.equal(learnedRow.best?.by, "id");
+      assert.equal(learnedRow.decision.state, "edited");
+
       const gaps = await downloaded(
         page,
         () => page.getByRole("button", { name: "Download the gap list (CSV)" }).click(),

@@ -7,7 +7,7 @@
 import { h, replace } from "../dom.js";
 import { formatDate, plural } from "../format.js";
 import { href } from "../routes.js";
-import { confirmAction } from "../widgets.js";
+import { confirmAction, runButton } from "../widgets.js";
 import { card, facts } from "./layout.js";
 import { organizationHeader } from "./organization.js";
 import { columnsForm } from "./questionnaire/columns.js";
@@ -36,7 +36,26 @@ function fileFacts(questionnaire) {
   ]);
 }
 
-/** The summary card's body: the facts, the coverage, the flags, and removal. */
+/**
+ * "Match again": the same columns re-read and every row matched against the knowledge base and
+ * the latest published versions as they are now (answers saved since, a new version); decisions
+ * on the rows are kept.
+ */
+function matchAgain(app, organization, questionnaire, messages) {
+  const button = h("button", { type: "button", class: "btn" }, "Match again");
+  button.addEventListener("click", () =>
+    runButton(button, messages, async () => {
+      const { questionnaire: saved } = await app.api.patch(
+        questionnairePath(organization.id, questionnaire.id),
+        { columns: questionnaire.columns },
+      );
+      app.flash(`“${saved.name}” matched again: ${saved.coverage.text}`);
+      await app.rerender();
+    }));
+  return button;
+}
+
+/** The summary card's body: the facts, the coverage, the flags, matching again, and removal. */
 function summary(app, organization, questionnaire, messages) {
   return h(
     "div",
@@ -47,6 +66,7 @@ function summary(app, organization, questionnaire, messages) {
     h(
       "div",
       { class: "form-actions" },
+      matchAgain(app, organization, questionnaire, messages),
       confirmAction({
         label: "Delete questionnaire",
         question: `Delete “${questionnaire.name}” and its review?`,
