@@ -183,7 +183,6 @@ export async function createApp(
 ): Promise<OpenAPIHono<AppEnv>> {
   const services = options.services ?? await createServices(deps);
   const { config, log } = services;
-  if (options.worker) services.jobs.start();
   const staticFiles = await loadStaticFiles(STATIC_DIR);
   // The design tokens live in code, because the trust pages inline them too.
   staticFiles.set("tokens.css", staticFile("tokens.css", DESIGN_TOKENS_CSS));
@@ -234,5 +233,8 @@ export async function createApp(
     );
   };
   services.edge.attach((request, env) => app.fetch(request, env));
+  // The worker starts once the app can render: a render job claimed before `attach` (while the
+  // static files load) would fail and wait out its backoff, leaving the pages to the next run.
+  if (options.worker) services.jobs.start();
   return app;
 }
