@@ -15,6 +15,7 @@
  * BENCH_GROWTH_ROUNDS and BENCH_GROWTH_REPEATS narrow or widen it.
  */
 import { createTestApp, type TestApp } from "../support/app.ts";
+import { countKvReads, type KvReadCounter } from "../support/kv_reads.ts";
 import { cpuUsage } from "node:process";
 import { median } from "./_harness.ts";
 import { createProject } from "../../src/store/projects.ts";
@@ -42,41 +43,7 @@ async function ok(res: Response) {
   return body;
 }
 
-/** KV entries read while a request runs: a `get` counts one, `getMany` its keys, a list its entries. */
-interface ReadCounter {
-  on: boolean;
-  entries: number;
-}
-
-/** Counts what `t`'s KV reads while the counter is on (every route reads through this object). */
-function countReads(t: TestApp): ReadCounter {
-  const counter = { on: false, entries: 0 };
-  const kv = t.kv as unknown as Record<string, (...args: unknown[]) => unknown>;
-  const get = kv.get.bind(t.kv);
-  const getMany = kv.getMany.bind(t.kv);
-  const list = kv.list.bind(t.kv);
-  kv.get = (...args) => {
-    if (counter.on) counter.entries++;
-    return get(...args);
-  };
-  kv.getMany = (...args) => {
-    if (counter.on) counter.entries += (args[0] as unknown[]).length;
-    return getMany(...args);
-  };
-  kv.list = (...args) => {
-    const iterator = list(...args) as Deno.KvListIterator<unknown>;
-    const next = iterator.next.bind(iterator);
-    iterator.next = async () => {
-      const result = await next();
-      if (counter.on && !result.done) counter.entries++;
-      return result;
-    };
-    return iterator;
-  };
-  return counter;
-}
-
-const counters = new WeakMap<TestApp, ReadCounter>();
+const counters = new WeakMap<TestApp, KvReadCounter>();
 
 /**
  * One request's CPU time in milliseconds (the process's user and system time, every thread,
@@ -88,7 +55,7 @@ async function once(
   path: string,
   token?: string,
 ): Promise<{ cpu: number; reads: number }> {
-  const counter = counters.get(t) ?? countReads(t);
+  const counter = counters.get(t) ?? countKvReads(t.kv);
   counters.set(t, counter);
   counter.entries = 0;
   counter.on = true;

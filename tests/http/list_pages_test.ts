@@ -8,6 +8,7 @@
  */
 import assert from "node:assert/strict";
 import { createTestApp, type TestApp } from "../support/app.ts";
+import { countKvReads, type KvReadCounter } from "../support/kv_reads.ts";
 import { addMember } from "../../src/store/organizations.ts";
 import { confirmSubscription, requestSubscription } from "../../src/store/subscriptions.ts";
 import { listMembershipsByOrganization } from "../../src/store/organizations.ts";
@@ -27,40 +28,12 @@ async function ok(res: Response, status = 200) {
   return body;
 }
 
-/** Counts the KV entries read while `on` (get one, getMany its keys, a list its entries). */
-function countReads(kv: Deno.Kv) {
-  const counter = { on: false, entries: 0 };
-  const target = kv as unknown as Record<string, (...args: unknown[]) => unknown>;
-  const get = target.get.bind(kv);
-  const getMany = target.getMany.bind(kv);
-  const list = target.list.bind(kv);
-  target.get = (...args) => {
-    if (counter.on) counter.entries++;
-    return get(...args);
-  };
-  target.getMany = (...args) => {
-    if (counter.on) counter.entries += (args[0] as unknown[]).length;
-    return getMany(...args);
-  };
-  target.list = (...args) => {
-    const iterator = list(...args) as Deno.KvListIterator<unknown>;
-    const next = iterator.next.bind(iterator);
-    iterator.next = async () => {
-      const result = await next();
-      if (counter.on && !result.done) counter.entries++;
-      return result;
-    };
-    return iterator;
-  };
-  return counter;
-}
-
 interface World {
   t: TestApp;
   token: string;
   organizationId: string;
   projectId: string;
-  reads: ReturnType<typeof countReads>;
+  reads: KvReadCounter;
 }
 
 async function world(t: TestApp): Promise<World> {
@@ -76,7 +49,7 @@ async function world(t: TestApp): Promise<World> {
     token,
     organizationId: boot.organization.id,
     projectId: boot.project.id,
-    reads: countReads(t.kv),
+    reads: countKvReads(t.kv),
   };
 }
 
