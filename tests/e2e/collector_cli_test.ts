@@ -6,6 +6,11 @@
 import assert from "node:assert/strict";
 import { bootstrapAcme, jsonApi, startTestServer } from "../support/server.ts";
 
+/** An instant an hour before now, to the second: evidence that is fresh whatever day the test runs. */
+const anHourAgo = new Date(Math.floor(Date.now() / 1000) * 1000 - 3_600_000).toISOString();
+/** An instant a year after now: evidence from the future, refused whatever day the test runs. */
+const aYearAhead = new Date(Date.now() + 366 * 86_400_000).toISOString();
+
 interface Run {
   code: number;
   stdout: string;
@@ -128,7 +133,7 @@ Deno.test("[e2e] collector CLI served at /collector.ts: heartbeat, evidence, sig
         "--type",
         "sbom",
         "--observed-at",
-        "2026-11-21T08:00:00Z",
+        anHourAgo,
         "sbom.json",
       ];
       const run = await cli(args);
@@ -217,7 +222,7 @@ Deno.test("[e2e] collector CLI served at /collector.ts: heartbeat, evidence, sig
       await Deno.writeTextFile(
         `${dir}/signals.json`,
         JSON.stringify({
-          detectedAt: "2026-11-21T08:00:00Z",
+          detectedAt: anHourAgo,
           commitSha: "0123abc",
           ciCd: { detected: true, tools: ["github_actions"] },
           monitoring: { detected: false },
@@ -283,7 +288,7 @@ Deno.test("[e2e] collector CLI served at /collector.ts: heartbeat, evidence, sig
           /403 forbidden: This collector belongs to another project/,
         ],
         [
-          ["evidence", "--type", "sbom", "--observed-at", "2099-01-01T00:00:00Z", "sbom.json"],
+          ["evidence", "--type", "sbom", "--observed-at", aYearAhead, "sbom.json"],
           {},
           1,
           /400 validation_failed: .*future/,
