@@ -7,6 +7,9 @@
  * decide. Writing copies every untouched entry byte for byte (its local header and compressed
  * data) and deflates only the replaced ones, dated like the entry they replace, so the same
  * input gives the same bytes. No ZIP64, encryption, or methods other than stored and deflate.
+ * Entry names are checked as they are listed: a name that climbs out (`../`), is absolute
+ * (`/…`, `C:…`), holds a backslash, or repeats another one without regard to case
+ * (`xl/worksheets/sheet1.xml` and `XL/worksheets/Sheet1.xml`) refuses the file, naming the entry.
  */
 import { QuestionnaireFileError } from "./types.ts";
 
@@ -65,8 +68,14 @@ export function zipEntries(bytes: Uint8Array): ZipEntry[] {
       throw new QuestionnaireFileError("unsupported_type", "Encrypted workbooks are not read.");
     }
     if (method !== 0 && method !== 8) throw malformed(`entry ${name} uses compression ${method}`);
-    if (names.has(name)) throw malformed(`entry ${name} appears twice`);
-    names.add(name);
+    checkEntryName(name);
+    // Names compare without case: Windows, macOS and Excel take `XL/Sheet1.xml` for
+    // `xl/sheet1.xml`, so two such entries would let a reader and an extractor see different parts.
+    const folded = name.toLowerCase();
+    if (names.has(folded)) {
+      throw malformed(`entry ${name} appears twice (names compared without case)`);
+    }
+    names.add(folded);
     if (localAt + 30 > bytes.length || view.getUint32(localAt, true) !== LOCAL) {
       throw malformed(`entry ${name} has no local header`);
     }
@@ -87,6 +96,31 @@ export function zipEntries(bytes: Uint8Array): ZipEntry[] {
     at += 46 + nameLength + extraLength + commentLength;
   }
   return entries;
+}
+
+/**
+ * Refuses an entry name that could reach outside the package once extracted, or that no Office
+ * writer makes: empty, absolute (`/…`, `C:…`), with a backslash, a `.` or `..` segment, an
+ * empty segment (`a//b`), or a control character. OPC part names are relative and use `/`.
+ */
+function checkEntryName(name: string): void {
+  const shown = JSON.stringify(name.slice(0, 200));
+  // deno-lint-ignore no-control-regex
+  if (name === "" || /[\u0000-\u001f\u007f]/.test(name)) {
+    throw malformed(`entry ${shown} has a bad name`);
+  }
+  if (name.includes("\\")) throw malformed(`entry ${shown} has a backslash in its name`);
+  if (name.startsWith("/") || /^[A-Za-z]:/.test(name)) {
+    throw malformed(`entry ${shown} has an absolute name`);
+  }
+  const segments = name.split("/");
+  // A directory entry ends with "/": its last segment is empty.
+  if (segments.some((segment) => segment === ".." || segment === ".")) {
+    throw malformed(`entry ${shown} has a name that climbs out of the package`);
+  }
+  if (segments.some((segment, i) => segment === "" && i < segments.length - 1)) {
+    throw malformed(`entry ${shown} has an empty segment in its name`);
+  }
 }
 
 /** The local record of an entry, with its data descriptor when it has one. */
