@@ -5,7 +5,7 @@
 import { z } from "zod";
 import { type IpRange, parseIpRange } from "./lib/ip.ts";
 
-const Url = z.url({ protocol: /^https?$/ }).transform((u) => u.replace(/\/+$/, ""));
+const Url = z.url({ protocol: /^https?$/ }).transform((u) => u.replace(/(?<!\/)\/+$/, ""));
 const Bool = z.enum(["true", "false", "1", "0"]).transform((v) => v === "true" || v === "1");
 const HostPort = z.string().regex(/^[^:\s]+:\d{1,5}$/, "Expected host:port");
 

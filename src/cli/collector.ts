@@ -200,7 +200,7 @@ export function parseArgs(
     command: command as Options["command"],
     moduleUrl: context.moduleUrl,
     files,
-    server: server?.replace(/\/+$/, "") ?? "",
+    server: server?.replace(/(?<!\/)\/+$/, "") ?? "",
     projectId: uuid(
       values.get("project-id") ?? env("TRUST_PROJECT_ID"),
       "project-id",

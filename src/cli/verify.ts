@@ -160,7 +160,7 @@ export function parseArgs(args: string[], moduleUrl: string): Options | null {
   if (!SLUG.test(slug)) throw new UsageError(`"${slug}" is not a project slug`);
   if (!server) throw new UsageError("Give a trust page URL or --server");
   return {
-    server: server.replace(/\/+$/, ""),
+    server: server.replace(/(?<!\/)\/+$/, ""),
     slug,
     checkpoint: values.get("checkpoint"),
     saveCheckpoint: values.get("save-checkpoint"),
@@ -180,7 +180,7 @@ function fromBase64(text: string): Uint8Array<ArrayBuffer> {
 
 function toBase64Url(bytes: Uint8Array): string {
   return btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-").replace(/\//g, "_")
-    .replace(/=+$/, "");
+    .replace(/(?<!=)=+$/, "");
 }
 
 function equal(a: Uint8Array, b: Uint8Array): boolean {

@@ -77,7 +77,7 @@ export function slugify(name: string): string {
     .replace(/[\u0300-\u036f]/g, "")
     .toLowerCase()
     .replace(/[^a-z0-9]+/g, "-")
-    .replace(/^-+|-+$/g, "")
+    .replace(/^-+|(?<!-)-+$/g, "")
     .slice(0, 63)
-    .replace(/-+$/g, "");
+    .replace(/(?<!-)-+$/g, "");
 }

@@ -24,7 +24,7 @@ export const LOG_ENTRY_HEADER = "trust-profile-publication/v1";
 /** The checkpoint origin of a log served at `baseUrl`: the URL without its scheme, then `/log`. */
 export function logOriginOf(baseUrl: string): string {
   const url = new URL(baseUrl);
-  return `${url.host}${url.pathname.replace(/\/+$/, "")}/log`;
+  return `${url.host}${url.pathname.replace(/(?<!\/)\/+$/, "")}/log`;
 }
 
 /** What a log entry commits to. */

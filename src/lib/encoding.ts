@@ -9,7 +9,7 @@ export function encodeBase64(bytes: Uint8Array): string {
 }
 
 export function encodeBase64Url(bytes: Uint8Array): string {
-  return encodeBase64(bytes).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+  return encodeBase64(bytes).replace(/\+/g, "-").replace(/\//g, "_").replace(/(?<!=)=+$/, "");
 }
 
 export function decodeBase64Url(text: string): Uint8Array {

@@ -51,7 +51,7 @@ export function renderSafeMarkdown(markdown: string): string {
 /** The text of `markdown` without its markup, collapsed to one line and cut at `max`. */
 export function markdownExcerpt(markdown: string, max = 280): string {
   const html = renderer.render(markdown);
-  const text = html.replace(/<[^>]*>/g, " ")
+  const text = html.replace(/<[^<>]*>/g, " ")
     .replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&quot;/g, '"').replace(/&#39;/g, "'")
     .replace(/&amp;/g, "&").replace(/\s+/g, " ").trim();
   return text.length <= max ? text : `${text.slice(0, max - 1).trimEnd()}…`;

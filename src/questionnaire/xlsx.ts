@@ -529,13 +529,13 @@ export function patchSheet(xml: string, writes: SheetWrites, look: SheetLook = {
     if (!row.hasR || (wanted && /\sspans=/.test(xml.slice(row.openStart, row.openEnd)))) {
       let tag = xml.slice(row.openStart, row.openEnd).replace(/\sspans="[^"]*"/, "");
       if (!row.hasR) tag = tag.replace(/^<[^\s/>]+/, (name) => `${name} r="${row.row}"`);
-      if (wanted && row.closeStart === null) tag = tag.replace(/\s*\/>$/, ">");
+      if (wanted && row.closeStart === null) tag = tag.replace(/(?<!\s)\s*\/>$/, ">");
       edits.push({ start: row.openStart, end: row.openEnd, text: tag });
     } else if (wanted && row.closeStart === null) {
       edits.push({
         start: row.openStart,
         end: row.openEnd,
-        text: xml.slice(row.openStart, row.openEnd).replace(/\s*\/>$/, ">"),
+        text: xml.slice(row.openStart, row.openEnd).replace(/(?<!\s)\s*\/>$/, ">"),
       });
     }
     for (const cell of row.cells) {
@@ -605,7 +605,7 @@ export function patchSheet(xml: string, writes: SheetWrites, look: SheetLook = {
         edits.push({ start: data.closeStart, end: data.closeStart, text });
       } else {
         // `<sheetData/>`: opened and closed around the new rows.
-        const open = xml.slice(data.openStart, data.openEnd).replace(/\s*\/>$/, ">");
+        const open = xml.slice(data.openStart, data.openEnd).replace(/(?<!\s)\s*\/>$/, ">");
         edits.push({
           start: data.openStart,
           end: data.openEnd,
@@ -646,7 +646,7 @@ function widthEdits(xml: string, layout: SheetLayout, look: SheetLook): Edit[] {
     if (cols.closeStart !== null) {
       return [{ start: cols.closeStart, end: cols.closeStart, text: tag }];
     }
-    const open = xml.slice(cols.openStart, cols.openEnd).replace(/\s*\/>$/, ">");
+    const open = xml.slice(cols.openStart, cols.openEnd).replace(/(?<!\s)\s*\/>$/, ">");
     return [{ start: cols.openStart, end: cols.openEnd, text: `${open}${tag}</${cols.qname}>` }];
   }
   if (!layout.sheetData) return [];
@@ -793,7 +793,7 @@ export function linkSheet(xml: string, links: Map<string, string>): string {
     edits.push({ start: hyperlinks.closeStart, end: hyperlinks.closeStart, text: items });
   } else if (hyperlinks) {
     const { open } = hyperlinks;
-    const tag = xml.slice(open.start, open.end).replace(/\s*\/>$/, ">");
+    const tag = xml.slice(open.start, open.end).replace(/(?<!\s)\s*\/>$/, ">");
     edits.push({ start: open.start, end: open.end, text: `${tag}${items}</${open.qname}>` });
   } else {
     edits.push({
@@ -843,7 +843,7 @@ function linkRelationships(
     return { xml: applyEdits(base, [{ start: close, end: close, text: items.join("") }]), ids };
   }
   if (selfClosing) {
-    const tag = base.slice(selfClosing.start, selfClosing.end).replace(/\s*\/>$/, ">");
+    const tag = base.slice(selfClosing.start, selfClosing.end).replace(/(?<!\s)\s*\/>$/, ">");
     return {
       xml: applyEdits(base, [{
         start: selfClosing.start,

@@ -179,8 +179,8 @@ export function requestUrlFor(
 
 /** A file name for a download: the title, made safe, with the type's extension. */
 export function downloadFileName(document: TrustDocument): string {
-  const base = document.title.normalize("NFKD").replace(/[^\w.-]+/g, "-").replace(/^-+|-+$/g, "")
-    .slice(0, 80);
+  const base = document.title.normalize("NFKD").replace(/[^\w.-]+/g, "-")
+    .replace(/^-+|(?<!-)-+$/g, "").slice(0, 80);
   return `${base || "document"}.${DOCUMENT_TYPES[document.type].extension}`;
 }
 

@@ -71,7 +71,7 @@ export interface Manifest {
 export function plainText(html: string): string {
   const text = html.replace(/<li>/g, "- ")
     .replace(/<\/(p|li|h[1-6]|pre|blockquote|tr|ul|ol)>|<br\s*\/?>|<hr\s*\/?>/g, "\n")
-    .replace(/<[^>]*>/g, "")
+    .replace(/<[^<>]*>/g, "")
     .replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&quot;/g, '"').replace(/&#39;/g, "'")
     .replace(/&amp;/g, "&")
     .split("\n").map((line) => line.replace(/[ \t]+/g, " ").trim()).filter(Boolean).join("\n");
@@ -199,7 +199,7 @@ export async function exportQuestionnaire(
 
 /** The file name of the answered file. */
 export function exportFileName(record: StoredQuestionnaire): string {
-  const base = record.name.normalize("NFKD").replace(/[^\w.-]+/g, "-").replace(/^-+|-+$/g, "")
+  const base = record.name.normalize("NFKD").replace(/[^\w.-]+/g, "-").replace(/^-+|(?<!-)-+$/g, "")
     .slice(0, 80);
   return `${base || "questionnaire"}-answered.${record.format}`;
 }

@@ -8,7 +8,7 @@ import { slugify } from "../domain/common.ts";
  * finally random suffixes, so a taken name never blocks creation.
  */
 export function* slugCandidates(name: string, fallback: string): Generator<string> {
-  const base = slugify(name).slice(0, 56).replace(/-+$/g, "") || fallback;
+  const base = slugify(name).slice(0, 56).replace(/(?<!-)-+$/g, "") || fallback;
   yield base;
   for (let n = 2; n <= 20; n++) yield `${base}-${n}`;
   for (;;) yield `${base}-${crypto.randomUUID().slice(0, 6)}`;

@@ -76,7 +76,7 @@ export function unstageOrder(
 export function encodeCursor(parts: readonly string[]): string {
   const bytes = new TextEncoder().encode(JSON.stringify(parts));
   return btoa(String.fromCharCode(...bytes)).replaceAll("+", "-").replaceAll("/", "_")
-    .replace(/=+$/, "");
+    .replace(/(?<!=)=+$/, "");
 }
 
 /** The parts a cursor of `list` names, or null when it is not one of its cursors. */

@@ -48,7 +48,7 @@ export interface UpdatePage {
 const isOpen = (u: TrustUpdate) => u.kind !== "change" && u.resolvedAt === null;
 
 function encodeCursor(update: TrustUpdate): string {
-  return btoa(`${update.postedAt}|${update.id}`).replace(/=+$/, "");
+  return btoa(`${update.postedAt}|${update.id}`).replace(/(?<!=)=+$/, "");
 }
 
 /** The position a cursor names; anything this service did not hand out is validation_failed. */

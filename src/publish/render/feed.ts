@@ -86,7 +86,7 @@ export function renderAtomFeedParts(input: AtomFeedInput): string[] {
   if (versions.length === 0) {
     throw new RangeError(`Project "${project.slug}" has no published version to put in a feed`);
   }
-  const base = input.pageUrl.replace(/\/+$/, "");
+  const base = input.pageUrl.replace(/(?<!\/)\/+$/, "");
   const versionUrl = input.versionUrl ?? ((n: number) => `${base}/versions/${n}/trust.json`);
   const oldest = versions[versions.length - 1];
   const entries = versions.slice(0, input.maxEntries ?? 50);
