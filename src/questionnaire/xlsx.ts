@@ -9,16 +9,17 @@
  * their code, and a formula's cached value (a formula is never evaluated). Cells and rows
  * without an `r` attribute follow the one before.
  *
- * Writing (`patchWorkbook`): every part is copied byte for byte except the sheets, whose XML is
- * patched where it must change (answer and evidence cells written as inline strings keeping
- * their `s` style, formulas replaced by their cached values, `r` made explicit in patched
- * sheets, an evidence URL made the cell's hyperlink), the workbook and its relationships
- * (external links and the calculation chain dropped) and the content types. External-link parts
- * and the calculation chain are removed.
+ * Writing (`patchWorkbook`): only the parts and relationships of an allow-list are kept
+ * (xlsx_package.ts); those not changed are copied byte for byte. The sheets' XML is patched
+ * where it must change (answer and evidence cells written as inline strings keeping their `s`
+ * style, formulas replaced by their cached values, `r` made explicit in patched sheets, an
+ * evidence URL made the cell's hyperlink, what the allow-list removes taken out), and so are the
+ * workbook, the relationships and the content types.
  */
 import { columnLetters, type Grid, newGrid, parseCellRef, setCell } from "./grid.ts";
 import { QuestionnaireFileError, type QuestionnaireLimits } from "./types.ts";
 import { decodeOoxmlEscapes, escapeXml, type XmlToken, xmlTokens } from "./xml.ts";
+import { planPackage } from "./xlsx_package.ts";
 import {
   InflateBudget,
   inflateEntry,
@@ -191,7 +192,27 @@ function resolvePart(base: string, target: string): string {
 // ---------------------------------------------------------------------------------------------
 // Cells
 
-function sharedStrings(open: OpenWorkbook): string[] {
+/**
+ * What the shared strings of one workbook may hold, counted while they are read so a small
+ * file cannot make the reader build millions of strings (a 160 KB workbook of 3.9 million
+ * one-letter entries took 8 to 25 s and hundreds of MB before it was refused for other
+ * reasons): entries, and characters plus text runs (a run counts at least 1, so millions of
+ * empty rich-text runs count too). 100,000 entries and 8 million units are far above a real
+ * questionnaire (the 2,000-question CAIQ-like benchmark workbook has fewer than 5,000 entries and
+ * 0.5 million characters). One string is also held to a cell's limit: no cell could show more.
+ */
+export const SHARED_STRINGS_BUDGET = { entries: 100_000, units: 8_000_000 };
+
+function overBudget(message: string): QuestionnaireFileError {
+  return new QuestionnaireFileError("over_limit", message);
+}
+
+/**
+ * The workbook's shared strings, read token by token against SHARED_STRINGS_BUDGET and the
+ * characters-per-cell limit: refused (`over_limit`) as soon as a count passes, before the rest
+ * of the part is read.
+ */
+function sharedStrings(open: OpenWorkbook, limits: QuestionnaireLimits): string[] {
   const rels = relationships(open.parts, open.workbookPath);
   let path: string | undefined;
   for (const rel of rels.values()) if (rel.type.endsWith("/sharedStrings")) path = rel.target;
@@ -199,25 +220,51 @@ function sharedStrings(open: OpenWorkbook): string[] {
   if (!xml) return [];
   const strings: string[] = [];
   let current: string[] | null = null;
+  let currentLength = 0;
+  let units = 0;
   let inText = false;
   let phonetic = 0;
+  const add = (text: string) => {
+    if (strings.length >= SHARED_STRINGS_BUDGET.entries) {
+      throw overBudget(
+        `The workbook has more than ${SHARED_STRINGS_BUDGET.entries} shared strings.`,
+      );
+    }
+    strings.push(text);
+  };
   for (const token of xmlTokens(xml)) {
     if (token.kind === "open") {
       if (token.name === "si") {
         current = [];
+        currentLength = 0;
+        units++;
         if (token.selfClosing) {
-          strings.push("");
+          add("");
           current = null;
         }
       } else if (token.name === "rPh") phonetic += token.selfClosing ? 0 : 1;
       else if (token.name === "t" && !token.selfClosing) inText = true;
     } else if (token.kind === "close") {
       if (token.name === "si" && current) {
-        strings.push(decodeOoxmlEscapes(current.join("")));
+        add(decodeOoxmlEscapes(current.join("")));
         current = null;
       } else if (token.name === "rPh") phonetic--;
       else if (token.name === "t") inText = false;
-    } else if (inText && current && phonetic === 0) current.push(token.text);
+    } else if (inText && current && phonetic === 0) {
+      current.push(token.text);
+      currentLength += token.text.length;
+      units += token.text.length + 1;
+      if (currentLength > limits.maxCellChars) {
+        throw overBudget(
+          `The workbook has a shared string longer than ${limits.maxCellChars} characters.`,
+        );
+      }
+    }
+    if (units > SHARED_STRINGS_BUDGET.units) {
+      throw overBudget(
+        `The workbook's shared strings hold more than ${SHARED_STRINGS_BUDGET.units} characters and runs.`,
+      );
+    }
   }
   return strings;
 }
@@ -450,7 +497,7 @@ function cellValue(cell: CellElement, strings: string[]): string {
 
 /** Every worksheet of the workbook as a grid of text. */
 export function readWorkbookGrids(open: OpenWorkbook, limits: QuestionnaireLimits): Grid[] {
-  const strings = sharedStrings(open);
+  const strings = sharedStrings(open, limits);
   return open.sheets.map((sheet) => {
     const grid = newGrid(sheet.name);
     const layout = sheetLayout(open.parts.get(sheet.path) ?? "");
@@ -668,63 +715,6 @@ function applyEdits(xml: string, edits: Edit[]): string {
   return out.join("");
 }
 
-/** The workbook XML without external references or defined names that reach outside it. */
-function patchWorkbookXml(xml: string): string {
-  const edits: Edit[] = [];
-  let skipFrom: { start: number; name: string } | null = null;
-  for (const token of xmlTokens(xml)) {
-    if (skipFrom) {
-      if (token.kind === "close" && token.name === skipFrom.name) {
-        edits.push({ start: skipFrom.start, end: token.end, text: "" });
-        skipFrom = null;
-      }
-      continue;
-    }
-    if (token.kind !== "open") continue;
-    if (token.name === "externalReferences") {
-      if (token.selfClosing) edits.push({ start: token.start, end: token.end, text: "" });
-      else skipFrom = { start: token.start, name: token.name };
-    } else if (token.name === "definedName" && !token.selfClosing) {
-      const close = xml.indexOf("definedName>", token.end);
-      const body = close < 0 ? "" : xml.slice(token.end, close);
-      // `[1]Sheet!A1` reaches an external workbook; a function call could be a live formula.
-      if (/\[\d+\]|[A-Za-z_.]\s*\(/.test(body)) skipFrom = { start: token.start, name: token.name };
-    }
-  }
-  return applyEdits(xml, edits).replace(/<((?:\w+:)?)definedNames>\s*<\/\1definedNames>/, "");
-}
-
-/** Relationship XML without the ones `drop` selects. */
-function patchRels(xml: string, drop: (type: string) => boolean): string {
-  const edits: Edit[] = [];
-  for (const token of xmlTokens(xml)) {
-    if (token.kind === "open" && token.name === "Relationship" && drop(token.attrs.Type ?? "")) {
-      const end = token.selfClosing
-        ? token.end
-        : xml.indexOf(">", xml.indexOf("</", token.end)) + 1;
-      edits.push({ start: token.start, end, text: "" });
-    }
-  }
-  return applyEdits(xml, edits);
-}
-
-function patchContentTypes(xml: string, removed: Set<string>): string {
-  const edits: Edit[] = [];
-  for (const token of xmlTokens(xml)) {
-    if (
-      token.kind === "open" && token.name === "Override" &&
-      removed.has((token.attrs.PartName ?? "").replace(/^\//, ""))
-    ) {
-      edits.push({ start: token.start, end: token.end, text: "" });
-    }
-  }
-  return applyEdits(xml, edits);
-}
-
-const DROPPED_RELS = (type: string) =>
-  type === `${REL}externalLink` || type === `${REL}calcChain` ||
-  type.endsWith("/externalLink") || type.endsWith("/calcChain");
-
 /** Worksheet elements that come after `<hyperlinks>` (ECMA-376 CT_Worksheet order). */
 const AFTER_HYPERLINKS = new Set([
   "printOptions",
@@ -859,7 +849,9 @@ function linkRelationships(
 /**
  * The workbook with the writes applied (sheet index → writes) and links added (sheet index →
  * cell ref → URL, as external hyperlinks in the sheet's relationships), every formula replaced by
- * its cached value, external links and the calculation chain removed; other entries copied as is.
+ * its cached value, and only the parts and relationships of the allow-list kept (xlsx_package.ts:
+ * no connection, macro sheet, OLE object, ActiveX, external link, live defined name or format
+ * rule); parts kept and not changed are copied as is.
  */
 export function patchWorkbook(
   open: OpenWorkbook,
@@ -868,19 +860,15 @@ export function patchWorkbook(
   looks: Map<number, SheetLook>,
   fflate: Fflate,
 ): Uint8Array<ArrayBuffer> {
-  const removed = new Set<string>();
-  for (const entry of open.entries) {
-    if (/^xl\/externalLinks\//i.test(entry.name) || /^xl\/calcChain\.xml$/i.test(entry.name)) {
-      removed.add(entry.name);
-    }
-  }
+  const plan = planPackage(open);
   const sheetByPath = new Map(open.sheets.map((sheet, index) => [sheet.path, index]));
-  // The relationships of each sheet that gets links: patched, or new after the sheet.
+  // The relationships of each sheet that gets links: the kept ones patched, or new after the sheet.
   const sheetRels = new Map<string, { xml: string; ids: Map<string, string>; sheet: number }>();
   for (const [sheet, urls] of links) {
     if (urls.size === 0) continue;
     const path = relsPathOf(open.sheets[sheet].path);
-    sheetRels.set(path, { ...linkRelationships(open.parts.get(path), urls), sheet });
+    const kept = plan.keep.has(path) ? plan.rewritten.get(path) : undefined;
+    sheetRels.set(path, { ...linkRelationships(kept, urls), sheet });
   }
   const relsOfSheet = new Map(
     [...sheetRels].map(([path, rels]) => [rels.sheet, { path, ...rels }]),
@@ -888,17 +876,24 @@ export function patchWorkbook(
   const encoder = new TextEncoder();
   const outputs: ZipOutput[] = [];
   for (const entry of open.entries) {
-    if (removed.has(entry.name)) continue;
+    if (!plan.keep.has(entry.name)) continue;
+    if (entry.name.endsWith("/")) {
+      outputs.push({ kind: "replace", entry, data: new Uint8Array(0) });
+      continue;
+    }
     const xml = open.parts.get(entry.name);
     let patched: string | null = null;
     const sheet = sheetByPath.get(entry.name);
     const rels = sheetRels.get(entry.name);
     if (sheet !== undefined && xml !== undefined) {
-      patched = patchSheet(xml, writes.get(sheet) ?? new Map(), looks.get(sheet));
+      patched = plan.sheet(
+        entry.name,
+        patchSheet(xml, writes.get(sheet) ?? new Map(), looks.get(sheet)),
+      );
       const own = relsOfSheet.get(sheet);
       if (own) {
         patched = linkSheet(patched, own.ids);
-        if (!open.parts.has(own.path)) {
+        if (!plan.keep.has(own.path)) {
           outputs.push({ kind: "replace", entry, data: encoder.encode(patched) });
           outputs.push({ kind: "new", name: own.path, data: encoder.encode(own.xml), like: entry });
           continue;
@@ -906,12 +901,8 @@ export function patchWorkbook(
       }
     } else if (rels) {
       patched = rels.xml;
-    } else if (entry.name === open.workbookPath && xml !== undefined) {
-      patched = patchWorkbookXml(xml);
-    } else if (entry.name === relsPathOf(open.workbookPath) && xml !== undefined) {
-      patched = patchRels(xml, DROPPED_RELS);
-    } else if (entry.name === "[Content_Types].xml" && xml !== undefined) {
-      patched = patchContentTypes(xml, removed);
+    } else if (plan.rewritten.has(entry.name)) {
+      patched = plan.rewritten.get(entry.name)!;
     }
     if (patched === null || patched === xml) outputs.push({ kind: "copy", entry });
     else outputs.push({ kind: "replace", entry, data: encoder.encode(patched) });
