@@ -92,7 +92,7 @@ function addProject(op: Deno.AtomicOperation, project: Project, controls: TrustC
     const key = projectByHostedSubdomainKey(project.hostedSubdomain);
     op.check({ key, versionstamp: null }).set(key, project.id);
   }
-  return seedControls(op, project.id, controls);
+  return seedControls(op, project.id, controls, { newProject: true });
 }
 
 /** Creates a project seeded with `controls` (the default catalog's, from the caller). */

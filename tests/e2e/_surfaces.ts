@@ -87,9 +87,14 @@ const CONTROLS = [
 
 /** Starts a server and builds the organization; the caller disposes of it. */
 export async function startSurfacesFixture(
-  options: { env?: Record<string, string>; clock?: Clock } = {},
+  options: { env?: Record<string, string>; clock?: Clock; kv?: Deno.Kv } = {},
 ): Promise<SurfacesFixture> {
-  const server = await startTestServer({ worker: false, env: options.env, clock: options.clock });
+  const server = await startTestServer({
+    worker: false,
+    env: options.env,
+    clock: options.clock,
+    kv: options.kv,
+  });
   try {
     const token = await server.tokenFor("olivia");
     let bearer = token;

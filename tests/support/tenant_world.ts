@@ -33,12 +33,16 @@ export interface TenantWorld {
   [Symbol.asyncDispose](): Promise<void>;
 }
 
-export async function startTenantWorld(options: { clock?: Clock } = {}): Promise<TenantWorld> {
+/** `kv`: the store to run on (default a new in-memory one); the caller closes it. */
+export async function startTenantWorld(
+  options: { clock?: Clock; kv?: Deno.Kv } = {},
+): Promise<TenantWorld> {
   const smtp = await startSmtpServer();
   let globex: SurfacesFixture;
   try {
     globex = await startSurfacesFixture({
       clock: options.clock,
+      kv: options.kv,
       env: {
         WEBHOOK_ALLOW_PRIVATE: "true",
         SMTP_URL: smtp.url,
