@@ -336,6 +336,24 @@ export const AnswerQuestionnaireRequest = z.strictObject({
   })).min(1).max(MAX_MCP_QUESTIONS),
 }).openapi("AnswerQuestionnaireRequest");
 
+/** Characters of a suggestion's text a public match shows; longer texts are cut at a word. */
+export const MAX_PUBLIC_MATCH_TEXT = 2000;
+/** Characters shown of the suggestions after the first when the whole list does not fit. */
+export const PUBLIC_MATCH_PREVIEW = 200;
+/** Bytes of a public matches body, beyond the questions it repeats (they are the caller's own). */
+export const MAX_PUBLIC_MATCHES_BYTES = 2 * 1024 * 1024;
+
+const PublicSuggestion = Suggestion.extend({
+  truncated: z.boolean().optional().openapi({
+    description:
+      `Present and true when text was cut at a word boundary (beyond ${MAX_PUBLIC_MATCH_TEXT} characters, or ${PUBLIC_MATCH_PREVIEW} for a suggestion after the first when the body's byte budget runs out); fullTextUrl has the whole text`,
+  }),
+  fullTextUrl: z.url().optional().openapi({
+    description:
+      "With truncated: the answer on the organization's public answers page, or the control's published trust.json",
+  }),
+}).openapi("PublicQuestionnaireSuggestion");
+
 export const PublicQuestionnaireMatches = z.object({
   organization: z.object({ name: z.string(), slug: z.string() }),
   threshold: z.number(),
@@ -343,13 +361,21 @@ export const PublicQuestionnaireMatches = z.object({
     index: z.int().min(0),
     id: z.string().nullable(),
     question: z.string(),
-    best: Suggestion.nullable(),
-    suggestions: z.array(Suggestion).openapi({
+    best: PublicSuggestion.nullable(),
+    suggestions: z.array(PublicSuggestion).openapi({
       description:
         "Public matches, best first; a restricted answer is named by its question, with empty text and no citations",
     }),
+    omitted: z.boolean().optional().openapi({
+      description:
+        "Present and true when the body's byte budget ran out before this question: best is null and suggestions empty; ask again with fewer questions",
+    }),
   })),
-  answered: z.int().min(0),
+  answered: z.int().min(0).openapi({ description: "Questions whose best is shown" }),
+  truncated: z.boolean().optional().openapi({
+    description:
+      `Present and true when a text was cut or a question omitted, so the body stays within ${MAX_PUBLIC_MATCHES_BYTES} bytes beyond the questions it repeats`,
+  }),
   url: z.url().openapi({ description: "The organization's public knowledge base" }),
 }).openapi("PublicQuestionnaireMatches");
 export type PublicQuestionnaireMatches = z.infer<typeof PublicQuestionnaireMatches>;

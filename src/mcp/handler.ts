@@ -9,11 +9,15 @@ import { mcpAllowedHosts, mcpAllowedOrigins } from "./hosts.ts";
 import { createTrustReader } from "./reader.ts";
 import { createTrustMcpServer } from "./server.ts";
 
-/** Answers `request` (whose JSON body, when it has one, is `parsedBody`). */
+/**
+ * Answers `request` (whose JSON body, when it has one, is `parsedBody`) from `client`, the
+ * caller's address as the service identifies it (per-client limits of the tools).
+ */
 export async function answerMcp(
   services: Parameters<typeof createTrustReader>[0],
   request: Request,
   parsedBody: unknown,
+  client?: string,
 ): Promise<Response> {
   const { config } = services;
   const transport = new WebStandardStreamableHTTPServerTransport({
@@ -23,7 +27,7 @@ export async function answerMcp(
     allowedHosts: mcpAllowedHosts(config),
     allowedOrigins: mcpAllowedOrigins(config),
   });
-  const server = createTrustMcpServer(createTrustReader(services));
+  const server = createTrustMcpServer(createTrustReader(services, { client }));
   try {
     await server.connect(transport);
     const response = await transport.handleRequest(request, { parsedBody });

@@ -73,6 +73,7 @@ export interface TrustReader {
  */
 export function createTrustReader(
   reads: PublicReads & { log: Logger; config: Config; clock: Clock },
+  caller: { client?: string } = {},
 ): TrustReader {
   // Organization reads answer 410 for a deleted (or being deleted) organization, as its HTTP
   // routes do; project reads check through src/serve/public_read.ts already.
@@ -119,7 +120,12 @@ export function createTrustReader(
     questionnaire: (orgSlug, questions) =>
       live(
         orgSlug,
-        () => publicQuestionnaireMatches(reads, orgSlug, { questions, now: reads.clock.now() }),
+        () =>
+          publicQuestionnaireMatches(reads, orgSlug, {
+            questions,
+            now: reads.clock.now(),
+            client: caller.client,
+          }),
       ),
     log: reads.log,
   };

@@ -21,7 +21,10 @@ const RESOURCE_NOT_FOUND = -32002;
  * text (it is what the HTTP route says), anything else is logged and hidden.
  */
 function failureMessage(reader: TrustReader, error: unknown): string {
-  if (error instanceof AppError && error.status < 500) return error.message;
+  // A busy instance (503 with Retry-After) says so, as HTTP does: the agent may try again.
+  if (error instanceof AppError && (error.status < 500 || error.code === "unavailable")) {
+    return error.message;
+  }
   reader.log.error("An MCP read failed", {
     error: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
   });

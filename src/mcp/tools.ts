@@ -30,8 +30,10 @@ import {
 import {
   AnswerQuestionnaireRequest,
   MAX_MCP_QUESTIONS,
+  MAX_PUBLIC_MATCH_TEXT,
   PublicQuestionnaireMatches,
 } from "../domain/questionnaires.ts";
+import { PUBLIC_MATCHING_RATE } from "../serve/questionnaire_public.ts";
 import { controlsOf } from "../serve/bodies.ts";
 import type { TrustReader } from "./reader.ts";
 
@@ -251,7 +253,7 @@ export const TRUST_TOOLS: readonly TrustTool[] = [
     name: "answer_questionnaire",
     title: "Answer a buyer's questionnaire from the vendor's data",
     description:
-      `Matches up to ${MAX_MCP_QUESTIONS} questions of a buyer's own questionnaire (each its text and, when the form has one, its id such as CAIQ IAM-02.1 or SIG A.1) against an organization's public knowledge base, without any model: first exact questionnaire-id matches, then full-text (BM25) matches over answers, control names and framework criteria. Per question, in the order given: best (the top suggestion when it reaches the threshold, else null: say the vendor has not answered it) and the suggestions, each with its text (Markdown), score, by (id or text), reason (the id, or the shared terms) and citations: controls with their state and evidence time in the latest published version and the version-pinned trust.json URL, certifications (declared, not verified by this service), documents. A restricted answer comes by question only, with empty text: point to the trust center's access request, never request access on anyone's behalf. Same questions and data give the same result. orgSlug is the organization's public slug, as in /public/trust/{orgSlug}. Unknown organizations give an error result. Same body as POST /public/trust/{orgSlug}/questionnaire-answers with { questions }.`,
+      `Matches up to ${MAX_MCP_QUESTIONS} questions of a buyer's own questionnaire (each its text and, when the form has one, its id such as CAIQ IAM-02.1 or SIG A.1) against an organization's public knowledge base, without any model: first exact questionnaire-id matches, then full-text (BM25) matches over answers, control names and framework criteria. Per question, in the order given: best (the top suggestion when it reaches the threshold, else null: say the vendor has not answered it) and the suggestions, each with its text (Markdown), score, by (id or text), reason (the id, or the shared terms) and citations: controls with their state and evidence time in the latest published version and the version-pinned trust.json URL, certifications (declared, not verified by this service), documents. A restricted answer comes by question only, with empty text: point to the trust center's access request, never request access on anyone's behalf. Same questions and data give the same result. orgSlug is the organization's public slug, as in /public/trust/{orgSlug}. Unknown organizations give an error result. Same body as POST /public/trust/{orgSlug}/questionnaire-answers with { questions }. Bounded: a text longer than ${MAX_PUBLIC_MATCH_TEXT} characters is cut at a word (truncated: true, fullTextUrl has the whole answer); when the body would pass its byte budget the suggestions after the first show a preview and, last, questions are omitted (omitted: true): ask again with fewer questions. At most ${PUBLIC_MATCHING_RATE.perClient} calls per client and ${PUBLIC_MATCHING_RATE.perOrganization} per organization a minute; beyond, an error result says when to try again.`,
     inputSchema: AnswerQuestionnaireInput,
     outputSchema: PublicQuestionnaireMatches,
     route: "/public/trust/{orgSlug}/questionnaire-answers",

@@ -23,7 +23,7 @@ import type {
 import { compareCodePoints } from "../lib/order.ts";
 import { isMatchableId, leadingId, looseId, writtenId } from "./match_ids.ts";
 import { type AnalysedTerm, queryTerms, terms } from "./match_text.ts";
-import { type Entry, normaliser, type TextIndex } from "./match_score.ts";
+import { type Entry, normaliser, normaliserBuilder, type TextIndex } from "./match_score.ts";
 import { controlCitation, controlText, type SortedKb, sortedKnowledgeBase } from "./match_kb.ts";
 
 /**
@@ -56,11 +56,73 @@ const NON_ANSWER_WEIGHT = 0.5;
  * once here, and `match` only reads them.
  */
 export function createMatcher(kb: KnowledgeBase, options: MatcherOptions = {}): Matcher {
+  const sorted = sortedKnowledgeBase(kb);
+  return matcherOf(sorted, idTable(sorted), textIndex(sorted), options);
+}
+
+/** Gives the event loop a turn: what the yielding matcher awaits between pieces of work. */
+export type Pause = () => Promise<void>;
+
+/** A macrotask turn, so timers and I/O waiting behind the work run first. */
+export const nextTurn: Pause = () => new Promise((resolve) => setTimeout(resolve, 0));
+
+/** A matcher whose work pauses every few answers indexed and every few questions matched. */
+export interface YieldingMatcher extends Matcher {
+  /** The same results as `match`, pausing after every `every` questions. */
+  matchYielding(questions: Question[], every?: number): Promise<MatchResult[]>;
+}
+
+/** Answers indexed between two pauses while a yielding matcher is built. */
+const ENTRIES_PER_TURN = 20;
+
+/**
+ * `createMatcher`, built and matching in slices with a pause between them, so that a large
+ * knowledge base (2,000 answers of 10,000 characters) never holds the event loop for long.
+ * The index and the results are the same as `createMatcher`'s, byte for byte.
+ */
+export async function createYieldingMatcher(
+  kb: KnowledgeBase,
+  options: MatcherOptions = {},
+  pause: Pause = nextTurn,
+): Promise<YieldingMatcher> {
+  const sorted = sortedKnowledgeBase(kb);
+  await pause();
+  const ids = idTable(sorted);
+  const entries: Entry[] = [];
+  const stats = normaliserBuilder(FIELDS, BOOST);
+  for (const item of indexEntries(sorted)) {
+    const built = item();
+    entries.push(built);
+    stats.add(built);
+    if (entries.length % ENTRIES_PER_TURN === 0) await pause();
+  }
+  const search = newSearch();
+  for (let i = 0; i < entries.length; i += ENTRIES_PER_TURN) {
+    search.addAll(entries.slice(i, i + ENTRIES_PER_TURN));
+    await pause();
+  }
+  const matcher = matcherOf(sorted, ids, { search, index: stats.done() }, options);
+  return {
+    ...matcher,
+    async matchYielding(questions, every = 1) {
+      const results: MatchResult[] = [];
+      for (let i = 0; i < questions.length; i++) {
+        results.push(...matcher.match([questions[i]]));
+        if ((i + 1) % Math.max(1, every) === 0) await pause();
+      }
+      return results;
+    },
+  };
+}
+
+function matcherOf(
+  sorted: SortedKb,
+  ids: IdTable,
+  text: TextMatcher,
+  options: MatcherOptions,
+): Matcher {
   const threshold = options.threshold ?? DEFAULT_MATCH_THRESHOLD;
   const maxSuggestions = Math.max(1, Math.floor(options.maxSuggestions ?? DEFAULT_MAX_SUGGESTIONS));
-  const sorted = sortedKnowledgeBase(kb);
-  const ids = idTable(sorted);
-  const text = textIndex(sorted);
   return {
     match(questions) {
       return questions.map((question) => {
@@ -159,15 +221,27 @@ const FIELDS = ["question", "answer", "category"] as const;
 const BOOST: Record<(typeof FIELDS)[number], number> = { question: 3, answer: 1, category: 0.5 };
 
 function textIndex(kb: SortedKb): TextMatcher {
-  const entries: Entry[] = [];
-  for (const answer of kb.answers) {
-    entries.push(entry(`a:${answer.id}`, answer.question, answer.answer, answer.category));
-  }
-  for (const control of kb.controls) {
-    entries.push(entry(`c:${control.projectSlug}/${control.controlId}`, control.title, "", ""));
-  }
-  kb.criteria.forEach((criterion, i) => entries.push(entry(`k:${i}`, criterion.title, "", "")));
-  const search = new MiniSearch<Entry>({
+  const entries = indexEntries(kb).map((item) => item());
+  const search = newSearch();
+  search.addAll(entries);
+  return { search, index: normaliser(entries, FIELDS, BOOST) };
+}
+
+/** The index's entries in order (answers, controls, criteria), each built when called. */
+function indexEntries(kb: SortedKb): (() => Entry)[] {
+  return [
+    ...kb.answers.map((answer) => () =>
+      entry(`a:${answer.id}`, answer.question, answer.answer, answer.category)
+    ),
+    ...kb.controls.map((control) => () =>
+      entry(`c:${control.projectSlug}/${control.controlId}`, control.title, "", "")
+    ),
+    ...kb.criteria.map((criterion, i) => () => entry(`k:${i}`, criterion.title, "", "")),
+  ];
+}
+
+function newSearch(): MiniSearch<Entry> {
+  return new MiniSearch<Entry>({
     fields: [...FIELDS],
     tokenize: (text) => text === "" ? [] : text.split(" "),
     processTerm: (term) => term || null,
@@ -179,8 +253,6 @@ function textIndex(kb: SortedKb): TextMatcher {
     },
     autoVacuum: false,
   });
-  search.addAll(entries);
-  return { search, index: normaliser(entries, FIELDS, BOOST) };
 }
 
 function entry(id: string, question: string, answer: string, category: string): Entry {

@@ -27,26 +27,57 @@ const K = 1.2;
 const B = 0.7;
 const D = 0.5;
 
+/** Gathers the statistics of a normaliser one entry at a time (so a caller may pause between). */
+export interface NormaliserBuilder {
+  add(entry: Entry): void;
+  done(): TextIndex;
+}
+
+/** A normaliser built entry by entry: `add` each entry, then `done`. */
+export function normaliserBuilder<F extends keyof Omit<Entry, "id">>(
+  fields: readonly F[],
+  boost: Record<F, number>,
+): NormaliserBuilder {
+  let count = 0;
+  const frequency = new Map<F, Map<string, number>>(fields.map((field) => [field, new Map()]));
+  const totals = new Map<F, number>(fields.map((field) => [field, 0]));
+  return {
+    add(entry) {
+      count++;
+      for (const field of fields) {
+        const df = frequency.get(field)!;
+        const unique = new Set(entry[field] === "" ? [] : entry[field].split(" "));
+        totals.set(field, totals.get(field)! + unique.size);
+        for (const term of unique) df.set(term, (df.get(term) ?? 0) + 1);
+      }
+    },
+    done() {
+      const average = new Map<F, number>(
+        fields.map((field) => [field, count ? totals.get(field)! / count : 0]),
+      );
+      return selfScorer(count, fields, boost, frequency, average);
+    },
+  };
+}
+
 /** The self-score computer of a set of entries, for the given fields and boosts. */
 export function normaliser<F extends keyof Omit<Entry, "id">>(
   entries: Entry[],
   fields: readonly F[],
   boost: Record<F, number>,
 ): TextIndex {
-  const count = entries.length;
-  const frequency = new Map<F, Map<string, number>>();
-  const average = new Map<F, number>();
-  for (const field of fields) {
-    const df = new Map<string, number>();
-    let total = 0;
-    for (const entry of entries) {
-      const unique = new Set(entry[field] === "" ? [] : entry[field].split(" "));
-      total += unique.size;
-      for (const term of unique) df.set(term, (df.get(term) ?? 0) + 1);
-    }
-    frequency.set(field, df);
-    average.set(field, count ? total / count : 0);
-  }
+  const builder = normaliserBuilder(fields, boost);
+  for (const entry of entries) builder.add(entry);
+  return builder.done();
+}
+
+function selfScorer<F extends keyof Omit<Entry, "id">>(
+  count: number,
+  fields: readonly F[],
+  boost: Record<F, number>,
+  frequency: Map<F, Map<string, number>>,
+  average: Map<F, number>,
+): TextIndex {
   return {
     selfScore(terms) {
       const length = terms.length;

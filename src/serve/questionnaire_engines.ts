@@ -14,6 +14,7 @@ import type {
   RowFill,
   SheetColumns,
 } from "../questionnaire/types.ts";
+import type { YieldingMatcher } from "../questionnaire/match.ts";
 
 /** What the service asks of the engines. */
 export interface Engines {
@@ -23,6 +24,12 @@ export interface Engines {
   read(bytes: Uint8Array, columns?: SheetColumns[]): Promise<ReadQuestionnaire>;
   fill(bytes: Uint8Array, columns: SheetColumns[], fills: RowFill[]): Promise<Uint8Array>;
   match(kb: KnowledgeBase, questions: Question[]): MatchResult[];
+  /**
+   * The matcher of `kb`, built in slices with the event loop served between them; its
+   * `matchYielding` pauses between questions (public matching, where one request must not
+   * hold other requests: src/serve/questionnaire_public.ts). The same results as `match`.
+   */
+  yieldingMatcher(kb: KnowledgeBase): Promise<YieldingMatcher>;
 }
 
 let loaded: Promise<Engines> | undefined;
@@ -47,5 +54,6 @@ async function importEngines(): Promise<Engines> {
       return await workbook.fillQuestionnaire(bytes, read, fills, { noAnswer: NO_ANSWER_TEXT });
     },
     match: (kb, questions) => matching.createMatcher(kb).match(questions),
+    yieldingMatcher: (kb) => matching.createYieldingMatcher(kb),
   };
 }

@@ -37,6 +37,12 @@ export interface AssembledKnowledgeBase {
   versions: Map<string, PinnedVersion>;
   /** Which answer ids are public (restricted ones are shown by question only in public). */
   publicAnswerIds: Set<string>;
+  /**
+   * The first time after `now` at which the knowledge base changes by itself (an achieved
+   * certification expiring), in epoch milliseconds; null when nothing does. Every other change
+   * moves the organization's generation (src/store/edge_pages.ts).
+   */
+  changesAt: number | null;
 }
 
 const byCodePoints = <T>(key: (item: T) => string) => (a: T, b: T) =>
@@ -128,12 +134,16 @@ export async function assembleKnowledgeBase(
     if (read) published.push(read);
   }
   const answers = (await listAnswers(kv, organization.id)).sort(byCodePoints((a) => a.id));
-  const certifications = (await publicCertificationsOf(kv, {
+  const declared = await publicCertificationsOf(kv, {
     config,
     organization,
     scope: { organization: true },
     now,
-  })).map((c) => ({
+  });
+  const expiries = declared.flatMap((c) =>
+    c.status === "achieved" && c.expiresAt ? [Date.parse(c.expiresAt)] : []
+  ).filter((at) => at > now.getTime());
+  const certifications = declared.map((c) => ({
     id: c.id,
     title: c.frameworkName,
     status: c.status,
@@ -153,5 +163,6 @@ export async function assembleKnowledgeBase(
     },
     versions: new Map(published.map((p) => [p.pinned.projectSlug, p.pinned])),
     publicAnswerIds: new Set(answers.filter((a) => a.visibility === "public").map((a) => a.id)),
+    changesAt: expiries.length > 0 ? Math.min(...expiries) : null,
   };
 }

@@ -3,19 +3,127 @@
  * POST /public/trust/{orgSlug}/questionnaire-answers and of the MCP tool answer_questionnaire):
  * public answers with their text (as safe Markdown) and citations; restricted answers matched by
  * their question and questionnaire ids only, and shown by question, without text or citations;
- * controls only of public projects' latest published versions. No sign-in; the work is bounded
- * by MAX_MCP_QUESTIONS questions against at most MAX_ANSWERS_PER_ORGANIZATION answers.
+ * controls only of public projects' latest published versions. No sign-in, so the work one
+ * anonymous request may cause is bounded (docs/bounded-work.md, "Public questionnaire
+ * matching"). An outside review measured 9.6 s and 13.9 MB for 400 questions against 2,000
+ * answers of 9 KB, and two such callers held another tenant's /health at 9.4 s (p50).
+ *
+ * - Rate limits: PUBLIC_MATCHING_RATE per client address (src/http/client_ip.ts) and per
+ *   organization, in fixed windows, counted before any work; beyond, 429 with Retry-After.
+ * - A cache per knowledge-base version: the version is the versionstamp of the organization's
+ *   `*` generation, which every change of its public data moves in the same commit (answers,
+ *   documents and the NDA, certifications, projects, publications, controls and criteria:
+ *   src/store/edge_pages.ts), read BEFORE the data, so what is kept under a version is never
+ *   older than it; an achieved certification's expiry (which changes the status by itself)
+ *   ends what was kept at that moment. The matcher (its minisearch index) is kept per version,
+ *   and each body per version and question list, both least recently used out by size.
+ * - The body fits a byte budget: texts cut at a word beyond MAX_PUBLIC_MATCH_TEXT characters,
+ *   then, when the whole does not fit MAX_PUBLIC_MATCHES_BYTES, previews for the suggestions
+ *   after the first, then questions omitted (src/serve/questionnaire_bounds.ts).
+ * - CPU work that yields: the matcher is built and matches in slices with the event loop served
+ *   between them, and one matching runs at a time per instance (PUBLIC_MATCHING_WORK), a few
+ *   wait, and beyond that the answer is 503 with Retry-After.
  */
 import type { Config } from "../config.ts";
-import { notFound } from "../domain/errors.ts";
-import type { PublicQuestionnaireMatches } from "../domain/questionnaires.ts";
+import { notFound, rateLimited, unavailable } from "../domain/errors.ts";
+import {
+  MAX_PUBLIC_MATCH_TEXT,
+  MAX_PUBLIC_MATCHES_BYTES,
+  PUBLIC_MATCH_PREVIEW,
+  type PublicQuestionnaireMatches,
+} from "../domain/questionnaires.ts";
+import type { Organization } from "../domain/workspace.ts";
 import type { KnowledgeBase, Suggestion } from "../questionnaire/types.ts";
+import type { YieldingMatcher } from "../questionnaire/match.ts";
+import { sha256HexSync } from "../lib/hash.ts";
+import { createLimiter, type LimiterOptions } from "../lib/limiter.ts";
 import { loadMarkdown } from "../lib/load_markdown.ts";
 import { trustCenterUrl } from "../publish/urls.ts";
+import { CENTER_SCOPE, generationKey } from "../store/edge_pages.ts";
 import { getOrganizationBySlug } from "../store/organizations.ts";
+import {
+  type BudgetChoice,
+  createByteLru,
+  createRateWindows,
+  cutAtWord,
+  fitToBudget,
+  jsonBytes,
+} from "./questionnaire_bounds.ts";
 import { loadEngines } from "./questionnaire_engines.ts";
 import { assembleKnowledgeBase } from "./questionnaire_kb.ts";
 import type { PublicReads } from "./public_read.ts";
+
+/** Requests per client address and per organization in each window (cache hits count too). */
+export const PUBLIC_MATCHING_RATE = { perClient: 10, perOrganization: 30, windowMs: 60_000 };
+/** Matchings computed at once per instance, waiting, and the longest wait (then 503). */
+export const PUBLIC_MATCHING_WORK: LimiterOptions = {
+  concurrency: 1,
+  maxWaiting: 4,
+  maxWaitMs: 20_000,
+};
+/** Questions matched between two turns of the event loop. */
+const QUESTIONS_PER_TURN = 2;
+/** Bodies kept (bytes of their JSON) and knowledge bases kept (characters of their text). */
+const KEPT_BODY_BYTES = 32 * 1024 * 1024;
+const KEPT_KB_CHARS = 40 * 1024 * 1024;
+/** Client addresses and organizations tracked at once (the oldest window goes beyond). */
+const MAX_TRACKED = 10_000;
+/** Retry-After when the instance's matching queue is full. */
+const BUSY_RETRY_SECONDS = 5;
+
+/** A knowledge base as kept for one version: its matcher and what showing a match needs. */
+interface KeptKb {
+  matcher: YieldingMatcher;
+  threshold: number;
+  restricted: Set<string>;
+  /** Answers' and controls' texts as safe Markdown, by source key, made once. */
+  shownText: Map<string, string>;
+  /** When it ends by itself (epoch ms), or null. */
+  changesAt: number | null;
+}
+
+/** A body as kept for one version and question list. */
+interface KeptBody {
+  body: PublicQuestionnaireMatches;
+  changesAt: number | null;
+}
+
+/** What is kept, with the organization and version it belongs to. */
+interface Versioned<T> {
+  organizationId: string;
+  version: string;
+  value: T;
+}
+
+const clients = createRateWindows({
+  limit: PUBLIC_MATCHING_RATE.perClient,
+  windowMs: PUBLIC_MATCHING_RATE.windowMs,
+  maxKeys: MAX_TRACKED,
+});
+const organizations = createRateWindows({
+  limit: PUBLIC_MATCHING_RATE.perOrganization,
+  windowMs: PUBLIC_MATCHING_RATE.windowMs,
+  maxKeys: MAX_TRACKED,
+});
+const work = createLimiter(PUBLIC_MATCHING_WORK);
+const keptKbs = createByteLru<Versioned<Promise<KeptKb>>>(KEPT_KB_CHARS);
+const keptBodies = createByteLru<Versioned<KeptBody>>(KEPT_BODY_BYTES);
+/** The newest version seen of each organization (what is kept of older ones is dropped). */
+const newest = new Map<string, string>();
+/** Computations under way, by body key: a second identical request waits for the first. */
+const underWay = new Map<string, Promise<KeptBody>>();
+const counts = { matchings: 0, indexes: 0 };
+
+/** How many matchings and matcher builds this instance did: for tests and benchmarks. */
+export function publicMatchingStats(): {
+  matchings: number;
+  indexes: number;
+  keptBodies: number;
+  keptBodyBytes: number;
+} {
+  const bodies = keptBodies.stats();
+  return { ...counts, keptBodies: bodies.entries, keptBodyBytes: bodies.bytes };
+}
 
 /** The knowledge base with restricted answers' text and citations taken out. */
 function publicKnowledgeBase(kb: KnowledgeBase): KnowledgeBase {
@@ -27,60 +135,250 @@ function publicKnowledgeBase(kb: KnowledgeBase): KnowledgeBase {
   };
 }
 
-/** A suggestion as the public may see it. */
+const sourceKey = (s: Suggestion) =>
+  s.source.kind === "answer"
+    ? `a:${s.source.answerId}`
+    : `c:${s.source.projectSlug}/${s.source.controlId}`;
+
+type Shown = PublicQuestionnaireMatches["results"][number]["suggestions"][number];
+
+/** A suggestion as the public may see it, its text cut at `max` characters. */
 function shown(
   suggestion: Suggestion,
-  restricted: ReadonlySet<string>,
-  neutralize: (markdown: string) => string,
-): Suggestion {
+  kb: KeptKb,
+  context: { neutralize: (markdown: string) => string; answersUrl: string; max: number },
+): Shown {
   const source = suggestion.source;
-  if (source.kind === "answer" && restricted.has(source.answerId)) {
+  if (source.kind === "answer" && kb.restricted.has(source.answerId)) {
     return {
       ...suggestion,
       text: "",
       citations: suggestion.citations.filter((c) => c.kind === "answer"),
     };
   }
-  return { ...suggestion, text: neutralize(suggestion.text) };
+  const key = sourceKey(suggestion);
+  let safe = kb.shownText.get(key);
+  if (safe === undefined) {
+    safe = context.neutralize(suggestion.text);
+    kb.shownText.set(key, safe);
+  }
+  const { text, cut } = cutAtWord(safe, context.max);
+  if (!cut) return { ...suggestion, text: safe };
+  const control = suggestion.citations.find((c) => c.kind === "control");
+  const fullTextUrl = source.kind === "answer"
+    ? `${context.answersUrl}#answer-${source.answerId}`
+    : control?.kind === "control"
+    ? control.url
+    : context.answersUrl;
+  return { ...suggestion, text, truncated: true, fullTextUrl };
 }
 
-/** The public matches of `questions` (404 for an unknown organization). */
+/** Drops what is kept of the organization's versions older than `version`. */
+function forgetOlder(organizationId: string, version: string): void {
+  const seen = newest.get(organizationId);
+  if (seen !== undefined && seen >= version) return;
+  if (newest.size >= MAX_TRACKED) newest.delete(newest.keys().next().value!);
+  newest.set(organizationId, version);
+  const older = (kept: Versioned<unknown>) =>
+    kept.organizationId === organizationId && kept.version < version;
+  keptKbs.sweep(older);
+  keptBodies.sweep(older);
+}
+
+/** The matcher of the organization's knowledge base of `version`: kept, or built once. */
+async function keptKnowledgeBase(
+  reads: PublicReads & { config: Config },
+  organization: Organization,
+  options: { key: string; version: string; now: Date },
+): Promise<KeptKb> {
+  const { key, now } = options;
+  const hit = keptKbs.get(key);
+  if (hit) {
+    const kb = await hit.value;
+    if (kb.changesAt === null || kb.changesAt > now.getTime()) return kb;
+    if (keptKbs.get(key) === hit) keptKbs.delete(key);
+  }
+  const promise = (async () => {
+    const [engines, assembled] = await Promise.all([
+      loadEngines(),
+      assembleKnowledgeBase(reads, organization, now),
+    ]);
+    counts.indexes++;
+    const kb = publicKnowledgeBase(assembled.kb);
+    const kept: KeptKb = {
+      matcher: await engines.yieldingMatcher(kb),
+      threshold: engines.threshold,
+      restricted: new Set(
+        assembled.kb.answers.filter((a) => a.visibility !== "public").map((a) => a.id),
+      ),
+      shownText: new Map(),
+      changesAt: assembled.changesAt,
+    };
+    const chars = kb.answers.reduce((sum, a) => sum + a.answer.length + a.question.length, 0);
+    return { kept, chars };
+  })();
+  const entry = {
+    organizationId: organization.id,
+    version: options.version,
+    value: promise.then(({ kept }) => kept),
+  };
+  keptKbs.set(key, entry, 0);
+  // Sized by its text once built; a failed build is not kept.
+  promise.then(({ chars }) => {
+    if (keptKbs.get(key) === entry) keptKbs.set(key, entry, chars);
+  }, () => {
+    if (keptKbs.get(key) === entry) keptKbs.delete(key);
+  });
+  return await entry.value;
+}
+
+/**
+ * The public matches of `questions`: 404 for an unknown organization, 429 over a rate limit,
+ * 503 while the instance's matching is full. `client` is the caller's address as the service
+ * identifies it (src/http/client_ip.ts).
+ */
 export async function publicQuestionnaireMatches(
   reads: PublicReads & { config: Config },
   orgSlug: string,
-  options: { questions: { text: string; id?: string }[]; now: Date },
+  options: { questions: { text: string; id?: string }[]; now: Date; client?: string },
 ): Promise<PublicQuestionnaireMatches> {
+  const at = options.now.getTime();
+  const { perClient, perOrganization, windowMs } = PUBLIC_MATCHING_RATE;
+  const minute = windowMs / 1000;
+  const clientWait = clients.take(options.client ?? "unknown", at);
+  if (clientWait > 0) {
+    throw rateLimited(
+      `At most ${perClient} questionnaire matchings per client in ${minute} s; try again in ${
+        Math.ceil(clientWait / 1000)
+      } s`,
+      clientWait / 1000,
+    );
+  }
   const organization = await getOrganizationBySlug(reads.kv, orgSlug);
   if (!organization) throw notFound("No public trust center by that name");
-  const [engines, markdown, assembled] = await Promise.all([
-    loadEngines(),
-    loadMarkdown(),
-    assembleKnowledgeBase(reads, organization, options.now),
-  ]);
-  const restricted = new Set(
-    assembled.kb.answers.filter((a) => a.visibility !== "public").map((a) => a.id),
-  );
-  const matches = engines.match(
-    publicKnowledgeBase(assembled.kb),
-    options.questions.map((q, i) => ({ key: String(i), id: q.id ?? null, text: q.text })),
-  );
-  const results = matches.map((match, index) => {
-    const suggestions = match.suggestions.map((s) =>
-      shown(s, restricted, markdown.neutralizeMarkdown)
+  const organizationWait = organizations.take(organization.id, at);
+  if (organizationWait > 0) {
+    throw rateLimited(
+      `At most ${perOrganization} questionnaire matchings per organization in ${minute} s; try again in ${
+        Math.ceil(organizationWait / 1000)
+      } s`,
+      organizationWait / 1000,
     );
-    return {
-      index,
-      id: options.questions[index].id ?? null,
-      question: options.questions[index].text,
-      best: match.best ? shown(match.best, restricted, markdown.neutralizeMarkdown) : null,
-      suggestions,
-    };
-  });
-  return {
-    organization: { name: organization.name, slug: organization.slug },
-    threshold: engines.threshold,
-    results,
-    answered: results.filter((r) => r.best !== null).length,
-    url: `${trustCenterUrl(reads.config, organization.slug)}/answers`,
-  };
+  }
+  // The version is read before the data: what is kept under it is never older than it.
+  const version = (await reads.kv.get(generationKey(organization.id, CENTER_SCOPE))).versionstamp ??
+    "";
+  forgetOlder(organization.id, version);
+  const kbKey = JSON.stringify([reads.config.baseUrl, organization.id, version]);
+  const questions = options.questions.map((q) => ({ text: q.text, id: q.id ?? null }));
+  const bodyKey = sha256HexSync(
+    JSON.stringify([kbKey, organization.name, organization.slug, questions]),
+  );
+  const live = (kept: { changesAt: number | null }) =>
+    kept.changesAt === null || kept.changesAt > at;
+  const hit = keptBodies.get(bodyKey);
+  if (hit && live(hit.value)) return hit.value.body;
+  let pending = underWay.get(bodyKey);
+  if (!pending) {
+    pending = (async () => {
+      const outcome = await work.run(() =>
+        matchNow(reads, organization, { kbKey, version, questions, now: options.now })
+      );
+      if (!outcome.ran) {
+        throw unavailable(
+          `Too many questionnaire matchings at once on this instance; try again in ${BUSY_RETRY_SECONDS} s`,
+          BUSY_RETRY_SECONDS,
+        );
+      }
+      return outcome.value;
+    })();
+    underWay.set(bodyKey, pending);
+    pending.then((kept) => {
+      if (!live(kept) || (newest.get(organization.id) ?? "") > version) return;
+      const entry = { organizationId: organization.id, version, value: kept };
+      keptBodies.set(bodyKey, entry, jsonBytes(kept.body));
+    }, () => {}).finally(() => underWay.delete(bodyKey));
+  }
+  return (await pending).body;
 }
+
+/** Matches the questions now (inside the instance's matching limit). */
+async function matchNow(
+  reads: PublicReads & { config: Config },
+  organization: Organization,
+  options: {
+    kbKey: string;
+    version: string;
+    questions: { text: string; id: string | null }[];
+    now: Date;
+  },
+): Promise<KeptBody> {
+  const [kb, markdown] = await Promise.all([
+    keptKnowledgeBase(reads, organization, {
+      key: options.kbKey,
+      version: options.version,
+      now: options.now,
+    }),
+    loadMarkdown(),
+  ]);
+  counts.matchings++;
+  const matches = await kb.matcher.matchYielding(
+    options.questions.map((q, i) => ({ key: String(i), id: q.id, text: q.text })),
+    QUESTIONS_PER_TURN,
+  );
+  const answersUrl = `${trustCenterUrl(reads.config, organization.slug)}/answers`;
+  const context = (max: number) => ({
+    neutralize: markdown.neutralizeMarkdown,
+    answersUrl,
+    max,
+  });
+  const full = context(MAX_PUBLIC_MATCH_TEXT);
+  const preview = context(PUBLIC_MATCH_PREVIEW);
+  const choices: BudgetChoice<PublicQuestionnaireMatches["results"][number]>[] = [];
+  for (const [index, match] of matches.entries()) {
+    const head = {
+      index,
+      id: options.questions[index].id,
+      question: options.questions[index].text,
+    };
+    const best = match.best ? shown(match.best, kb, full) : null;
+    choices.push({
+      full: { ...head, best, suggestions: match.suggestions.map((s) => shown(s, kb, full)) },
+      lean: {
+        ...head,
+        best,
+        suggestions: match.suggestions.map((s, i) => shown(s, kb, i === 0 ? full : preview)),
+      },
+      none: { ...head, best: null, suggestions: [], omitted: true },
+    });
+    if ((index + 1) % (QUESTIONS_PER_TURN * 10) === 0) await nextTurn();
+  }
+  const frame = {
+    organization: { name: organization.name, slug: organization.slug },
+    threshold: kb.threshold,
+    results: [],
+    answered: options.questions.length,
+    truncated: true,
+    url: answersUrl,
+  };
+  // The questions repeated are the caller's own bytes: the budget is for everything else.
+  const fitted = fitToBudget(
+    choices,
+    MAX_PUBLIC_MATCHES_BYTES - jsonBytes(frame),
+    (result) => jsonBytes({ ...result, question: "" }) + 1,
+  );
+  const cut = fitted.results.some((r) =>
+    r.omitted || r.suggestions.some((s) => s.truncated) || r.best?.truncated
+  );
+  const body: PublicQuestionnaireMatches = {
+    organization: frame.organization,
+    threshold: kb.threshold,
+    results: fitted.results,
+    answered: fitted.results.filter((r) => r.best !== null).length,
+    ...(cut ? { truncated: true } : {}),
+    url: answersUrl,
+  };
+  return { body, changesAt: kb.changesAt };
+}
+
+const nextTurn = () => new Promise<void>((resolve) => setTimeout(resolve, 0));

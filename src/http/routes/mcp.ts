@@ -13,6 +13,8 @@ import { toolInput } from "../../mcp/guides.ts";
 import { TRUST_TOOLS } from "../../mcp/tools.ts";
 import { sha256HexSync } from "../../lib/hash.ts";
 import { ifNoneMatchHits } from "../../serve/artifacts.ts";
+import { clientIp } from "../client_ip.ts";
+import { notModifiedHeaders } from "../compression.ts";
 import { createRouter } from "../env.ts";
 import { errors } from "../openapi.ts";
 
@@ -97,7 +99,7 @@ mcpRoutes.openapi(
     });
     // The MCP SDK loads on the first POST /mcp, not at start.
     const { answerMcp } = await import("../../mcp/handler.ts");
-    return await answerMcp(c.var.services, request, parsedBody);
+    return await answerMcp(c.var.services, request, parsedBody, clientIp(c));
   },
 );
 
@@ -154,7 +156,9 @@ mcpRoutes.openapi(
     const body = JSON.stringify(serverCard(c.var.services.config));
     const etag = `"${sha256HexSync(body)}"`;
     const headers = { etag, "cache-control": SERVER_CARD_CACHE };
-    if (ifNoneMatchHits(c.req.header("if-none-match"), etag)) return c.body(null, 304, headers);
+    if (ifNoneMatchHits(c.req.header("if-none-match"), etag)) {
+      return c.body(null, 304, notModifiedHeaders(c.req.raw, SERVER_CARD_TYPE, headers));
+    }
     return c.body(body, 200, { ...headers, "content-type": SERVER_CARD_TYPE });
   },
 );
