@@ -82,10 +82,19 @@ export function openWorkbook(
   const budget = new InflateBudget(limits.maxUncompressedBytes);
   const parts = new Map<string, string>();
   const decoder = new TextDecoder("utf-8", { fatal: false });
-  // Every entry counts against the budget, read or not, so no part may hide a bomb.
-  for (const entry of entries) {
-    const data = inflateEntry(entry, budget, fflate);
+  const read = (entry: ZipEntry, partBudget: InflateBudget) => {
+    const data = inflateEntry(entry, partBudget, fflate);
     if (/\.(xml|rels)$/i.test(entry.name)) parts.set(entry.name, decoder.decode(data));
+  };
+  // Every entry counts against the budget, read or not, so no part may hide a bomb. The
+  // relationships and content types come first: they name the shared strings part, which is
+  // inflated against its own, smaller budget as well (SHARED_STRINGS_BUDGET.bytes).
+  const first = entries.filter((e) => /\.rels$/i.test(e.name) || e.name === "[Content_Types].xml");
+  for (const entry of first) read(entry, budget);
+  const shared = sharedStringsPath(parts);
+  for (const entry of entries) {
+    if (first.includes(entry)) continue;
+    read(entry, entry.name === shared ? new PartBudget(budget) : budget);
   }
   const types = parts.get("[Content_Types].xml") ?? "";
   const workbookPath = officeDocument(parts);
@@ -118,6 +127,38 @@ export function openWorkbook(
   }
   if (sheets.length === 0) throw malformed("it has no worksheet");
   return { entries, parts, workbookPath, sheets };
+}
+
+/** The shared strings part the workbook's relationships name, if they name one. */
+function sharedStringsPath(parts: Map<string, string>): string | undefined {
+  let workbookPath: string;
+  try {
+    workbookPath = officeDocument(parts);
+  } catch {
+    return undefined; // refused below, once every entry is counted
+  }
+  for (const rel of relationships(parts, workbookPath).values()) {
+    if (rel.type.endsWith("/sharedStrings")) return rel.target;
+  }
+  return undefined;
+}
+
+/** The shared strings part's own budget, spent together with the whole file's. */
+class PartBudget extends InflateBudget {
+  constructor(readonly whole: InflateBudget) {
+    super(SHARED_STRINGS_BUDGET.bytes);
+  }
+
+  override spend(bytes: number): void {
+    this.whole.spend(bytes);
+    this.used += bytes;
+    if (this.used > this.limit) {
+      throw new QuestionnaireFileError(
+        "over_limit",
+        `The workbook's shared strings expand to more than ${this.limit} bytes once unzipped.`,
+      );
+    }
+  }
 }
 
 /** An attribute by local name (`r:id` → "id"), whatever its prefix. */
@@ -196,12 +237,18 @@ function resolvePart(base: string, target: string): string {
  * What the shared strings of one workbook may hold, counted while they are read so a small
  * file cannot make the reader build millions of strings (a 160 KB workbook of 3.9 million
  * one-letter entries took 8 to 25 s and hundreds of MB before it was refused for other
- * reasons): entries, and characters plus text runs (a run counts at least 1, so millions of
- * empty rich-text runs count too). 100,000 entries and 8 million units are far above a real
+ * reasons): the part's unzipped bytes, entries, and characters plus text runs (a run counts at
+ * least 1, so millions of empty rich-text runs count too). 16 MiB, 100,000 entries and 8
+ * million units are far above a real
  * questionnaire (the 2,000-question CAIQ-like benchmark workbook has fewer than 5,000 entries and
  * 0.5 million characters). One string is also held to a cell's limit: no cell could show more.
  */
-export const SHARED_STRINGS_BUDGET = { entries: 100_000, units: 8_000_000 };
+export const SHARED_STRINGS_BUDGET = {
+  entries: 100_000,
+  units: 8_000_000,
+  /** The part's XML once unzipped (checked while inflating, within the file's own budget). */
+  bytes: 16 * 1024 * 1024,
+};
 
 function overBudget(message: string): QuestionnaireFileError {
   return new QuestionnaireFileError("over_limit", message);
