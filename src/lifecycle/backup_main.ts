@@ -8,12 +8,15 @@ import { openBlobStore } from "../blobs/open.ts";
 import { type Config, ConfigError, loadConfig } from "../config.ts";
 import { withKvRetry } from "../store/kv_retry.ts";
 import { DEFAULT_MAX_PASSES, listBlobKeys, restoreBackup, writeBackup } from "./backup.ts";
-import { importOrganization } from "./org_import.ts";
+import { type ImportInclude, importOrganization } from "./org_import.ts";
 
 const USAGE = `usage: deno task backup <file> [--max-passes N]
        deno task restore <file>
-       deno task import <organization export archive>
-The KV and blob store come from the environment, as for the service (KV_PATH, BLOB_STORE, S3_*).`;
+       deno task import <organization export archive> [--include log|keys-and-log]
+The KV and blob store come from the environment, as for the service (KV_PATH, BLOB_STORE, S3_*).
+An import writes only the organization's data unless --include lets it write the publication
+log and public keys (log) and the private signing keys too (keys-and-log), and then only into
+an instance that has never started.`;
 
 /** How the KV at `path` is reached, for the header and the messages. */
 export function kvLabel(path: string | undefined): string {
@@ -83,22 +86,27 @@ async function restore(config: Config, file: string): Promise<void> {
   }
 }
 
-async function importArchive(config: Config, file: string): Promise<void> {
+async function importArchive(config: Config, file: string, include: ImportInclude): Promise<void> {
   await Deno.stat(file).catch(() => {
     throw new Error(`no archive at ${file}`);
   });
   const kv = await openKv(config, false);
   try {
     const started = performance.now();
-    const result = await importOrganization({ kv, blobs: openBlobStore(config, kv), path: file });
+    const result = await importOrganization({
+      kv,
+      blobs: openBlobStore(config, kv),
+      path: file,
+      include,
+    });
     const seconds = ((performance.now() - started) / 1000).toFixed(1);
     console.log(
       `Imported organization ${result.manifest.organizationId}: ${result.kvEntries} KV entries in ` +
         `${result.commits} atomic commits and ${result.blobs} blobs, every entry matching its ` +
         `SHA-256 in the manifest, in ${seconds} s` +
-        (result.manifest.keys
+        (include === "keys-and-log" && result.manifest.keys
           ? "; with the signing keys and the publication log"
-          : result.manifest.log
+          : include !== "none" && result.manifest.log
           ? "; with the publication log"
           : "; without the publication log"),
     );
@@ -115,6 +123,17 @@ export async function main(args: string[]): Promise<number> {
     maxPasses = Number(rest[1]);
     rest.splice(0, 2);
   }
+  let include: ImportInclude = "none";
+  const flag = rest[0]?.startsWith("--include=") ? rest[0].slice("--include=".length) : null;
+  if (command === "import" && (flag !== null || rest[0] === "--include")) {
+    const value = flag ?? rest[1];
+    if (value !== "log" && value !== "keys-and-log") {
+      console.error(USAGE);
+      return 2;
+    }
+    include = value;
+    rest.splice(0, flag !== null ? 1 : 2);
+  }
   if (
     !file || file.startsWith("-") || rest.length > 0 ||
     !["backup", "restore", "import"].includes(command)
@@ -126,7 +145,7 @@ export async function main(args: string[]): Promise<number> {
     const config = loadConfig(Deno.env.toObject());
     if (command === "backup") await backup(config, file, maxPasses);
     else if (command === "restore") await restore(config, file);
-    else await importArchive(config, file);
+    else await importArchive(config, file, include);
     return 0;
   } catch (error) {
     const message = error instanceof ConfigError

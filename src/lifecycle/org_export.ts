@@ -6,8 +6,8 @@
  *   evidence records, publications, answers, documents, certifications, subprocessors, updates,
  *   webhooks without their secrets, …), one `{"key", "value"}` line per record, for people and
  *   other tools (bytes as `{"$bytes": base64}`, bigints and u64s as strings);
- * - `kv/entries.bin`: every KV entry of the organization (src/store/tenant_keys.ts), its
- *   members' user records and the public keys that signed, as backup frames
+ * - `kv/entries.bin`: every KV entry of the organization (src/store/tenant_keys.ts) and its
+ *   members' user records (with `log`, also the public keys that signed), as backup frames
  *   (./backup_format.ts): what `deno task import` writes, value for value;
  * - `blobs/<kind>/<sha256>`: every blob those entries reference (evidence payloads, published
  *   artifacts, logos, documents);
@@ -17,12 +17,23 @@
  * - with `keys` (implies `log`): the private publication and log signing keys too, so the new
  *   instance signs and logs as this one (pinned verifiers keep working), and `WARNING.txt`;
  * - `manifest.json` last: the SHA-256 and size of every other entry.
+ *
+ * Memory (docs/lifecycle.md "Export and import", tests/lifecycle/org_export_memory_test.ts):
+ * the archive is produced as it is read; the text entries are deflated in 64 KiB pieces by one
+ * streaming compressor each, and each blob by the native zlib in one call, so no compressor
+ * state outlives its entry; what stays is the list of the organization's keys, the set of its
+ * blob keys and the ZIP's central directory (one line per entry). At most
+ * `MAX_CONCURRENT_EXPORTS` run at once per instance; another is refused with 503 and
+ * Retry-After.
  */
 import { createHash } from "node:crypto";
 import { Buffer } from "node:buffer";
+import { deflateRawSync } from "node:zlib";
 import type { BlobStore } from "../blobs/mod.ts";
 import { parseBlobKey } from "../blobs/mod.ts";
-import { organizationKeys } from "../store/tenant_keys.ts";
+import { unavailable } from "../domain/errors.ts";
+import { BLOB_REFERENCE_SOURCES, type BlobReferenceSource } from "../store/blob_references.ts";
+import { KEY_COLLECTIONS, organizationKeys } from "../store/tenant_keys.ts";
 import { encodeKey, entryPayload, frame } from "./backup_format.ts";
 
 export const EXPORT_FORMAT = "trust-profile-organization-export";
@@ -35,7 +46,7 @@ export const KEYS_WARNING =
   "This archive holds the service's private publication and log signing keys. Anyone holding it can sign trust profiles and log checkpoints as this service: keep it secret, move it only to the instance that replaces this one, and delete it afterwards.";
 
 /** Collections never exported: secrets of webhooks and transient work, rebuilt or re-created. */
-const SKIPPED = new Set([
+export const SKIPPED: ReadonlySet<string> = new Set([
   "webhooks",
   "webhooks_by_user",
   "webhook_writes",
@@ -53,13 +64,16 @@ const SKIPPED = new Set([
 ]);
 
 /** The log's collections, exported only with `log` (without the tree they would dangle). */
-const LOG_COLLECTIONS = new Set(["log_entries", "log_entries_by_publication"]);
+export const LOG_COLLECTIONS: ReadonlySet<string> = new Set([
+  "log_entries",
+  "log_entries_by_publication",
+]);
 
 /** Private keys that move with `keys` (tokens and webhook keys stay with their instance). */
-const MOVED_KEY_PURPOSES = ["publications", "log"];
+export const MOVED_KEY_PURPOSES: readonly string[] = ["publications", "log"];
 
 /** The JSON documents: file name → collections whose records it holds. */
-const DOCUMENTS: Record<string, string[]> = {
+export const DOCUMENTS: Readonly<Record<string, string[]>> = {
   organization: ["organizations", "organization_profiles"],
   members: ["memberships", "users"],
   projects: ["projects"],
@@ -82,7 +96,28 @@ const DOCUMENTS: Record<string, string[]> = {
 /** Fields left out of the JSON documents (secrets and secret hashes). */
 const SECRET_FIELDS = new Set(["secret", "secretHash", "signingSecret", "passwordHash"]);
 
-const BLOB_REF = /^(evidence|artifact|logo|document)\/[0-9a-f]{64}$/;
+/**
+ * The reference sources whose records are a tenant's own (organization- or project-owned in
+ * the tenant key register): the service-wide `logos` metadata names a blob for whoever asks,
+ * so it never decides what an organization's archive holds.
+ */
+const OWN_REFERENCE_SOURCES: readonly BlobReferenceSource[] = BLOB_REFERENCE_SOURCES.filter(
+  (source) => isTenantCollection(String(source.prefix[0])),
+);
+
+/** Exports running at once per instance at most; one more is answered 503 + Retry-After. */
+export const MAX_CONCURRENT_EXPORTS = 3;
+/** What a refused export is told to wait, in seconds. */
+export const EXPORT_RETRY_AFTER_SECONDS = 30;
+/** Bytes of text gathered before they go to an entry's compressor. */
+const PIECE_BYTES = 64 * 1024;
+
+let runningExports = 0;
+
+/** How many exports run now (for tests and the usage report). */
+export function runningExportCount(): number {
+  return runningExports;
+}
 
 export interface ExportOptions {
   kv: Deno.Kv;
@@ -119,9 +154,77 @@ function withLog(options: ExportOptions): boolean {
   return options.log || options.keys;
 }
 
-/** The archive as a byte stream, produced as it is read. */
+/**
+ * The archive as a byte stream, produced as it is read (nothing is produced ahead of the
+ * reader). Throws the 503 `unavailable` error when `MAX_CONCURRENT_EXPORTS` exports run
+ * already; the slot is given back when the stream ends, fails or is cancelled.
+ */
 export function exportOrganization(options: ExportOptions): ReadableStream<Uint8Array> {
-  return ReadableStream.from(archiveChunks(options));
+  if (runningExports >= MAX_CONCURRENT_EXPORTS) {
+    throw unavailable(
+      `${MAX_CONCURRENT_EXPORTS} organization exports are running on this instance; retry later`,
+      EXPORT_RETRY_AFTER_SECONDS,
+    );
+  }
+  runningExports++;
+  let held = true;
+  const release = () => {
+    if (held) runningExports--;
+    held = false;
+  };
+  const chunks = archiveChunks(options);
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const next = await chunks.next();
+        if (next.done) {
+          release();
+          controller.close();
+        } else controller.enqueue(next.value);
+      } catch (error) {
+        release();
+        controller.error(error);
+      }
+    },
+    async cancel() {
+      release();
+      await chunks.return(undefined);
+    },
+  }, { highWaterMark: 0 });
+}
+
+/** Whether a collection holds one tenant's records (the tenant key register says so). */
+function isTenantCollection(collection: string): boolean {
+  const owner = KEY_COLLECTIONS[collection]?.owner;
+  return owner === "organization" || owner === "project";
+}
+
+/**
+ * The blob keys `entry` references through a declared reference field, when it is one of the
+ * organization's own records; nothing for members' user records, public keys or the log.
+ */
+export function declaredBlobRefs(entry: Deno.KvEntry<unknown>): string[] {
+  if (!isTenantCollection(String(entry.key[0]))) return [];
+  const found: string[] = [];
+  for (const source of OWN_REFERENCE_SOURCES) {
+    if (!source.prefix.every((part, i) => entry.key[i] === part)) continue;
+    let keys: string[];
+    try {
+      keys = source.keysOf(entry);
+    } catch {
+      continue;
+    }
+    for (const key of keys) {
+      if (typeof key !== "string") continue;
+      try {
+        parseBlobKey(key);
+        found.push(key);
+      } catch {
+        // Not a well-formed blob key: nothing to carry.
+      }
+    }
+  }
+  return found;
 }
 
 /** Every key the export carries, in order, found before any byte is written. */
@@ -142,7 +245,11 @@ async function exportedKeys(options: ExportOptions): Promise<Deno.KvKey[]> {
     keys.push(user.key);
     if (user.value.idpSub) keys.push(["users_by_idp_sub", user.value.idpSub]);
   }
-  for await (const entry of kv.list({ prefix: ["signing_public_keys"] })) keys.push(entry.key);
+  // Public keys are the instance's: they travel with the log, which an import writes only when
+  // its operator says so (`--include log`).
+  if (withLog(options)) {
+    for await (const entry of kv.list({ prefix: ["signing_public_keys"] })) keys.push(entry.key);
+  }
   if (options.keys) {
     for (const purpose of MOVED_KEY_PURPOSES) keys.push(["signing_keys", purpose]);
   }
@@ -163,7 +270,17 @@ async function* entriesOf(kv: Deno.Kv, keys: Deno.KvKey[]): AsyncGenerator<Deno.
 }
 
 async function* archiveChunks(options: ExportOptions): AsyncGenerator<Uint8Array> {
-  const { Zip, ZipDeflate } = await import("fflate");
+  const { Zip, ZipDeflate, ZipPassThrough } = await import("fflate");
+  /** A whole entry deflated by the native zlib in one call (no compressor state is kept). */
+  class WholeDeflate extends ZipPassThrough {
+    constructor(path: string) {
+      super(path);
+      this.compression = 8;
+    }
+    override process(chunk: Uint8Array, final: boolean): void {
+      this.ondata(null, new Uint8Array(deflateRawSync(chunk, { level: 1 })), final);
+    }
+  }
   const out: Uint8Array[] = [];
   let failure: Error | null = null;
   const zip = new Zip((error, data) => {
@@ -171,23 +288,48 @@ async function* archiveChunks(options: ExportOptions): AsyncGenerator<Uint8Array
     else out.push(data);
   });
   const manifest: ManifestEntry[] = [];
-  /** Starts an entry; its bytes go through `push`, then `end` records its digest. */
-  const open = (path: string, level: 0 | 1 | 6) => {
+  /**
+   * Starts an entry; its bytes go through `push` (gathered into pieces of PIECE_BYTES before
+   * they reach the compressor, which otherwise allocates its work buffers for every few
+   * kilobytes), then `end` records its digest.
+   */
+  const open = (path: string, level: 1 | 6) => {
     const file = new ZipDeflate(path, { level });
     zip.add(file);
     const hash = createHash("sha256");
     let bytes = 0;
+    let piece: Uint8Array[] = [];
+    let pieceBytes = 0;
+    const flush = (final: boolean) => {
+      const data = piece.length === 1 ? piece[0] : concatBytes(piece, pieceBytes);
+      piece = [];
+      pieceBytes = 0;
+      file.push(data, final);
+    };
     return {
       push(data: Uint8Array) {
         hash.update(data);
         bytes += data.length;
-        file.push(data, false);
+        piece.push(data);
+        pieceBytes += data.length;
+        if (pieceBytes >= PIECE_BYTES) flush(false);
       },
       end() {
-        file.push(new Uint8Array(0), true);
+        flush(true);
         manifest.push({ path, sha256: hash.digest("hex"), bytes });
       },
     };
+  };
+  /** Adds a whole entry (a blob) at once. */
+  const whole = (path: string, data: Uint8Array) => {
+    const file = new WholeDeflate(path);
+    zip.add(file);
+    file.push(data, true);
+    manifest.push({
+      path,
+      sha256: createHash("sha256").update(data).digest("hex"),
+      bytes: data.length,
+    });
   };
   function* drain(): Generator<Uint8Array> {
     if (failure) throw failure;
@@ -230,7 +372,7 @@ async function* archiveChunks(options: ExportOptions): AsyncGenerator<Uint8Array
   const entries = open(ENTRIES_PATH, 6);
   let kvEntries = 0;
   for await (const entry of entriesOf(options.kv, keys)) {
-    collectBlobRefs(entry.value, blobKeys);
+    for (const key of declaredBlobRefs(entry)) blobKeys.add(key);
     entries.push(frame("K", entryPayload(encodeKey(entry.key), entry.value)));
     kvEntries++;
     yield* drain();
@@ -261,9 +403,7 @@ async function* archiveChunks(options: ExportOptions): AsyncGenerator<Uint8Array
     const bytes = await options.blobs.get(key);
     if (bytes === null) continue;
     const { kind, sha256 } = parseBlobKey(key);
-    const blob = open(`blobs/${kind}/${sha256}`, 1);
-    blob.push(bytes);
-    blob.end();
+    whole(`blobs/${kind}/${sha256}`, bytes);
     blobs++;
     yield* drain();
   }
@@ -310,21 +450,12 @@ function jsonLine(key: Deno.KvKey, value: unknown): string {
   });
 }
 
-/** Adds every string in `value` that is a blob key. */
-function collectBlobRefs(value: unknown, found: Set<string>, depth = 0): void {
-  if (depth > 64) return;
-  if (typeof value === "string") {
-    if (value.length <= 73 && BLOB_REF.test(value)) found.add(value);
-    return;
+function concatBytes(chunks: Uint8Array[], length: number): Uint8Array {
+  const out = new Uint8Array(length);
+  let offset = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, offset);
+    offset += chunk.length;
   }
-  if (typeof value !== "object" || value === null || ArrayBuffer.isView(value)) return;
-  if (value instanceof Map) {
-    for (const [k, v] of value) {
-      collectBlobRefs(k, found, depth + 1);
-      collectBlobRefs(v, found, depth + 1);
-    }
-    return;
-  }
-  const items = Array.isArray(value) || value instanceof Set ? value : Object.values(value);
-  for (const item of items) collectBlobRefs(item, found, depth + 1);
+  return out;
 }
