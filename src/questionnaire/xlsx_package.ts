@@ -125,7 +125,8 @@ function malformed(message: string): QuestionnaireFileError {
 export function liveFormula(formula: string): boolean {
   const bare = formula.replace(/"(?:[^"]|"")*"/g, '""');
   if (/[[\]|\\]/.test(bare)) return true;
-  return /[A-Za-z_][\w.]*\s*\(/.test(bare.replace(/'(?:[^']|'')*'/g, "''"));
+  // A name character right before "(" (spaces aside) is a call; a bare "(" only groups.
+  return /[\w.]\(/.test(bare.replace(/'(?:[^']|'')*'/g, "''").replace(/\s+/g, ""));
 }
 
 /** The relationships part of a part. */
