@@ -114,3 +114,66 @@ Deno.test("[questionnaires] formulas, external links and a UTF-16 CSV are read a
     assert.ok(new TextDecoder("utf-16le").decode(bytes).includes("No answer"));
   });
 });
+
+Deno.test("[questionnaires] a tag of 120,000 characters without '=' does not hold /health (over HTTP)", async () => {
+  const { strToU8, zipSync } = await import("fflate");
+  await using ctx = await createTestApp();
+  const acme = await team(ctx);
+  // The workbook of issue 31: a sheet whose `<a ` is followed by 120,000 characters and no "="
+  // (the attribute pattern backtracked over every start and length: 7.4 s for 1.8 KB).
+  const book = SheetJS.utils.book_new();
+  SheetJS.utils.book_append_sheet(
+    book,
+    SheetJS.utils.aoa_to_sheet([["Question", "Answer"], ["Q?", ""]]),
+    "Q",
+  );
+  const bytes = SheetJS.write(book, { type: "array", bookType: "xlsx" }) as ArrayBuffer;
+  const { unzipSync } = await import("fflate");
+  const files = unzipSync(new Uint8Array(bytes));
+  const sheet = new TextDecoder().decode(files["xl/worksheets/sheet1.xml"]);
+  files["xl/worksheets/sheet1.xml"] = strToU8(
+    sheet.replace("<sheetData>", `<sheetData><a ${"x".repeat(120_000)}/>`),
+  );
+  const hostile = zipSync(files, { level: 9 });
+  assert.ok(hostile.length < 10_000, `${hostile.length} bytes`);
+
+  const server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen: () => {} },
+    (req, info) => ctx.app.fetch(req, info),
+  );
+  try {
+    const base = `http://127.0.0.1:${server.addr.port}`;
+    const waits: number[] = [];
+    let uploading = true;
+    const sampler = (async () => {
+      for (let i = 0; i < 2_000 && uploading; i++) {
+        const started = performance.now();
+        const res = await fetch(`${base}/health`);
+        await res.body?.cancel();
+        waits.push(performance.now() - started);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    })();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const started = performance.now();
+    const res = await fetch(`${base}/organizations/${acme.orgId}/questionnaires`, {
+      method: "POST",
+      headers: {
+        authorization: `Bearer ${acme.member}`,
+        "content-type": "application/octet-stream",
+      },
+      body: hostile,
+    });
+    const body = await res.text();
+    const took = performance.now() - started;
+    uploading = false;
+    await sampler;
+    assert.ok(res.status < 500, `${res.status} ${body}`);
+    assert.ok(took < 5_000, `the upload took ${Math.round(took)} ms`);
+    assert.ok(waits.length > 0);
+    const longest = Math.max(...waits);
+    assert.ok(longest < 500, `the longest /health wait was ${Math.round(longest)} ms`);
+  } finally {
+    await server.shutdown();
+  }
+});
