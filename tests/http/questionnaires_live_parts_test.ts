@@ -8,14 +8,17 @@
  * validation and a `file:///…calc.exe` hyperlink. It is uploaded over HTTP, answered and
  * exported; the result is read with SheetJS and its ZIP entries and XML scanned: none of the
  * live parts remain, the relationships and content types name only parts that exist, the
- * answer is written and every other cell of the buyer is as it was.
+ * answer is written and every other cell of the buyer is as it was. Entry names that differ only
+ * in case, or that climb out of the package or are absolute, are refused at upload with a 422
+ * naming the entry, and nothing is stored.
  */
 import assert from "node:assert/strict";
 import { strToU8, unzipSync, zipSync } from "fflate";
 import { SheetJS } from "../deps.ts";
-import { createTestApp } from "../support/app.ts";
+import { sha256Hex } from "../../src/lib/hash.ts";
+import { createTestApp, snapshotKv } from "../support/app.ts";
 import { team } from "../support/fixtures.ts";
-import { ok } from "../support/questionnaires.ts";
+import { fixture, ok } from "../support/questionnaires.ts";
 
 const MAIN = "http://schemas.openxmlformats.org/spreadsheetml/2006/main";
 const R = "http://schemas.openxmlformats.org/officeDocument/2006/relationships";
@@ -320,4 +323,42 @@ Deno.test("[questionnaires] the answered workbook keeps no live part of the buye
     assert.equal(after[ref]?.f, undefined, `${ref} holds no formula`);
   }
   assert.equal(after.E3.v, 7, "a formula cell keeps its cached value only");
+});
+
+Deno.test("[questionnaires] case-variant duplicate and traversing entry names are refused, nothing stored", async (t) => {
+  await using ctx = await createTestApp();
+  const acme = await team(ctx);
+  const caiq = unzipSync(await fixture("caiq_v4.0.3.xlsx"));
+  const formulaSheet = strToU8(
+    `${XML}<worksheet xmlns="${MAIN}"><sheetData><row r="1"><c r="A1"><f>WEBSERVICE("http://evil.example/")</f><v>1</v></c></row></sheetData></worksheet>`,
+  );
+  const cases: [string, string][] = [
+    ["a case-variant duplicate of a sheet with a formula", "XL/worksheets/Sheet1.xml"],
+    ["a name that climbs out", "../../evil.xml"],
+    ["a name that climbs out midway", "xl/../../evil.xml"],
+    ["an absolute name", "/etc/evil.xml"],
+    ["a backslash", "xl\\worksheets\\evil.xml"],
+    ["a drive letter", "C:/evil.xml"],
+  ];
+  for (const [label, name] of cases) {
+    await t.step(`${label}: 422 naming ${name}`, async () => {
+      const bytes = zipSync({ ...caiq, [name]: formulaSheet });
+      const before = await snapshotKv(ctx.kv);
+      const res = await ctx.call("POST", `/organizations/${acme.orgId}/questionnaires`, {
+        token: acme.member,
+        body: bytes as Uint8Array<ArrayBuffer>,
+        headers: { "content-type": "application/octet-stream" },
+      });
+      const body = await res.json();
+      assert.equal(res.status, 422, JSON.stringify(body));
+      assert.equal(body.error.code, "unprocessable");
+      assert.ok(
+        body.error.message.includes(JSON.stringify(name).slice(1, -1)) ||
+          body.error.message.includes(name),
+        body.error.message,
+      );
+      assert.equal(await snapshotKv(ctx.kv), before, "no KV entry changed");
+      assert.equal(await ctx.services.blobs.has(`document/${await sha256Hex(bytes)}`), false);
+    });
+  }
 });
