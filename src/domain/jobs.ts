@@ -54,13 +54,18 @@ export interface Job {
  * for work that waits on a third party (webhook attempts, emails), else `core`; `lane`, jobs
  * that one worker runs one at a time (an endpoint's attempts, an organization's renders);
  * `group`, jobs of which one worker runs a few at a time (the attempts to the endpoints of one
- * subscriber).
+ * subscriber); `destination`, the origin an outbound job connects to.
  */
 export interface JobTag {
   tenant: string;
   cls: JobClass;
   lane: string | null;
   group?: string | null;
+  /**
+   * Where an outbound job connects (a webhook URL's origin): one worker runs a few jobs to
+   * one destination at a time, and a destination that keeps timing out is left alone.
+   */
+  destination?: string | null;
 }
 export type JobClass = "core" | "outbound";
 
@@ -88,7 +93,16 @@ export function tagOf(message: JobMessage): JobTag {
   const group = message.kind === "webhook-delivery" && typeof m.subscriberId === "string"
     ? `subscriber:${m.subscriberId}`
     : null;
-  return { tenant, cls: OUTBOUND_KINDS.has(message.kind) ? "outbound" : "core", lane, group };
+  const destination = message.kind === "webhook-delivery" && typeof m.destination === "string"
+    ? m.destination
+    : null;
+  return {
+    tenant,
+    cls: OUTBOUND_KINDS.has(message.kind) ? "outbound" : "core",
+    lane,
+    group,
+    ...(destination ? { destination } : {}),
+  };
 }
 
 /**
@@ -144,7 +158,13 @@ export const LiveStatus = z.object({
   }),
   oldestDueSeconds: z.number().nullable().openapi({
     description:
-      "How long the oldest due job has waited (null: none is due), not counting tenants with a backlog (below)",
+      "How long the oldest due job has waited (null: none is due), not counting tenants with a backlog nor outbound work (below)",
+  }),
+  outbound: z.object({
+    oldestDueSeconds: z.number().nullable().openapi({
+      description:
+        "How long the oldest due webhook attempt or email (of a tenant without a backlog) has waited: it waits on third parties, their hosts' pauses and its turn, so a backlog here does not make the instance unready unless no job was started for the limit",
+    }),
   }),
   backlog: z.object({
     tenants: z.number().int().openapi({

@@ -15,7 +15,14 @@ import {
   parkDue,
   upgradeLegacyRefs,
 } from "../store/job_index.ts";
-import { type FairnessLimits, parkable, planClaims, type Running } from "./fairness.ts";
+import {
+  type FairnessLimits,
+  NO_USAGE,
+  parkable,
+  planClaims,
+  type Running,
+  type Usage,
+} from "./fairness.ts";
 
 /** Entries of the time index's front read per look. */
 const FRONT = 64;
@@ -46,8 +53,8 @@ export function createDueWork(kv: Deno.Kv, limits: FairnessLimits) {
   }
 
   return {
-    /** Looks at what is due at `now`, given what runs on this worker. */
-    async look(now: number, running: Running): Promise<DueLook> {
+    /** Looks at what is due at `now`, given what runs on this worker and who used it lately. */
+    async look(now: number, running: Running, usage: Usage = NO_USAGE): Promise<DueLook> {
       const front = await upgradeLegacyRefs(kv, await listDueJobs(kv, now, FRONT));
       const queued: DueRef[] = [];
       for (const backlog of await backlogsToLook()) {
@@ -57,7 +64,7 @@ export function createDueWork(kv: Deno.Kv, limits: FairnessLimits) {
         queued.push(...refs);
       }
       const candidates = [...front, ...queued];
-      const picks = planClaims(candidates, running, limits);
+      const picks = planClaims(candidates, running, limits, usage);
       const park = parkable(front, picks);
       if (park.length > 0) await parkDue(kv, park, now);
       return { picks, parked: park.length, left: candidates.length > picks.length };

@@ -30,6 +30,7 @@ export async function liveStatus(
     at === null ? null : Math.max(0, Math.round((now - at) / 1000));
   const oldestDueSeconds = seconds(waits.oldestDueAt);
   const backlogSeconds = seconds(waits.backlog.oldestDueAt);
+  const outboundSeconds = seconds(waits.outbound.oldestDueAt);
   const problems: string[] = [];
   if (worker.mode === "off") {
     problems.push("No job worker runs here: start the service with its job loop or Deno.cron");
@@ -47,6 +48,13 @@ export async function liveStatus(
       `A backlog of ${waits.backlog.tenants} organization(s) has waited ${backlogSeconds} s and no job was started here for ${limit} s`,
     );
   }
+  // Webhook attempts and emails wait on other hosts (and their pauses): a flood of them to hosts
+  // that never answer is reported, and is a problem only when nothing is being started here.
+  if (outboundSeconds !== null && outboundSeconds > limit && !claimedLately) {
+    problems.push(
+      `A webhook attempt or email has waited ${outboundSeconds} s and no job was started here for ${limit} s`,
+    );
+  }
   const failingPurges = await listPurgeFailures(deps.kv, 20);
   if (failingPurges.length > 0) {
     problems.push(
@@ -58,6 +66,7 @@ export async function liveStatus(
     ready: problems.length === 0,
     worker: { mode: worker.mode, running: worker.running, lastCheckAt: worker.lastCheckAt },
     oldestDueSeconds,
+    outbound: { oldestDueSeconds: outboundSeconds },
     backlog: { tenants: waits.backlog.tenants, oldestDueSeconds: backlogSeconds },
     deadJobs: await countDeadJobs(deps.kv, 1000),
     edge: { purge: deps.config.edge.purge, failingPurges },

@@ -33,7 +33,7 @@ import {
 } from "../store/jobs.ts";
 import { nextDueAfter, oldestDueAt } from "../store/job_index.ts";
 import { createDueWork } from "./due_work.ts";
-import { DEFAULT_LIMITS, type FairnessLimits, runningOf } from "./fairness.ts";
+import { createUsageMeter, DEFAULT_LIMITS, type FairnessLimits, runningOf } from "./fairness.ts";
 
 export type JobHandler = (message: JobMessage) => Promise<void>;
 
@@ -111,7 +111,9 @@ export function createJobWorker(deps: WorkerOptions): JobWorker {
    * The claims of the jobs running now with their tags: what fairness counts, and what a stop
    * with a deadline releases.
    */
-  const claims = new Map<JobClaim, JobTag>();
+  const claims = new Map<JobClaim, { tag: JobTag; startedAt: number }>();
+  /** The slot time each tenant, account and destination held here lately (fairness). */
+  const meter = createUsageMeter();
   const dueWork = createDueWork(kv, limits);
   /** Set by a look that left due jobs for a local limit: only a finished job here frees them. */
   let blocked = false;
@@ -152,11 +154,14 @@ export function createJobWorker(deps: WorkerOptions): JobWorker {
 
   /** Runs one claimed job to its end, renewing its lease while it runs. */
   async function run(claim: JobClaim): Promise<void> {
-    claims.set(claim, claim.job.tag ?? tagOf(claim.job.message));
+    const tag = claim.job.tag ?? tagOf(claim.job.message);
+    const startedAt = Date.now();
+    claims.set(claim, { tag, startedAt });
     try {
       await runClaimed(claim);
     } finally {
       claims.delete(claim);
+      meter.record(tag, Date.now() - startedAt, Date.now());
     }
   }
 
@@ -226,7 +231,12 @@ export function createJobWorker(deps: WorkerOptions): JobWorker {
 
   /** One look (src/live/due_work.ts) and the claims it picked, each started as it is claimed. */
   async function look(now: number): Promise<{ started: number; parked: number; left: boolean }> {
-    const seen = await dueWork.look(now, runningOf(claims.values(), underWay.size));
+    const runs = [...claims.values()];
+    const seen = await dueWork.look(
+      now,
+      runningOf(runs.map((run) => run.tag), underWay.size),
+      meter.usage(Date.now(), runs),
+    );
     let started = 0;
     for (const ref of seen.picks) {
       if (stopping) break;

@@ -67,6 +67,7 @@ function tagFrom(value: unknown): JobTag | null {
       cls: tag.cls,
       lane: typeof tag.lane === "string" ? tag.lane : null,
       group: typeof tag.group === "string" ? tag.group : null,
+      ...(typeof tag.destination === "string" ? { destination: tag.destination } : {}),
     }
     : null;
 }
@@ -235,19 +236,27 @@ const READINESS_WINDOW = 256;
 
 /**
  * What waits in the due index at `now`: the oldest due job of the tenants without a backlog
- * (each such tenant has at most a few entries on the front, so a bounded read finds it), and
- * of the backlogged ones (their jobs wait their turn by design), with how many those are.
+ * (each such tenant has at most a few entries on the front, so a bounded read finds it), apart
+ * from outbound ones (webhook attempts and emails wait on third parties, their hosts' pauses and
+ * their turn), the oldest outbound one, and of the backlogged tenants (their jobs wait their
+ * turn by design), with how many those are.
  */
 export async function dueWaits(kv: Deno.Kv, now: number): Promise<{
   oldestDueAt: number | null;
+  outbound: { oldestDueAt: number | null };
   backlog: { tenants: number; oldestDueAt: number | null };
 }> {
   const backlogs = await listBacklogs(kv, 1000);
   const backlogged = new Set(backlogs.map((backlog) => backlog.tenant));
   let oldest: number | null = null;
+  let oldestOutbound: number | null = null;
   let oldestBacklogged: number | null = null;
   for (const ref of await listDueJobs(kv, now, READINESS_WINDOW)) {
     const tenant = ref.tag?.tenant ?? "";
+    if (ref.tag?.cls === "outbound") {
+      oldestOutbound ??= ref.dueAt;
+      continue;
+    }
     if (!backlogged.has(tenant)) {
       oldest = ref.dueAt;
       break;
@@ -258,6 +267,7 @@ export async function dueWaits(kv: Deno.Kv, now: number): Promise<{
   if (parked !== null && parked <= now) oldestBacklogged = earlier(oldestBacklogged, parked);
   return {
     oldestDueAt: oldest,
+    outbound: { oldestDueAt: oldestOutbound },
     backlog: { tenants: backlogged.size, oldestDueAt: oldestBacklogged },
   };
 }

@@ -156,6 +156,8 @@ Deno.test("[live] planClaims(): round robin across tenants, the fewest running f
       outbound: 4,
       outboundSpare: 1,
       perGroup: 2,
+      perDestination: 2,
+      heavyMs: 5_000,
     });
   });
 });

@@ -31,7 +31,7 @@ jobRoutes.openapi(
     tags: ["Service"],
     summary: "Readiness probe: whether live work (recomputes, publishing, push) runs",
     description:
-      "200 when a job worker runs on this instance (its loop, or Deno.cron) and no due job has waited too long (120 s with the loop, 180 s with cron only); 503 otherwise, with the problems in words. `/health` only says the process answers.",
+      "200 when a job worker runs on this instance (its loop, or Deno.cron) and no due job has waited too long (120 s with the loop, 180 s with cron only); 503 otherwise, with the problems in words. Outbound work (webhook attempts, emails) and organizations with a backlog wait their turn and are reported apart (`outbound`, `backlog`): they make it 503 only when no job was started here for as long. `/health` only says the process answers.",
     responses: {
       200: json(LiveStatus, "Live work runs"),
       503: json(LiveStatus, "Live work is not running, or is behind"),
