@@ -234,6 +234,8 @@ export interface DeliveryRecord extends Delivery {
   claim: { sequence: number; at: string } | null;
   /** Who registered the endpoint: its attempts count against their cap in flight. */
   subscriberId?: string;
+  /** The endpoint's origin when the delivery was made: whose slots its attempts share. */
+  destination?: string;
 }
 
 export const DeliveryListResponse = z.object({

@@ -1,7 +1,7 @@
 /**
  * The gate of each webhook attempt (src/store/webhook_gate.ts), for the delivery handler: asked
- * before the attempt, which waits (JobDeferred) when the endpoint is left alone after failures
- * or busy, and told after it how the attempt went.
+ * before the attempt, which waits (JobDeferred) when the endpoint or its host is left alone
+ * after failures, or busy, and told after it how the attempt went.
  */
 import { JobDeferred } from "../domain/jobs.ts";
 import type { WebhookRecord } from "../domain/webhooks.ts";
@@ -32,15 +32,29 @@ export async function openGate(
 export async function closeGate(
   deps: DeliveryDeps,
   webhook: WebhookRecord,
-  { gate, failed }: { gate: AttemptGate & { ok: true }; failed: boolean | null },
+  { gate, failed, unanswered = false }: {
+    gate: AttemptGate & { ok: true };
+    failed: boolean | null;
+    /** The host did not answer (a timeout, a failed connection): its destination counts it. */
+    unanswered?: boolean;
+  },
 ): Promise<void> {
   try {
     const circuit = await endAttempt(deps.kv, webhook, {
       token: gate.token,
       failed,
+      unanswered,
       now: deps.clock.now().getTime(),
       cooldownMs: deps.options.circuitCooldownMs,
     });
+    const host = circuit.destination;
+    if (unanswered && host?.openUntil) {
+      deps.log.info("A webhook host is left alone after attempts without an answer in a row", {
+        webhookId: webhook.id,
+        failures: host.failures,
+        until: new Date(host.openUntil).toISOString(),
+      });
+    }
     if (circuit.openUntil !== null) {
       deps.log.info("A webhook endpoint is left alone after failed attempts in a row", {
         webhookId: webhook.id,

@@ -7,8 +7,9 @@
  * no automatic retries after it.
  *
  * Before each attempt the endpoint's gate (src/store/webhook_gate.ts) is asked: an endpoint
- * whose last attempts failed in a row, one with an attempt in flight, or whose subscriber has
- * its cap of attempts in flight, makes the job wait (JobDeferred: due again later, the run not
+ * whose last attempts failed in a row, one whose host left its last attempts unanswered, one
+ * with an attempt in flight, or whose subscriber has its cap of attempts in flight, makes the
+ * job wait (JobDeferred: due again later, the run not
  * counted) instead of holding a worker's slot for another timeout.
  */
 import type { SigningKey } from "../auth/keys.ts";
@@ -75,13 +76,10 @@ async function attempt(
   deps: DeliveryDeps,
   webhook: WebhookRecord | null,
   delivery: DeliveryRecord,
-): Promise<PostOutcome & { final: boolean }> {
-  if (!webhook) {
-    return { statusCode: null, error: "The webhook was removed", durationMs: 0, final: true };
-  }
-  if (!webhook.enabled) {
-    return { statusCode: null, error: "The webhook is disabled", durationMs: 0, final: true };
-  }
+): Promise<PostOutcome & { final: boolean; posted: boolean }> {
+  const none = { statusCode: null, durationMs: 0, final: true, posted: false };
+  if (!webhook) return { ...none, error: "The webhook was removed" };
+  if (!webhook.enabled) return { ...none, error: "The webhook is disabled" };
   const started = performance.now();
   let target;
   try {
@@ -89,7 +87,13 @@ async function attempt(
   } catch (error) {
     if (!(error instanceof TargetRefused)) throw error;
     const durationMs = Math.round(performance.now() - started);
-    return { statusCode: null, error: error.message, durationMs, final: !error.retryable };
+    return {
+      statusCode: null,
+      error: error.message,
+      durationMs,
+      final: !error.retryable,
+      posted: false,
+    };
   }
   const now = deps.clock.now();
   const timestamp = Math.floor(now.getTime() / 1000);
@@ -117,7 +121,7 @@ async function attempt(
         code >= 300 && code < 400 ? " (redirects are not followed)" : ""
       }`
       : null);
-  return { ...outcome, error, final: false };
+  return { ...outcome, error, final: false, posted: true };
 }
 
 function jittered(delayMs: number, jitter: number): number {
@@ -186,8 +190,10 @@ export function deliveryHandler(deps: DeliveryDeps) {
     const gate = webhook?.enabled ? await openGate(deps, webhook, now) : null;
     // null: no attempt was made (another worker claimed the delivery first).
     let failed: boolean | null = true;
+    // Whether the request went out and no answer came (the host's circuit counts it).
+    let unanswered = false;
     let recorded: Awaited<ReturnType<typeof recordAttempt>> = null;
-    let outcome: PostOutcome & { final: boolean };
+    let outcome: PostOutcome & { final: boolean; posted: boolean };
     try {
       const claimed = {
         ...delivery,
@@ -200,9 +206,10 @@ export function deliveryHandler(deps: DeliveryDeps) {
       }
       outcome = await attempt(deps, webhook, delivery);
       failed = outcome.error !== null;
+      unanswered = outcome.posted && outcome.statusCode === null;
       recorded = await recordAttempt(deps, { message, sequence: delivery.sequence, outcome });
     } finally {
-      if (gate && webhook) await closeGate(deps, webhook, { gate, failed });
+      if (gate && webhook) await closeGate(deps, webhook, { gate, failed, unanswered });
     }
     if (!recorded) return;
     if (outcome.error) {

@@ -12,6 +12,7 @@ import { timeOrderedUuid } from "../lib/ids.ts";
 import { getMembership } from "../store/organizations.ts";
 import { getProject, listProjectsByOrganization } from "../store/projects.ts";
 import { createDelivery } from "../store/webhook_deliveries.ts";
+import { destinationOf } from "../store/webhook_gate.ts";
 import { listWebhooks } from "../store/webhooks.ts";
 
 /** The body of a delivery: Standard Webhooks' `{ type, timestamp, data }`. */
@@ -52,6 +53,7 @@ export function newDelivery(
     automaticAttempts: 0,
     claim: null,
     subscriberId: webhook.createdBy,
+    ...(destinationOf(webhook.url) ? { destination: destinationOf(webhook.url)! } : {}),
   };
 }
 

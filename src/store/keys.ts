@@ -374,6 +374,8 @@ export const webhookInFlightPrefix = (subscriberId: string) =>
 /** Rewritten by each attempt a subscriber starts, so two starts cannot both pass its cap. */
 export const webhookInFlightWritesKey = (subscriberId: string) =>
   ["webhook_in_flight_writes", subscriberId] as const;
+/** A destination's (an endpoint URL's origin) attempts without an answer in a row. */
+export const webhookDestinationKey = (origin: string) => ["webhook_destinations", origin] as const;
 /** Test pings asked for in the current window, per endpoint or per project. */
 export const webhookPingCountKey = (scope: "webhook" | "project", id: string) =>
   ["webhook_ping_counts", scope, id] as const;

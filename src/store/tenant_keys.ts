@@ -90,6 +90,10 @@ export const KEY_COLLECTIONS: Readonly<Record<string, CollectionRule>> = {
   webhook_circuits: { owner: "project", note: "[webhookId]" },
   webhook_in_flight: { owner: "project", note: "[userId, webhookId], from the webhook" },
   webhook_in_flight_writes: { owner: "user", note: "[userId]" },
+  webhook_destinations: {
+    owner: "service",
+    note: "[origin]: a host's attempts without an answer in a row, shared; expires by itself",
+  },
   webhook_ping_counts: { owner: "project", note: "['webhook', id] / ['project', id]" },
   // Organization-wide public data.
   answers: { owner: "organization", note: "[orgId, id]" },

@@ -35,6 +35,8 @@ export interface DeliveryMessage {
   organizationId?: string;
   /** Who registered the endpoint (absent in older jobs). */
   subscriberId?: string;
+  /** The endpoint's origin, where the attempt connects (absent in older jobs). */
+  destination?: string;
   [field: string]: unknown;
 }
 
@@ -58,6 +60,7 @@ export function messageOf(delivery: DeliveryRecord): DeliveryMessage {
     sequence: delivery.sequence,
     ...(typeof organizationId === "string" ? { organizationId } : {}),
     ...(delivery.subscriberId ? { subscriberId: delivery.subscriberId } : {}),
+    ...(delivery.destination ? { destination: delivery.destination } : {}),
   };
 }
 
