@@ -226,3 +226,184 @@ Deno.test("[e2e] a flood of one tenant's work does not hold up another tenant's 
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+/** The sybil flood: organizations of one owner, attacker accounts, never-answering servers. */
+const SYBIL_ORGS = 10;
+const SYBIL_ACCOUNTS = 10;
+/** Endpoints each attacker account registers on each flooded project (20 per project). */
+const HOOKS_PER_ACCOUNT_PER_PROJECT = 2;
+/** Test pings per project in each minute: the allowed rate. */
+const PINGS_PER_PROJECT = 30;
+/** Changes of the victim measured one after the other, and the bound each must meet. */
+const VICTIM_CHANGES = 4;
+const VICTIM_BOUND_MS = 20_000;
+/** How long one change is waited for at most (the review measured up to 164 s). */
+const VICTIM_WAIT_MS = 60_000;
+
+Deno.test("[e2e] organizations of one owner flooded by many accounts do not hold up another tenant's webhook", async () => {
+  const dir = await Deno.makeTempDir();
+  // One never-answering server per attacker account: destinations of their own.
+  const silents = Array.from({ length: SYBIL_ACCOUNTS }, () => startSilentServer());
+  const healthy = startReceiver();
+  const port = freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const service = startService({
+    PORT: String(port),
+    KV_PATH: `${dir}/kv.sqlite3`,
+    BASE_URL: base,
+    WEBHOOK_ALLOW_PRIVATE: "true",
+    SIGNUP: "open",
+  }, { preload: NO_KV_QUEUES });
+  const ready: Array<{ at: number; status: number }> = [];
+  const unready: string[] = [];
+  let watching = true;
+  let watcher: Promise<void> = Promise.resolve();
+  let pinger: Promise<void> = Promise.resolve();
+  try {
+    await service.waitFor(/^Live work: /);
+
+    // The victim: its own account and organization, publishing by itself, one fast webhook.
+    const victim = caller([base], await account(base, "victim@beta.test"));
+    const boot = await victim("POST", "/onboarding/bootstrap", {
+      workspaceName: "Beta",
+      projectName: "Beta API",
+      projectSlug: "beta",
+      projectVisibility: "public",
+    });
+    assert.equal(boot.status, 201, JSON.stringify(boot.body));
+    const beta = boot.body.project.id as string;
+    const collector = await victim("POST", `/projects/${beta}/collectors`, { name: "ci" });
+    const target = { projectId: beta, secret: collector.body.secret.value as string };
+    await sendScan(base, target, 0);
+    assert.equal((await victim("POST", `/projects/${beta}/publish`)).status, 201);
+    assert.equal((await victim("PATCH", `/projects/${beta}`, { autoPublish: true })).status, 200);
+    const betaHook = await victim("POST", `/projects/${beta}/webhooks`, {
+      url: healthy.url("/beta"),
+      events: ["version.published"],
+    });
+    assert.equal(betaHook.status, 201, JSON.stringify(betaHook.body));
+
+    // One person: ten organizations, each with a public project.
+    const boss = caller([base], await account(base, "boss@sybil.test"));
+    const projects: string[] = [];
+    for (let i = 0; i < SYBIL_ORGS; i++) {
+      const org = await boss("POST", "/organizations", { name: `Sybil ${i}` });
+      assert.equal(org.status, 201, JSON.stringify(org.body));
+      const made = await boss("POST", "/projects", {
+        organizationId: org.body.organization.id,
+        name: `Sybil ${i}`,
+        slug: `sybil-${i}`,
+        visibility: "public",
+      });
+      assert.equal(made.status, 201, JSON.stringify(made.body));
+      projects.push(made.body.project.id);
+    }
+    // Ten accounts that are members of none register 20 never-answering endpoints on each.
+    const hooks = new Map<string, Array<{ id: string; call: typeof boss }>>();
+    for (let a = 0; a < SYBIL_ACCOUNTS; a++) {
+      const call = caller([base], await account(base, `sybil-${a}@evil.test`));
+      for (const project of projects) {
+        for (let h = 0; h < HOOKS_PER_ACCOUNT_PER_PROJECT; h++) {
+          const res = await call("POST", `/projects/${project}/webhooks`, {
+            url: silents[a].url(`/hook-${h}`),
+            events: ["version.published"],
+          });
+          assert.equal(res.status, 201, JSON.stringify(res.body));
+          hooks.set(project, [...(hooks.get(project) ?? []), { id: res.body.webhook.id, call }]);
+        }
+      }
+    }
+
+    watcher = (async () => {
+      while (watching) {
+        const res = await fetch(`${base}/health/ready`);
+        ready.push({ at: Date.now(), status: res.status });
+        if (res.status !== 200) unready.push(await res.text());
+        else await res.body?.cancel();
+        await new Promise((r) => setTimeout(r, 250));
+      }
+    })();
+    // The allowed test pings, every minute while the victim is measured.
+    const pingCounts = { accepted: 0, limited: 0 };
+    const pingRound = async () => {
+      // Projects at once, each project's pings one after the other (at once they would contend
+      // for the project's count and some be refused as busy).
+      const statuses = (await Promise.all(projects.map(async (project) => {
+        const endpoints = hooks.get(project)!;
+        const answered: number[] = [];
+        for (let i = 0; i < PINGS_PER_PROJECT; i++) {
+          const { id, call } = endpoints[i % endpoints.length];
+          answered.push((await call("POST", `/projects/${project}/webhooks/${id}/test`)).status);
+        }
+        return answered;
+      }))).flat();
+      pingCounts.accepted += statuses.filter((s) => s === 202).length;
+      pingCounts.limited += statuses.filter((s) => s === 429).length;
+    };
+    await pingRound();
+    console.log(`sybil flood: ${pingCounts.accepted} pings queued at once`);
+    assert.equal(pingCounts.accepted, SYBIL_ORGS * PINGS_PER_PROJECT);
+    pinger = (async () => {
+      for (let round = 1; round < 4 && watching; round++) {
+        const until = Date.now() + 61_000;
+        while (watching && Date.now() < until) await new Promise((r) => setTimeout(r, 250));
+        if (watching) await pingRound();
+      }
+    })();
+
+    // The victim's changes, each waited for in turn: a failing scan, then a passing one, ...
+    const latencies: number[] = [];
+    for (let n = 0; n < VICTIM_CHANGES; n++) {
+      await new Promise((r) => setTimeout(r, 3_000));
+      const version = n + 2;
+      const changed = Date.now();
+      await sendScan(base, target, n % 2 === 0 ? 2 : 0);
+      const publishing = (async () => {
+        for (let i = 0; i < VICTIM_WAIT_MS / 100; i++) {
+          if (((await betaVersion(base))?.version ?? 0) >= version) return Date.now() - changed;
+          await new Promise((r) => setTimeout(r, 100));
+        }
+        return Infinity;
+      })();
+      const arrived = await healthy.waitFor(
+        (r) => r.path === "/beta" && JSON.parse(r.body).data.version === version,
+        1,
+        VICTIM_WAIT_MS,
+      ).then(([r]) => r.at - changed, () => Infinity);
+      latencies.push(arrived);
+      console.log(
+        `victim change ${
+          n + 1
+        }: published after ${await publishing} ms, its webhook (version ${version}) after ${arrived} ms`,
+      );
+    }
+    watching = false;
+    await Promise.all([watcher, pinger]);
+    const live = await (await fetch(`${base}/health/ready`)).json();
+    console.log(
+      `sybil flood: ${pingCounts.accepted} pings queued, ${pingCounts.limited} answered 429; ` +
+        `the never-answering servers saw ${
+          silents.reduce((n, s) => n + s.connections(), 0)
+        } connections; readiness ${JSON.stringify(live.outbound ?? live.backlog)}`,
+    );
+    const notReady = ready.filter((r) => r.status !== 200);
+    console.log(
+      `readiness: ${ready.length} checks, ${notReady.length} not 200${
+        unready.length ? `; first: ${unready[0]}` : ""
+      }`,
+    );
+    for (const [i, ms] of latencies.entries()) {
+      assert.ok(ms <= VICTIM_BOUND_MS, `victim change ${i + 1} took ${ms} ms`);
+    }
+    assert.ok(ready.length > 0);
+    assert.deepEqual(notReady, [], "/health/ready stayed 200 through the flood");
+  } finally {
+    watching = false;
+    await watcher.catch(() => {});
+    await pinger.catch(() => {});
+    await service.stop();
+    for (const silent of silents) silent.close();
+    await healthy.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
