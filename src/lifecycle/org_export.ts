@@ -20,8 +20,8 @@
  *
  * Memory (docs/lifecycle.md "Export and import", tests/lifecycle/org_export_memory_test.ts):
  * the archive is produced as it is read; the text entries are deflated in 64 KiB pieces by one
- * streaming compressor each, and each blob by the native zlib in one call, so no compressor
- * state outlives its entry; what stays is the list of the organization's keys, the set of its
+ * streaming compressor each, entries are serialized 128 at a time (`EntryList`), blobs under
+ * 16 KiB are stored and larger ones deflated by the native zlib in one call; what stays is the list of the organization's keys, the set of its
  * blob keys and the ZIP's central directory (one line per entry). At most
  * `MAX_CONCURRENT_EXPORTS` run at once per instance; another is refused with 503 and
  * Retry-After.
@@ -34,10 +34,11 @@ import { parseBlobKey } from "../blobs/mod.ts";
 import { unavailable } from "../domain/errors.ts";
 import { BLOB_REFERENCE_SOURCES, type BlobReferenceSource } from "../store/blob_references.ts";
 import { KEY_COLLECTIONS, organizationKeys } from "../store/tenant_keys.ts";
-import { encodeKey, entryPayload, frame } from "./backup_format.ts";
+import { serialize } from "node:v8";
 
 export const EXPORT_FORMAT = "trust-profile-organization-export";
-export const EXPORT_VERSION = 1;
+/** 2: entries travel in `L` frames of many entries (1: one `K` frame each; still imported). */
+export const EXPORT_VERSION = 2;
 export const ENTRIES_PATH = "kv/entries.bin";
 export const MANIFEST_PATH = "manifest.json";
 
@@ -109,6 +110,8 @@ const OWN_REFERENCE_SOURCES: readonly BlobReferenceSource[] = BLOB_REFERENCE_SOU
 export const MAX_CONCURRENT_EXPORTS = 3;
 /** What a refused export is told to wait, in seconds. */
 export const EXPORT_RETRY_AFTER_SECONDS = 30;
+/** Blobs smaller than this are stored in the archive uncompressed. */
+const STORED_BELOW = 16 * 1024;
 /** Bytes of text gathered before they go to an entry's compressor. */
 const PIECE_BYTES = 64 * 1024;
 
@@ -320,9 +323,13 @@ async function* archiveChunks(options: ExportOptions): AsyncGenerator<Uint8Array
       },
     };
   };
-  /** Adds a whole entry (a blob) at once. */
+  /**
+   * Adds a whole entry (a blob) at once: stored as it is below STORED_BELOW bytes (a compressor
+   * per small blob costs native memory that only a full collection frees, for little gain),
+   * deflated by the native zlib above.
+   */
   const whole = (path: string, data: Uint8Array) => {
-    const file = new WholeDeflate(path);
+    const file = data.length < STORED_BELOW ? new ZipPassThrough(path) : new WholeDeflate(path);
     zip.add(file);
     file.push(data, true);
     manifest.push({
@@ -371,10 +378,14 @@ async function* archiveChunks(options: ExportOptions): AsyncGenerator<Uint8Array
   const blobKeys = new Set<string>();
   const entries = open(ENTRIES_PATH, 6);
   let kvEntries = 0;
+  const list = new EntryList((bytes) => entries.push(bytes));
+  const add = (key: Deno.KvKey, value: unknown) => {
+    list.add(key, value);
+    kvEntries++;
+  };
   for await (const entry of entriesOf(options.kv, keys)) {
     for (const key of declaredBlobRefs(entry)) blobKeys.add(key);
-    entries.push(frame("K", entryPayload(encodeKey(entry.key), entry.value)));
-    kvEntries++;
+    add(entry.key, entry.value);
     yield* drain();
   }
   // Other tenants' log entries travel as erased entries (their leaf hashes are in log_nodes),
@@ -384,8 +395,7 @@ async function* archiveChunks(options: ExportOptions): AsyncGenerator<Uint8Array
     const size = (await options.kv.get<{ size: number }>(["log_head"])).value?.size ?? 0;
     for (let index = 0; index < size; index++) {
       if (own.has(index)) continue;
-      entries.push(frame("K", entryPayload(encodeKey(["log_entries", index]), { erased: true })));
-      kvEntries++;
+      add(["log_entries", index], { erased: true });
       if (index % 1000 === 999) yield* drain();
     }
   }
@@ -393,9 +403,9 @@ async function* archiveChunks(options: ExportOptions): AsyncGenerator<Uint8Array
   const logos = [...blobKeys].filter((key) => key.startsWith("logo/"));
   const logoKeys = logos.map((key): Deno.KvKey => ["logos", parseBlobKey(key).sha256]);
   for await (const entry of entriesOf(options.kv, logoKeys)) {
-    entries.push(frame("K", entryPayload(encodeKey(entry.key), entry.value)));
-    kvEntries++;
+    add(entry.key, entry.value);
   }
+  list.flush();
   entries.end();
   yield* drain();
   let blobs = 0;
@@ -448,6 +458,46 @@ function jsonLine(key: Deno.KvKey, value: unknown): string {
     if (v instanceof Set) return [...v];
     return v;
   });
+}
+
+/** Entries per `L` frame. */
+const LIST_ENTRIES = 128;
+
+/**
+ * Gathers entries into `L` frames: `[type "L"][length: u32][payload]`, the payload one
+ * V8-serialized `{ keys, values, u64 }` (`u64`: the indexes whose value is a `Deno.KvU64`,
+ * carried as its bigint). One serialization per 128 entries, not two per entry: node:v8's
+ * serializer holds native memory that only a full garbage collection frees, which an export
+ * of small records would otherwise pile up by the hundred megabytes.
+ */
+class EntryList {
+  #keys: Deno.KvKey[] = [];
+  #values: unknown[] = [];
+  #u64: number[] = [];
+  constructor(private readonly emit: (bytes: Uint8Array) => void) {}
+
+  add(key: Deno.KvKey, value: unknown): void {
+    if (value instanceof Deno.KvU64) {
+      this.#u64.push(this.#keys.length);
+      value = value.value;
+    }
+    this.#keys.push(key);
+    this.#values.push(value);
+    if (this.#keys.length >= LIST_ENTRIES) this.flush();
+  }
+
+  flush(): void {
+    if (this.#keys.length === 0) return;
+    const payload = serialize({ keys: this.#keys, values: this.#values, u64: this.#u64 });
+    const out = new Uint8Array(5 + payload.length);
+    out[0] = "L".charCodeAt(0);
+    new DataView(out.buffer).setUint32(1, payload.length);
+    out.set(payload, 5);
+    this.#keys = [];
+    this.#values = [];
+    this.#u64 = [];
+    this.emit(out);
+  }
 }
 
 function concatBytes(chunks: Uint8Array[], length: number): Uint8Array {

@@ -22,11 +22,17 @@
  * Anything else refuses the whole archive with an ImportRefusedError before anything is written.
  */
 import { createHash } from "node:crypto";
-import { serialize } from "node:v8";
+import { deserialize, serialize } from "node:v8";
 import type { BlobStore } from "../blobs/mod.ts";
 import { parseBlobKey } from "../blobs/mod.ts";
 import { KEY_COLLECTIONS, organizationKeys } from "../store/tenant_keys.ts";
-import { BackupFormatError, decodeEntry, FRAME_HEAD_BYTES } from "./backup_format.ts";
+import {
+  BackupFormatError,
+  decodeEntry,
+  encodeKey,
+  entryPayload,
+  FRAME_HEAD_BYTES,
+} from "./backup_format.ts";
 import { EntryBatch, RestoreRefusedError } from "./backup.ts";
 import {
   declaredBlobRefs,
@@ -178,7 +184,7 @@ export async function verifyArchive(path: string): Promise<ExportManifest> {
   } catch {
     throw new ImportRefusedError("manifest.json is not JSON");
   }
-  if (manifest?.format !== EXPORT_FORMAT || manifest.version !== EXPORT_VERSION) {
+  if (manifest?.format !== EXPORT_FORMAT || ![1, EXPORT_VERSION].includes(manifest.version)) {
     throw new ImportRefusedError(`not an organization export of format ${EXPORT_VERSION}`);
   }
   const listed = new Set<string>();
@@ -239,10 +245,10 @@ class FrameSplitter {
     while (all.length - offset >= FRAME_HEAD_BYTES) {
       const length = new DataView(all.buffer, all.byteOffset + offset + 1).getUint32(0);
       if (all.length - offset - FRAME_HEAD_BYTES < length) break;
-      if (all[offset] !== "K".charCodeAt(0)) {
+      if (all[offset] !== "K".charCodeAt(0) && all[offset] !== "L".charCodeAt(0)) {
         throw new ImportRefusedError(`${ENTRIES_PATH} holds something other than entries`);
       }
-      frames.push(all.subarray(offset + FRAME_HEAD_BYTES, offset + FRAME_HEAD_BYTES + length));
+      frames.push(all.subarray(offset, offset + FRAME_HEAD_BYTES + length));
       offset += FRAME_HEAD_BYTES + length;
     }
     all = all.slice(offset);
@@ -273,20 +279,24 @@ async function decodeEntries(path: string, scratch: Deno.Kv): Promise<number> {
   let batch = new EntryBatch();
   let count = 0;
   const flush = async () => {
-    for (const payload of frames.splice(0)) {
-      let entry;
+    for (const bytes of frames.splice(0)) {
+      let decoded;
       try {
-        entry = decodeEntry(payload);
+        decoded = bytes[0] === "L".charCodeAt(0)
+          ? decodeList(bytes.subarray(FRAME_HEAD_BYTES))
+          : [decodeEntry(bytes.subarray(FRAME_HEAD_BYTES))];
       } catch (error) {
         if (error instanceof BackupFormatError) throw new ImportRefusedError(error.message);
         throw error;
       }
-      if (!batch.fits(entry)) {
-        await batch.commit(scratch);
-        batch = new EntryBatch();
+      for (const entry of decoded) {
+        if (!batch.fits(entry)) {
+          await batch.commit(scratch);
+          batch = new EntryBatch();
+        }
+        batch.add(entry);
+        count++;
       }
-      batch.add(entry);
-      count++;
     }
   };
   await unzipFile(path, (name) => {
@@ -301,6 +311,36 @@ async function decodeEntries(path: string, scratch: Deno.Kv): Promise<number> {
   await flush();
   await batch.commit(scratch);
   return count;
+}
+
+/** An `L` payload (./org_export.ts `EntryList`) back into entries; refuses a malformed one. */
+function decodeList(payload: Uint8Array): { key: Deno.KvKey; value: unknown; bytes: number }[] {
+  let list: { keys?: unknown; values?: unknown; u64?: unknown };
+  try {
+    list = deserialize(payload);
+  } catch (error) {
+    throw new ImportRefusedError(`an entry list does not decode: ${(error as Error).message}`);
+  }
+  const { keys, values, u64 } = list ?? {};
+  if (
+    !Array.isArray(keys) || !Array.isArray(values) || !Array.isArray(u64) ||
+    keys.length !== values.length
+  ) throw new ImportRefusedError("an entry list is malformed");
+  const counters = new Set(u64);
+  return keys.map((key, i) => {
+    if (!Array.isArray(key) || key.length === 0) {
+      throw new ImportRefusedError("an entry list holds a key that is not a key");
+    }
+    let value = values[i];
+    if (counters.has(i)) {
+      if (typeof value !== "bigint") throw new ImportRefusedError("a u64 that is not a bigint");
+      value = new Deno.KvU64(value);
+    }
+    // Through the backup format's own decoder, so arrays and byte arrays come back in the form
+    // Deno KV writes them.
+    const entry = decodeEntry(entryPayload(encodeKey(key as Deno.KvKey), value));
+    return entry;
+  });
 }
 
 function keyId(key: Deno.KvKey): string {
