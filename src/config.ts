@@ -60,6 +60,9 @@ const Env = z.object({
   MAX_EVIDENCE_BYTES: z.coerce.number().int().min(1024).max(100 * 1024 * 1024).default(
     10 * 1024 * 1024,
   ),
+  QUESTIONNAIRE_STORAGE_BYTES: z.coerce.number().int().min(64 * 1024).max(2 ** 40).default(
+    256 * 1024 * 1024,
+  ),
   EVIDENCE_RETENTION_DAYS: z.coerce.number().int().min(1).max(36_500).default(90),
   EVIDENCE_RETENTION_RECORDS: z.coerce.number().int().min(1).max(100_000).default(100),
 });
@@ -99,6 +102,8 @@ export interface Config {
   logSigningKey: string | undefined;
   dnsNameserver: { host: string; port: number } | undefined;
   maxEvidenceBytes: number;
+  /** Bytes an organization's questionnaires may store together (docs/questionnaires.md). */
+  questionnaireStorageBytes: number;
   /**
    * The service's default evidence retention (docs/lifecycle.md): records are kept for `days`
    * or as the newest `recordsPerType` of their type, whichever keeps more; organizations and
@@ -277,6 +282,7 @@ export function loadConfig(
     logSigningKey: e.LOG_SIGNING_KEY,
     dnsNameserver: e.DNS_NAMESERVER ? hostPort(e.DNS_NAMESERVER, "DNS_NAMESERVER") : undefined,
     maxEvidenceBytes: e.MAX_EVIDENCE_BYTES,
+    questionnaireStorageBytes: e.QUESTIONNAIRE_STORAGE_BYTES,
     evidenceRetention: {
       days: e.EVIDENCE_RETENTION_DAYS,
       recordsPerType: e.EVIDENCE_RETENTION_RECORDS,

@@ -20,12 +20,15 @@ import { sha256Hex, sha256HexSync } from "../lib/hash.ts";
 import { timeOrderedUuid } from "../lib/ids.ts";
 import { serializedSize } from "../store/_chunks.ts";
 import {
+  checkQuestionnaireBudget,
   checkQuestionnaireRoom,
   createQuestionnaire,
   listDecisions,
+  packRows,
   replaceRows,
   requireQuestionnaire,
   ROW_BYTES,
+  storedBytesOf,
   type StoredQuestionnaire,
   type StoredRow,
 } from "../store/questionnaires.ts";
@@ -112,7 +115,11 @@ async function readAndMatch(
   return { read, rows, flags: flagsOf(rows, kb) };
 }
 
-/** Stores an uploaded questionnaire after reading and matching it; nothing on refusal. */
+/**
+ * Stores an uploaded questionnaire after reading and matching it; nothing on refusal, nor when
+ * the organization's questionnaires would pass their storage budget (a 409 naming it and what
+ * they use, checked before the file is stored).
+ */
 export async function uploadQuestionnaire(
   deps: QuestionnaireDeps,
   options: {
@@ -127,10 +134,10 @@ export async function uploadQuestionnaire(
   const { read, rows, flags } = await readAndMatch(deps, organization, { bytes, now });
   await checkQuestionnaireRoom(deps.kv, organization.id);
   const sha256 = await sha256Hex(bytes);
-  await deps.blobs.put("document", bytes);
   const at = now.toISOString();
+  const id = timeOrderedUuid(now);
   const record: StoredQuestionnaire = {
-    id: timeOrderedUuid(now),
+    id,
     organizationId: organization.id,
     name: options.name ?? `Questionnaire ${at.slice(0, 16).replace("T", " ")}`,
     format: read.format,
@@ -146,8 +153,13 @@ export async function uploadQuestionnaire(
     createdBy: options.actor,
     updatedAt: at,
   };
-  await createQuestionnaire(deps.kv, record, rows);
-  return present(record, new Map());
+  const packed = packRows(organization.id, id, rows);
+  const stored = { ...record, storedBytes: storedBytesOf(record, packed) };
+  const budget = deps.config.questionnaireStorageBytes;
+  await checkQuestionnaireBudget(deps.kv, organization.id, stored.storedBytes, budget);
+  await deps.blobs.put("document", bytes);
+  await createQuestionnaire(deps.kv, stored, packed, budget);
+  return present(stored, new Map());
 }
 
 /** The stored file of a questionnaire; a missing blob is an internal error. */
@@ -185,7 +197,7 @@ export async function updateQuestionnaire(
       now,
     });
     next = { ...next, sheets: read.sheets, columns: read.columns, stats: statsOf(rows), flags };
-    await replaceRows(deps.kv, entry, next, rows);
+    next = await replaceRows(deps.kv, entry, next, rows, deps.config.questionnaireStorageBytes);
   } else {
     const ok = await deps.kv.atomic().check(entry).set(entry.key, next).commit();
     if (!ok.ok) throw conflict("The questionnaire changed meanwhile; please retry");
@@ -198,7 +210,7 @@ export function present(
   record: StoredQuestionnaire,
   decisions: ReadonlyMap<string, Decision>,
 ): Questionnaire {
-  const { organizationId: _org, stats, ...shown } = record;
+  const { organizationId: _org, stats, storedBytes: _bytes, ...shown } = record;
   return { ...shown, coverage: coverageOf(stats, decisions) };
 }
 

@@ -7,7 +7,16 @@
  * that still exist. Rows and decisions are written in batches that stay within KV's limits on
  * one atomic operation (mutations and bytes); the record, written last, is what makes a
  * questionnaire exist, so a failed upload leaves at most unreferenced rows that it removes.
+ *
+ * Storage budget: each record carries `storedBytes`, what the questionnaire stores as the
+ * usage report counts KV (serialized key and value of its record and rows) plus its file's
+ * bytes; an organization's questionnaires together stay within a budget, checked against the
+ * sum of its records in the same checked commit as the count. Rows are stored deflated
+ * (`{ z }`: raw DEFLATE of their JSON): a row repeats the buyer's question and existing answer
+ * and its suggestions' texts, which V8's serialization keeps in UTF-16 as soon as one character
+ * is outside Latin-1.
  */
+import { deflateRawSync, inflateRawSync } from "node:zlib";
 import {
   type Decision,
   MAX_QUESTIONNAIRES_PER_ORGANIZATION,
@@ -38,6 +47,11 @@ export type StoredQuestionnaire = Omit<Questionnaire, "coverage"> & {
   organizationId: string;
   /** The rows' keys are `${sheet}:${row}`; what matching found, counted when rows are written. */
   stats: { questions: number; byId: number; byText: number };
+  /**
+   * Bytes it stores: its file, and its record's and rows' serialized keys and values (absent on
+   * records written before the budget: then measured when the budget is checked).
+   */
+  storedBytes?: number;
 };
 
 /** A row as stored: the review decision lives beside it. */
@@ -61,6 +75,104 @@ function decisionKey(organizationId: string, id: string, key: string) {
 }
 
 type Mutation = { key: Deno.KvKey; value: unknown | null };
+
+/** A row as it sits in KV: its JSON, deflated. */
+interface PackedRow {
+  z: Uint8Array;
+}
+
+function packRow(row: StoredRow): PackedRow {
+  // A copy of its own: node:zlib's Buffer may sit in a larger shared ArrayBuffer, which KV's
+  // serialization would store whole.
+  return { z: new Uint8Array(deflateRawSync(new TextEncoder().encode(JSON.stringify(row)))) };
+}
+
+/** A row read back (rows written before packing are plain objects). */
+function unpackRow(value: PackedRow | StoredRow): StoredRow {
+  if (!("z" in value)) return value;
+  return JSON.parse(new TextDecoder().decode(inflateRawSync(value.z))) as StoredRow;
+}
+
+/** Rows ready to write: their KV mutations and the bytes they add, as the usage report counts. */
+export interface PackedRows {
+  mutations: Mutation[];
+  bytes: number;
+}
+
+/** The rows of questionnaire `id`, packed, with what they will store. */
+export function packRows(
+  organizationId: string,
+  id: string,
+  rows: readonly StoredRow[],
+): PackedRows {
+  let bytes = 0;
+  const mutations = rows.map((row) => {
+    const key = rowKey(organizationId, id, row.key);
+    const value = packRow(row);
+    bytes += serializedSize(key) + serializedSize(value);
+    return { key, value };
+  });
+  return { mutations, bytes };
+}
+
+/**
+ * What a questionnaire stores: its file's bytes, its rows (packed) and its record, each KV
+ * entry counted as serialized key plus value, as the usage report counts (store/retention.ts).
+ */
+export function storedBytesOf(record: StoredQuestionnaire, rows: PackedRows): number {
+  const key = questionnaireKey(record.organizationId, record.id);
+  // The record's own size with a storedBytes field of its final width (a number's 9 bytes).
+  const recordBytes = serializedSize(key) + serializedSize({ ...record, storedBytes: 0 }) + 8;
+  return record.size + rows.bytes + recordBytes;
+}
+
+/** The error of a full budget: what it is, what is used and what the file needs. */
+function overBudget(budget: number, used: number, needed: number) {
+  return conflict(
+    `The organization's questionnaires may store at most ${budget} bytes; they store ${used} bytes and this one needs ${needed}; delete a questionnaire first`,
+  );
+}
+
+/** What one record's questionnaire stores: its `storedBytes`, or measured once if it has none. */
+async function recordBytes(kv: Deno.Kv, entry: Deno.KvEntry<StoredQuestionnaire>) {
+  const record = entry.value;
+  if (record.storedBytes !== undefined) return record.storedBytes;
+  let bytes = record.size + serializedSize(entry.key) + serializedSize(record);
+  const prefix = questionnaireRowsPrefix(record.organizationId, record.id);
+  for await (const row of kv.list({ prefix }, { batchSize: 500 })) {
+    bytes += serializedSize(row.key) + serializedSize(row.value);
+  }
+  return bytes;
+}
+
+/**
+ * Bytes the organization's questionnaires store (the sum of their records' `storedBytes`),
+ * leaving out `except` (a questionnaire about to be replaced). At most 200 records are read.
+ */
+export async function questionnaireStorage(
+  kv: Deno.Kv,
+  organizationId: string,
+  except?: string,
+): Promise<number> {
+  let used = 0;
+  const prefix = questionnairesPrefix(organizationId);
+  for await (const entry of kv.list<StoredQuestionnaire>({ prefix }, { batchSize: 200 })) {
+    if (entry.value.id !== except) used += await recordBytes(kv, entry);
+  }
+  return used;
+}
+
+/** Throws a 409 naming the budget and what is used when `needed` more bytes do not fit. */
+export async function checkQuestionnaireBudget(
+  kv: Deno.Kv,
+  organizationId: string,
+  needed: number,
+  budget: number,
+  except?: string,
+): Promise<void> {
+  const used = await questionnaireStorage(kv, organizationId, except);
+  if (used + needed > budget) throw overBudget(budget, used, needed);
+}
 
 /** Commits `mutations` in batches within KV's limits (not atomic across batches). */
 async function commitInBatches(kv: Deno.Kv, mutations: readonly Mutation[]): Promise<void> {
@@ -103,20 +215,21 @@ export async function checkQuestionnaireRoom(kv: Deno.Kv, organizationId: string
 }
 
 /**
- * Stores a new questionnaire: its rows first, then the record and the count in one checked
- * commit. A full organization is a 409 and leaves nothing behind.
+ * Stores a new questionnaire: its rows first (packed by `packRows`), then the record and the
+ * count in one commit checked against the count read with the budget's sum: any other insert or
+ * delete moves the count, so concurrent uploads never pass the cap or the budget (`budget`
+ * bytes, against `record.storedBytes`). A full organization is a 409 and leaves nothing behind.
  */
 export async function createQuestionnaire(
   kv: Deno.Kv,
-  record: StoredQuestionnaire,
-  rows: readonly StoredRow[],
+  record: StoredQuestionnaire & { storedBytes: number },
+  rows: PackedRows,
+  budget: number,
 ): Promise<StoredQuestionnaire> {
   const { organizationId, id } = record;
   await checkQuestionnaireRoom(kv, organizationId);
-  await commitInBatches(
-    kv,
-    rows.map((row) => ({ key: rowKey(organizationId, id, row.key), value: row })),
-  );
+  await checkQuestionnaireBudget(kv, organizationId, record.storedBytes, budget);
+  await commitInBatches(kv, rows.mutations);
   const key = questionnaireKey(organizationId, id);
   try {
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
@@ -127,6 +240,8 @@ export async function createQuestionnaire(
           `An organization keeps at most ${MAX_QUESTIONNAIRES_PER_ORGANIZATION} questionnaires; delete one first`,
         );
       }
+      const used = await questionnaireStorage(kv, organizationId);
+      if (used + record.storedBytes > budget) throw overBudget(budget, used, record.storedBytes);
       const ok = await kv.atomic().check(counted, { key, versionstamp: null })
         .set(questionnaireCountKey(organizationId), count + 1).set(key, record).commit();
       if (ok.ok) return record;
@@ -196,8 +311,12 @@ export async function replaceRows(
   entry: Deno.KvEntry<StoredQuestionnaire>,
   next: StoredQuestionnaire,
   rows: readonly StoredRow[],
+  budget: number,
 ): Promise<StoredQuestionnaire> {
   const { organizationId, id } = next;
+  const packed = packRows(organizationId, id, rows);
+  next = { ...next, storedBytes: storedBytesOf(next, packed) };
+  await checkQuestionnaireBudget(kv, organizationId, next.storedBytes!, budget, id);
   const keep = new Set(rows.map((row) => JSON.stringify(rowKey(organizationId, id, row.key))));
   const keepDecision = new Set(
     rows.map((row) => JSON.stringify(decisionKey(organizationId, id, row.key))),
@@ -208,10 +327,7 @@ export async function replaceRows(
     ...(await keysUnder(kv, questionnaireDecisionsPrefix(organizationId, id)))
       .filter((key) => !keepDecision.has(JSON.stringify(key))),
   ];
-  await commitInBatches(kv, [
-    ...rows.map((row) => ({ key: rowKey(organizationId, id, row.key), value: row })),
-    ...stale.map((key) => ({ key, value: null })),
-  ]);
+  await commitInBatches(kv, [...packed.mutations, ...stale.map((key) => ({ key, value: null }))]);
   return await saveQuestionnaire(kv, entry, next);
 }
 
@@ -222,7 +338,8 @@ export async function getRow(
   id: string,
   key: string,
 ): Promise<StoredRow | null> {
-  return (await kv.get<StoredRow>(rowKey(organizationId, id, key))).value;
+  const value = (await kv.get<PackedRow | StoredRow>(rowKey(organizationId, id, key))).value;
+  return value && unpackRow(value);
 }
 
 /** The rows in the file's order (sheet, then row), from the one after `after` when given. */
@@ -236,7 +353,9 @@ export async function* scanRows(
   const selector = after
     ? { prefix, start: [...rowKey(organizationId, id, after), 0] as Deno.KvKey }
     : { prefix };
-  for await (const entry of kv.list<StoredRow>(selector, { batchSize: 200 })) yield entry.value;
+  for await (const entry of kv.list<PackedRow | StoredRow>(selector, { batchSize: 200 })) {
+    yield unpackRow(entry.value);
+  }
 }
 
 /** Every decision taken on the questionnaire's rows, by row key. */
