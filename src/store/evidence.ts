@@ -19,11 +19,12 @@ import {
 } from "./keys.ts";
 
 /**
- * New records one commit checks one by one (`versionstamp: null` each, of the 100 checks
- * Deno KV allows per atomic). A larger batch checks the project's ingest stamp instead,
- * which every evidence commit of the project bumps, after reading which records exist.
+ * New records one commit checks one by one (`versionstamp: null` each). A larger batch checks
+ * the project's ingest stamp instead, which every evidence commit of the project bumps, after
+ * reading which records exist. 10: denokv (a self-hosted KV Connect server) allows 10 checks
+ * per atomic write (its proto/limits.rs), Deno Deploy and the local KV 100.
  */
-export const CHECKED_RECORDS = 50;
+export const CHECKED_RECORDS = 10;
 
 /** How long an Idempotency-Key is remembered. */
 export const IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000;

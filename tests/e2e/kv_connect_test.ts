@@ -84,6 +84,11 @@ async function contents(server: KvConnectServer): Promise<string[]> {
   return rows;
 }
 
+/** The lines the services logged at level error, and Deno's own uncaught errors. */
+function errorLines(services: ServiceProcess[]): string[] {
+  return services.flatMap((s) => s.lines.filter((l) => /"level":"error"|^error: /.test(l)));
+}
+
 for (const mode of ["denokv", "deploy"] as LimitMode[]) {
   Deno.test(`[e2e] KV Connect (${mode} limits): a whole tenant in process, its organization deleted after the grace`, async () => {
     await using server = await startKvConnectServer({ mode });
@@ -201,7 +206,7 @@ for (const mode of ["denokv", "deploy"] as LimitMode[]) {
           }),
         });
         const text = await res.text();
-        assert.equal(res.status, 201, text);
+        assert.equal(res.status, 201, `${text}\n${errorLines(services).join("\n")}`);
         return JSON.parse(text).records.length as number;
       };
 
@@ -251,8 +256,7 @@ for (const mode of ["denokv", "deploy"] as LimitMode[]) {
       });
 
       await Promise.all(services.map((s) => s.stop()));
-      const errors = services.flatMap((s) => s.lines.filter((l) => l.includes('"level":"error"')));
-      assert.deepEqual(errors, [], "no instance logged an error");
+      assert.deepEqual(errorLines(services), [], "no instance logged an error");
 
       await t.step(
         "deno task backup and restore over KV Connect, into another server",
