@@ -25,7 +25,7 @@ organizationExportRoutes.openapi(
     tags: ["Organizations"],
     summary: "Download the organization's complete data as one archive (owners)",
     description:
-      "A ZIP archive, streamed: JSON documents per entity (`<entity>.jsonl`), every KV entry of the organization (`kv/entries.bin`, what `deno task import` loads into an empty instance), every blob they reference (evidence payloads, published artifacts, logos, documents) and `manifest.json` with the SHA-256 of every other entry. Webhooks appear without their secrets and are not imported. With include=log the archive carries the publication log (hashes; this organization's entries), without which the versions lose their inclusion proofs on the new instance; with include=keys-and-log also the private signing keys, and the response says so in `Export-Warning`.",
+      "A ZIP archive, streamed: JSON documents per entity (`<entity>.jsonl`), every KV entry of the organization (`kv/entries.bin`, what `deno task import` loads into an empty instance), every blob they reference (evidence payloads, published artifacts, logos, documents) and `manifest.json` with the SHA-256 of every other entry. Webhooks appear without their secrets and are not imported. With include=log the archive carries the publication log (hashes; this organization's entries), without which the versions lose their inclusion proofs on the new instance; with include=keys-and-log also the private signing keys, and the response says so in `Export-Warning`. Blobs travel only when the organization's own records reference them through their blob fields (never because a text names a digest). At most three exports run at once per instance: another is answered 503 with Retry-After. The import writes only the organization's own keys unless its operator passes `--include log` (the log and public keys) or `--include keys-and-log` (the private keys too), and then only into an instance that has never started.",
     security: HUMAN,
     middleware: [requireHuman] as const,
     request: { params: OrgParams, query: OrganizationExportQuery },
@@ -40,7 +40,7 @@ organizationExportRoutes.openapi(
         },
         content: { "application/zip": { schema: z.string().openapi({ format: "binary" }) } },
       },
-      ...errors(400, 401, 403),
+      ...errors(400, 401, 403, 503),
     },
   }),
   async (c) => {
