@@ -33,6 +33,7 @@ import { rememberPublicKey } from "./store/signing_keys.ts";
 import { createEdge } from "./edge/mod.ts";
 import { createStoredPages } from "./http/stored_pages.ts";
 import { goneTenants } from "./http/gone.ts";
+import { cacheSafeErrors } from "./http/error_caching.ts";
 import { createArtifactCache } from "./serve/artifacts.ts";
 import { createMemo } from "./http/memo.ts";
 import { createLimiter } from "./lib/limiter.ts";
@@ -193,6 +194,7 @@ export async function createApp(
     await next();
     c.header("X-Content-Type-Options", "nosniff");
   });
+  app.use("*", cacheSafeErrors());
   app.use("*", publicCors(config));
   app.use("*", hostRouting(config, (request, env) => app.fetch(request, env)));
   const stored = createStoredPages(services);

@@ -67,6 +67,26 @@ function compressible(request: Request, response: Response): boolean {
 }
 
 /**
+ * The headers of a route's own 304 for an answer whose 200 this middleware compresses: the
+ * route checked its identity ETag and knows the type it would have sent, the middleware sees
+ * neither, so the route adds the `Vary: Accept-Encoding` its 200 gets here (a 304 carries the
+ * Vary of its 200, RFC 9110 §15.4.5).
+ */
+export function notModifiedHeaders(
+  request: Request,
+  contentType: string,
+  headers: Record<string, string>,
+): Record<string, string> {
+  const ok = new Response(null, { headers: { ...headers, "content-type": contentType } });
+  if (!compressible(request, ok)) return headers;
+  const vary = Object.entries(headers).find(([name]) => name.toLowerCase() === "vary")?.[1];
+  const rest = Object.fromEntries(
+    Object.entries(headers).filter(([name]) => name.toLowerCase() !== "vary"),
+  );
+  return { ...rest, vary: varyWithEncoding(vary) };
+}
+
+/**
  * The middleware: answers compressed by Accept-Encoding (q-values honoured, identity the
  * fallback) with `Vary: Accept-Encoding` and an ETag of their own, which revalidates (304)
  * here, since the route only knows its identity ETag. The edge's render job asks for

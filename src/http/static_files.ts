@@ -6,6 +6,7 @@
 import type { Context } from "hono";
 import { sha256HexSync } from "../lib/hash.ts";
 import { ifNoneMatchHits } from "../serve/artifacts.ts";
+import { notModifiedHeaders } from "./compression.ts";
 
 const TYPES: Record<string, string> = {
   ".css": "text/css; charset=utf-8",
@@ -80,7 +81,10 @@ export function serveFile(
     ...headers,
   };
   if (ifNoneMatchHits(c.req.header("if-none-match"), file.etag)) {
-    return new Response(null, { status: 304, headers: common });
+    return new Response(null, {
+      status: 304,
+      headers: notModifiedHeaders(c.req.raw, file.type, common),
+    });
   }
   return new Response(file.bytes, {
     status: 200,

@@ -29,10 +29,11 @@ import { trustCenterUrl } from "../../publish/urls.ts";
 import { publicAnswers } from "../../serve/answers.ts";
 import { answerExport } from "../../serve/answers_download.ts";
 import { CSV_TYPE, XLSX_TYPE } from "../../serve/answers_export.ts";
-import { MARKDOWN_TYPE, trustPageHeaders } from "../../serve/headers.ts";
+import { MARKDOWN_TYPE, PUBLIC_CACHE, trustPageHeaders } from "../../serve/headers.ts";
 import { type AppEnv, createRouter } from "../env.ts";
 import { negotiatedFormat, type PublicFormat } from "../negotiation.ts";
 import { documentedJson, errors, json } from "../openapi.ts";
+import { notModifiedHeaders } from "../compression.ts";
 import { publicHeaders } from "../public_responses.ts";
 
 /** Mounted at /public/trust. */
@@ -178,9 +179,16 @@ async function exportFile(
     wanted: wantedIds(query),
   });
   publicHeaders(c);
-  if (ifNoneMatchHits(c.req.header("if-none-match"), etag)) return c.body(null, 304, { etag });
+  const type = format === "csv" ? CSV_TYPE : XLSX_TYPE;
+  if (ifNoneMatchHits(c.req.header("if-none-match"), etag)) {
+    return c.body(
+      null,
+      304,
+      notModifiedHeaders(c.req.raw, type, { etag, "cache-control": PUBLIC_CACHE }),
+    );
+  }
   return c.body(bytes, 200, {
-    "content-type": format === "csv" ? CSV_TYPE : XLSX_TYPE,
+    "content-type": type,
     "content-disposition": `attachment; filename="${slug}-answers.${format}"`,
     "x-content-type-options": "nosniff",
     etag,

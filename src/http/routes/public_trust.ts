@@ -16,8 +16,9 @@ import {
 import { ifNoneMatchHits } from "../../serve/artifacts.ts";
 import { latestControls, latestSignals } from "../../serve/bodies.ts";
 import { publicSetupGuide } from "../../serve/setup_guide.ts";
-import { MARKDOWN_TYPE, trustJsonHeaders } from "../../serve/headers.ts";
+import { MARKDOWN_TYPE, PUBLIC_CACHE, trustJsonHeaders } from "../../serve/headers.ts";
 import { publicPublication } from "../../serve/public_read.ts";
+import { notModifiedHeaders } from "../compression.ts";
 import { createRouter } from "../env.ts";
 import { errors, json } from "../openapi.ts";
 import {
@@ -130,7 +131,13 @@ publicTrustRoutes.openapi(
     const { controls, etag } = await latestControls(c.var.services, slug);
     publicHeaders(c);
     c.header("ETag", etag);
-    if (ifNoneMatchHits(c.req.header("if-none-match"), etag)) return c.body(null, 304);
+    if (ifNoneMatchHits(c.req.header("if-none-match"), etag)) {
+      return c.body(
+        null,
+        304,
+        notModifiedHeaders(c.req.raw, "application/json", { "cache-control": PUBLIC_CACHE }),
+      );
+    }
     return c.json(controls, 200);
   },
 );
