@@ -3,9 +3,11 @@
  * key src/store/tenant_keys.ts lists for it, in atomic batches of `DELETION_BATCH` keys and at
  * most `DELETION_KEYS_PER_RUN` a run (then the job runs again: a crash resumes from what is
  * left, since every step is a delete). The log's entries of its versions are erased to their
- * leaf hash instead, first, so the log keeps its size and every proof. Then the edge purges
- * the tenant's tags, the slug's hash is kept so its routes answer 410, and the blob collector
- * (when the service has one) removes the payloads nothing references any more.
+ * leaf hash instead, first, so the log keeps its size and every proof. An organization's logo
+ * is forgotten unless another organization shows the same bytes (its URL then answers 404).
+ * Then the edge purges the tenant's tags, the slug's hash is kept so its routes answer 410,
+ * and the blob collector (when the service has one) removes the payloads nothing references
+ * any more, the logo's bytes among them.
  */
 import {
   DELETION_BATCH,
@@ -15,15 +17,17 @@ import {
   type DeletionRecord,
 } from "../domain/deletion.ts";
 import { JobDeferred, type JobMessage } from "../domain/jobs.ts";
+import type { StoredOrganizationProfile } from "../domain/vendor.ts";
 import type { BlobStore } from "../blobs/mod.ts";
 import { collectUnreferencedBlobs, requestBlobCollection } from "./blob_gc.ts";
 import type { Clock } from "../lib/clock.ts";
 import type { Logger } from "../lib/log.ts";
 import type { JobWorker } from "../live/worker.ts";
 import { finishDeletion, getDeletion, rememberDeletedSlug } from "../store/deletions.ts";
-import { deletionKey } from "../store/keys.ts";
+import { deletionKey, organizationProfileKey } from "../store/keys.ts";
 import { eraseLogEntry } from "../store/log.ts";
 import { isRetainedKey, organizationKeys, projectKeys } from "../store/tenant_keys.ts";
+import { forgetUnsharedLogo } from "../serve/logos.ts";
 
 export interface DeletionDeps {
   kv: Deno.Kv;
@@ -38,14 +42,19 @@ export interface DeletionDeps {
   collectBlobs?: (startedAfter: Date) => Promise<unknown>;
 }
 
-/** The slugs a deletion must remember, read (and kept on its record) before anything goes. */
+/**
+ * The slugs a deletion must remember, read (and kept on its record) before anything goes, and
+ * the SHA-256 of the organization's logo (its profile, which names it, goes with the rest).
+ */
 interface SlugMemo {
   project: string[];
   organization: string[];
+  /** Absent on records kept before logos were forgotten with their organization. */
+  logos?: string[];
 }
 
 async function slugsOf(kv: Deno.Kv, record: DeletionRecord): Promise<SlugMemo> {
-  const memo: SlugMemo = { project: [], organization: [] };
+  const memo: SlugMemo = { project: [], organization: [], logos: [] };
   if (record.kind === "project") {
     const project = await kv.get<{ slug: string }>(["projects", record.targetId]);
     if (project.value) memo.project.push(project.value.slug);
@@ -53,6 +62,10 @@ async function slugsOf(kv: Deno.Kv, record: DeletionRecord): Promise<SlugMemo> {
   }
   const org = await kv.get<{ slug: string }>(["organizations", record.organizationId]);
   if (org.value) memo.organization.push(org.value.slug);
+  const profile = await kv.get<StoredOrganizationProfile>(
+    organizationProfileKey(record.organizationId),
+  );
+  if (profile.value?.logo) memo.logos!.push(profile.value.logo.sha256);
   for await (
     const entry of kv.list<string>({ prefix: ["projects_by_organization", record.organizationId] })
   ) {
@@ -182,6 +195,8 @@ export async function runDeletion(deps: DeletionDeps, message: DeletionMessage):
   if (await removeBatch(deps, record, keysPerRun)) {
     throw new JobDeferred(clock.now().getTime(), "More keys to remove");
   }
+  // Before the record goes, so a failure here is retried by the job.
+  for (const sha256 of slugs.logos ?? []) await forgetUnsharedLogo(kv, sha256);
   const now = clock.now();
   if (record.kind === "organization") {
     for (const slug of slugs.project) await rememberDeletedSlug(kv, "project", { slug, now });

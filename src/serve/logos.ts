@@ -1,7 +1,8 @@
 /**
  * Organization logos: accepting uploaded bytes (sniffed, size-limited, stored
- * content-addressed) and reading them back for their public URL. Only bytes accepted as a
- * logo are ever served from that URL, with the type they were accepted as.
+ * content-addressed), reading them back for their public URL, and forgetting the logo of a
+ * deleted organization. Only bytes accepted as a logo are ever served from that URL, with the
+ * type they were accepted as.
  */
 import type { BlobStore } from "../blobs/mod.ts";
 import { AppError, badRequest, notFound } from "../domain/errors.ts";
@@ -14,6 +15,7 @@ import {
   sniffImageType,
 } from "../lib/image_type.ts";
 import { sha256HexSync } from "../lib/hash.ts";
+import { logoKey } from "../store/keys.ts";
 import { getLogo } from "../store/org_profiles.ts";
 
 const ACCEPTED = "PNG, JPEG or WebP";
@@ -73,6 +75,36 @@ export async function readLogo(
   // Logos stored before the pixel limit are measured again: an oversized one is not served.
   if (!withinLimit(bytes, record.contentType)) throw notFound("No logo by that name");
   return { bytes, contentType: record.contentType, sha256: match[1] };
+}
+
+/** Attempts at removing a logo's record while profiles keep choosing it. */
+const FORGET_ATTEMPTS = 5;
+
+/** Whether some organization's profile shows the logo `sha256` (reads every profile once). */
+async function shownByAProfile(kv: Deno.Kv, sha256: string): Promise<boolean> {
+  const profiles = kv.list<{ logo?: { sha256?: string } | null }>(
+    { prefix: ["organization_profiles"] },
+    { batchSize: 500 },
+  );
+  for await (const entry of profiles) if (entry.value?.logo?.sha256 === sha256) return true;
+  return false;
+}
+
+/**
+ * Forgets the logo `sha256` of a deleted organization unless another organization's profile
+ * shows the same bytes: its record goes, so its public URL answers 404 and the blob collector
+ * (which counts the record as a reference) may remove its bytes. A profile that chooses the
+ * same logo meanwhile writes the record again, which the removal is checked against: it then
+ * looks again. Returns whether the record was removed. Call once the organization's own
+ * profile is gone.
+ */
+export async function forgetUnsharedLogo(kv: Deno.Kv, sha256: string): Promise<boolean> {
+  for (let attempt = 0; attempt < FORGET_ATTEMPTS; attempt++) {
+    const record = await kv.get(logoKey(sha256));
+    if (record.versionstamp === null || await shownByAProfile(kv, sha256)) return false;
+    if ((await kv.atomic().check(record).delete(record.key).commit()).ok) return true;
+  }
+  throw new Error(`The logo ${sha256} kept being chosen while it was being forgotten`);
 }
 
 /** Whether the image's declared size is known and at most MAX_LOGO_PIXELS each way. */
