@@ -73,7 +73,7 @@ export interface YieldingMatcher extends Matcher {
 }
 
 /** Answers indexed between two pauses while a yielding matcher is built. */
-const ENTRIES_PER_TURN = 20;
+const ENTRIES_PER_TURN = 5;
 
 /**
  * `createMatcher`, built and matching in slices with a pause between them, so that a large

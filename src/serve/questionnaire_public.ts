@@ -62,7 +62,7 @@ export const PUBLIC_MATCHING_WORK: LimiterOptions = {
   maxWaitMs: 20_000,
 };
 /** Questions matched between two turns of the event loop. */
-const QUESTIONS_PER_TURN = 2;
+const QUESTIONS_PER_TURN = 1;
 /** Bodies kept (bytes of their JSON) and knowledge bases kept (characters of their text). */
 const KEPT_BODY_BYTES = 32 * 1024 * 1024;
 const KEPT_KB_CHARS = 40 * 1024 * 1024;
@@ -334,7 +334,9 @@ async function matchNow(
   });
   const full = context(MAX_PUBLIC_MATCH_TEXT);
   const preview = context(PUBLIC_MATCH_PREVIEW);
-  const choices: BudgetChoice<PublicQuestionnaireMatches["results"][number]>[] = [];
+  type Result = PublicQuestionnaireMatches["results"][number];
+  const choices: BudgetChoice<Result>[] = [];
+  const sizes = new Map<Result, number>();
   for (const [index, match] of matches.entries()) {
     const head = {
       index,
@@ -342,7 +344,7 @@ async function matchNow(
       question: options.questions[index].text,
     };
     const best = match.best ? shown(match.best, kb, full) : null;
-    choices.push({
+    const choice = {
       full: { ...head, best, suggestions: match.suggestions.map((s) => shown(s, kb, full)) },
       lean: {
         ...head,
@@ -350,8 +352,13 @@ async function matchNow(
         suggestions: match.suggestions.map((s, i) => shown(s, kb, i === 0 ? full : preview)),
       },
       none: { ...head, best: null, suggestions: [], omitted: true },
-    });
-    if ((index + 1) % (QUESTIONS_PER_TURN * 10) === 0) await nextTurn();
+    };
+    // Sized here, a question at a time, so no long stretch of work holds the event loop.
+    for (const form of [choice.full, choice.lean, choice.none]) {
+      sizes.set(form, jsonBytes({ ...form, question: "" }) + 1);
+    }
+    choices.push(choice);
+    await nextTurn();
   }
   const frame = {
     organization: { name: organization.name, slug: organization.slug },
@@ -365,7 +372,7 @@ async function matchNow(
   const fitted = fitToBudget(
     choices,
     MAX_PUBLIC_MATCHES_BYTES - jsonBytes(frame),
-    (result) => jsonBytes({ ...result, question: "" }) + 1,
+    (result) => sizes.get(result)!,
   );
   const cut = fitted.results.some((r) =>
     r.omitted || r.suggestions.some((s) => s.truncated) || r.best?.truncated
