@@ -34,6 +34,7 @@ import { createEdge } from "./edge/mod.ts";
 import { createStoredPages } from "./http/stored_pages.ts";
 import { goneTenants } from "./http/gone.ts";
 import { cacheSafeErrors } from "./http/error_caching.ts";
+import { dropUnscopedStamps } from "./store/documents.ts";
 import { createArtifactCache } from "./serve/artifacts.ts";
 import { createMemo } from "./http/memo.ts";
 import { createLimiter } from "./lib/limiter.ts";
@@ -117,6 +118,7 @@ export async function createServices(deps: AppDeps): Promise<Services> {
     throw new ConfigError("SIGSTORE_TRUSTED_ROOT", (error as Error).message);
   }
   const keys = await loadKeys(deps);
+  await dropUnscopedStamps(kv, deps.clock.now());
   const verifier = createVerifier(deps, keys);
   const jobs = createJobWorker(deps);
   const scheduler = createScheduler({ ...deps, jobs });

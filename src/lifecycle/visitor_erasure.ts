@@ -92,7 +92,7 @@ export async function eraseAccessVisitor(
   }
   const recipient = await sha256Hex(address);
   for await (const entry of kv.list({ prefix: ["document_stamps"] })) {
-    if (entry.key[2] === recipient) keys.push(entry.key);
+    if (entry.key[entry.key.length - 1] === recipient) keys.push(entry.key);
   }
   await deleteKeys(kv, keys);
 }

@@ -15,7 +15,12 @@ import { timeOrderedUuid } from "../lib/ids.ts";
 import type { Limiter } from "../lib/limiter.ts";
 import type { Logger } from "../lib/log.ts";
 import { getAccessLinkByToken, logDownload } from "../store/access_requests.ts";
-import { getDocument, getDocumentStamp, setDocumentStamp } from "../store/documents.ts";
+import {
+  getDocument,
+  getDocumentStamp,
+  setDocumentStamp,
+  type StampOwner,
+} from "../store/documents.ts";
 import { getOrganization } from "../store/organizations.ts";
 import { accessTokenHash } from "./access_requests.ts";
 import { readDocumentBytes } from "./documents.ts";
@@ -73,7 +78,7 @@ export async function downloadThroughLink(
   if (!document) return { state: "missing" };
   let served: { bytes: Uint8Array; watermarked: boolean };
   if (document.type === "pdf") {
-    const stamped = await stampedFor(deps, document, opened.link.email, now);
+    const stamped = await stampedFor(deps, opened.org.id, document, opened.link.email, now);
     if (stamped === "busy") {
       return { state: "busy", retryAfterSeconds: STAMPING_RETRY_AFTER_SECONDS };
     }
@@ -100,16 +105,21 @@ export async function downloadThroughLink(
  */
 async function stampedFor(
   deps: StampDeps,
+  organizationId: string,
   document: TrustDocument,
   email: string,
   now: Date,
 ): Promise<{ bytes: Uint8Array; watermarked: boolean } | "busy"> {
-  const recipient = await sha256Hex(email.toLowerCase());
-  const kept = await keptStamp(deps, document, recipient);
+  const owner: StampOwner = {
+    organizationId,
+    documentSha256: document.sha256,
+    recipientHash: await sha256Hex(email.toLowerCase()),
+  };
+  const kept = await keptStamp(deps, document, owner);
   if (kept) return kept;
   const outcome = await deps.stamping.run(async () => {
     // Another download of the same recipient may have stamped it while this one waited.
-    const meanwhile = await keptStamp(deps, document, recipient);
+    const meanwhile = await keptStamp(deps, document, owner);
     if (meanwhile) return meanwhile;
     const original = await readDocumentBytes(deps.blobs, document);
     const stamped = await watermarkPdf(original, { email, at: now });
@@ -118,7 +128,7 @@ async function stampedFor(
     } else {
       deps.log.warn("document.watermark_failed", { documentId: document.id });
     }
-    await setDocumentStamp(deps.kv, document.sha256, recipient, {
+    await setDocumentStamp(deps.kv, owner, {
       stampedSha256: stamped ? await sha256Hex(stamped) : null,
       at: now.toISOString(),
     });
@@ -131,9 +141,9 @@ async function stampedFor(
 async function keptStamp(
   deps: StampDeps,
   document: TrustDocument,
-  recipient: string,
+  owner: StampOwner,
 ): Promise<{ bytes: Uint8Array; watermarked: boolean } | null> {
-  const stamp = await getDocumentStamp(deps.kv, document.sha256, recipient);
+  const stamp = await getDocumentStamp(deps.kv, owner);
   if (!stamp) return null;
   if (stamp.stampedSha256 === null) {
     return { bytes: await readDocumentBytes(deps.blobs, document), watermarked: false };

@@ -20,6 +20,7 @@ import {
   documentWritesKey,
   ndaVersionKey,
   ndaVersionsPrefix,
+  upgradeKey,
 } from "./keys.ts";
 import { compareCodePoints } from "../lib/order.ts";
 import { touchOrganization } from "./edge_pages.ts";
@@ -222,21 +223,56 @@ export interface DocumentStamp {
   at: string;
 }
 
-/** The stamp made earlier for (`documentSha256`, `recipientHash`), or null. */
-export async function getDocumentStamp(
-  kv: Deno.Kv,
-  documentSha256: string,
-  recipientHash: string,
-): Promise<DocumentStamp | null> {
-  return (await kv.get<DocumentStamp>(documentStampKey(documentSha256, recipientHash))).value;
+/** Whose stamp: the organization, the original's digest and the recipient's email hash. */
+export interface StampOwner {
+  organizationId: string;
+  documentSha256: string;
+  recipientHash: string;
 }
 
-/** Records the stamp for (`documentSha256`, `recipientHash`); the bytes are stored first. */
+const stampKey = (owner: StampOwner) =>
+  documentStampKey(owner.organizationId, owner.documentSha256, owner.recipientHash);
+
+/** The stamp made earlier for `owner`, or null. */
+export async function getDocumentStamp(
+  kv: Deno.Kv,
+  owner: StampOwner,
+): Promise<DocumentStamp | null> {
+  return (await kv.get<DocumentStamp>(stampKey(owner))).value;
+}
+
+/** Records the stamp for `owner`; the bytes are stored first. */
 export async function setDocumentStamp(
   kv: Deno.Kv,
-  documentSha256: string,
-  recipientHash: string,
+  owner: StampOwner,
   stamp: DocumentStamp,
 ): Promise<void> {
-  await kv.set(documentStampKey(documentSha256, recipientHash), stamp);
+  await kv.set(stampKey(owner), stamp);
+}
+
+const UNSCOPED_STAMPS_UPGRADE = "document_stamps_by_organization";
+
+/**
+ * Removes, once per database, the stamps kept before they were keyed by organization
+ * (`["document_stamps", sha256, recipient]`): an organization could not tell its own from
+ * another's holding the same bytes. They are copies: the next download stamps again.
+ */
+export async function dropUnscopedStamps(kv: Deno.Kv, now: Date): Promise<number> {
+  if ((await kv.get(upgradeKey(UNSCOPED_STAMPS_UPGRADE))).versionstamp !== null) return 0;
+  let removed = 0;
+  let op = kv.atomic();
+  let pending = 0;
+  for await (const entry of kv.list({ prefix: ["document_stamps"] }, { batchSize: 500 })) {
+    if (entry.key.length !== 3) continue;
+    op.delete(entry.key);
+    removed++;
+    if (++pending === 500) {
+      await op.commit();
+      op = kv.atomic();
+      pending = 0;
+    }
+  }
+  op.set(upgradeKey(UNSCOPED_STAMPS_UPGRADE), { at: now.toISOString(), removed });
+  await op.commit();
+  return removed;
 }

@@ -412,8 +412,15 @@ export const accessLinkByTokenKey = (tokenHash: string) =>
  * A PDF's copy stamped for one recipient, by the original's SHA-256 and the SHA-256 of the
  * recipient's lowercased email: stamped once, served again on every later download.
  */
-export const documentStampKey = (documentSha256: string, recipientHash: string) =>
-  ["document_stamps", documentSha256, recipientHash] as const;
+/**
+ * A recipient's stamped copy of one organization's document. Keyed by the organization first:
+ * two organizations holding the same bytes never share (or enumerate) each other's copies.
+ */
+export const documentStampKey = (
+  organizationId: string,
+  documentSha256: string,
+  recipientHash: string,
+) => ["document_stamps", organizationId, documentSha256, recipientHash] as const;
 export const documentDownloadKey = (organizationId: string, id: string) =>
   ["document_downloads", organizationId, id] as const;
 export const documentDownloadsPrefix = (organizationId: string) =>

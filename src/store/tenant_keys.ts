@@ -115,7 +115,7 @@ export const KEY_COLLECTIONS: Readonly<Record<string, CollectionRule>> = {
   document_writes: { owner: "organization", note: "[orgId]" },
   nda_versions: { owner: "organization", note: "[orgId, version]" },
   document_settings: { owner: "organization", note: "[orgId]" },
-  document_stamps: { owner: "organization", note: "[documentSha256, recipientHash]" },
+  document_stamps: { owner: "organization", note: "[orgId, documentSha256, recipientHash]" },
   access_requests: { owner: "organization", note: "[orgId, id]" },
   access_links: { owner: "organization", note: "[orgId, id]" },
   access_links_by_token: { owner: "organization", note: "[tokenHash]; scanned by orgId" },
@@ -381,7 +381,9 @@ async function fillProject(kv: Deno.Kv, project: ProjectRef, emit: Emit): Promis
     for await (const entry of kv.list<{ projectId?: string; sha256?: string }>({ prefix })) {
       if (entry.value.projectId !== id) continue;
       emit(entry.key);
-      if (entry.value.sha256) await listKeys(kv, ["document_stamps", entry.value.sha256], emit);
+      if (entry.value.sha256) {
+        await listKeys(kv, ["document_stamps", project.organizationId, entry.value.sha256], emit);
+      }
     }
   }
   const subscriptionIds = new Set<string>();
@@ -499,9 +501,7 @@ async function fillOrganization(kv: Deno.Kv, organizationId: string, emit: Emit)
     const marker = ["bootstraps_by_user", entry.value.userId];
     if ((await kv.get(marker)).value === id) emit(marker);
   }
-  for await (const entry of kv.list<{ sha256?: string }>({ prefix: ["documents", id] })) {
-    if (entry.value.sha256) await listKeys(kv, ["document_stamps", entry.value.sha256], emit);
-  }
+  await listKeys(kv, ["document_stamps", id], emit);
   // Throttling counters of the visitors who asked for its documents (they reset).
   for await (const entry of kv.list<{ email?: string }>({ prefix: ["access_requests", id] })) {
     if (entry.value.email) emit(["access_request_attempts", "email", entry.value.email]);
