@@ -211,8 +211,8 @@ Deno.test({
     const one = { questions: [{ text: "encryption backup access?" }] };
     for (let i = 2; i < PUBLIC_MATCHING_RATE.perClient; i++) {
       const res = await ask(server, big.slug, callers[0], one);
-      assert.equal(res.status, 200, await res.text());
-      await res.body?.cancel();
+      const text = await res.text();
+      assert.equal(res.status, 200, text.slice(0, 300));
     }
     const limited = await ask(server, big.slug, callers[0], one);
     assert.equal(limited.status, 429);
