@@ -4,9 +4,11 @@
  */
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { API_VERSION } from "../domain/common.ts";
+import { storedScopeOf } from "../edge/targets.ts";
 import { answerPrepared, prepareBody, type PreparedBody } from "./compression.ts";
 import type { AppEnv, Services } from "./env.ts";
-import { ERROR_DESCRIPTIONS, HUMAN, PUBLIC } from "./openapi.ts";
+import { goneScopeOf } from "./gone.ts";
+import { ERROR_DESCRIPTIONS, HUMAN, NOT_MODIFIED, PUBLIC } from "./openapi.ts";
 import { describeWebhooks } from "./webhook_document.ts";
 
 const TAGS = [
@@ -83,7 +85,7 @@ export function describeApi(app: OpenAPIHono<AppEnv>, services: Services): void 
           content: { "application/json": { schema: z.object({}).passthrough() } },
           description: "The OpenAPI document (gzip or brotli by Accept-Encoding, with an ETag)",
         },
-        304: { description: "Not modified (If-None-Match)" },
+        304: { description: NOT_MODIFIED },
       },
     }),
     async (c) => {
@@ -94,7 +96,7 @@ export function describeApi(app: OpenAPIHono<AppEnv>, services: Services): void 
             title: "Trust Profile Service",
             version: API_VERSION,
             description:
-              "Live, verifiable trust data about software vendors: collectors send evidence, a deterministic evaluator turns it into control states, and operators publish signed, versioned trust profiles that anyone can read. Public reads (operations with `security: []` under /trust, /public, /log, /.well-known, /openapi.json, /llms.txt, the guides and /mcp) allow any origin (CORS, `Access-Control-Allow-Origin: *`, preflights answered); the operator API sends no CORS headers.",
+              "Live, verifiable trust data about software vendors: collectors send evidence, a deterministic evaluator turns it into control states, and operators publish signed, versioned trust profiles that anyone can read. Public reads (operations with `security: []` under /trust, /public, /log, /.well-known, /openapi.json, /llms.txt, the guides and /mcp) allow any origin (CORS, `Access-Control-Allow-Origin: *`, preflights answered); the operator API sends no CORS headers. Operations are called at the server below; a project's own host (its hosted subdomain or verified custom domain) serves only that project's trust page documents, logos and icon, and answers 404 at every other path.",
             contact: { name: "Trust Profile Service", url: config.baseUrl },
           },
           servers: [{ url: config.baseUrl }],
@@ -136,12 +138,20 @@ function errorContent(operation: Operation): Content {
   return documented.find((c) => c["text/html"]) ?? API_ERROR;
 }
 
+/** An operation's path with every parameter filled, as a request would name it. */
+function samplePath(path: string): string {
+  return path.split("/").map((segment) => segment.startsWith("{") ? "x" : segment).join("/");
+}
+
 /** The statuses any operation of this shape can answer before or around its handler. */
 function genericStatuses(
   method: string,
+  path: string,
   operation: Operation,
 ): Array<keyof typeof ERROR_DESCRIPTIONS> {
   const statuses: Array<keyof typeof ERROR_DESCRIPTIONS> = [500];
+  // A deleted (or scheduled) tenant's public routes answer 410 before routing (src/http/gone.ts).
+  if (goneScopeOf(samplePath(path))) statuses.push(410);
   // Any body sent with another method is read, under the size limit and parsed when it is
   // JSON (src/http/body.ts), even where the operation takes none.
   const readsBody = method !== "get" && method !== "head";
@@ -155,17 +165,24 @@ function genericStatuses(
  * Completes every operation from what the service does for all of them: a description
  * (API catalogs expect one), `security: []` on operations anyone may call (the document's
  * default is the human bearer token), and the error statuses answered around handlers
- * (validation, body limit, media type, internal errors) in the operation's error shape.
+ * (validation, body limit, media type, internal errors, a deleted tenant's 410) in the
+ * operation's error shape, and 304 on the GETs the stored layer answers from stored bytes
+ * (src/http/stored_pages.ts), which revalidate whatever the route itself does.
  */
 function completeOperations<T extends { paths?: object }>(doc: T): T {
-  for (const item of Object.values(doc.paths ?? {}) as Record<string, Operation>[]) {
+  for (
+    const [path, item] of Object.entries(doc.paths ?? {}) as [string, Record<string, Operation>][]
+  ) {
     for (const [method, operation] of Object.entries(item)) {
       if (!operation || typeof operation !== "object" || !operation.responses) continue;
       if (!operation.description && operation.summary) operation.description = operation.summary;
       operation.security ??= PUBLIC;
       const content = errorContent(operation);
-      for (const status of genericStatuses(method, operation)) {
+      for (const status of genericStatuses(method, path, operation)) {
         operation.responses[status] ??= { description: ERROR_DESCRIPTIONS[status], content };
+      }
+      if (method === "get" && storedScopeOf(samplePath(path))) {
+        operation.responses[304] ??= { description: NOT_MODIFIED };
       }
     }
   }

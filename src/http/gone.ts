@@ -56,21 +56,38 @@ export function goneResponse(request: Request, what: "project" | "organization")
   return response;
 }
 
+/**
+ * The tenant whose deletion makes `path` answer 410, by slug: any method, under
+ * `/trust/{projectSlug}`, `/log/publications/{projectSlug}` or `/public/trust/{orgSlug}`
+ * (/openapi.json documents 410 on the operations this names).
+ */
+export function goneScopeOf(
+  path: string,
+): { kind: "project" | "organization"; slug: string } | null {
+  const project = path.match(PROJECT_PATH);
+  const org = project ? null : path.match(ORG_PATH);
+  let slug = "";
+  try {
+    slug = decodeURIComponent((project ?? org)?.[1] ?? "");
+  } catch {
+    return null;
+  }
+  if (!slug || slug === "domains" || slug.length > 100) return null;
+  return { kind: project ? "project" : "organization", slug };
+}
+
 export function goneTenants(): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    const path = c.req.path;
-    const project = path.match(PROJECT_PATH);
-    const org = project ? null : path.match(ORG_PATH);
-    let slug = "";
-    try {
-      slug = decodeURIComponent((project ?? org)?.[1] ?? "");
-    } catch {
-      return await next();
-    }
-    if (!slug || slug === "domains" || slug.length > 100) return await next();
+    const scope = goneScopeOf(c.req.path);
+    if (!scope) return await next();
     const { kv } = c.var.services;
-    if (project && await projectGone(kv, slug)) return goneResponse(c.req.raw, "project");
-    if (org && await organizationGone(kv, slug)) return goneResponse(c.req.raw, "organization");
+    const { kind, slug } = scope;
+    if (kind === "project" && await projectGone(kv, slug)) {
+      return goneResponse(c.req.raw, "project");
+    }
+    if (kind === "organization" && await organizationGone(kv, slug)) {
+      return goneResponse(c.req.raw, "organization");
+    }
     await next();
   };
 }

@@ -41,6 +41,9 @@ export const ERROR_DESCRIPTIONS = {
   503: "The instance is busy with bounded work; retry after Retry-After seconds",
 } as const;
 
+/** What a 304 answer means, wherever a conditional GET can get one. */
+export const NOT_MODIFIED = "Not modified (If-None-Match)";
+
 /** The security requirement of operations anyone may call. */
 export const PUBLIC: Array<Record<string, string[]>> = [];
 
