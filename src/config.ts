@@ -65,6 +65,15 @@ const Env = z.object({
   ),
   EVIDENCE_RETENTION_DAYS: z.coerce.number().int().min(1).max(36_500).default(90),
   EVIDENCE_RETENTION_RECORDS: z.coerce.number().int().min(1).max(100_000).default(100),
+  KV_PERSISTENCE: z.enum(["assigned"], {
+    error: 'Expected "assigned" (a Deno KV database is assigned to this app on Deno Deploy)',
+  }).optional(),
+  // Set by Deno Deploy at runtime in every context (docs/deploy.md): never set by operators.
+  DENO_DEPLOY: z.string().optional(),
+  DENO_DEPLOYMENT_ID: z.string().optional(),
+  DENO_TIMELINE: z.string().optional(),
+  DENO_DEPLOY_APP_SLUG: z.string().optional(),
+  DENO_DEPLOY_ORG_SLUG: z.string().optional(),
 });
 
 export interface S3Config {
@@ -85,6 +94,25 @@ export interface Config {
   trustPageBase: string;
   /** Running on Deno Deploy, which then provides TLS for custom domains. */
   onDeploy: boolean;
+  /**
+   * Deno Deploy's runtime as its documentation describes it: `DENO_DEPLOY=true` together with
+   * `DENO_DEPLOYMENT_ID` and `DENO_TIMELINE`, which Deploy sets in every runtime context. Only
+   * then is Deploy's CDN (`cache.localhost`) there to purge; `DENO_DEPLOY=true` alone is not.
+   */
+  deployRuntime: { timeline: string; deploymentId: string } | null;
+  /**
+   * Where `baseUrl` came from: `BASE_URL`, the Deploy timeline's own `*.deno.net` URL
+   * (`timeline`), or the local default.
+   */
+  baseUrlSource: "BASE_URL" | "timeline" | "default";
+  /** A line for the start-up banner when `BASE_URL` was set but not used (Deploy previews). */
+  baseUrlNote: string | null;
+  /**
+   * Whether the KV may be the per-isolate memory Deno Deploy gives an app with no database
+   * assigned (`probe`: Deploy's default database, docs/deploy.md), and whether the operator
+   * said a database is assigned (`KV_PERSISTENCE=assigned`).
+   */
+  kvPersistence: { probe: boolean; acknowledged: boolean };
   /** File path, `:memory:`, a KV Connect URL, or undefined for Deno Deploy's default database. */
   kvPath: string | undefined;
   blobStore: { kind: "kv" } | ({ kind: "s3" } & S3Config);
@@ -258,14 +286,13 @@ export function loadConfig(
     throw new ConfigError(String(issue.path[0] ?? "environment"), issue.message);
   }
   const e = parsed.data;
-  if (options.onDeploy && !e.BASE_URL) {
-    // On Deploy a default of localhost would end up in issuers, sign-in redirects and links.
-    throw new ConfigError(
-      "BASE_URL",
-      "required on Deno Deploy: set it to the deployment's public URL (https://…)",
-    );
-  }
-  const baseUrl = e.BASE_URL ?? `http://localhost:${e.PORT}`;
+  const onDeploy = options.onDeploy ?? false;
+  const deployRuntime = e.DENO_DEPLOY === "true" && e.DENO_DEPLOYMENT_ID && e.DENO_TIMELINE
+    ? { timeline: e.DENO_TIMELINE, deploymentId: e.DENO_DEPLOYMENT_ID }
+    : null;
+  const publicUrl = publicBaseUrl(e, onDeploy);
+  const baseUrl = publicUrl.url;
+  const kvPath = e.KV_PATH ?? (onDeploy ? undefined : "./data/kv.sqlite3");
 
   return {
     sigstoreTrustedRoot: e.SIGSTORE_TRUSTED_ROOT ? readTrustedRoot(e.SIGSTORE_TRUSTED_ROOT) : null,
@@ -273,8 +300,15 @@ export function loadConfig(
     hostname: e.HOSTNAME,
     baseUrl,
     trustPageBase: e.TRUST_PAGE_BASE ?? baseUrl,
-    onDeploy: options.onDeploy ?? false,
-    kvPath: e.KV_PATH ?? (options.onDeploy ? undefined : "./data/kv.sqlite3"),
+    onDeploy,
+    deployRuntime,
+    baseUrlSource: publicUrl.source,
+    baseUrlNote: publicUrl.note,
+    kvPersistence: {
+      probe: onDeploy && kvPath === undefined,
+      acknowledged: e.KV_PERSISTENCE === "assigned",
+    },
+    kvPath,
     blobStore: blobStoreConfig(e),
     auth: authConfig(e, baseUrl),
     signup: e.SIGNUP,
@@ -291,19 +325,83 @@ export function loadConfig(
     bodyTimeoutMs: e.BODY_TIMEOUT_SECONDS * 1000,
     mail: mailConfig(e, baseUrl),
     webhookAllowPrivate: e.WEBHOOK_ALLOW_PRIVATE,
-    edge: edgeConfig(e, options.onDeploy ?? false),
+    edge: edgeConfig(e, deployRuntime !== null),
   };
 }
 
-/** The purge driver: as set, else Deploy's CDN on Deploy, Varnish when URLs are given, else none. */
-function edgeConfig(e: ParsedEnv, onDeploy: boolean): EdgeConfig {
+/** A DNS label as Deploy's `*.deno.net` names use them (lower-case letters, digits, `-`). */
+const LABEL = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
+
+/**
+ * The URL Deno Deploy serves a timeline at (docs.deno.com/deploy/reference/timelines):
+ * production `https://<app>.<org>.deno.net`, a Git branch `https://<app>--<branch>.<org>.deno.net`,
+ * a revision's preview `https://<app>-<revision>.<org>.deno.net`. Null when a part is missing or
+ * is not a DNS label (Deploy does not document how it spells other branch names).
+ */
+export function timelineUrl(
+  timeline: string | undefined,
+  app: string | undefined,
+  org: string | undefined,
+): string | null {
+  if (!timeline || !app || !org || !LABEL.test(app) || !LABEL.test(org)) return null;
+  if (timeline === "production") return `https://${app}.${org}.deno.net`;
+  const branch = /^git-branch\/(.+)$/.exec(timeline)?.[1];
+  if (branch !== undefined) {
+    return LABEL.test(branch) ? `https://${app}--${branch}.${org}.deno.net` : null;
+  }
+  const revision = /^preview\/(.+)$/.exec(timeline)?.[1];
+  if (revision !== undefined) {
+    return LABEL.test(revision) ? `https://${app}-${revision}.${org}.deno.net` : null;
+  }
+  return null;
+}
+
+/**
+ * The public base URL. Off Deploy: `BASE_URL`, else `http://localhost:$PORT`. On Deploy,
+ * environment variables are set per context and every Git branch and preview shares the
+ * Development one, so a `BASE_URL` there would be wrong for all but one of them: production uses
+ * `BASE_URL` (its custom domain) or its own `*.deno.net` URL; a branch or preview uses its own
+ * timeline URL (from `DENO_TIMELINE`, `DENO_DEPLOY_APP_SLUG`, `DENO_DEPLOY_ORG_SLUG`).
+ */
+function publicBaseUrl(
+  e: ParsedEnv,
+  onDeploy: boolean,
+): { url: string; source: Config["baseUrlSource"]; note: string | null } {
+  if (!onDeploy) {
+    return e.BASE_URL
+      ? { url: e.BASE_URL, source: "BASE_URL", note: null }
+      : { url: `http://localhost:${e.PORT}`, source: "default", note: null };
+  }
+  const own = timelineUrl(e.DENO_TIMELINE, e.DENO_DEPLOY_APP_SLUG, e.DENO_DEPLOY_ORG_SLUG);
+  const production = e.DENO_TIMELINE === undefined || e.DENO_TIMELINE === "production";
+  if (e.BASE_URL && (production || own === null)) {
+    return { url: e.BASE_URL, source: "BASE_URL", note: null };
+  }
+  if (own !== null) {
+    const note = e.BASE_URL && e.BASE_URL !== own
+      ? `Public URL: ${own}, this timeline's own (${e.DENO_TIMELINE}); BASE_URL=${e.BASE_URL} is left to production (the Development context is shared by every branch and preview)`
+      : null;
+    return { url: own, source: "timeline", note };
+  }
+  // On Deploy a default of localhost would end up in issuers, sign-in redirects and links.
+  throw new ConfigError(
+    "BASE_URL",
+    "required on Deno Deploy: set it to the deployment's public URL (https://…); it is derived only where Deploy's DENO_TIMELINE, DENO_DEPLOY_APP_SLUG and DENO_DEPLOY_ORG_SLUG name a *.deno.net URL",
+  );
+}
+
+/**
+ * The purge driver: as set, else Deploy's CDN where Deploy's runtime is (`deployRuntime`, never
+ * `DENO_DEPLOY` alone), Varnish when URLs are given, else none.
+ */
+function edgeConfig(e: ParsedEnv, deployRuntime: boolean): EdgeConfig {
   const purgeUrls = (e.CDN_PURGE_URL ?? "").split(",").map((url) => url.trim()).filter(Boolean);
   for (const url of purgeUrls) {
     if (!URL.canParse(url) || !/^https?:$/.test(new URL(url).protocol)) {
       throw new ConfigError("CDN_PURGE_URL", `"${url.slice(0, 100)}" is not an http(s) URL`);
     }
   }
-  const purge = e.CDN_PURGE ?? (onDeploy ? "deno" : purgeUrls.length > 0 ? "xkey" : "none");
+  const purge = e.CDN_PURGE ?? (deployRuntime ? "deno" : purgeUrls.length > 0 ? "xkey" : "none");
   if (purge === "xkey" && purgeUrls.length === 0) {
     throw new ConfigError("CDN_PURGE_URL", "required with CDN_PURGE=xkey (the Varnish URLs)");
   }

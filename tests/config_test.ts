@@ -15,9 +15,20 @@ Deno.test("[config] defaults give the embedded zero-ops setup", () => {
   assert.equal(config.signup, "first-run");
   assert.equal(config.maxEvidenceBytes, 10 * 1024 * 1024);
   assert.deepEqual(config.evidenceRetention, { days: 90, recordsPerType: 100 });
-  const deploy = loadConfig({ BASE_URL: "https://trust.acme.test" }, { onDeploy: true });
+  const deploy = loadConfig({
+    BASE_URL: "https://trust.acme.test",
+    DENO_DEPLOY: "true",
+    DENO_DEPLOYMENT_ID: "abc123",
+    DENO_TIMELINE: "production",
+  }, { onDeploy: true });
   assert.equal(deploy.kvPath, undefined);
   assert.deepEqual(deploy.edge, { purge: "deno", purgeUrls: [] });
+  assert.deepEqual(deploy.kvPersistence, { probe: true, acknowledged: false });
+  // DENO_DEPLOY alone is not Deploy's runtime: no CDN at cache.localhost to purge.
+  const alone = loadConfig({ BASE_URL: "https://trust.acme.test", DENO_DEPLOY: "true" }, {
+    onDeploy: true,
+  });
+  assert.deepEqual(alone.edge, { purge: "none", purgeUrls: [] });
   assert.deepEqual(config.edge, { purge: "none", purgeUrls: [] });
 });
 
@@ -26,6 +37,40 @@ Deno.test("[config] on Deno Deploy BASE_URL is required, in one line that says w
     () => loadConfig({}, { onDeploy: true }),
     /^ConfigError: Invalid configuration: BASE_URL: required on Deno Deploy: set it to the deployment's public URL/,
   );
+});
+
+Deno.test("[config] on Deno Deploy each timeline gets its own *.deno.net URL; BASE_URL is production's", () => {
+  const runtime = {
+    DENO_DEPLOY: "true",
+    DENO_DEPLOY_APP_SLUG: "trust",
+    DENO_DEPLOY_ORG_SLUG: "acme",
+  };
+  const at = (env: Record<string, string>) =>
+    loadConfig({ ...runtime, ...env }, { onDeploy: true });
+  assert.equal(at({ DENO_TIMELINE: "production" }).baseUrl, "https://trust.acme.deno.net");
+  assert.equal(
+    at({ DENO_TIMELINE: "production", BASE_URL: "https://trust.acme.test" }).baseUrl,
+    "https://trust.acme.test",
+  );
+  const preview = at({ DENO_TIMELINE: "preview/a1b2c3", BASE_URL: "https://trust.acme.test" });
+  assert.equal(preview.baseUrl, "https://trust-a1b2c3.acme.deno.net");
+  assert.equal(preview.baseUrlSource, "timeline");
+  assert.match(
+    preview.baseUrlNote ?? "",
+    /BASE_URL=https:\/\/trust\.acme\.test is left to production/,
+  );
+  assert.equal(preview.auth.issuer, "https://trust-a1b2c3.acme.deno.net");
+  assert.equal(
+    at({ DENO_TIMELINE: "git-branch/staging" }).baseUrl,
+    "https://trust--staging.acme.deno.net",
+  );
+  // A branch name that is not a DNS label: Deploy does not document its URL, BASE_URL decides.
+  assert.throws(() => at({ DENO_TIMELINE: "git-branch/feat/x" }), /BASE_URL: required/);
+  assert.equal(
+    at({ DENO_TIMELINE: "git-branch/feat/x", BASE_URL: "https://x.acme.test" }).baseUrl,
+    "https://x.acme.test",
+  );
+  assert.throws(() => loadConfig({ KV_PERSISTENCE: "yes" }), /KV_PERSISTENCE: Expected "assigned"/);
 });
 
 Deno.test("[config] the edge's purge driver: as set, Varnish URLs checked", () => {

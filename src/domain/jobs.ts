@@ -192,6 +192,14 @@ export const LiveStatus = z.object({
     }),
   }),
   problems: z.array(z.string()).openapi({ description: "Why it is not ready, in words" }),
+  storage: z.object({
+    state: z.enum(["local", "proven", "acknowledged", "unproven"]).openapi({
+      description:
+        "Whether the KV outlives this isolate (docs/deploy.md): `local` (not Deno Deploy's default database), `proven` (an isolate read another's marker), `acknowledged` (KV_PERSISTENCE=assigned, not yet proven), `unproven` (accounts and evidence refused: 503)",
+    }),
+    writable: z.boolean(),
+    action: z.string().nullable().openapi({ description: "What to do (null: nothing)" }),
+  }).optional(),
 }).openapi("LiveStatus");
 export type LiveStatus = z.infer<typeof LiveStatus>;
 

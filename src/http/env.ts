@@ -2,6 +2,7 @@
  * The Hono environment shared by every sub-app: the services a handler may
  * use, and what middleware attached to the request.
  */
+import type { KvPersistence } from "../store/kv_persistence.ts";
 import { OpenAPIHono } from "@hono/zod-openapi";
 import type { AccessTokenVerifier } from "../auth/human.ts";
 import type { SigningKey } from "../auth/keys.ts";
@@ -46,6 +47,8 @@ export interface AppDeps {
   webhookDelivery?: Partial<WebhookDeliveryOptions>;
   /** Limits of PDF stamping and page counting per instance (default: STAMPING_LIMITS). */
   stampingLimits?: Partial<LimiterOptions>;
+  /** Whether the KV outlives the isolate (Deno Deploy; default: not checked). */
+  storage?: KvPersistence;
 }
 
 /** Called after new evidence, signals or a heartbeat of a project. */

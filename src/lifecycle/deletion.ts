@@ -23,9 +23,15 @@ import { collectUnreferencedBlobs, requestBlobCollection } from "./blob_gc.ts";
 import type { Clock } from "../lib/clock.ts";
 import type { Logger } from "../lib/log.ts";
 import type { JobWorker } from "../live/worker.ts";
-import { finishDeletion, getDeletion, rememberDeletedSlug } from "../store/deletions.ts";
-import { deletionKey, organizationProfileKey } from "../store/keys.ts";
-import { eraseLogEntry } from "../store/log.ts";
+import {
+  finishDeletion,
+  getDeletion,
+  markDeletionRemoved,
+  markDeletionStarted,
+  rememberDeletedSlug,
+} from "../store/deletions.ts";
+import { organizationProfileKey } from "../store/keys.ts";
+import { eraseLogEntry, getLogSize } from "../store/log.ts";
 import { isRetainedKey, organizationKeys, projectKeys } from "../store/tenant_keys.ts";
 import { forgetUnsharedLogo } from "../serve/logos.ts";
 
@@ -38,8 +44,11 @@ export interface DeletionDeps {
   purge(tags: string[]): Promise<void>;
   /** Keys removed per run at most (tests lower it); default `DELETION_KEYS_PER_RUN`. */
   keysPerRun?: number;
-  /** Removes the blobs nothing references any more (`collectAfterDeletion`). */
-  collectBlobs?: (startedAfter: Date) => Promise<unknown>;
+  /**
+   * Removes the blobs nothing references any more (`collectAfterDeletion`); false when a
+   * collector cycle begun after `startedAfter` has not ended yet (the job waits for it).
+   */
+  collectBlobs?: (startedAfter: Date) => Promise<boolean | void>;
 }
 
 /**
@@ -52,13 +61,25 @@ interface SlugMemo {
   /** Absent on records kept before logos were forgotten with their organization. */
   logos?: string[];
 }
+  /** Verified custom domains of the projects (reserved like slugs). */
+  domains?: string[];
+}
+
+async function domainsOf(kv: Deno.Kv, projectId: string, into: string[]) {
+  for await (const entry of kv.list<string>({ prefix: ["domains_by_project", projectId] })) {
+    const domain = await kv.get<{ domain: string; verificationStatus?: string }>(
+      ["domains", entry.key[2] as string],
+    );
+    if (domain.value?.verificationStatus === "verified") into.push(domain.value.domain);
+  }
 
 async function slugsOf(kv: Deno.Kv, record: DeletionRecord): Promise<SlugMemo> {
-  const memo: SlugMemo = { project: [], organization: [], logos: [] };
+  const memo: SlugMemo = { project: [], organization: [], logos: [], domains: [] };
   if (record.kind === "project") {
     const project = await kv.get<{ slug: string }>(["projects", record.targetId]);
     if (project.value) memo.project.push(project.value.slug);
     return memo;
+    await domainsOf(kv, record.targetId, memo.domains!);
   }
   const org = await kv.get<{ slug: string }>(["organizations", record.organizationId]);
   if (org.value) memo.organization.push(org.value.slug);
@@ -72,18 +93,46 @@ async function slugsOf(kv: Deno.Kv, record: DeletionRecord): Promise<SlugMemo> {
     const project = await kv.get<{ slug: string }>(["projects", entry.key[2] as string]);
     if (project.value) memo.project.push(project.value.slug);
   }
+    await domainsOf(kv, entry.key[2] as string, memo.domains!);
   return memo;
 }
 
-/** Keeps the slugs on the record on the first run, so a resumed run still knows them. */
-async function rememberSlugs(
+/** A deletion record as its job keeps it across runs. */
+type RunningDeletion = DeletionRecord & {
+  slugs?: SlugMemo;
+  startedAt?: string;
+  removedAt?: string;
+};
+
+/**
+ * On the first run: reads the names, marks the deletion started (no undo from then on, and
+ * renders in flight are fenced off) and writes the names' tombstones, before anything is
+ * removed, so no tenant can take a name between its index's removal and the job's end. A
+ * resumed run reads them from the record.
+ */
+async function start(
   kv: Deno.Kv,
-  record: DeletionRecord & { slugs?: SlugMemo },
-): Promise<SlugMemo> {
-  if (record.slugs) return record.slugs;
-  const slugs = await slugsOf(kv, record);
-  await kv.set(deletionKey(record.kind, record.targetId), { ...record, slugs });
-  return slugs;
+  record: RunningDeletion,
+  now: Date,
+): Promise<{ record: RunningDeletion; slugs: SlugMemo }> {
+  let current = record;
+  if (!current.slugs || !current.startedAt) {
+    const slugs = current.slugs ?? await slugsOf(kv, current);
+    current = await markDeletionStarted(kv, current, { slugs }, now);
+  }
+  const slugs = current.slugs!;
+  const logSize = await getLogSize(kv);
+  const tombstone = { now, logSize };
+  for (const slug of slugs.project) {
+    await rememberDeletedSlug(kv, "project", { slug, ...tombstone });
+  }
+  for (const slug of slugs.organization) {
+    await rememberDeletedSlug(kv, "organization", { slug, ...tombstone });
+  }
+  for (const slug of slugs.domains ?? []) {
+    await rememberDeletedSlug(kv, "domain", { slug, ...tombstone });
+  }
+  return { record: current, slugs };
 }
 
 /** Whether `key` is the running deletion's own (its record, job and job index entries). */
@@ -185,7 +234,8 @@ export async function runDeletion(deps: DeletionDeps, message: DeletionMessage):
   if (!record || record.id !== message.deletionId) return;
   const dueAt = Date.parse(record.dueAt);
   if (clock.now().getTime() < dueAt) throw new JobDeferred(dueAt, "The grace period has not ended");
-  const slugs = await rememberSlugs(kv, record);
+  const started = await start(kv, record, clock.now());
+  const slugs = started.slugs;
   const keysPerRun = deps.keysPerRun ?? DELETION_KEYS_PER_RUN;
   if (await removeBatch(deps, record, keysPerRun)) {
     throw new JobDeferred(clock.now().getTime(), "More keys to remove");
@@ -197,14 +247,17 @@ export async function runDeletion(deps: DeletionDeps, message: DeletionMessage):
   }
   // Before the record goes, so a failure here is retried by the job.
   for (const sha256 of slugs.logos ?? []) await forgetUnsharedLogo(kv, sha256);
-  const now = clock.now();
-  if (record.kind === "organization") {
-    for (const slug of slugs.project) await rememberDeletedSlug(kv, "project", { slug, now });
+  // The blobs only the tenant named go too before the job reports done: a collector cycle
+  // begun after the removal must end. Another tenant's deletion (or the collector's job) may
+  // hold the collector: the job runs again until a cycle it can count on has ended.
+  const removedAt = started.record.removedAt ??
+    await markDeletionRemoved(kv, started.record, clock.now());
+  if (deps.collectBlobs && (await deps.collectBlobs(new Date(removedAt))) === false) {
+    await new Promise((resolve) => setTimeout(resolve, COLLECTOR_WAIT_MS));
+    throw new JobDeferred(clock.now().getTime(), "Waiting for the blob collector");
   }
-  await finishDeletion(kv, record, {
-    slug: record.kind === "project" ? slugs.project[0] ?? null : slugs.organization[0] ?? null,
-    now,
-  });
+  const now = clock.now();
+  await finishDeletion(kv, record, { now });
   const tags = record.kind === "project"
     ? [`project-${record.targetId}`]
     : [`org-${record.organizationId}`];
@@ -218,22 +271,24 @@ export async function runDeletion(deps: DeletionDeps, message: DeletionMessage):
       error: String(error),
     });
   }
-  await deps.collectBlobs?.(now);
   log.info("Deleted", { kind: record.kind, id: record.targetId });
 }
 
-/** Steps of the blob collector a deletion runs itself before leaving the rest to its job. */
+/** Steps of the blob collector a deletion runs itself per run of its job. */
 const COLLECTOR_STEPS = 1_000;
 
 /**
  * Runs the blob collector after a deletion's records are gone: a cycle begun after
- * `startedAfter` (so none of the removed references is still marked) in this run when it fits,
- * else its job finishes it. That job names no organization: the one it would name is gone.
+ * `startedAfter` (so none of the removed references is still marked). True once such a cycle
+ * has ended; else false, and the collector's job is asked for (it names no organization: the
+ * one it would name is gone) while the deletion's job runs again.
  */
 export async function collectAfterDeletion(
+/** How long a deletion waits for a busy blob collector before its job runs again. */
+const COLLECTOR_WAIT_MS = 200;
   deps: { kv: Deno.Kv; blobs: BlobStore; clock: Clock },
   startedAfter: Date,
-): Promise<void> {
+): Promise<boolean> {
   const result = await collectUnreferencedBlobs(deps, { startedAfter, maxSteps: COLLECTOR_STEPS });
   if (!result.complete) {
     await requestBlobCollection(deps.kv, { organizationId: "", now: deps.clock.now() });
@@ -245,5 +300,6 @@ export function registerDeletion(deps: DeletionDeps): void {
   deps.jobs.on(
     DELETION_JOB,
     (message: JobMessage) => runDeletion(deps, message as DeletionMessage),
+  return result.complete;
   );
 }

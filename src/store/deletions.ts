@@ -50,6 +50,108 @@ export async function wasDeleted(kv: Deno.Kv, kind: DeletionKind, slug: string):
 }
 
 /**
+/** What a name can be reserved as: a project's or an organization's slug, a custom domain. */
+export type ReservedNameKind = DeletionKind | "domain";
+
+/**
+ * The tombstone of a deleted project's or organization's slug (or a verified custom domain),
+ * at `["deleted_slugs", kind, sha256(name)]`: the name itself is not kept, only its hash, when
+ * it was left and the publication log's size then (its last entry is `logSize - 1`: a buyer's
+ * checkpoint of that size or smaller predates any later holder of the name). It reserves the
+ * name against every tenant until an operator releases it (`deno task names release`).
+ */
+export interface NameTombstone {
+  deletedAt: string;
+  /** The log's size when the name was left (null on tombstones kept before it was recorded). */
+  logSize?: number | null;
+}
+
+/** The tombstone key of `name` as a `kind`. */
+export async function tombstoneKey(kind: ReservedNameKind, name: string): Promise<Deno.KvKey> {
+  return deletedSlugKey(kind, await sha256Hex(name));
+}
+
+/** The tombstone of `name`, or null when the name is free of one. */
+export async function getTombstone(
+  kv: Deno.Kv,
+  kind: ReservedNameKind,
+  name: string,
+): Promise<NameTombstone | null> {
+  return (await kv.get<NameTombstone>(await tombstoneKey(kind, name))).value;
+}
+
+/** The 409 a reserved name answers: it belonged to something deleted. */
+export function reservedNameConflict(kind: ReservedNameKind, name: string) {
+  const what = kind === "domain" ? "custom domain" : `${kind} slug`;
+  const owner = kind === "domain" ? "a deleted project" : `a deleted ${kind}`;
+  return conflict(
+    `The ${what} "${name}" belonged to ${owner} and is reserved: buyers who bookmarked or ` +
+      "pinned it must not read another publisher under it. Choose another name.",
+  );
+}
+
+/**
+ * Refuses (409) a name that is reserved by a tombstone, and adds to `op` the check that no
+ * tombstone appears before it commits (a deletion writes it before freeing the name's index).
+ */
+export async function stageNameNotReserved(
+  kv: Deno.Kv,
+  op: Deno.AtomicOperation,
+  kind: ReservedNameKind,
+  name: string,
+): Promise<void> {
+  const key = await tombstoneKey(kind, name);
+  const entry = await kv.get(key);
+  if (entry.versionstamp !== null) throw reservedNameConflict(kind, name);
+  op.check({ key, versionstamp: null });
+}
+
+/**
+ * Removes the tombstone of `name` (the operator's release): from then on any tenant may take
+ * the name. Returns whether there was one.
+ */
+export async function releaseName(
+  kv: Deno.Kv,
+  kind: ReservedNameKind,
+  name: string,
+): Promise<boolean> {
+  const key = await tombstoneKey(kind, name);
+  const entry = await kv.get(key);
+  if (entry.versionstamp === null) return false;
+  return (await kv.atomic().check(entry).delete(key).commit()).ok;
+}
+
+/**
+ * The entries a render's writes of a tenant's pages must check (one consistent read): the
+ * organization's record and its deletion key, and the project's too for a project's pages.
+ * Null when the tenant is being deleted (its record gone, its deletion due or started): then
+ * nothing may be written for it. A deletion job starts by rewriting its record
+ * (`markDeletionStarted`), so a render that read it before fails every later check.
+ */
+export async function renderFence(
+  kv: Deno.Kv,
+  target: { organizationId: string; projectId: string | null },
+  now: Date,
+): Promise<Deno.KvEntryMaybe<unknown>[] | null> {
+  const keys: Deno.KvKey[] = [
+    ["organizations", target.organizationId],
+    deletionKey("organization", target.organizationId),
+  ];
+  if (target.projectId) {
+    keys.push(["projects", target.projectId], deletionKey("project", target.projectId));
+  }
+  const entries = await kv.getMany<unknown[]>(keys);
+  for (let i = 0; i < entries.length; i += 2) {
+    if (entries[i].versionstamp === null) return null;
+    const deletion = entries[i + 1].value as (DeletionRecord & { startedAt?: string }) | null;
+    if (deletion && (deletion.startedAt || Date.parse(deletion.dueAt) <= now.getTime())) {
+      return null;
+    }
+  }
+  // The records themselves change with ordinary edits; only the deletion keys are checked.
+  return entries.filter((_, i) => i % 2 === 1);
+}
+
  * Schedules the deletion of a project or an organization `DELETION_GRACE_MS` from now, with
  * its job, and touches the edge so its stored pages are rendered again (as 410: gone).
  * Conflicts when one is already scheduled.
@@ -98,17 +200,17 @@ function touch(op: Deno.AtomicOperation, record: DeletionRecord, now: Date) {
 
 /**
  * Undoes a scheduled deletion: its record and its job go, and the edge renders the target's
- * pages again. False when none was scheduled (or it has started: see `startDeletion`).
+ * pages again. False when none was scheduled, or once its job has started (the record says
+ * so from its first run on: data is being removed).
  */
 export async function cancelDeletion(
   kv: Deno.Kv,
   kind: DeletionKind,
   targetId: string,
-  now: Date,
 ): Promise<boolean> {
   for (let attempt = 0; attempt < 5; attempt++) {
     const entry = await kv.get<DeletionRecord>(deletionKey(kind, targetId));
-    if (!entry.value) return false;
+    if (!entry.value || (entry.value as { startedAt?: string }).startedAt) return false;
     const job = await kv.get<Job>(jobKey(entry.value.id));
     if (job.value?.state === "running") return false;
     const op = kv.atomic().check(entry, job).delete(entry.key);
@@ -122,32 +224,71 @@ export async function cancelDeletion(
   throw conflict("The deletion changed while it was being undone; please retry");
 }
 
-/** Keeps the hash of a deleted slug (its routes answer 410 from then on). */
+/**
+ * Keeps the tombstone of a deleted name (its routes answer 410, and no tenant may take it,
+ * until an operator releases it). An existing tombstone is kept as it was.
+ */
 export async function rememberDeletedSlug(
   kv: Deno.Kv,
-  kind: DeletionKind,
-  options: { slug: string; now: Date },
+  kind: ReservedNameKind,
+  options: { slug: string; now: Date; logSize: number | null },
 ): Promise<void> {
-  await kv.set(deletedSlugKey(kind, await sha256Hex(options.slug)), {
+  const key = await tombstoneKey(kind, options.slug);
+  const tombstone: NameTombstone = {
     deletedAt: options.now.toISOString(),
-  });
+    logSize: options.logSize,
+  };
+  await kv.atomic().check({ key, versionstamp: null }).set(key, tombstone).commit();
 }
 
 /**
- * Ends a deletion whose data is gone: its record goes, the slug's hash stays (410 from then
- * on), and the organization's pages render again (its trust center without the project).
+ * Marks a deletion as started, in one commit with its memo (what its later runs need): from
+ * then on it cannot be undone, and a render that read the record before fails its checks
+ * (`renderFence`). Returns the record as stored.
+ */
+export async function markDeletionStarted<M extends Record<string, unknown>>(
+  kv: Deno.Kv,
+  record: DeletionRecord,
+  memo: M,
+  now: Date,
+): Promise<DeletionRecord & M & { startedAt: string }> {
+  const started = { ...record, ...memo, startedAt: now.toISOString() };
+  await kv.set(deletionKey(record.kind, record.targetId), started);
+  return started;
+}
+
+/**
+ * Keeps on a started deletion when its data was removed: the instant a blob collector cycle
+ * must begin at or after to see none of its references, later than the start of any cycle
+ * under way or ended (which may have marked them; cycles begin strictly after each other).
+ */
+export async function markDeletionRemoved(
+  kv: Deno.Kv,
+  record: DeletionRecord,
+  now: Date,
+): Promise<string> {
+  const [state, last] = await Promise.all([getBlobGcState(kv), getBlobGcSummary(kv)]);
+  const removedAt = new Date(Math.max(
+    now.getTime(),
+    state.value ? state.value.startedAt + 1 : -Infinity,
+    last ? Date.parse(last.startedAt) + 1 : -Infinity,
+  )).toISOString();
+  await kv.set(deletionKey(record.kind, record.targetId), { ...record, removedAt });
+  return removedAt;
+}
+
+/**
+ * Ends a deletion whose data is gone: its record goes (the tombstones were written when it
+ * started), and the organization's pages render again (its trust center without the project).
+ * The deletion job writes around the commit path (src/store/public_writes.ts), so this is the
+ * one touch made by hand: after a project's removal, never for a removed organization.
  */
 export async function finishDeletion(
   kv: Deno.Kv,
   record: DeletionRecord,
-  options: { slug: string | null; now: Date },
+  options: { now: Date },
 ): Promise<void> {
   const op = kv.atomic().delete(deletionKey(record.kind, record.targetId));
-  if (options.slug) {
-    op.set(deletedSlugKey(record.kind, await sha256Hex(options.slug)), {
-      deletedAt: options.now.toISOString(),
-    });
-  }
   if (record.kind === "project") touchOrganization(op, record.organizationId, options.now);
   await op.commit();
 }

@@ -6,6 +6,7 @@ import type { TrustControl } from "../domain/control.ts";
 import { conflict } from "../domain/errors.ts";
 import type { Organization, Project, UpdateProjectRequest } from "../domain/workspace.ts";
 import { firstFreeSlug, slugCandidates } from "./_slugs.ts";
+import { stageNameNotReserved } from "./deletions.ts";
 import { seedControls } from "./controls.ts";
 import {
   bootstrapByUserKey,
@@ -68,7 +69,7 @@ async function chooseProjectSlug(kv: Deno.Kv, input: NewProjectInput): Promise<s
     return input.slug;
   }
   const candidates = slugCandidates(input.name, "project");
-  return await firstFreeSlug(kv, filterReserved(candidates), projectBySlugKey);
+  return await firstFreeSlug(kv, filterReserved(candidates), projectBySlugKey, "project");
 }
 
 function* filterReserved(candidates: Iterable<string>) {
@@ -105,6 +106,8 @@ export async function createProject(
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
     await assertSubdomainFree(kv, input.hostedSubdomain);
     const project = newProject(input, await chooseProjectSlug(kv, input), now);
+    // A deleted project's slug stays reserved (409) until an operator releases it.
+    await stageNameNotReserved(kv, op, "project", project.slug);
     const op = addProject(kv.atomic(), project, controls);
     if ((await op.commit()).ok) return project;
   }
@@ -144,6 +147,8 @@ export async function bootstrapWorkspace(
       .set(marker, organization.id);
     addOrganization(op, organization);
     addMembership(op, newMembership(organization.id, input.userId, "owner", now));
+    await stageNameNotReserved(kv, op, "organization", organization.slug);
+    await stageNameNotReserved(kv, op, "project", project.slug);
     addProject(op, project, controls);
     if ((await op.commit()).ok) return { organization, project };
   }

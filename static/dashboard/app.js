@@ -251,7 +251,31 @@ function fatal(message) {
   );
 }
 
+/**
+ * On Deno Deploy without a KV database proven to be assigned, nothing written would survive the
+ * isolate: a banner above every view says so and what to do (the readiness probe's `storage`).
+ */
+async function showStorageBanner() {
+  let status;
+  try {
+    status = await (await fetch("/health/ready", { cache: "no-store" })).json();
+  } catch {
+    return;
+  }
+  const storage = status?.storage;
+  if (!storage || storage.writable || !storage.action) return;
+  main.before(
+    h(
+      "div",
+      { class: "alert alert-warning storage-banner", role: "alert" },
+      h("strong", {}, "Storage is not persistent. "),
+      storage.action,
+    ),
+  );
+}
+
 async function start() {
+  showStorageBanner();
   let settings;
   try {
     settings = await loadAuthSettings();

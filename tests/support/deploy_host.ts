@@ -239,6 +239,9 @@ export async function startDeployHost(options: DeployHostOptions = {}): Promise<
       ...(varnish ? { DEPLOY_TEST_VARNISH_URL: varnish.url } : {}),
       ...(forCron ? { DEPLOY_TEST_CRON_AT_START: "1" } : {}),
       ...(baseUrl === null ? {} : { BASE_URL: baseUrl }),
+      // The emulated app has a database assigned (DEPLOY_TEST_KV) and its operator says so, as
+      // the README's checklist asks; tests of the unproven case set it to "" (docs/deploy.md).
+      KV_PERSISTENCE: "assigned",
       ...options.env,
     });
     const child = new Deno.Command(deno, {

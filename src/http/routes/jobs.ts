@@ -31,7 +31,7 @@ jobRoutes.openapi(
     tags: ["Service"],
     summary: "Readiness probe: whether live work (recomputes, publishing, push) runs",
     description:
-      "200 when a job worker runs on this instance (its loop, or Deno.cron) and no due job has waited too long (120 s with the loop, 180 s with cron only); 503 otherwise, with the problems in words. Outbound work (webhook attempts, emails) and organizations with a backlog wait their turn and are reported apart (`outbound`, `backlog`): they make it 503 only when no job was started here for as long. `/health` only says the process answers.",
+      "200 when a job worker runs on this instance (its loop, or Deno.cron), no due job has waited too long (120 s with the loop, 180 s with cron only) and, on Deno Deploy, the KV is not an unproven per-isolate memory (`storage`, docs/deploy.md); 503 otherwise, with the problems in words. Outbound work (webhook attempts, emails) and organizations with a backlog wait their turn and are reported apart (`outbound`, `backlog`): they make it 503 only when no job was started here for as long. `/health` only says the process answers.",
     responses: {
       200: json(LiveStatus, "Live work runs"),
       503: json(LiveStatus, "Live work is not running, or is behind"),
@@ -39,6 +39,14 @@ jobRoutes.openapi(
   }),
   async (c) => {
     const status = await liveStatus(c.var.services);
+    const storage = await c.var.services.storage?.check();
+    if (storage) {
+      status.storage = { state: storage.state, writable: storage.writable, action: storage.action };
+      if (!storage.writable && storage.action) {
+        status.problems.push(storage.action);
+        status.ready = false;
+      }
+    }
     c.header("Cache-Control", "no-store");
     return status.ready ? c.json(status, 200) : c.json(status, 503);
   },
