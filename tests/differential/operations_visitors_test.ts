@@ -1,0 +1,9 @@
+/**
+ * Differential proof over every mutating operation of /openapi.json in group "visitors"
+ * (tests/differential/_operations.ts).
+ */
+import { runGroup } from "./_group.ts";
+
+Deno.test("[differential] visitors operations leave stored pages and indexes as a fresh computation", async () => {
+  await runGroup("visitors");
+});
