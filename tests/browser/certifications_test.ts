@@ -24,6 +24,10 @@ import { makePdf } from "../support/documents.ts";
 import { documentKey } from "../../src/store/keys.ts";
 import { startTestServer } from "../support/server.ts";
 
+/** A finished audit: its period and issue date are past and it expires decades ahead. */
+// fixed-instant: a past audit period and issue date, the same state whatever day it runs
+const AUDIT = { from: "2025-10-01", to: "2026-09-30", issued: "2026-10-15", expires: "2099-10-15" };
+
 Deno.test("[browser] certifications: the dashboard section and the cards on the public pages", async (t) => {
   await using server = await startTestServer({ env: { SIGNUP: "open" }, worker: false });
   const base = server.baseUrl;
@@ -53,10 +57,10 @@ Deno.test("[browser] certifications: the dashboard section and the cards on the 
       await form.getByLabel("Framework", { exact: true }).selectOption("soc2-type2");
       await form.getByLabel("Status").selectOption("achieved");
       await form.getByLabel("Auditor or certification body").fill("Example Assurance LLP");
-      await form.getByLabel("Audit period from").fill("2025-10-01");
-      await form.getByLabel("Audit period to").fill("2026-09-30");
-      await form.getByLabel("Issued on").fill("2026-10-15");
-      await form.getByLabel("Expires on").fill("2099-10-15");
+      await form.getByLabel("Audit period from").fill(AUDIT.from);
+      await form.getByLabel("Audit period to").fill(AUDIT.to);
+      await form.getByLabel("Issued on").fill(AUDIT.issued);
+      await form.getByLabel("Expires on").fill(AUDIT.expires);
       await form.getByLabel("Scope").fill("The Acme Cloud platform and its APIs");
       await form.getByLabel("Report").selectOption({ label: "SOC 2 Type II report (restricted)" });
       await form.getByLabel("Public registry URL").fill("https://registry.example/acme");
@@ -88,7 +92,7 @@ Deno.test("[browser] certifications: the dashboard section and the cards on the 
         ),
         ["SOC 2 Type II: achieved", "ISO/IEC 42001:2023: in_progress"],
       );
-      assert.equal(certifications[0].auditPeriod.start, "2025-10-01T00:00:00.000Z");
+      assert.equal(certifications[0].auditPeriod.start, `${AUDIT.from}T00:00:00.000Z`);
       assert.equal(certifications[0].registryUrl, "https://registry.example/acme");
       assertCleanPage(log, base);
       await page.context().close();
@@ -106,6 +110,7 @@ Deno.test("[browser] certifications: the dashboard section and the cards on the 
       await page.context().close();
     });
 
+    // fixed-instant: a certification that expired on 2026-01-01, expired whatever day it runs
     await api(base, owner, "POST", `/organizations/${orgId}/certifications`, {
       framework: "iso27001-2022",
       status: "achieved",

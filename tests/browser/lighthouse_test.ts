@@ -162,6 +162,7 @@ async function publishedProject(server: TestServer) {
         framework: "soc2-type2",
         status: "achieved",
         auditor: "Example Assurance LLP",
+        // fixed-instant: a past audit period, the same whatever day it runs
         auditPeriod: { start: "2025-10-01T00:00:00Z", end: "2026-09-30T00:00:00Z" },
         expiresAt: "2099-10-15T00:00:00Z",
         scope: "The Acme Cloud platform",

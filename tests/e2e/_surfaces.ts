@@ -184,6 +184,7 @@ export async function startSurfacesFixture(
     };
 
     const certifications = `/organizations/${orgId}/certifications`;
+    // fixed-instant: a past audit and issue date, valid until 2099: the same state every day
     const soc2 = await send("POST", certifications, {
       framework: "soc2-type2",
       status: "achieved",
@@ -200,6 +201,7 @@ export async function startSurfacesFixture(
       status: "in_progress",
       projectId,
     });
+    // fixed-instant: a certification that expired in 2024, expired whatever day it runs
     await send("POST", certifications, {
       framework: "pci-dss-4.0",
       status: "achieved",

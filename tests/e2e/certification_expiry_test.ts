@@ -40,7 +40,7 @@ Deno.test("[e2e] a certification past its expiry shows expired with no request i
     framework: "soc2-type2",
     status: "achieved",
     auditor: "Example Assurance LLP",
-    issuedAt: "2026-01-15T00:00:00Z",
+    issuedAt: new Date(Date.now() - 300 * 86_400_000).toISOString(),
     expiresAt: expiresAt.toISOString(),
   });
   assert.equal(created.status, 201);

@@ -357,6 +357,7 @@ Deno.test("[contract] every operation answers as /openapi.json documents", async
       await call("listCertificationFrameworks", { expect: 200 });
       const certified = await call("createCertification", {
         params: org,
+        // fixed-instant: a past audit and issue date, valid until 2099: the same every day
         json: {
           framework: "soc2-type2",
           status: "achieved",
@@ -580,6 +581,7 @@ Deno.test("[contract] every operation answers as /openapi.json documents", async
           id: 1,
           method: "initialize",
           params: {
+            // fixed-instant: the MCP protocol revision's name, not a time
             protocolVersion: "2025-06-18",
             capabilities: {},
             clientInfo: { name: "contract", version: "1" },

@@ -252,6 +252,7 @@ Deno.test("[discovery] JSON documents follow their formats and agree", async (t)
     assert.equal(card.remotes.length, 1);
     assert.equal(card.remotes[0].type, "streamable-http");
     assert.equal(card.remotes[0].url, mcpUrl, "the same URL as mcp.json");
+    // fixed-instant: the MCP protocol revision's name, not a time
     assert.ok(card.remotes[0].supportedProtocolVersions.includes("2025-06-18"));
     await assertResolves(card.websiteUrl);
     await assertResolves(card.icons[0].src);

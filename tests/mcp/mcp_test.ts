@@ -163,6 +163,7 @@ Deno.test("[mcp] the transport: 405 for GET and DELETE, foreign hosts refused", 
     id: 1,
     method: "initialize",
     params: {
+      // fixed-instant: the MCP protocol revision's name, not a time
       protocolVersion: "2025-06-18",
       capabilities: {},
       clientInfo: { name: "raw", version: "1.0.0" },
