@@ -16,7 +16,7 @@ import type { Clock } from "../lib/clock.ts";
 import { type Coding, compress, isCompressible } from "../lib/content_coding.ts";
 import { sha256Hex } from "../lib/hash.ts";
 import type { Logger } from "../lib/log.ts";
-import { getDeletion } from "../store/deletions.ts";
+import { getDeletion, renderFence } from "../store/deletions.ts";
 import { getOrganization } from "../store/organizations.ts";
 import { listProjectsByOrganization } from "../store/projects.ts";
 import { getLatestPublication } from "../store/publications.ts";
@@ -165,12 +165,26 @@ async function recordsOf(
 /** The outcome of rendering one scope: stored, or stopped by a newer change. */
 type ScopeOutcome = { kind: "stored"; paths: string[] } | { kind: "superseded" };
 
+/** The variants a path may be stored in (before rendering says which). */
+const ALL_VARIANTS: readonly Variant[] = ["any", "html", "md", "json"];
+
+/**
+ * The scope's stored entries as a deletion enumerates them: what the last render stored, and
+ * every variant of the paths a render announced it was writing (`writing`) and may not have
+ * finished.
+ */
+function listedEntries(state: (ScopeState & { writing?: string[] }) | null): string[] {
+  const writing = (state?.writing ?? []).flatMap((path) => ALL_VARIANTS.map((v) => `${v} ${path}`));
+  return [...new Set([...(state?.paths ?? []), ...writing])];
+}
+
 async function renderScope(
   deps: RenderDeps,
   organizationId: string,
   scope: Scope,
   generations: Deno.KvEntryMaybe<unknown>[],
   previous: ScopeState | null,
+  fence: Deno.KvEntryMaybe<unknown>[],
 ): Promise<ScopeOutcome> {
   const { kv, clock } = deps;
   const base = {
@@ -183,7 +197,7 @@ async function renderScope(
   const stored: string[] = [];
   const write = async (path: string, variant: Variant, records: Map<StoredCoding, StoredPage>) => {
     const op = kv.atomic();
-    for (const entry of generations) op.check(entry);
+    for (const entry of [...generations, ...fence]) op.check(entry);
     for (const coding of ["identity", "gzip", "br"] as StoredCoding[]) {
       const record = records.get(coding);
       if (record) op.set(pageKey(path, variant, coding), record);
@@ -226,10 +240,10 @@ async function renderScope(
   if (superseded) return { kind: "superseded" };
   // What the previous render stored and this one did not (a renamed slug, a project made
   // private, a page that now answers 404) goes, so the request path answers it live.
-  const gone = (previous?.paths ?? []).filter((entry) => !stored.includes(entry));
+  const gone = listedEntries(previous).filter((entry) => !stored.includes(entry));
   for (let i = 0; i < gone.length; i += 50) {
     const op = kv.atomic();
-    for (const entry of generations) op.check(entry);
+    for (const entry of [...generations, ...fence]) op.check(entry);
     for (const entry of gone.slice(i, i + 50)) {
       const space = entry.indexOf(" ");
       const variant = entry.slice(0, space) as Variant;
@@ -256,15 +270,42 @@ export async function renderOrganization(
   const scopes = await scopesOf(kv, organizationId, deps.clock.now());
   const purge: { scope: Scope; state: Deno.KvEntryMaybe<ScopeState> }[] = [];
   for (const scope of scopes) {
+    // Every write below also checks the tenant's deletion keys as read here: a deletion that
+    // starts meanwhile makes them fail, so no page, and no scope state, outlives it.
+    const fence = await renderFence(
+      kv,
+      { organizationId, projectId: scope.projectId },
+      deps.clock.now(),
+    );
+    if (fence === null) continue;
     const generations = await kv.getMany(dependencies(organizationId, scope.projectId));
     const sig = signature(generations).join(",");
     const stateKey = scopeStateKey(organizationId, scope.id);
-    const state = await kv.get<ScopeState>(stateKey);
+    let state = await kv.get<ScopeState & { writing?: string[] }>(stateKey);
     if (state.value?.rendered === sig) {
       if (!state.value.purged) purge.push({ scope, state });
       continue;
     }
-    const outcome = await renderScope(deps, organizationId, scope, generations, state.value);
+    // The paths about to be written are on the scope's state first (what a deletion lists):
+    // a render stopped half way leaves no stored page that nothing leads to.
+    const known = new Set([
+      ...(state.value?.writing ?? []),
+      ...(state.value?.paths ?? []).map((entry) => entry.slice(entry.indexOf(" ") + 1)),
+    ]);
+    if (scope.paths.some((path) => !known.has(path))) {
+      const announced = {
+        ...(state.value ?? { rendered: "", purged: true, paths: [], renderedAt: "" }),
+        purgeError: state.value?.purgeError ?? null,
+        writing: [...new Set([...(state.value?.writing ?? []), ...scope.paths])],
+      };
+      const op = kv.atomic().check(state).set(stateKey, announced);
+      for (const entry of fence) op.check(entry);
+      const committed = await op.commit();
+      if (!committed.ok) continue;
+      state = { key: stateKey, value: announced, versionstamp: committed.versionstamp };
+    }
+    const checked = [...generations, ...fence];
+    const outcome = await renderScope(deps, organizationId, scope, generations, state.value, fence);
     if (outcome.kind === "superseded") continue;
     const next: ScopeState = {
       rendered: sig,
@@ -274,7 +315,7 @@ export async function renderOrganization(
       purgeError: null,
     };
     const op = kv.atomic().check(state).set(stateKey, next);
-    for (const entry of generations) op.check(entry);
+    for (const entry of checked) op.check(entry);
     const committed = await op.commit();
     if (committed.ok) {
       purge.push({

@@ -127,7 +127,7 @@ async function collect(deps: BlobGcDeps, options: CollectOptions): Promise<BlobC
       if ((ended || since !== null) && recentEnough) {
         return { complete: true, busy: false, state: null, last };
       }
-      await commitBlobGcStep(kv, read, { runId: "", next: newCycle(deps.clock, options) });
+      await commitBlobGcStep(kv, read, { runId: "", next: newCycle(deps.clock, options, last) });
       continue;
     }
     const step = state.phase === "mark"
@@ -145,11 +145,20 @@ async function collect(deps: BlobGcDeps, options: CollectOptions): Promise<BlobC
   return { complete: ended && state === null && recentEnough, busy: false, state, last };
 }
 
-function newCycle(clock: Clock, options: CollectOptions): BlobGcState {
+/**
+ * A new cycle, begun strictly after the last one (a clock that stands still, or steps back,
+ * still orders cycles: `startedAfter` can name the instant after one that was under way).
+ */
+function newCycle(
+  clock: Clock,
+  options: CollectOptions,
+  last: BlobGcSummary | null,
+): BlobGcState {
+  const after = last ? Date.parse(last.startedAt) + 1 : -Infinity;
   return {
     runId: crypto.randomUUID(),
     phase: "mark",
-    startedAt: clock.now().getTime(),
+    startedAt: Math.max(clock.now().getTime(), after),
     graceMs: options.graceMs ?? BLOB_GC_GRACE_MS,
     source: 0,
     cursor: null,

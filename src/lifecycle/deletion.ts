@@ -60,7 +60,6 @@ interface SlugMemo {
   organization: string[];
   /** Absent on records kept before logos were forgotten with their organization. */
   logos?: string[];
-}
   /** Verified custom domains of the projects (reserved like slugs). */
   domains?: string[];
 }
@@ -72,14 +71,15 @@ async function domainsOf(kv: Deno.Kv, projectId: string, into: string[]) {
     );
     if (domain.value?.verificationStatus === "verified") into.push(domain.value.domain);
   }
+}
 
 async function slugsOf(kv: Deno.Kv, record: DeletionRecord): Promise<SlugMemo> {
   const memo: SlugMemo = { project: [], organization: [], logos: [], domains: [] };
   if (record.kind === "project") {
     const project = await kv.get<{ slug: string }>(["projects", record.targetId]);
     if (project.value) memo.project.push(project.value.slug);
-    return memo;
     await domainsOf(kv, record.targetId, memo.domains!);
+    return memo;
   }
   const org = await kv.get<{ slug: string }>(["organizations", record.organizationId]);
   if (org.value) memo.organization.push(org.value.slug);
@@ -92,8 +92,8 @@ async function slugsOf(kv: Deno.Kv, record: DeletionRecord): Promise<SlugMemo> {
   ) {
     const project = await kv.get<{ slug: string }>(["projects", entry.key[2] as string]);
     if (project.value) memo.project.push(project.value.slug);
-  }
     await domainsOf(kv, entry.key[2] as string, memo.domains!);
+  }
   return memo;
 }
 
@@ -276,6 +276,8 @@ export async function runDeletion(deps: DeletionDeps, message: DeletionMessage):
 
 /** Steps of the blob collector a deletion runs itself per run of its job. */
 const COLLECTOR_STEPS = 1_000;
+/** How long a deletion waits for a busy blob collector before its job runs again. */
+const COLLECTOR_WAIT_MS = 200;
 
 /**
  * Runs the blob collector after a deletion's records are gone: a cycle begun after
@@ -284,8 +286,6 @@ const COLLECTOR_STEPS = 1_000;
  * one it would name is gone) while the deletion's job runs again.
  */
 export async function collectAfterDeletion(
-/** How long a deletion waits for a busy blob collector before its job runs again. */
-const COLLECTOR_WAIT_MS = 200;
   deps: { kv: Deno.Kv; blobs: BlobStore; clock: Clock },
   startedAfter: Date,
 ): Promise<boolean> {
@@ -293,6 +293,7 @@ const COLLECTOR_WAIT_MS = 200;
   if (!result.complete) {
     await requestBlobCollection(deps.kv, { organizationId: "", now: deps.clock.now() });
   }
+  return result.complete;
 }
 
 /** Registers the deletion job's handler. */
@@ -300,6 +301,5 @@ export function registerDeletion(deps: DeletionDeps): void {
   deps.jobs.on(
     DELETION_JOB,
     (message: JobMessage) => runDeletion(deps, message as DeletionMessage),
-  return result.complete;
   );
 }

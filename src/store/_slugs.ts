@@ -2,6 +2,8 @@
  * Choosing a free slug for a record whose slug the caller did not give.
  */
 import { slugify } from "../domain/common.ts";
+import type { DeletionKind } from "../domain/deletion.ts";
+import { tombstoneKey } from "./deletions.ts";
 
 /**
  * Candidate slugs for `name`: the slugified name, then `-2`, `-3`, … and
@@ -14,14 +16,19 @@ export function* slugCandidates(name: string, fallback: string): Generator<strin
   for (;;) yield `${base}-${crypto.randomUUID().slice(0, 6)}`;
 }
 
-/** The first candidate whose index key is free, read (not reserved) at call time. */
+/**
+ * The first candidate whose index key is free and that no deleted `kind` left reserved (its
+ * tombstone, src/store/deletions.ts), read at call time (the creating commit checks both).
+ */
 export async function firstFreeSlug(
   kv: Deno.Kv,
   candidates: Iterable<string>,
   indexKey: (slug: string) => Deno.KvKey,
+  kind: DeletionKind,
 ): Promise<string> {
   for (const slug of candidates) {
-    if ((await kv.get(indexKey(slug))).versionstamp === null) return slug;
+    const [index, tombstone] = await kv.getMany([indexKey(slug), await tombstoneKey(kind, slug)]);
+    if (index.versionstamp === null && tombstone.versionstamp === null) return slug;
   }
   throw new Error("unreachable: slug candidates are infinite");
 }

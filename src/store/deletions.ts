@@ -15,6 +15,7 @@ import { conflict } from "../domain/errors.ts";
 import type { Job } from "../domain/jobs.ts";
 import { sha256Hex } from "../lib/hash.ts";
 import { timeOrderedUuid } from "../lib/ids.ts";
+import { getBlobGcState, getBlobGcSummary } from "./blob_gc.ts";
 import { touchOrganization, touchProject } from "./edge_pages.ts";
 import { stageDueRemoval } from "./job_index.ts";
 import { stageJob } from "./jobs.ts";
@@ -49,7 +50,6 @@ export async function wasDeleted(kv: Deno.Kv, kind: DeletionKind, slug: string):
   return (await kv.get(key)).versionstamp !== null;
 }
 
-/**
 /** What a name can be reserved as: a project's or an organization's slug, a custom domain. */
 export type ReservedNameKind = DeletionKind | "domain";
 
@@ -152,6 +152,7 @@ export async function renderFence(
   return entries.filter((_, i) => i % 2 === 1);
 }
 
+/**
  * Schedules the deletion of a project or an organization `DELETION_GRACE_MS` from now, with
  * its job, and touches the edge so its stored pages are rendered again (as 410: gone).
  * Conflicts when one is already scheduled.
@@ -207,6 +208,7 @@ export async function cancelDeletion(
   kv: Deno.Kv,
   kind: DeletionKind,
   targetId: string,
+  now: Date,
 ): Promise<boolean> {
   for (let attempt = 0; attempt < 5; attempt++) {
     const entry = await kv.get<DeletionRecord>(deletionKey(kind, targetId));
@@ -280,8 +282,6 @@ export async function markDeletionRemoved(
 /**
  * Ends a deletion whose data is gone: its record goes (the tombstones were written when it
  * started), and the organization's pages render again (its trust center without the project).
- * The deletion job writes around the commit path (src/store/public_writes.ts), so this is the
- * one touch made by hand: after a project's removal, never for a removed organization.
  */
 export async function finishDeletion(
   kv: Deno.Kv,

@@ -9,6 +9,7 @@ import type {
   Role,
 } from "../domain/workspace.ts";
 import { firstFreeSlug, slugCandidates } from "./_slugs.ts";
+import { stageNameNotReserved } from "./deletions.ts";
 import {
   membershipByUserKey,
   membershipKey,
@@ -77,7 +78,12 @@ export async function chooseOrganizationSlug(
     }
     return requested;
   }
-  return await firstFreeSlug(kv, slugCandidates(name, "org"), organizationBySlugKey);
+  return await firstFreeSlug(
+    kv,
+    slugCandidates(name, "org"),
+    organizationBySlugKey,
+    "organization",
+  );
 }
 
 /** Creates an organization owned by `ownerUserId`. */
@@ -90,6 +96,8 @@ export async function createOrganization(
     const slug = await chooseOrganizationSlug(kv, input.name, input.slug);
     const org = newOrganization(input.name, slug, now);
     const op = addOrganization(kv.atomic(), org);
+    // A deleted organization's slug stays reserved (409) until an operator releases it.
+    await stageNameNotReserved(kv, op, "organization", slug);
     addMembership(op, newMembership(org.id, input.ownerUserId, "owner", now));
     if ((await op.commit()).ok) return org;
   }

@@ -106,9 +106,9 @@ export async function createProject(
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
     await assertSubdomainFree(kv, input.hostedSubdomain);
     const project = newProject(input, await chooseProjectSlug(kv, input), now);
+    const op = addProject(kv.atomic(), project, controls);
     // A deleted project's slug stays reserved (409) until an operator releases it.
     await stageNameNotReserved(kv, op, "project", project.slug);
-    const op = addProject(kv.atomic(), project, controls);
     if ((await op.commit()).ok) return project;
   }
   throw conflict("The project could not be created; please retry");
@@ -147,9 +147,9 @@ export async function bootstrapWorkspace(
       .set(marker, organization.id);
     addOrganization(op, organization);
     addMembership(op, newMembership(organization.id, input.userId, "owner", now));
+    addProject(op, project, controls);
     await stageNameNotReserved(kv, op, "organization", organization.slug);
     await stageNameNotReserved(kv, op, "project", project.slug);
-    addProject(op, project, controls);
     if ((await op.commit()).ok) return { organization, project };
   }
   throw conflict("The workspace could not be created; please retry");

@@ -229,11 +229,17 @@ async function* distinct(fill: (emit: Emit) => Promise<void>): AsyncGenerator<De
 /** The keys of stored pages of one edge scope (their paths are on the scope's state). */
 async function edgeScopeKeys(kv: Deno.Kv, organizationId: string, scope: string, emit: Emit) {
   const stateKey = ["edge_state", organizationId, scope];
-  const state = await kv.get<{ paths?: string[] }>(stateKey);
+  const state = await kv.get<{ paths?: string[]; writing?: string[] }>(stateKey);
   for (const entry of state.value?.paths ?? []) {
     const space = entry.indexOf(" ");
     for (const coding of CODINGS) {
       emit(["edge_page", entry.slice(space + 1), entry.slice(0, space), coding]);
+    }
+  }
+  // Paths a render announced before writing them (src/edge/render.ts), in every variant.
+  for (const path of state.value?.writing ?? []) {
+    for (const variant of ["any", "html", "md", "json"]) {
+      for (const coding of CODINGS) emit(["edge_page", path, variant, coding]);
     }
   }
   emit(stateKey);
