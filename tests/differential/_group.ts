@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { startDifferentialWorld } from "../support/differential_world.ts";
 import { GROUPS, OPERATIONS, perform } from "./_operations.ts";
-import { assertOutcomes, checkOperation, type Outcome, report } from "./_run.ts";
+import { assertOutcomes, checkOperation, heal, type Outcome, report } from "./_run.ts";
 
 /** The method of each operationId in /openapi.json. */
 export async function operationMethods(baseUrl: string): Promise<Map<string, string>> {
@@ -24,6 +24,8 @@ export async function operationMethods(baseUrl: string): Promise<Map<string, str
 export async function runGroup(group: string): Promise<Outcome[]> {
   await using w = await startDifferentialWorld();
   const methods = await operationMethods(w.server.baseUrl);
+  // The world's own building leaves log indexes stale (see KNOWN_STALE): start equal.
+  await heal(w);
   const outcomes: Outcome[] = [];
   for (const name of GROUPS[group]) {
     const method = methods.get(name);
