@@ -186,7 +186,7 @@ export const QuestionnaireRow = z.object({
   question: z.string(),
   existingAnswer: z.string().nullable(),
   suggestions: z.array(Suggestion),
-  best: Suggestion.nullable(),
+  best: z.union([Suggestion, z.null()]),
   decision: Decision,
 }).openapi("QuestionnaireRow");
 export type QuestionnaireRow = z.infer<typeof QuestionnaireRow>;
@@ -361,7 +361,7 @@ export const PublicQuestionnaireMatches = z.object({
     index: z.int().min(0),
     id: z.string().nullable(),
     question: z.string(),
-    best: PublicSuggestion.nullable(),
+    best: z.union([PublicSuggestion, z.null()]),
     suggestions: z.array(PublicSuggestion).openapi({
       description:
         "Public matches, best first; a restricted answer is named by its question, with empty text and no citations",
