@@ -39,6 +39,7 @@ import {
   organizationProfileKey,
   projectsPrefix,
 } from "../../src/store/keys.ts";
+import { PENDING_TTL_MS } from "../../src/domain/subscriptions.ts";
 import type { TestServer } from "../support/server.ts";
 
 export const CODINGS: readonly StoredCoding[] = ["identity", "gzip", "br"];
@@ -571,9 +572,13 @@ export async function indexes(
       "members",
       members.map((m) => m.key[2] as string),
     ]);
-    const subscriptions =
-      (await scan<{ id: string; organizationId: string }>(kv, ["subscriptions"]))
-        .map((e) => e.value).filter((s) => s?.organizationId === orgId);
+    const subscriptions = (await scan<
+      { id: string; organizationId: string; status: string; createdAt: string }
+    >(kv, ["subscriptions"])).map((e) => e.value).filter((s) =>
+      s?.organizationId === orgId &&
+      // A pending subscription lapses after its TTL (KV expires it by the wall clock).
+      (s.status === "confirmed" || Date.parse(s.createdAt) + PENDING_TTL_MS > clockNow().getTime())
+    );
     lists.push([
       `/organizations/${orgId}/subscribers`,
       "subscribers",

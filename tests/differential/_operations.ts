@@ -21,25 +21,6 @@ type Entry = (w: DifferentialWorld) => Step | Promise<Step>;
 
 const json = (token: string, body?: unknown): Call => ({ token, json: body });
 
-async function mcpSession(w: DifferentialWorld): Promise<string> {
-  const res = await fetch(`${w.server.baseUrl}/mcp`, {
-    method: "POST",
-    headers: { accept: "application/json, text/event-stream", "content-type": "application/json" },
-    body: JSON.stringify({
-      jsonrpc: "2.0",
-      id: 1,
-      method: "initialize",
-      params: {
-        protocolVersion: "2025-06-18",
-        capabilities: {},
-        clientInfo: { name: "differential", version: "1" },
-      },
-    }),
-  });
-  await res.body?.cancel();
-  return res.headers.get("mcp-session-id") ?? "";
-}
-
 async function firstDelivery(w: DifferentialWorld): Promise<string> {
   const t = w.target;
   const list: Answer = await w.send(
@@ -498,9 +479,11 @@ export const OPERATIONS: Record<string, Entry> = {
       headers: { accept: "application/json, text/event-stream" },
     },
   }),
-  deleteMcpSession: async (w) => ({
+  deleteMcpSession: () => ({
+    // The MCP server is stateless: DELETE is documented and refused with 405, changing nothing.
     path: "/mcp",
-    call: { headers: { "mcp-session-id": await mcpSession(w) } },
+    call: { headers: { "mcp-session-id": crypto.randomUUID() } },
+    expect: 405,
   }),
 
   // Accounts and workspaces.

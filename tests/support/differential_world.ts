@@ -478,6 +478,12 @@ export async function startDifferentialWorld(): Promise<DifferentialWorld> {
     for (const token of linksIn(smtp, "sam@subscriber.example", confirm)) {
       await ok("POST", `/subscriptions/confirm/${token}`);
     }
+    // A notice to the confirmed subscriber carries its unsubscribe link.
+    await ok("POST", `/projects/${projectId}/updates`, {
+      ...owner(),
+      json: { kind: "advisory", title: "Maintenance window", body: "Sunday, 02:00 UTC." },
+    });
+    await settle();
     await ok("POST", `/trust/globex/subscriptions`, { json: { email: "pat@subscriber.example" } });
     await settle();
     const subscribers = await ok("GET", `/organizations/${orgId}/subscribers`, owner());
