@@ -60,7 +60,11 @@ async function referencingEverything(ctx: TestApp): Promise<void> {
   assert.equal(uploaded.status, 201, await uploaded.clone().text());
   const { document } = await uploaded.json();
   const stamped = await ctx.services.blobs.put("document", randomBytes(2000));
-  await setDocumentStamp(ctx.kv, document.sha256, "f".repeat(64), {
+  await setDocumentStamp(ctx.kv, {
+    organizationId: ws.organization.id,
+    documentSha256: document.sha256,
+    recipientHash: "f".repeat(64),
+  }, {
     stampedSha256: stamped.slice("document/".length),
     at: ctx.clock.now().toISOString(),
   });
