@@ -75,9 +75,28 @@ export const AccountDeletedResponse = z.object({
   message: z.string(),
 }).openapi("AccountDeletedResponse");
 
-/** The short notice a deleted (or to-be-deleted) tenant's public routes answer with. */
-export function goneNotice(what: "project" | "organization"): string {
-  return `This ${what}'s trust profile was deleted by its owner. ` +
+/** When a scheduled deletion removes the data, as a notice says it: `2026-12-09 08:41 UTC`. */
+export function deletionDueText(dueAt: string): string {
+  const at = new Date(dueAt);
+  if (Number.isNaN(at.getTime())) return dueAt;
+  const iso = at.toISOString();
+  return `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`;
+}
+
+/**
+ * The short notice a deleted or to-be-deleted tenant's public surfaces answer with (410 Gone,
+ * every format, MCP tools too). With `dueAt` (its deletion is scheduled and can still be
+ * undone) it says so, when the data goes and that the profile may return; without, that it
+ * was deleted.
+ */
+export function goneNotice(what: DeletionKind, dueAt?: string | null): string {
+  const profile = what === "project" ? "trust profile" : "trust center";
+  if (dueAt) {
+    return `This ${what}'s ${profile} is scheduled for deletion by its owner on ` +
+      `${deletionDueText(dueAt)} and is withdrawn until then. ` +
+      "The owner can still undo the deletion, so it may return at this address";
+  }
+  return `This ${what}'s ${profile} was deleted by its owner. ` +
     "Its entries in the publication log remain as hashes only, so that the log stays " +
     "consistent and every other profile stays verifiable";
 }

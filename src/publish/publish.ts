@@ -10,7 +10,7 @@
 import type { SigningKey } from "../auth/keys.ts";
 import type { BlobStore } from "../blobs/mod.ts";
 import type { Config } from "../config.ts";
-import { AppError } from "../domain/errors.ts";
+import { AppError, conflict } from "../domain/errors.ts";
 import type { PublishedProfile, PublishJob } from "../domain/publish.ts";
 import { type Artifact, type Publication, sameStates } from "../domain/publication.ts";
 import type { Project } from "../domain/workspace.ts";
@@ -30,6 +30,7 @@ import { publishedControls } from "./controls.ts";
 import { publicationEvents } from "./events.ts";
 import { renderVersion } from "./version_documents.ts";
 import { sha256Hex } from "../lib/hash.ts";
+import { pendingDeletionOf } from "../store/deletions.ts";
 import { declaredDigest, resolveCertifications } from "./certifications.ts";
 
 /**
@@ -94,12 +95,43 @@ export function publishIfChanged(
   return publish(deps, project, { onlyIfChanged: true });
 }
 
+/**
+ * The 409 a publish of a withdrawn project answers: its (or its organization's) deletion is
+ * scheduled, so nothing new may appear under its name, in the log least of all.
+ */
+export function scheduledForDeletion(kind: "project" | "organization") {
+  return conflict(
+    kind === "project"
+      ? "This project's deletion is scheduled: it cannot be published until the deletion is undone"
+      : "This project's organization is scheduled for deletion: its projects cannot be published until the deletion is undone",
+  );
+}
+
+/** The deletion that withdraws `project` now (its own or its organization's), or null. */
+async function withdrawnBy(
+  kv: Deno.Kv,
+  project: Project,
+): Promise<"project" | "organization" | null> {
+  const deletion = await pendingDeletionOf(kv, {
+    projectId: project.id,
+    organizationId: project.organizationId,
+  });
+  return deletion ? deletion.kind : null;
+}
+
 async function publish(
   deps: PublishDeps,
   project: Project,
   options: { onlyIfChanged: boolean },
 ): Promise<{ job: PublishJob; publication: Publication } | null> {
   const { kv, clock } = deps;
+  // A withdrawn project is not published: the operator is refused, automatic publishes skip it
+  // (checked again under the lease, just before the version's commit).
+  const withdrawn = await withdrawnBy(kv, project);
+  if (withdrawn) {
+    if (options.onlyIfChanged) return null;
+    throw scheduledForDeletion(withdrawn);
+  }
   let job: PublishJob = {
     id: crypto.randomUUID(),
     projectId: project.id,
@@ -118,12 +150,26 @@ async function publish(
       for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
         const done = await attemptPublication(deps, { project, job, ...options });
         if (done === "unchanged") return null;
+        if (done === "project" || done === "organization") {
+          if (options.onlyIfChanged) return null;
+          throw scheduledForDeletion(done);
+        }
         if (done) return done;
       }
       throw new Error("The latest version kept changing while publishing");
     });
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
+    if (error instanceof AppError && error.code === "conflict") {
+      await saveJob(kv, {
+        ...job,
+        status: "failed",
+        reason,
+        completedAt: clock.now().toISOString(),
+      })
+        .catch(() => {});
+      throw error;
+    }
     deps.log.error("Publish failed", { projectId: project.id, jobId: job.id, reason });
     await saveJob(kv, {
       ...job,
@@ -203,12 +249,15 @@ async function storeParts(
  * One try at the next version: recompute at this instant, render, store the artifacts and
  * commit against the latest-version pointer read here. Null when another version landed
  * first (the caller tries again with fresh data); "unchanged" when only a change was to be
- * published and no state changed.
+ * published and no state changed; "project" or "organization" when that deletion was
+ * scheduled meanwhile (nothing is committed).
  */
 async function attemptPublication(
   deps: PublishDeps,
   context: { project: Project; job: PublishJob; onlyIfChanged: boolean },
-): Promise<{ job: PublishJob; publication: Publication } | "unchanged" | null> {
+): Promise<
+  { job: PublishJob; publication: Publication } | "unchanged" | "project" | "organization" | null
+> {
   const { kv, blobs, clock } = deps;
   const { project, job } = context;
   const at = clock.now();
@@ -254,6 +303,9 @@ async function attemptPublication(
       feed: await storeParts(blobs, feedParts, documents.feed),
     },
   };
+  // Scheduled while this version was made: it is not committed (the log would name the project).
+  const withdrawn = await withdrawnBy(kv, project);
+  if (withdrawn) return withdrawn;
   const completed: PublishJob = {
     ...job,
     status: "completed",

@@ -5,7 +5,9 @@
  *
  * Cited certifications must be the organization's; publicly, a citation resolves to the
  * certification's framework and status as the trust center shows them (a project-scoped one
- * only while its project is public).
+ * only while its project is public). A project whose deletion is scheduled is withdrawn: no
+ * citation names it, its controls, its documents or its certifications until the deletion is
+ * undone (src/serve/public_read.ts).
  */
 import type { Config } from "../config.ts";
 import {
@@ -43,6 +45,7 @@ import { getOrganizationBySlug } from "../store/organizations.ts";
 import { listProjectsByOrganization } from "../store/projects.ts";
 import { getLatestPublication } from "../store/publications.ts";
 import { answerPage } from "./answers_page.ts";
+import { withdrawnProjectIds } from "./public_read.ts";
 import { publicCertificationsOf } from "./certifications.ts";
 import { listedDocuments, presentPublic } from "./documents.ts";
 
@@ -128,8 +131,10 @@ async function citationIndex(
   org: Organization,
 ): Promise<CitationIndex> {
   const controls: CitationIndex["controls"] = new Map();
-  const projects = (await listProjectsByOrganization(kv, org.id))
-    .filter((p) => p.visibility === "public");
+  const all = await listProjectsByOrganization(kv, org.id);
+  const withdrawn = await withdrawnProjectIds(kv, all.map((p) => p.id));
+  const withdrawnSlugs = new Set(all.filter((p) => withdrawn.has(p.id)).map((p) => p.slug));
+  const projects = all.filter((p) => p.visibility === "public" && !withdrawn.has(p.id));
   await Promise.all(projects.map(async (project) => {
     const publication = await getLatestPublication(kv, project.id);
     if (!publication) return;
@@ -141,6 +146,7 @@ async function citationIndex(
   }));
   const documents: CitationIndex["documents"] = new Map();
   for (const item of await listedDocuments(kv, org.id)) {
+    if (item.project && withdrawn.has(item.project.id)) continue;
     const shown = presentPublic(config, org, item);
     documents.set(shown.id, {
       title: shown.title,
@@ -155,6 +161,7 @@ async function citationIndex(
     now: new Date(),
   });
   for (const c of shown) {
+    if (c.project && withdrawnSlugs.has(c.project.slug)) continue;
     certifications.set(c.id, {
       title: `${c.frameworkName} (${c.status.replace("_", " ")})`,
       url: `${trustCenterUrl(config as Config, org.slug)}/certifications`,

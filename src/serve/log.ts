@@ -4,7 +4,9 @@
  * public project's version) and consistency proofs. Checkpoints are signed
  * when read: Ed25519 is deterministic, so every instance gives the same
  * bytes for the same tree size and key. Entries of projects that are private
- * now show only their leaf hash, so the log never names a private project;
+ * now, or withdrawn (their or their organization's deletion scheduled), show only their leaf
+ * hash, so the log never names a private project nor one its owner is deleting (the entry
+ * stays verifiable: its leaf hash and inclusion proofs are served as ever);
  * the list of one project's entries (what the verifier kit compares with the
  * versions it verified) answers for public projects only.
  */
@@ -24,7 +26,7 @@ import {
 } from "../store/log.ts";
 import { getProject } from "../store/projects.ts";
 import { inclusionRelation } from "./headers.ts";
-import { publicProject, type PublicReads } from "./public_read.ts";
+import { isWithdrawn, publicProject, type PublicReads } from "./public_read.ts";
 
 /** What the log's reads use. */
 export interface LogReads extends PublicReads {
@@ -92,15 +94,19 @@ export async function latestCheckpoint(reads: LogReads): Promise<string> {
   return await checkpoint(reads, size, root);
 }
 
-/** The entry at `index` (text withheld while its project is private), or 404. */
+/**
+ * The entry at `index`, or 404. Its text is withheld (null; the leaf hash stays) while its
+ * project is private or withdrawn by a scheduled deletion, and once the project is deleted.
+ */
 export async function logEntry(reads: LogReads, index: number) {
   const stored = await getLogEntry(reads.kv, index);
   if (!stored) throw notFound(`The log has no entry ${index}`);
   const project = stored.erased ? null : await getProject(reads.kv, stored.projectId);
+  const shown = project?.visibility === "public" && !(await isWithdrawn(reads.kv, project));
   return {
     index,
     leafHash: encodeBase64(stored.leafHash),
-    entry: project?.visibility === "public" ? stored.entry : null,
+    entry: shown ? stored.entry : null,
   };
 }
 

@@ -3,14 +3,21 @@
  * publication, verified domain → publication. Private projects and unknown
  * slugs fail with the same 404, so a slug's existence is not revealed, on
  * every surface that reads through here (HTTP routes and MCP tools).
+ *
+ * A project or an organization whose deletion is scheduled is withdrawn from every public
+ * surface at once (410 Gone saying when it goes and that it may return), and so is a deleted
+ * one (410 saying it was deleted): the rule is here, for the HTTP middleware
+ * (src/http/gone.ts) and the MCP tools alike. The organization's other surfaces stop citing a
+ * withdrawn project (`withdrawnProjectIds`).
  */
-import { goneNotice } from "../domain/deletion.ts";
+import { type DeletionRecord, goneNotice } from "../domain/deletion.ts";
 import { gone, notFound } from "../domain/errors.ts";
 import type { Publication } from "../domain/publication.ts";
 import type { Project } from "../domain/workspace.ts";
 import { normalizeDomain } from "../publish/domain_name.ts";
 import { pendingDeletionOf, wasDeleted } from "../store/deletions.ts";
 import { getDomainByName } from "../store/domains.ts";
+import { deletionKey } from "../store/keys.ts";
 import { getOrganizationBySlug } from "../store/organizations.ts";
 import { getProject, getProjectBySlug } from "../store/projects.ts";
 import { getLatestPublication, getPublication } from "../store/publications.ts";
@@ -32,6 +39,52 @@ async function publicView(kv: Deno.Kv, slug: string) {
   return { project, publication };
 }
 
+/** Why a tenant's public surfaces answer 410: a deletion scheduled (and not started), or done. */
+export type GoneState = { scheduled: true; dueAt: string } | { scheduled: false };
+
+/** The gone state of a stored deletion: scheduled until its job starts, then deleted. */
+function stateOf(record: DeletionRecord): GoneState {
+  return (record as { startedAt?: string }).startedAt
+    ? { scheduled: false }
+    : { scheduled: true, dueAt: record.dueAt };
+}
+
+/** The 410 of a withdrawn or deleted tenant, its notice saying which. */
+export function goneError(what: "project" | "organization", state: GoneState) {
+  return gone(goneNotice(what, state.scheduled ? state.dueAt : null));
+}
+
+/**
+ * Whether the project with this slug is withdrawn (its or its organization's deletion is
+ * scheduled) or deleted (its slug's tombstone), and how; null when neither (or unknown).
+ */
+export async function projectGoneState(kv: Deno.Kv, slug: string): Promise<GoneState | null> {
+  const project = await getProjectBySlug(kv, slug);
+  if (!project) return await wasDeleted(kv, "project", slug) ? { scheduled: false } : null;
+  return await projectDeletionState(kv, project);
+}
+
+/** The same for an organization's slug. */
+export async function organizationGoneState(
+  kv: Deno.Kv,
+  slug: string,
+): Promise<GoneState | null> {
+  const organization = await getOrganizationBySlug(kv, slug);
+  if (!organization) {
+    return await wasDeleted(kv, "organization", slug) ? { scheduled: false } : null;
+  }
+  const deletion = await pendingDeletionOf(kv, { organizationId: organization.id });
+  return deletion ? stateOf(deletion) : null;
+}
+
+async function projectDeletionState(kv: Deno.Kv, project: Project): Promise<GoneState | null> {
+  const deletion = await pendingDeletionOf(kv, {
+    projectId: project.id,
+    organizationId: project.organizationId,
+  });
+  return deletion ? stateOf(deletion) : null;
+}
+
 /**
  * The project with this slug, or null; 410 Gone when it was deleted or its deletion is
  * scheduled (as the HTTP routes answer through src/http/gone.ts, for MCP tools too).
@@ -39,7 +92,7 @@ async function publicView(kv: Deno.Kv, slug: string) {
 async function readProject(kv: Deno.Kv, slug: string): Promise<Project | null> {
   const project = await getProjectBySlug(kv, slug);
   if (!project) {
-    if (await wasDeleted(kv, "project", slug)) throw gone(goneNotice("project"));
+    if (await wasDeleted(kv, "project", slug)) throw goneError("project", { scheduled: false });
     return null;
   }
   await assertNotDeleted(kv, project);
@@ -47,11 +100,45 @@ async function readProject(kv: Deno.Kv, slug: string): Promise<Project | null> {
 }
 
 async function assertNotDeleted(kv: Deno.Kv, project: Project): Promise<void> {
-  const deletion = await pendingDeletionOf(kv, {
+  const state = await projectDeletionState(kv, project);
+  if (state) throw goneError("project", state);
+}
+
+/**
+ * Whether a project (or its organization) is withdrawn from public view now: its deletion is
+ * scheduled or under way. For reads that hold the project already (the log's entries).
+ */
+export async function isWithdrawn(
+  kv: Deno.Kv,
+  project: Pick<Project, "id" | "organizationId">,
+): Promise<boolean> {
+  return await pendingDeletionOf(kv, {
     projectId: project.id,
     organizationId: project.organizationId,
-  });
-  if (deletion) throw gone(goneNotice("project"));
+  }) !== null;
+}
+
+/** Keys read per `getMany` (denokv's limit of read ranges per request). */
+const READ_BATCH = 10;
+
+/**
+ * Which of `projectIds` have their own deletion scheduled: the organization's answers, its
+ * questionnaire matching and its lists stop citing them at once, while the rest of the
+ * organization keeps answering (an organization's own deletion withdraws all of it instead).
+ */
+export async function withdrawnProjectIds(
+  kv: Deno.Kv,
+  projectIds: readonly string[],
+): Promise<Set<string>> {
+  const withdrawn = new Set<string>();
+  for (let i = 0; i < projectIds.length; i += READ_BATCH) {
+    const batch = projectIds.slice(i, i + READ_BATCH);
+    const entries = await kv.getMany(batch.map((id) => deletionKey("project", id)));
+    entries.forEach((entry, j) => {
+      if (entry.versionstamp !== null) withdrawn.add(batch[j]);
+    });
+  }
+  return withdrawn;
 }
 
 function noProfile(slug: string) {
@@ -64,11 +151,8 @@ function noProfile(slug: string) {
  * go through src/http/gone.ts (MCP tools).
  */
 export async function assertOrganizationNotGone(kv: Deno.Kv, orgSlug: string): Promise<void> {
-  const organization = await getOrganizationBySlug(kv, orgSlug);
-  const deleted = organization
-    ? await pendingDeletionOf(kv, { organizationId: organization.id }) !== null
-    : await wasDeleted(kv, "organization", orgSlug);
-  if (deleted) throw gone(goneNotice("organization"));
+  const state = await organizationGoneState(kv, orgSlug);
+  if (state) throw goneError("organization", state);
 }
 
 /** The public project with this slug, or a 404 that does not say which part failed. */

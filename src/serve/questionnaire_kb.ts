@@ -20,7 +20,7 @@ import { getLatestPublication } from "../store/publications.ts";
 import { publicCertificationsOf } from "./certifications.ts";
 import { listedDocuments, presentPublic } from "./documents.ts";
 import { publicFrameworkView } from "./frameworks.ts";
-import type { PublicReads } from "./public_read.ts";
+import { type PublicReads, withdrawnProjectIds } from "./public_read.ts";
 
 /** The published version a cited control's state comes from. */
 export interface PinnedVersion {
@@ -125,8 +125,11 @@ export async function assembleKnowledgeBase(
   now: Date,
 ): Promise<AssembledKnowledgeBase> {
   const { kv, config } = reads;
-  const projects = (await listProjectsByOrganization(kv, organization.id))
-    .filter((p) => p.visibility === "public")
+  // A project whose deletion is scheduled is withdrawn: nothing of it is matched or cited.
+  const all = await listProjectsByOrganization(kv, organization.id);
+  const withdrawn = await withdrawnProjectIds(kv, all.map((p) => p.id));
+  const withdrawnSlugs = new Set(all.filter((p) => withdrawn.has(p.id)).map((p) => p.slug));
+  const projects = all.filter((p) => p.visibility === "public" && !withdrawn.has(p.id))
     .sort(byCodePoints((p) => p.slug));
   const published = [];
   for (const project of projects) {
@@ -134,12 +137,12 @@ export async function assembleKnowledgeBase(
     if (read) published.push(read);
   }
   const answers = (await listAnswers(kv, organization.id)).sort(byCodePoints((a) => a.id));
-  const declared = await publicCertificationsOf(kv, {
+  const declared = (await publicCertificationsOf(kv, {
     config,
     organization,
     scope: { organization: true },
     now,
-  });
+  })).filter((c) => !(c.project && withdrawnSlugs.has(c.project.slug)));
   const expiries = declared.flatMap((c) =>
     c.status === "achieved" && c.expiresAt ? [Date.parse(c.expiresAt)] : []
   ).filter((at) => at > now.getTime());
@@ -149,7 +152,9 @@ export async function assembleKnowledgeBase(
     status: c.status,
     url: `${trustCenterUrl(config as Config, organization.slug)}/certifications`,
   })).sort(byCodePoints((c) => c.id));
-  const documents = (await listedDocuments(kv, organization.id)).map((item) => {
+  const documents = (await listedDocuments(kv, organization.id)).filter((item) =>
+    !(item.project && withdrawn.has(item.project.id))
+  ).map((item) => {
     const shown = presentPublic(config, organization, item);
     return { id: shown.id, title: shown.title, url: shown.downloadUrl ?? shown.requestAccessUrl };
   }).sort(byCodePoints((d) => d.id));

@@ -67,13 +67,13 @@ publishRoutes.openapi(
     tags,
     summary: "Publish the next signed, immutable version of the trust profile",
     description:
-      "Recomputes at the publication instant, renders trust.json, HTML, Markdown, feed and badges, signs trust.json (Ed25519 JWS chained to the previous version) and commits the version atomically. A failure answers 500 with the job marked failed; nothing partial is ever visible.",
+      "Recomputes at the publication instant, renders trust.json, HTML, Markdown, feed and badges, signs trust.json (Ed25519 JWS chained to the previous version) and commits the version atomically. A failure answers 500 with the job marked failed; nothing partial is ever visible. While the project's or its organization's deletion is scheduled the publish is refused with 409 and nothing is published (automatic publishes skip it).",
     security: HUMAN,
     middleware: [requireHuman] as const,
     request: { params: ProjectParams },
     responses: {
       201: json(PublishProjectResponse, "The completed job and the new version"),
-      ...errors(400, 401, 403, 500),
+      ...errors(400, 401, 403, 409, 500),
     },
   }),
   async (c) => {
