@@ -254,8 +254,14 @@ Deno.test("[edge] a render overtaken by a newer change stores nothing of it; the
     return await fetch(request, env);
   });
   await ctx.services.edge.render(orgId);
-  const state = await ctx.kv.get<{ rendered: string }>(scopeStateKey(orgId, ws.project.id));
-  assert.equal(state.value, null, "the overtaken render recorded nothing for the project");
+  // The render announces the paths it is about to write (what a deletion lists), but records
+  // no render of the project: no generation rendered, no path stored.
+  const state = await ctx.kv.get<{ rendered: string; paths: string[]; writing?: string[] }>(
+    scopeStateKey(orgId, ws.project.id),
+  );
+  assert.equal(state.value?.rendered ?? "", "", "the overtaken render recorded no render");
+  assert.deepEqual(state.value?.paths ?? [], [], "the overtaken render stored no path");
+  assert.ok((state.value?.writing ?? []).includes("/trust/acme"), "its paths were announced");
   ctx.services.edge.attach((request, env) => fetch(request, env));
   await ctx.services.edge.render(orgId);
   const stored = await ctx.kv.get<{ body: Uint8Array }>(pageKey("/trust/acme", "html", "identity"));
