@@ -195,71 +195,85 @@ export const RETAINED_COLLECTIONS: ReadonlySet<string> = new Set(["log_entries"]
 
 const CODINGS = ["identity", "gzip", "br"] as const;
 
-type Emit = (key: Deno.KvKey) => void;
+/** Keys as they are found, possibly more than once (`distinct` drops the repeats). */
+type Found = AsyncGenerator<Deno.KvKey>;
 
-async function listKeys(kv: Deno.Kv, prefix: Deno.KvKey, emit: Emit): Promise<void> {
-  for await (const entry of kv.list({ prefix }, { batchSize: 500 })) emit(entry.key);
+async function* listKeys(kv: Deno.Kv, prefix: Deno.KvKey): Found {
+  for await (const entry of kv.list({ prefix }, { batchSize: 500 })) yield entry.key;
 }
 
 /** Entries of a whole collection whose value passes `match` (collections with no index). */
-async function scan<T>(
+async function* scan<T>(
   kv: Deno.Kv,
   collection: string,
   match: (value: T, key: Deno.KvKey) => boolean,
-  emit: Emit,
-): Promise<void> {
+): Found {
   for await (const entry of kv.list<T>({ prefix: [collection] }, { batchSize: 500 })) {
-    if (entry.value !== null && match(entry.value, entry.key)) emit(entry.key);
+    if (entry.value !== null && match(entry.value, entry.key)) yield entry.key;
   }
 }
 
-/** Keys yielded once each, in the order found. */
-async function* distinct(fill: (emit: Emit) => Promise<void>): AsyncGenerator<Deno.KvKey> {
+/**
+ * Keys yielded once each, in the order found, as they are found: nothing is gathered ahead of
+ * the reader; what stays is one compact string per key yielded (to drop repeats), so the
+ * memory of an enumeration is a few dozen bytes per key, not the keys and their entries.
+ */
+async function* distinct(found: Found): AsyncGenerator<Deno.KvKey> {
   const seen = new Set<string>();
-  const found: Deno.KvKey[] = [];
-  await fill((key) => {
-    const id = JSON.stringify(key, (_, v) => typeof v === "bigint" ? `${v}n` : v);
-    if (seen.has(id)) return;
+  for await (const key of found) {
+    const id = keyText(key);
+    if (seen.has(id)) continue;
     seen.add(id);
-    found.push(key);
-  });
-  yield* found;
+    yield key;
+  }
+}
+
+/** A key as one string, distinct for distinct keys (parts tagged by type). */
+function keyText(key: Deno.KvKey): string {
+  let text = "";
+  for (const part of key) {
+    if (typeof part === "string") text += `s${JSON.stringify(part)}`;
+    else if (typeof part === "number") text += `n${Object.is(part, -0) ? "-0" : part};`;
+    else if (typeof part === "bigint") text += `b${part};`;
+    else if (typeof part === "boolean") text += part ? "t" : "f";
+    else text += `u${Array.from(part as Uint8Array).join(".")};`;
+  }
+  return text;
 }
 
 /** The keys of stored pages of one edge scope (their paths are on the scope's state). */
-async function edgeScopeKeys(kv: Deno.Kv, organizationId: string, scope: string, emit: Emit) {
+async function* edgeScopeKeys(kv: Deno.Kv, organizationId: string, scope: string): Found {
   const stateKey = ["edge_state", organizationId, scope];
   const state = await kv.get<{ paths?: string[]; writing?: string[] }>(stateKey);
   for (const entry of state.value?.paths ?? []) {
     const space = entry.indexOf(" ");
     for (const coding of CODINGS) {
-      emit(["edge_page", entry.slice(space + 1), entry.slice(0, space), coding]);
+      yield ["edge_page", entry.slice(space + 1), entry.slice(0, space), coding];
     }
   }
   // Paths a render announced before writing them (src/edge/render.ts), in every variant.
   for (const path of state.value?.writing ?? []) {
     for (const variant of ["any", "html", "md", "json"]) {
-      for (const coding of CODINGS) emit(["edge_page", path, variant, coding]);
+      for (const coding of CODINGS) yield ["edge_page", path, variant, coding];
     }
   }
-  emit(stateKey);
-  emit(["edge_gen", organizationId, scope]);
+  yield stateKey;
+  yield ["edge_gen", organizationId, scope];
 }
 
 /** The job keys of `job` (record, due entries, dead entry). */
-function jobKeys(job: Job, emit: Emit) {
-  emit(jobKey(job.id));
-  if (job.state === "dead" && job.deadAt) emit(["jobs_dead", Date.parse(job.deadAt), job.id]);
-  else emit(jobDueKey(job.dueAt, job.id));
+function* jobKeys(job: Job): Generator<Deno.KvKey> {
+  yield jobKey(job.id);
+  if (job.state === "dead" && job.deadAt) yield ["jobs_dead", Date.parse(job.deadAt), job.id];
+  else yield jobDueKey(job.dueAt, job.id);
 }
 
 /** The waiting and dead jobs of an organization that `match`, with their index entries. */
-async function tenantJobKeys(
+async function* tenantJobKeys(
   kv: Deno.Kv,
   organizationId: string,
   match: (job: Job) => boolean,
-  emit: Emit,
-) {
+): Found {
   for await (
     const entry of kv.list({ prefix: ["jobs_due_by_tenant", organizationId] }, { batchSize: 500 })
   ) {
@@ -268,16 +282,16 @@ async function tenantJobKeys(
     // An entry whose job is gone (removed while it ran) leads nowhere: it and the time
     // index's entry of the same job are the tenant's to remove.
     if (!job) {
-      emit(entry.key);
-      emit(jobDueKey(entry.key[3] as number, id));
+      yield entry.key;
+      yield jobDueKey(entry.key[3] as number, id);
     } else if (match(job)) {
-      emit(entry.key);
-      jobKeys(job, emit);
+      yield entry.key;
+      yield* jobKeys(job);
     }
   }
   for await (const entry of kv.list<string>({ prefix: ["jobs_dead"] }, { batchSize: 500 })) {
     const job = (await kv.get<Job>(jobKey(entry.value))).value;
-    if (job && (job.tag?.tenant ?? "") === organizationId && match(job)) jobKeys(job, emit);
+    if (job && (job.tag?.tenant ?? "") === organizationId && match(job)) yield* jobKeys(job);
   }
 }
 
@@ -290,15 +304,15 @@ interface ProjectRef {
 }
 
 /** Adds every key of one project (see `projectKeys`). */
-async function fillProject(kv: Deno.Kv, project: ProjectRef, emit: Emit): Promise<void> {
+async function* fillProject(kv: Deno.Kv, project: ProjectRef): Found {
   const id = project.id;
-  emit(["projects", id]);
-  emit(["deletions", "project", id]);
-  emit(["projects_by_slug", project.slug]);
-  if (project.hostedSubdomain) emit(["projects_by_hosted_subdomain", project.hostedSubdomain]);
-  emit(["projects_by_organization", project.organizationId, id]);
+  yield ["projects", id];
+  yield ["deletions", "project", id];
+  yield ["projects_by_slug", project.slug];
+  if (project.hostedSubdomain) yield ["projects_by_hosted_subdomain", project.hostedSubdomain];
+  yield ["projects_by_organization", project.organizationId, id];
   if (project.createdAt) {
-    emit(["projects_by_created", project.organizationId, project.createdAt, project.slug, id]);
+    yield ["projects_by_created", project.organizationId, project.createdAt, project.slug, id];
   }
   for (
     const collection of [
@@ -335,33 +349,33 @@ async function fillProject(kv: Deno.Kv, project: ProjectRef, emit: Emit): Promis
     ]
   ) {
     const own = [collection, id];
-    if ((await kv.get(own)).versionstamp !== null) emit(own);
-    await listKeys(kv, own, emit);
+    if ((await kv.get(own)).versionstamp !== null) yield own;
+    yield* listKeys(kv, own);
   }
   for await (const entry of kv.list({ prefix: ["evidence_by_observation", id] })) {
-    emit(["evidence", entry.key[4] as string]);
+    yield ["evidence", entry.key[4] as string];
   }
   for await (const entry of kv.list<number>({ prefix: ["log_entries_by_publication", id] })) {
-    emit(["log_entries", entry.value]);
+    yield ["log_entries", entry.value];
   }
   for await (const entry of kv.list<string>({ prefix: ["collectors_by_project", id] })) {
     const collectorId = entry.key[2] as string;
     const collector = await kv.get<{ secretHash?: string }>(["collectors", collectorId]);
-    emit(["collectors", collectorId]);
-    emit(["collector_last_seen", collectorId]);
+    yield ["collectors", collectorId];
+    yield ["collector_last_seen", collectorId];
     if (collector.value?.secretHash) {
       const byHash = ["collectors_by_secret_hash", collector.value.secretHash];
-      if ((await kv.get(byHash)).value === collectorId) emit(byHash);
+      if ((await kv.get(byHash)).value === collectorId) yield byHash;
     }
   }
   for await (const entry of kv.list<string>({ prefix: ["domains_by_project", id] })) {
     const domainId = entry.key[2] as string;
-    emit(["domains", domainId]);
+    yield ["domains", domainId];
     const domain = (await kv.get<{ domain: string }>(["domains", domainId])).value;
     if (!domain) continue;
-    emit(["domain_claims", domain.domain, id]);
+    yield ["domain_claims", domain.domain, id];
     const byName = ["domains_by_name", domain.domain];
-    if ((await kv.get(byName)).value === domainId) emit(byName);
+    if ((await kv.get(byName)).value === domainId) yield byName;
   }
   const webhookIds = new Set<string>();
   for await (
@@ -369,26 +383,26 @@ async function fillProject(kv: Deno.Kv, project: ProjectRef, emit: Emit): Promis
   ) {
     const webhookId = entry.value.id;
     webhookIds.add(webhookId);
-    emit(["webhooks_by_user", entry.value.createdBy, webhookId]);
-    emit(["webhook_in_flight", entry.value.createdBy, webhookId]);
-    emit(["webhook_circuits", webhookId]);
-    emit(["webhook_ping_counts", "webhook", webhookId]);
-    await listKeys(kv, ["webhook_deliveries", webhookId], emit);
-    await listKeys(kv, ["webhook_deliveries_by_event", webhookId], emit);
+    yield ["webhooks_by_user", entry.value.createdBy, webhookId];
+    yield ["webhook_in_flight", entry.value.createdBy, webhookId];
+    yield ["webhook_circuits", webhookId];
+    yield ["webhook_ping_counts", "webhook", webhookId];
+    yield* listKeys(kv, ["webhook_deliveries", webhookId]);
+    yield* listKeys(kv, ["webhook_deliveries_by_event", webhookId]);
   }
-  emit(["webhook_writes", "project", id]);
-  emit(["webhook_ping_counts", "project", id]);
+  yield ["webhook_writes", "project", id];
+  yield ["webhook_ping_counts", "project", id];
   for await (const entry of kv.list<string>({ prefix: ["webhook_writes", "user"] })) {
-    if (webhookIds.has(entry.value)) emit(entry.key);
+    if (webhookIds.has(entry.value)) yield entry.key;
   }
   // The organization's certifications and documents attached to this project are its own.
   for (const collection of ["certifications", "documents"]) {
     const prefix = [collection, project.organizationId];
     for await (const entry of kv.list<{ projectId?: string; sha256?: string }>({ prefix })) {
       if (entry.value.projectId !== id) continue;
-      emit(entry.key);
+      yield entry.key;
       if (entry.value.sha256) {
-        await listKeys(kv, ["document_stamps", project.organizationId, entry.value.sha256], emit);
+        yield* listKeys(kv, ["document_stamps", project.organizationId, entry.value.sha256]);
       }
     }
   }
@@ -398,33 +412,31 @@ async function fillProject(kv: Deno.Kv, project: ProjectRef, emit: Emit): Promis
       prefix: ["subscriptions_by_scope", project.organizationId, id],
     })
   ) {
-    emit(entry.key);
-    emit(["subscriptions", entry.value]);
+    yield entry.key;
+    yield ["subscriptions", entry.value];
     subscriptionIds.add(entry.value);
     const record = (await kv.get<{ createdAt?: string }>(["subscriptions", entry.value])).value;
     if (record?.createdAt) {
-      emit(["subscriptions_by_created", project.organizationId, record.createdAt, entry.value]);
+      yield ["subscriptions_by_created", project.organizationId, record.createdAt, entry.value];
     }
   }
-  await scan<{ subscriptionId?: string; event?: { projectId?: string } | null }>(
+  yield* scan<{ subscriptionId?: string; event?: { projectId?: string } | null }>(
     kv,
     "mail_deliveries",
     (d) => subscriptionIds.has(d.subscriptionId ?? "") || d.event?.projectId === id,
-    emit,
   );
-  await scan<unknown>(kv, "leases", (_, key) => key[2] === id, emit);
-  await scan<unknown>(kv, "search_terms", (_, key) => key[4] === id, emit);
+  yield* scan<unknown>(kv, "leases", (_, key) => key[2] === id);
+  yield* scan<unknown>(kv, "search_terms", (_, key) => key[4] === id);
   for await (
     const entry of kv.list({ prefix: ["search_projects_by_organization", project.organizationId] })
   ) {
-    if (entry.key[3] === id) emit(entry.key);
+    if (entry.key[3] === id) yield entry.key;
   }
-  await edgeScopeKeys(kv, project.organizationId, id, emit);
-  await tenantJobKeys(
+  yield* edgeScopeKeys(kv, project.organizationId, id);
+  yield* tenantJobKeys(
     kv,
     project.organizationId,
     (job) => (job.message as { projectId?: unknown }).projectId === id,
-    emit,
   );
 }
 
@@ -443,18 +455,18 @@ export async function* projectKeys(
 ): AsyncGenerator<Deno.KvKey> {
   const project = (await kv.get<ProjectRef>(["projects", projectId])).value;
   if (!project) return;
-  yield* distinct((emit) => fillProject(kv, project, emit));
+  yield* distinct(fillProject(kv, project));
 }
 
 /** Adds the organization's own keys, without its projects' (see `organizationKeys`). */
-async function fillOrganization(kv: Deno.Kv, organizationId: string, emit: Emit) {
+async function* fillOrganization(kv: Deno.Kv, organizationId: string): Found {
   const id = organizationId;
   const organization = (await kv.get<{ slug: string }>(["organizations", id])).value;
-  emit(["organizations", id]);
-  emit(["deletions", "organization", id]);
+  yield ["organizations", id];
+  yield ["deletions", "organization", id];
   if (organization) {
     const bySlug = ["organizations_by_slug", organization.slug];
-    if ((await kv.get(bySlug)).value === id) emit(bySlug);
+    if ((await kv.get(bySlug)).value === id) yield bySlug;
   }
   for (
     const collection of [
@@ -496,54 +508,51 @@ async function fillOrganization(kv: Deno.Kv, organizationId: string, emit: Emit)
     ]
   ) {
     const own = [collection, id];
-    if ((await kv.get(own)).versionstamp !== null) emit(own);
-    await listKeys(kv, own, emit);
+    if ((await kv.get(own)).versionstamp !== null) yield own;
+    yield* listKeys(kv, own);
   }
   for await (
     const entry of kv.list<{ userId: string }>({ prefix: ["memberships", id] })
   ) {
-    emit(entry.key);
-    emit(["memberships_by_user", entry.value.userId, id]);
+    yield entry.key;
+    yield ["memberships_by_user", entry.value.userId, id];
     const marker = ["bootstraps_by_user", entry.value.userId];
-    if ((await kv.get(marker)).value === id) emit(marker);
+    if ((await kv.get(marker)).value === id) yield marker;
   }
-  await listKeys(kv, ["document_stamps", id], emit);
+  yield* listKeys(kv, ["document_stamps", id]);
   // Throttling counters of the visitors who asked for its documents (they reset).
   for await (const entry of kv.list<{ email?: string }>({ prefix: ["access_requests", id] })) {
-    if (entry.value.email) emit(["access_request_attempts", "email", entry.value.email]);
+    if (entry.value.email) yield ["access_request_attempts", "email", entry.value.email];
   }
   const subscriptionIds = new Set<string>();
   for await (const entry of kv.list<string>({ prefix: ["subscriptions_by_scope", id] })) {
-    emit(["subscriptions", entry.value]);
+    yield ["subscriptions", entry.value];
     subscriptionIds.add(entry.value);
   }
   const scopes = new Set<string>();
   for await (const entry of kv.list({ prefix: ["edge_state", id] })) {
     scopes.add(entry.key[2] as string);
   }
-  for (const scope of scopes) await edgeScopeKeys(kv, id, scope, emit);
-  await scan<{ organizationId?: string }>(kv, "invitations", (v) => v.organizationId === id, emit);
-  await scan<{ organizationId?: string }>(
+  for (const scope of scopes) yield* edgeScopeKeys(kv, id, scope);
+  yield* scan<{ organizationId?: string }>(kv, "invitations", (v) => v.organizationId === id);
+  yield* scan<{ organizationId?: string }>(
     kv,
     "owner_notices",
     (v) => v.organizationId === id,
-    emit,
   );
-  await scan<{ organizationId?: string }>(
+  yield* scan<{ organizationId?: string }>(
     kv,
     "access_links_by_token",
     (v) => v.organizationId === id,
-    emit,
   );
-  await scan<{ subscriptionId?: string; event?: { organizationId?: string } | null }>(
+  yield* scan<{ subscriptionId?: string; event?: { organizationId?: string } | null }>(
     kv,
     "mail_deliveries",
     (d) => subscriptionIds.has(d.subscriptionId ?? "") || d.event?.organizationId === id,
-    emit,
   );
-  await scan<unknown>(kv, "leases", (_, key) => key[2] === id, emit);
-  await scan<unknown>(kv, "search_terms", (_, key) => key[4] === id, emit);
-  await tenantJobKeys(kv, id, () => true, emit);
+  yield* scan<unknown>(kv, "leases", (_, key) => key[2] === id);
+  yield* scan<unknown>(kv, "search_terms", (_, key) => key[4] === id);
+  yield* tenantJobKeys(kv, id, () => true);
 }
 
 /**
@@ -551,25 +560,31 @@ async function fillOrganization(kv: Deno.Kv, organizationId: string, emit: Emit)
  * memberships, answers, subprocessors, certifications, documents and their stamps, NDA, access
  * requests, links and downloads, subscriptions and their emails, invitations, owner notices,
  * stored pages, waiting jobs) and every key of each of its projects (`projectKeys`). With
- * `projects: false`, only the organization's own.
+ * `projects: false`, only the organization's own. Yielded as found (projects first, in the
+ * order of their index, then the organization's own), so the memory of a walk does not grow
+ * with the organization beyond `distinct`'s one string per key; a caller that needs another
+ * order (deletion ranks them) sorts its own list.
  */
 export async function* organizationKeys(
   kv: Deno.Kv,
   organizationId: string,
   options: { projects?: boolean } = {},
 ): AsyncGenerator<Deno.KvKey> {
-  yield* distinct(async (emit) => {
-    if (options.projects !== false) {
-      for await (
-        const entry of kv.list<string>({ prefix: ["projects_by_organization", organizationId] })
-      ) {
-        const project = (await kv.get<ProjectRef>(["projects", entry.key[2] as string])).value;
-        if (project) await fillProject(kv, project, emit);
-        else emit(entry.key);
-      }
+  yield* distinct(organizationFound(kv, organizationId, options.projects !== false));
+}
+
+/** The keys of `organizationKeys`, repeats included. */
+async function* organizationFound(kv: Deno.Kv, organizationId: string, projects: boolean): Found {
+  if (projects) {
+    for await (
+      const entry of kv.list<string>({ prefix: ["projects_by_organization", organizationId] })
+    ) {
+      const project = (await kv.get<ProjectRef>(["projects", entry.key[2] as string])).value;
+      if (project) yield* fillProject(kv, project);
+      else yield entry.key;
     }
-    await fillOrganization(kv, organizationId, emit);
-  });
+  }
+  yield* fillOrganization(kv, organizationId);
 }
 
 /**
@@ -579,56 +594,58 @@ export async function* organizationKeys(
  * they registered on a project belong to the project (and go with it), not to them.
  */
 export async function* userKeys(kv: Deno.Kv, userId: string): AsyncGenerator<Deno.KvKey> {
-  yield* distinct(async (emit) => {
-    const user = (await kv.get<{ idpSub: string; email: string }>(["users", userId])).value;
-    emit(["users", userId]);
-    await listKeys(kv, ["memberships_by_user", userId], emit);
-    for await (const entry of kv.list({ prefix: ["memberships_by_user", userId] })) {
-      const organizationId = entry.key[2] as string;
-      emit(["memberships", organizationId, userId]);
-      const membership = await kv.get<{ createdAt?: string }>(
-        ["memberships", organizationId, userId],
-      );
-      if (membership.value?.createdAt) {
-        emit(["memberships_by_created", organizationId, membership.value.createdAt, userId]);
-      }
-    }
-    emit(["bootstraps_by_user", userId]);
-    emit(["webhook_writes", "user", userId]);
-    emit(["webhook_in_flight_writes", userId]);
-    await listKeys(kv, ["webhook_in_flight", userId], emit);
-    if (!user) return;
-    emit(["users_by_idp_sub", user.idpSub]);
-    const account = (await kv.get<{ email: string }>(["accounts", user.idpSub])).value;
-    const emails = new Set([user.email.toLowerCase()]);
-    if (account) {
-      emit(["accounts", user.idpSub]);
-      emit(["accounts_by_email", account.email.toLowerCase()]);
-      emails.add(account.email.toLowerCase());
-    }
-    for (const email of emails) {
-      emit(["login_failures", "email", email]);
-      emit(["sign_in_link_requests", "email", email]);
-    }
-    await scan<{ email?: string }>(
-      kv,
-      "invitations",
-      (v) => emails.has((v.email ?? "").toLowerCase()),
-      emit,
+  yield* distinct(userFound(kv, userId));
+}
+
+/** The keys of `userKeys`, repeats included. */
+async function* userFound(kv: Deno.Kv, userId: string): Found {
+  const user = (await kv.get<{ idpSub: string; email: string }>(["users", userId])).value;
+  yield ["users", userId];
+  yield* listKeys(kv, ["memberships_by_user", userId]);
+  for await (const entry of kv.list({ prefix: ["memberships_by_user", userId] })) {
+    const organizationId = entry.key[2] as string;
+    yield ["memberships", organizationId, userId];
+    const membership = await kv.get<{ createdAt?: string }>(
+      ["memberships", organizationId, userId],
     );
-    const mine = (v: { accountId?: string }) => v.accountId === user.idpSub;
-    for (
-      const collection of [
-        "authorization_codes",
-        "refresh_tokens",
-        "refresh_families",
-        "sign_in_tickets",
-        "sign_in_links",
-      ]
-    ) {
-      await scan(kv, collection, mine, emit);
+    if (membership.value?.createdAt) {
+      yield ["memberships_by_created", organizationId, membership.value.createdAt, userId];
     }
-  });
+  }
+  yield ["bootstraps_by_user", userId];
+  yield ["webhook_writes", "user", userId];
+  yield ["webhook_in_flight_writes", userId];
+  yield* listKeys(kv, ["webhook_in_flight", userId]);
+  if (!user) return;
+  yield ["users_by_idp_sub", user.idpSub];
+  const account = (await kv.get<{ email: string }>(["accounts", user.idpSub])).value;
+  const emails = new Set([user.email.toLowerCase()]);
+  if (account) {
+    yield ["accounts", user.idpSub];
+    yield ["accounts_by_email", account.email.toLowerCase()];
+    emails.add(account.email.toLowerCase());
+  }
+  for (const email of emails) {
+    yield ["login_failures", "email", email];
+    yield ["sign_in_link_requests", "email", email];
+  }
+  yield* scan<{ email?: string }>(
+    kv,
+    "invitations",
+    (v) => emails.has((v.email ?? "").toLowerCase()),
+  );
+  const mine = (v: { accountId?: string }) => v.accountId === user.idpSub;
+  for (
+    const collection of [
+      "authorization_codes",
+      "refresh_tokens",
+      "refresh_families",
+      "sign_in_tickets",
+      "sign_in_links",
+    ]
+  ) {
+    yield* scan(kv, collection, mine);
+  }
 }
 
 /** Whether `key` is in a collection kept after its tenant goes (reduced to hashes). */
