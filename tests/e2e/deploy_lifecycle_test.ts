@@ -13,7 +13,7 @@ import { CookieJar, hiddenField, login, signUp } from "../support/builtin_login.
 import { decodeBase64Url } from "../../src/lib/encoding.ts";
 import { denoExecutable, DEPLOY_DENO_VERSION } from "../support/deploy_host.ts";
 import { acmeProject, caller, sendScan } from "../support/live_vendor.ts";
-import { freePort } from "../support/process.ts";
+import { clockEnv, freePort } from "../support/process.ts";
 import { rawRequest } from "../support/raw_http.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
@@ -46,7 +46,7 @@ async function run(
     args,
     cwd: ROOT,
     clearEnv: true,
-    env: { ...passed, NO_COLOR: "1", ...env },
+    env: { ...passed, NO_COLOR: "1", ...clockEnv(), ...env },
     stdin: "null",
     stdout: "piped",
     stderr: "piped",

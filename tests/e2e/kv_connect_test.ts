@@ -16,7 +16,13 @@ import {
   startKvConnectServer,
 } from "../support/kv_connect_server.ts";
 import { sendScan } from "../support/live_vendor.ts";
-import { freePort, NO_KV_QUEUES, type ServiceProcess, startService } from "../support/process.ts";
+import {
+  clockEnv,
+  freePort,
+  NO_KV_QUEUES,
+  type ServiceProcess,
+  startService,
+} from "../support/process.ts";
 import { dumpKv, startTenantWorld, type TenantWorld } from "../support/tenant_world.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
@@ -64,6 +70,7 @@ async function task(name: string, file: string, env: Record<string, string>) {
       NO_COLOR: "1",
       PATH: Deno.env.get("PATH") ?? "",
       HOME: Deno.env.get("HOME") ?? "/tmp",
+      ...clockEnv(),
       ...env,
     },
     clearEnv: true,

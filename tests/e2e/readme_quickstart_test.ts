@@ -8,6 +8,7 @@
  * answers print what the README shows.
  */
 import assert from "node:assert/strict";
+import { clockEnv } from "../support/process.ts";
 import { bootstrapAcme, jsonApi, startTestServer } from "../support/server.ts";
 
 const README = await Deno.readTextFile(new URL("../../README.md", import.meta.url));
@@ -123,6 +124,7 @@ Deno.test("[readme] quickstart steps 4 and 6 run as written where only Node.js a
     PATH: `${bin}:/usr/bin:/bin`,
     HOME: Deno.env.get("HOME") ?? "/root",
     NO_COLOR: "1",
+    ...clockEnv(),
   };
   const denoDir = Deno.env.get("DENO_DIR");
   if (denoDir) env.DENO_DIR = denoDir;

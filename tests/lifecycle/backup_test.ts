@@ -18,6 +18,7 @@ import {
   writeBackup,
 } from "../../src/lifecycle/backup.ts";
 import { BackupFormatError } from "../../src/lifecycle/backup_format.ts";
+import { clockEnv } from "../support/process.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 const ENTRIES = 50_000;
@@ -43,8 +44,9 @@ async function task(name: string, file: string, env: Record<string, string>): Pr
   return { code: out.code, stdout: decode(out.stdout), stderr: decode(out.stderr) };
 }
 
+/** PATH and HOME, and the test's clock when it runs moved (clockEnv). */
 function baseEnv(): Record<string, string> {
-  return { PATH: Deno.env.get("PATH") ?? "", HOME: Deno.env.get("HOME") ?? "/tmp" };
+  return { PATH: Deno.env.get("PATH") ?? "", HOME: Deno.env.get("HOME") ?? "/tmp", ...clockEnv() };
 }
 
 /** A value of one of the types the KV stores, chosen by `i`. */

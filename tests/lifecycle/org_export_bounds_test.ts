@@ -16,6 +16,7 @@ import { createHash } from "node:crypto";
 import { unzipSync, zipSync } from "fflate";
 import { exportJWK, generateKeyPair } from "jose";
 import { encodeKey, entryPayload, frame } from "../../src/lifecycle/backup_format.ts";
+import { clockEnv } from "../support/process.ts";
 import { bootstrapAcme, jsonApi, startTestServer } from "../support/server.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
@@ -29,6 +30,7 @@ async function importTask(archive: string, kvPath: string, ...flags: string[]) {
       NO_COLOR: "1",
       PATH: Deno.env.get("PATH") ?? "",
       HOME: Deno.env.get("HOME") ?? "/tmp",
+      ...clockEnv(),
       KV_PATH: kvPath,
     },
     clearEnv: true,

@@ -7,6 +7,7 @@
 import assert from "node:assert/strict";
 import { unzipSync, zipSync } from "fflate";
 import { createKvBlobStore } from "../../src/blobs/kv.ts";
+import { clockEnv } from "../support/process.ts";
 import { bootstrapAcme, jsonApi, startTestServer } from "../support/server.ts";
 import { runKit } from "../support/verify_kit.ts";
 
@@ -20,6 +21,7 @@ async function importTask(archive: string, kvPath: string, ...flags: string[]) {
       NO_COLOR: "1",
       PATH: Deno.env.get("PATH") ?? "",
       HOME: Deno.env.get("HOME") ?? "/tmp",
+      ...clockEnv(),
       KV_PATH: kvPath,
     },
     clearEnv: true,

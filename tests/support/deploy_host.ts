@@ -10,6 +10,7 @@
  * Traffic is what the relay sees: a process is busy while a connection has sent bytes it has
  * not answered yet (HTTP/1.1, one request at a time per connection) or a tick runs in it.
  */
+import { clockEnv } from "./process.ts";
 import { startVarnish, type TestVarnish } from "./varnish.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
@@ -18,7 +19,10 @@ const PRELOAD = "tests/support/deploy_preload.ts";
 export const DEPLOY_DENO_VERSION = "2.5.0";
 /** The Deno the README pins (`npx --yes deno@2.9.6 task start`). */
 export const README_DENO_VERSION = "2.9.6";
-/** What a child may inherit from the test's environment: only what finds Deno and its caches. */
+/**
+ * What a child may inherit from the test's environment: only what finds Deno and its caches (and
+ * the test's clock when it runs moved, clockEnv).
+ */
 const PASSED_ENV = [
   "PATH",
   "HOME",
@@ -242,6 +246,7 @@ export async function startDeployHost(options: DeployHostOptions = {}): Promise<
       // The emulated app has a database assigned (DEPLOY_TEST_KV) and its operator says so, as
       // the README's checklist asks; tests of the unproven case set it to "" (docs/deploy.md).
       KV_PERSISTENCE: "assigned",
+      ...clockEnv(),
       ...options.env,
     });
     const child = new Deno.Command(deno, {

@@ -12,6 +12,19 @@ export const START_ARGS = [
   new URL("../../main.ts", import.meta.url).pathname,
 ];
 
+/**
+ * libfaketime's variables of this process (`LD_PRELOAD`, `FAKETIME…`), for a child started
+ * with a cleared environment: it keeps the test's clock when the tests run with the clock moved
+ * (`deno task test-ahead`). Empty otherwise.
+ */
+export function clockEnv(): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [name, value] of Object.entries(Deno.env.toObject())) {
+    if (name === "LD_PRELOAD" || name.startsWith("FAKETIME")) env[name] = value;
+  }
+  return env;
+}
+
 /** A free TCP port on 127.0.0.1 (bound, then released). */
 export function freePort(): number {
   const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
