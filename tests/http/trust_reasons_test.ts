@@ -191,7 +191,9 @@ Deno.test("[http] a missing trust page is an HTML 404 for browsers and the envel
       assert.equal(page.status, 404);
       assert.match(page.headers.get("content-type") ?? "", /^text\/html/);
       assert.match(page.headers.get("content-security-policy") ?? "", /default-src 'none'/);
-      assert.equal(page.headers.get("vary"), "Accept");
+      // The same Vary as the pages at these URLs (src/http/error_caching.ts), and never stored.
+      assert.equal(page.headers.get("vary"), "Accept, Accept-Encoding");
+      assert.equal(page.headers.get("cache-control"), "no-store");
       const html = await page.text();
       assert.match(html, /<h1 id="title">No trust page here<\/h1>/);
       assert.match(html, /<meta name="robots" content="noindex">/);
@@ -199,6 +201,7 @@ Deno.test("[http] a missing trust page is an HTML 404 for browsers and the envel
         const res = await ctx.call("GET", path, { headers: accept ? { accept } : {} });
         assert.equal(res.status, 404);
         assert.match(res.headers.get("content-type") ?? "", /^application\/json/);
+        assert.equal(res.headers.get("vary"), "Accept, Accept-Encoding");
         assert.equal((await res.json()).error.code, "not_found");
       }
     });
