@@ -4,7 +4,9 @@
  * made only if they still differ at the publication instant (decided under the publish
  * lease). Comparing with the latest version rather than with the previous recompute makes
  * the policy heal itself: a publish that failed is made by the next recompute (the job is
- * retried), and a recompute that runs twice, or on two instances, makes one version.
+ * retried), and a recompute that runs twice, or on two instances, makes one version. A project
+ * whose (or whose organization's) deletion is scheduled is skipped: `publishIfChanged` makes no
+ * version of it (src/publish/publish.ts).
  */
 import { sameStates } from "../domain/publication.ts";
 import type { Project } from "../domain/workspace.ts";
