@@ -315,7 +315,8 @@ function aYearAhead(args: string[]): Deno.Command {
 
 Deno.test({
   name: "[quality] date-sensitive tests pass with the clock a year ahead",
-  ignore: !faketimeInstalled(),
+  // Not when this run is itself under libfaketime: the probe compares with this process's clock.
+  ignore: !faketimeInstalled() || Deno.env.get("FAKETIME") !== undefined,
   fn: async () => {
     // The shift reaches Deno, and what it starts, before anything is concluded from it.
     const probe = await aYearAhead([
