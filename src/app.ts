@@ -35,6 +35,7 @@ import { createStoredPages } from "./http/stored_pages.ts";
 import { goneTenants } from "./http/gone.ts";
 import { cacheSafeErrors } from "./http/error_caching.ts";
 import { dropUnscopedStamps } from "./store/documents.ts";
+import { trackPublicWrites } from "./store/public_writes.ts";
 import { createArtifactCache } from "./serve/artifacts.ts";
 import { createMemo } from "./http/memo.ts";
 import { createLimiter } from "./lib/limiter.ts";
@@ -110,7 +111,10 @@ function createVerifier(deps: AppDeps, keys: Services["keys"]) {
 }
 
 /** Builds the services shared by every request (keys, token verifier, jobs, push). */
-export async function createServices(deps: AppDeps): Promise<Services> {
+export async function createServices(given: AppDeps): Promise<Services> {
+  // Every write of the service goes through the one commit path that keeps the stored public
+  // pages' generations with the data (src/store/public_writes.ts).
+  const deps = { ...given, kv: trackPublicWrites(given.kv, given.clock) };
   const { config, kv } = deps;
   try {
     await (await import("./sigstore/load.ts")).checkTrustedRoot(config.sigstoreTrustedRoot);

@@ -9,6 +9,7 @@
  * and the blob collector (when the service has one) removes the payloads nothing references
  * any more, the logo's bytes among them.
  */
+import { untracked } from "../store/public_writes.ts";
 import {
   DELETION_BATCH,
   DELETION_JOB,
@@ -227,7 +228,13 @@ async function removeBatch(
 }
 
 /** Runs one deletion job (see the module comment). */
-export async function runDeletion(deps: DeletionDeps, message: DeletionMessage): Promise<void> {
+export async function runDeletion(
+  tracked: DeletionDeps,
+  message: DeletionMessage,
+): Promise<void> {
+  // The removal writes around the commit path: a touch would stage renders that write pages of
+  // the tenant being removed. `finishDeletion` renders the organization once, after a project.
+  const deps = { ...tracked, kv: untracked(tracked.kv) };
   const { kv, clock, log } = deps;
   const record = await getDeletion(kv, message.target, message.targetId);
   // Undone (or done by an earlier run): nothing to do.

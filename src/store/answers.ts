@@ -22,7 +22,6 @@ import {
   answerTermsOfKey,
 } from "./keys.ts";
 import { getManyChunked } from "./_chunks.ts";
-import { touchOrganization } from "./edge_pages.ts";
 import { stageAnswerTerms } from "./answer_terms.ts";
 
 const MAX_ATTEMPTS = 10;
@@ -91,7 +90,7 @@ export async function addAnswer(
       .set(answerOrderCountKey(organizationId), (ordered.value ?? 0) + 1)
       .set(answerTermCountKey(organizationId), (termed.value ?? 0) + 1);
     stageAnswerTerms(op, organizationId, answer.id, null, answer);
-    const ok = await touchOrganization(op, organizationId, options.now).commit();
+    const ok = await op.commit();
     if (ok.ok) return answer;
   }
   throw conflict("The answers changed while adding one; please retry");
@@ -141,7 +140,7 @@ export async function editAnswer(
     if (JSON.stringify(before) !== JSON.stringify(after)) {
       op.delete(before).set(after, next.id);
     }
-    if ((await touchOrganization(op, organizationId, options.now).commit()).ok) return next;
+    if ((await op.commit()).ok) return next;
   }
   throw conflict("The answer kept changing while it was being saved; please retry");
 }
@@ -178,7 +177,7 @@ export async function deleteAnswer(
         Math.max(0, (ordered.value ?? 1) - 1),
       );
     }
-    const ok = await touchOrganization(op, organizationId, new Date()).commit();
+    const ok = await op.commit();
     if (ok.ok) return entry.value;
   }
   throw conflict("The answer kept changing while it was being deleted; please retry");

@@ -22,7 +22,6 @@ import {
   certificationWritesKey,
   documentKey,
 } from "./keys.ts";
-import { touchOrganization } from "./edge_pages.ts";
 
 const MAX_ATTEMPTS = 10;
 
@@ -92,7 +91,6 @@ function stageFollowUps(
     scopes: [...new Set(options.scopes)],
   };
   stageJob(op, message, { now: options.now });
-  touchOrganization(op, organizationId, options.now);
   const expiry = options.certification?.expiresAt;
   if (
     options.certification && expiry &&
@@ -228,11 +226,7 @@ export async function recordExpiry(
     if (!current || current.status !== "achieved") return false;
     if (statusAt(current, options.now) !== "expired") return false;
     const next: StoredCertification = { ...current, status: "expired" };
-    const op = touchOrganization(
-      kv.atomic().check(entry).set(key, next),
-      organizationId,
-      options.now,
-    );
+    const op = kv.atomic().check(entry).set(key, next);
     if ((await op.commit()).ok) return true;
   }
   throw conflict("The certification kept changing while its expiry was being recorded");

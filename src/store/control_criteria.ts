@@ -4,7 +4,6 @@
  */
 import type { CriterionRef, StoredControlCriteria } from "../domain/frameworks.ts";
 import { controlCriteriaKey, controlCriteriaPrefix } from "./keys.ts";
-import { touchProjectById } from "./edge_pages.ts";
 
 /** Every custom mapping of the project, by control key. */
 export async function listControlCriteria(
@@ -45,7 +44,6 @@ export async function putControlCriteria(
 ): Promise<StoredControlCriteria | null> {
   const key = controlCriteriaKey(projectId, value.key);
   const op = value.criteria.length === 0 ? kv.atomic().delete(key) : kv.atomic().set(key, value);
-  await touchProjectById(kv, op, projectId, new Date());
   await op.commit();
   return value.criteria.length === 0 ? null : value;
 }

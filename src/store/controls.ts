@@ -7,7 +7,6 @@ import {
   type UpdateControlRequest,
 } from "../domain/control.ts";
 import { conflict } from "../domain/errors.ts";
-import { touchProjectById } from "./edge_pages.ts";
 import { controlByKeyKey, controlCountKey, controlKey, controlsOfProjectPrefix } from "./keys.ts";
 
 /**
@@ -106,7 +105,6 @@ export async function updateControl(
     const defined = Object.entries(patch).filter(([, v]) => v !== undefined);
     const updated = { ...entry.value, ...Object.fromEntries(defined) } as TrustControl;
     const op = kv.atomic().check(entry).set(entry.key, updated);
-    await touchProjectById(kv, op, projectId, new Date());
     if ((await op.commit()).ok) return updated;
   }
   throw conflict("The control changed while it was being updated; please retry");

@@ -16,7 +16,7 @@ import type { Job } from "../domain/jobs.ts";
 import { sha256Hex } from "../lib/hash.ts";
 import { timeOrderedUuid } from "../lib/ids.ts";
 import { getBlobGcState, getBlobGcSummary } from "./blob_gc.ts";
-import { touchOrganization, touchProject } from "./edge_pages.ts";
+import { touchOrganization } from "./edge_pages.ts";
 import { stageDueRemoval } from "./job_index.ts";
 import { stageJob } from "./jobs.ts";
 import { deletedSlugKey, deletionKey, jobKey } from "./keys.ts";
@@ -183,20 +183,12 @@ export async function scheduleDeletion(
     if ((await kv.get(key)).versionstamp !== null) break;
     const op = kv.atomic().check({ key, versionstamp: null }).set(key, record);
     stageJob(op, message, { now, dueAt: Date.parse(record.dueAt), id: record.id });
-    touch(op, record, now);
     // Hidden from search at once: search skips what a scheduled deletion names (its index
     // entries stay, for an undo, and go with the deletion job). Removing them here would put
     // every project's entries in this one commit, past KV's limits for a large organization.
     if ((await op.commit()).ok) return record;
   }
   throw conflict(`This ${target.kind}'s deletion is already scheduled`);
-}
-
-function touch(op: Deno.AtomicOperation, record: DeletionRecord, now: Date) {
-  if (record.kind === "project") {
-    touchProject(op, { organizationId: record.organizationId, projectId: record.targetId }, now);
-  }
-  touchOrganization(op, record.organizationId, now);
 }
 
 /**
@@ -208,7 +200,6 @@ export async function cancelDeletion(
   kv: Deno.Kv,
   kind: DeletionKind,
   targetId: string,
-  now: Date,
 ): Promise<boolean> {
   for (let attempt = 0; attempt < 5; attempt++) {
     const entry = await kv.get<DeletionRecord>(deletionKey(kind, targetId));
@@ -220,7 +211,6 @@ export async function cancelDeletion(
       op.delete(job.key);
       stageDueRemoval(op, job.value);
     }
-    touch(op, entry.value, now);
     if ((await op.commit()).ok) return true;
   }
   throw conflict("The deletion changed while it was being undone; please retry");
@@ -282,6 +272,8 @@ export async function markDeletionRemoved(
 /**
  * Ends a deletion whose data is gone: its record goes (the tombstones were written when it
  * started), and the organization's pages render again (its trust center without the project).
+ * The deletion job writes around the commit path (src/store/public_writes.ts), so this is the
+ * one touch made by hand: after a project's removal, never for a removed organization.
  */
 export async function finishDeletion(
   kv: Deno.Kv,

@@ -23,7 +23,6 @@ import {
   upgradeKey,
 } from "./keys.ts";
 import { compareCodePoints } from "../lib/order.ts";
-import { touchOrganization } from "./edge_pages.ts";
 
 const MAX_ATTEMPTS = 10;
 
@@ -78,7 +77,7 @@ export async function addDocument(
     await checkDocumentRoom(kv, organizationId);
     const op = kv.atomic().check({ key, versionstamp: null }, marker)
       .set(key, document).set(writes, document.id);
-    const res = await touchOrganization(op, organizationId, new Date()).commit();
+    const res = await op.commit();
     if (res.ok) return document;
     if ((await kv.get(key)).versionstamp) throw conflict("A document with that id already exists");
   }
@@ -106,7 +105,7 @@ export async function updateDocument(
       updatedAt: options.now.toISOString(),
     };
     const op = kv.atomic().check(entry).set(key, next);
-    if ((await touchOrganization(op, organizationId, options.now).commit()).ok) return next;
+    if ((await op.commit()).ok) return next;
   }
   throw conflict("The document kept changing while it was being saved; please retry");
 }
@@ -148,7 +147,7 @@ export async function removeDocument(
       );
     }
     const op = kv.atomic().check(entry, marker, ...certifications).delete(key);
-    if ((await touchOrganization(op, organizationId, new Date()).commit()).ok) return entry.value;
+    if ((await op.commit()).ok) return entry.value;
   }
   throw conflict("The document changed while it was being removed; please retry");
 }
@@ -190,7 +189,7 @@ export async function addNdaVersion(
     const version: NdaVersion = { ...draft, version: (current?.version ?? 0) + 1 };
     const key = ndaVersionKey(organizationId, version.version);
     const op = kv.atomic().check({ key, versionstamp: null }).set(key, version);
-    if ((await touchOrganization(op, organizationId, new Date()).commit()).ok) return version;
+    if ((await op.commit()).ok) return version;
   }
   throw conflict("The NDA kept changing while it was being saved; please retry");
 }

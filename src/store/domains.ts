@@ -19,7 +19,6 @@ import {
   domainsByProjectPrefix,
 } from "./keys.ts";
 import { compareCodePoints } from "../lib/order.ts";
-import { touchProjectById } from "./edge_pages.ts";
 import { type Page, readOrderedPage, stageOrder, unstageOrder } from "./list_pages.ts";
 
 /** The domain record that verified `name`, or null (an older pending index entry is no owner). */
@@ -129,10 +128,6 @@ export async function saveDomainCheck(
   const options = expiry(next, now.getTime());
   const op = kv.atomic().check(entry).set(entry.key, next, options);
   stageOrder(op, "domains", next.projectId, domainOrderParts(next), options);
-  // A domain that stops being verified stops serving its project's pages.
-  if (entry.value.verificationStatus === "verified" && next.verificationStatus !== "verified") {
-    await touchProjectById(kv, op, next.projectId, now);
-  }
   return (await op.commit()).ok;
 }
 
@@ -156,7 +151,6 @@ export async function saveVerifiedDomain(
     .set(domainClaimKey(next.domain, next.projectId), next.id)
     .set(domainByProjectKey(next.projectId, next.id), next.id);
   stageOrder(op, "domains", next.projectId, domainOrderParts(next));
-  await touchProjectById(kv, op, next.projectId, new Date());
   const res = await op.commit();
   if (res.ok) return "saved";
   const after = await kv.get<string>(domainByNameKey(next.domain));
@@ -177,7 +171,6 @@ export async function deleteDomain(kv: Deno.Kv, domain: ProjectDomain): Promise<
     unstageOrder(op, "domains", domain.projectId, domainOrderParts(domain));
     if (byName.value === domain.id) op.delete(byName.key);
     if (claim.value === domain.id) op.delete(claim.key);
-    await touchProjectById(kv, op, domain.projectId, new Date());
     if ((await op.commit()).ok) return;
   }
   throw conflict(`Domain "${domain.domain}" is changing; try again`);

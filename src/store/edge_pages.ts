@@ -11,7 +11,6 @@
  * A project's pages depend on `org` and their project; the trust center's pages on `*`.
  */
 import { stageJob } from "./jobs.ts";
-import { projectKey } from "./keys.ts";
 
 /** Which representation of a URL: `any` when it does not vary by Accept. */
 export type Variant = "any" | "html" | "md" | "json";
@@ -92,52 +91,33 @@ export function signature(entries: readonly Deno.KvEntryMaybe<unknown>[]): strin
   return entries.map((entry) => entry.versionstamp ?? "");
 }
 
-function touch(op: Deno.AtomicOperation, organizationId: string, scope: string, now: Date) {
+/**
+ * Adds to `op` the bump of the generations of `scopes` (a project's id, or `ORG_SCOPE` for
+ * organization-wide data) of one organization, with `*`, its change time, and the job that
+ * renders its pages again and purges the edge. The service's commit path calls it for every
+ * commit that alters public data (src/store/public_writes.ts); writers do not.
+ */
+export function stageTouch(
+  op: Deno.AtomicOperation,
+  organizationId: string,
+  scopes: Iterable<string>,
+  now: Date,
+): Deno.AtomicOperation {
   // Only the versionstamp a write gives the key matters; the value is the time, for people.
   const at = now.toISOString();
-  op.set(generationKey(organizationId, scope), at)
-    .set(generationKey(organizationId, CENTER_SCOPE), at)
-    .set(changedAtKey(organizationId), at);
+  for (const scope of scopes) op.set(generationKey(organizationId, scope), at);
+  op.set(generationKey(organizationId, CENTER_SCOPE), at).set(changedAtKey(organizationId), at);
   stageJob(op, { kind: RENDER_JOB, organizationId }, { now });
   return op;
 }
 
-/**
- * Adds to `op` (the commit of a change to one project's public data) the bump of that
- * project's generation and the job that renders its pages again and purges the edge.
- */
-export function touchProject(
-  op: Deno.AtomicOperation,
-  target: { organizationId: string; projectId: string },
-  now: Date,
-): Deno.AtomicOperation {
-  return touch(op, target.organizationId, target.projectId, now);
-}
-
-/** Adds to `op` the same for an organization-wide change (every page of the organization). */
+/** `stageTouch` of every page of the organization (after a removal made around the path). */
 export function touchOrganization(
   op: Deno.AtomicOperation,
   organizationId: string,
   now: Date,
 ): Deno.AtomicOperation {
-  return touch(op, organizationId, ORG_SCOPE, now);
-}
-
-/**
- * `touchProject` for a change that names only its project (the project is read for its
- * organization; a project that no longer exists has no pages to render).
- */
-export async function touchProjectById(
-  kv: Deno.Kv,
-  op: Deno.AtomicOperation,
-  projectId: string,
-  now: Date,
-): Promise<void> {
-  // Returns nothing: an AtomicOperation cannot be the value of a promise (Deno refuses to
-  // await one, to catch a forgotten commit()).
-  const project = await kv.get<{ organizationId: string }>(projectKey(projectId));
-  if (!project.value) return;
-  touchProject(op, { organizationId: project.value.organizationId, projectId }, now);
+  return stageTouch(op, organizationId, [ORG_SCOPE], now);
 }
 
 /** A purge the edge did not acknowledge, kept until one succeeds (live status shows it). */

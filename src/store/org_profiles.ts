@@ -16,7 +16,6 @@ import {
 import { conflict } from "../domain/errors.ts";
 import { logoKey, organizationProfileKey } from "./keys.ts";
 import { getOrganization } from "./organizations.ts";
-import { touchOrganization } from "./edge_pages.ts";
 import { reindexProfileUpdate } from "./search_index.ts";
 
 const MAX_ATTEMPTS = 10;
@@ -72,7 +71,6 @@ async function updateProfile(
     const op = kv.atomic().check(entry).set(key, profile);
     await reindexProfileUpdate(kv, op, organizationId, current, profile);
     if (logo && profile.logo) op.set(logoKey(profile.logo.sha256), logo);
-    touchOrganization(op, organizationId, new Date());
     if ((await op.commit()).ok) return profile;
   }
   throw conflict("The profile kept changing while it was being saved; please retry");

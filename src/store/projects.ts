@@ -25,7 +25,6 @@ import {
   newOrganization,
 } from "./organizations.ts";
 import { compareCodePoints } from "../lib/order.ts";
-import { touchProject } from "./edge_pages.ts";
 import { reindexProjectUpdate } from "./search_index.ts";
 import { type Page, readOrderedPage, stageOrder } from "./list_pages.ts";
 
@@ -246,7 +245,6 @@ export async function updateProject(
       }
     }
     await reindexProjectUpdate(kv, op, before, updated);
-    touchProject(op, { organizationId: before.organizationId, projectId: id }, now);
     if ((await op.commit()).ok) return updated;
   }
   throw conflict("The project changed while it was being updated; please retry");

@@ -19,7 +19,6 @@ import {
   publicationsOfProjectPrefix,
   publishJobKey,
 } from "./keys.ts";
-import { touchProjectById } from "./edge_pages.ts";
 import { citedOf, stageCitations } from "./retention.ts";
 import { addToSearchIndex } from "./search_index.ts";
 import type { Project } from "../domain/workspace.ts";
@@ -178,7 +177,6 @@ export async function commitPublication(
       stageCitations(op, projectId, citations.filter((c) => !cited.has(c)), version);
     }
     if (latest.value === null) await indexFirstPublish(kv, op, projectId);
-    await touchProjectById(kv, op, projectId, new Date(publication.publishedAt));
     if ((await op.commit()).ok) return true;
     const now = await getLatestPublicationEntry(kv, projectId);
     if (now.versionstamp !== latest.versionstamp) return false;

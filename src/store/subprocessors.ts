@@ -23,7 +23,6 @@ import {
   subprocessorsPrefix,
 } from "./keys.ts";
 import { compareCodePoints } from "../lib/order.ts";
-import { touchOrganization } from "./edge_pages.ts";
 
 const MAX_ATTEMPTS = 10;
 
@@ -137,7 +136,6 @@ export async function addSubprocessor(
       .set(key, subprocessor)
       .set(eventKey, event);
     stageEvents(op, [changedEvent(organizationId, event)]);
-    touchOrganization(op, organizationId, options.now);
     if ((await op.commit()).ok) return subprocessor;
   }
   throw conflict("The subprocessors kept changing while this one was being saved; please retry");
@@ -160,7 +158,6 @@ async function modify(
     stageEvents(op, [changedEvent(organizationId, event)]);
     if (next) op.set(key, next);
     else op.delete(key);
-    touchOrganization(op, organizationId, new Date());
     if ((await op.commit()).ok) return next ?? entry.value;
   }
   throw conflict("The subprocessor kept changing while it was being saved; please retry");

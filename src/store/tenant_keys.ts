@@ -12,6 +12,7 @@
  * expire by themselves (invitations, notices, emails) or stay small (leases, dead jobs).
  */
 import type { Job } from "../domain/jobs.ts";
+import type { PublicEffect, PublicTarget } from "./public_writes.ts";
 import { jobDueKey, jobKey } from "./keys.ts";
 
 /**
@@ -24,170 +25,359 @@ export type KeyOwner = "project" | "organization" | "user" | "visitor" | "servic
 
 export interface CollectionRule {
   owner: KeyOwner;
+  /**
+   * Which public pages a write to it alters (src/store/public_writes.ts adds their touch to the
+   * commit): every collection says, "none" included.
+   */
+  public: PublicEffect;
   /** How a tenant's or person's keys of this collection are found, or why it is service-wide. */
   note: string;
 }
 
+/** A domain record's pages: its project's (the record holds the project's id). */
+const DOMAIN_PAGES: PublicEffect = {
+  targets: (_key, value) => {
+    const projectId = (value as { projectId?: unknown } | null)?.projectId;
+    return typeof projectId === "string" ? [{ projectId }] : [];
+  },
+};
+
+/**
+ * A scheduled deletion's pages (they answer 410 from scheduling until an undo): the project's
+ * and its organization's for a project, the organization's for an organization.
+ */
+const DELETION_PAGES: PublicEffect = {
+  targets: (_key, value) => {
+    const record = value as { kind?: unknown; targetId?: unknown; organizationId?: unknown };
+    if (typeof record?.organizationId !== "string") return [];
+    const organization: PublicTarget = { organizationId: record.organizationId };
+    return record.kind === "project" && typeof record.targetId === "string"
+      ? [organization, { organizationId: record.organizationId, projectId: record.targetId }]
+      : [organization];
+  },
+};
+
 /** Every collection of the KV, by its name (a key's first part). */
 export const KEY_COLLECTIONS: Readonly<Record<string, CollectionRule>> = {
   // Organizations and membership.
-  organizations: { owner: "organization", note: "[id]" },
-  organizations_by_slug: { owner: "organization", note: "[slug], from the record" },
-  organization_profiles: { owner: "organization", note: "[orgId]" },
-  organization_retention: { owner: "organization", note: "[orgId]" },
-  memberships: { owner: "organization", note: "[orgId, userId]" },
-  memberships_by_created: { owner: "organization", note: "[orgId, createdAt, userId]" },
-  memberships_by_user: { owner: "user", note: "[userId, orgId]; an organization's too" },
-  bootstraps_by_user: { owner: "user", note: "[userId] → orgId; an organization's too" },
-  invitations: { owner: "organization", note: "[tokenHash]; scanned by organizationId" },
+  organizations: { owner: "organization", public: "none", note: "[id]" },
+  organizations_by_slug: { owner: "organization", public: "none", note: "[slug], from the record" },
+  organization_profiles: { owner: "organization", public: { organization: 1 }, note: "[orgId]" },
+  organization_retention: { owner: "organization", public: "none", note: "[orgId]" },
+  memberships: { owner: "organization", public: "none", note: "[orgId, userId]" },
+  memberships_by_created: {
+    owner: "organization",
+    public: "none",
+    note: "[orgId, createdAt, userId]",
+  },
+  memberships_by_user: {
+    owner: "user",
+    public: "none",
+    note: "[userId, orgId]; an organization's too",
+  },
+  bootstraps_by_user: {
+    owner: "user",
+    public: "none",
+    note: "[userId] → orgId; an organization's too",
+  },
+  invitations: {
+    owner: "organization",
+    public: "none",
+    note: "[tokenHash]; scanned by organizationId",
+  },
   // Projects and what hangs on them.
-  projects: { owner: "project", note: "[id]" },
-  projects_by_slug: { owner: "project", note: "[slug], from the record" },
-  projects_by_hosted_subdomain: { owner: "project", note: "[subdomain], from the record" },
-  projects_by_organization: { owner: "project", note: "[orgId, projectId]" },
-  projects_by_created: { owner: "project", note: "[orgId, createdAt, slug, projectId]" },
-  sigstore_identities: { owner: "project", note: "[projectId]" },
-  provenance_subjects: { owner: "project", note: "[projectId]" },
-  controls: { owner: "project", note: "[projectId, controlId]" },
-  controls_by_key: { owner: "project", note: "[projectId, key]" },
-  control_counts: { owner: "project", note: "[projectId]" },
-  control_criteria: { owner: "project", note: "[projectId, key]" },
-  collectors: { owner: "project", note: "[id], from collectors_by_project" },
-  collectors_by_project: { owner: "project", note: "[projectId, id]" },
-  collectors_by_created: { owner: "project", note: "[projectId, createdAt, id]" },
-  collectors_by_secret_hash: { owner: "project", note: "[hash], from the collector record" },
-  collector_last_seen: { owner: "project", note: "[id], from collectors_by_project" },
-  evidence: { owner: "project", note: "[id], from evidence_by_observation" },
-  evidence_by_observation: { owner: "project", note: "[projectId, type, ms, id]" },
-  idempotency_keys: { owner: "project", note: "[projectId, key]" },
-  evidence_ingest_stamps: { owner: "project", note: "[projectId]" },
-  evidence_citations: { owner: "project", note: "[projectId, checksum]" },
-  project_retention: { owner: "project", note: "[projectId]" },
-  prune_states: { owner: "project", note: "[projectId]" },
-  signals_latest: { owner: "project", note: "[projectId]" },
-  evaluations: { owner: "project", note: "[projectId, …] (legacy form)" },
-  evaluations_head: { owner: "project", note: "[projectId]" },
-  evaluation_chunks: { owner: "project", note: "[projectId, snapshotId, i]" },
-  evaluations_pending: { owner: "project", note: "[projectId, snapshotId]" },
-  publish_jobs: { owner: "project", note: "[projectId, jobId]" },
-  publications: { owner: "project", note: "[projectId, version]" },
-  publication_parts: { owner: "project", note: "[projectId, version, i]" },
-  publications_latest: { owner: "project", note: "[projectId]" },
-  domains: { owner: "project", note: "[id], from domains_by_project" },
-  domains_by_name: { owner: "project", note: "[name] when it names the project's domain" },
-  domain_claims: { owner: "project", note: "[name, projectId]" },
-  domains_by_project: { owner: "project", note: "[projectId, id]" },
-  domains_by_created: { owner: "project", note: "[projectId, createdAt, id]" },
-  log_entries_by_publication: { owner: "project", note: "[projectId, version]" },
-  updates: { owner: "project", note: "[projectId, id]" },
-  updates_by_posted: { owner: "project", note: "[projectId, postedAt, id]" },
-  updates_open_incidents: { owner: "project", note: "[projectId, postedAt, id]" },
-  webhooks: { owner: "project", note: "[projectId, id]" },
-  webhooks_by_user: { owner: "project", note: "[userId, webhookId], from the webhook" },
-  webhook_writes: { owner: "project", note: "['project', projectId] / ['user', userId]" },
-  webhook_deliveries: { owner: "project", note: "[webhookId, deliveryId]" },
-  webhook_deliveries_by_event: { owner: "project", note: "[webhookId, eventId]" },
-  webhook_circuits: { owner: "project", note: "[webhookId]" },
-  webhook_in_flight: { owner: "project", note: "[userId, webhookId], from the webhook" },
-  webhook_in_flight_writes: { owner: "user", note: "[userId]" },
+  projects: { owner: "project", public: { project: 1 }, note: "[id]" },
+  projects_by_slug: { owner: "project", public: "none", note: "[slug], from the record" },
+  projects_by_hosted_subdomain: {
+    owner: "project",
+    public: "none",
+    note: "[subdomain], from the record",
+  },
+  projects_by_organization: { owner: "project", public: "none", note: "[orgId, projectId]" },
+  projects_by_created: {
+    owner: "project",
+    public: "none",
+    note: "[orgId, createdAt, slug, projectId]",
+  },
+  sigstore_identities: { owner: "project", public: "none", note: "[projectId]" },
+  provenance_subjects: { owner: "project", public: "none", note: "[projectId]" },
+  controls: { owner: "project", public: { project: 1 }, note: "[projectId, controlId]" },
+  controls_by_key: { owner: "project", public: "none", note: "[projectId, key]" },
+  control_counts: { owner: "project", public: "none", note: "[projectId]" },
+  control_criteria: { owner: "project", public: { project: 1 }, note: "[projectId, key]" },
+  collectors: { owner: "project", public: "none", note: "[id], from collectors_by_project" },
+  collectors_by_project: { owner: "project", public: "none", note: "[projectId, id]" },
+  collectors_by_created: { owner: "project", public: "none", note: "[projectId, createdAt, id]" },
+  collectors_by_secret_hash: {
+    owner: "project",
+    public: "none",
+    note: "[hash], from the collector record",
+  },
+  collector_last_seen: {
+    owner: "project",
+    public: "none",
+    note: "[id], from collectors_by_project",
+  },
+  evidence: { owner: "project", public: "none", note: "[id], from evidence_by_observation" },
+  evidence_by_observation: { owner: "project", public: "none", note: "[projectId, type, ms, id]" },
+  idempotency_keys: { owner: "project", public: "none", note: "[projectId, key]" },
+  evidence_ingest_stamps: { owner: "project", public: "none", note: "[projectId]" },
+  evidence_citations: { owner: "project", public: "none", note: "[projectId, checksum]" },
+  project_retention: { owner: "project", public: "none", note: "[projectId]" },
+  prune_states: { owner: "project", public: "none", note: "[projectId]" },
+  signals_latest: { owner: "project", public: { project: 1 }, note: "[projectId]" },
+  evaluations: { owner: "project", public: "none", note: "[projectId, …] (legacy form)" },
+  evaluations_head: { owner: "project", public: "none", note: "[projectId]" },
+  evaluation_chunks: { owner: "project", public: "none", note: "[projectId, snapshotId, i]" },
+  evaluations_pending: { owner: "project", public: "none", note: "[projectId, snapshotId]" },
+  publish_jobs: { owner: "project", public: "none", note: "[projectId, jobId]" },
+  publications: { owner: "project", public: { project: 1 }, note: "[projectId, version]" },
+  publication_parts: { owner: "project", public: { project: 1 }, note: "[projectId, version, i]" },
+  publications_latest: { owner: "project", public: { project: 1 }, note: "[projectId]" },
+  domains: { owner: "project", public: DOMAIN_PAGES, note: "[id], from domains_by_project" },
+  domains_by_name: {
+    owner: "project",
+    public: "none",
+    note: "[name] when it names the project's domain",
+  },
+  domain_claims: { owner: "project", public: "none", note: "[name, projectId]" },
+  domains_by_project: { owner: "project", public: { project: 1 }, note: "[projectId, id]" },
+  domains_by_created: { owner: "project", public: "none", note: "[projectId, createdAt, id]" },
+  log_entries_by_publication: { owner: "project", public: "none", note: "[projectId, version]" },
+  updates: { owner: "project", public: { project: 1 }, note: "[projectId, id]" },
+  updates_by_posted: {
+    owner: "project",
+    public: { project: 1 },
+    note: "[projectId, postedAt, id]",
+  },
+  updates_open_incidents: {
+    owner: "project",
+    public: { project: 1 },
+    note: "[projectId, postedAt, id]",
+  },
+  webhooks: { owner: "project", public: "none", note: "[projectId, id]" },
+  webhooks_by_user: {
+    owner: "project",
+    public: "none",
+    note: "[userId, webhookId], from the webhook",
+  },
+  webhook_writes: {
+    owner: "project",
+    public: "none",
+    note: "['project', projectId] / ['user', userId]",
+  },
+  webhook_deliveries: { owner: "project", public: "none", note: "[webhookId, deliveryId]" },
+  webhook_deliveries_by_event: { owner: "project", public: "none", note: "[webhookId, eventId]" },
+  webhook_circuits: { owner: "project", public: "none", note: "[webhookId]" },
+  webhook_in_flight: {
+    owner: "project",
+    public: "none",
+    note: "[userId, webhookId], from the webhook",
+  },
+  webhook_in_flight_writes: { owner: "user", public: "none", note: "[userId]" },
   webhook_destinations: {
     owner: "service",
+    public: "none",
     note: "[origin]: a host's attempts without an answer in a row, shared; expires by itself",
   },
-  webhook_ping_counts: { owner: "project", note: "['webhook', id] / ['project', id]" },
+  webhook_ping_counts: {
+    owner: "project",
+    public: "none",
+    note: "['webhook', id] / ['project', id]",
+  },
   // Organization-wide public data.
-  answers: { owner: "organization", note: "[orgId, id]" },
-  answer_counts: { owner: "organization", note: "[orgId]" },
-  answers_by_order: { owner: "organization", note: "[orgId, category, question, id]" },
-  answers_by_order_counts: { owner: "organization", note: "[orgId]" },
-  answers_by_term: { owner: "organization", note: "[orgId, word, answerId]" },
-  answer_terms_of: { owner: "organization", note: "[orgId, answerId]" },
-  answers_by_term_counts: { owner: "organization", note: "[orgId]" },
-  questionnaires: { owner: "organization", note: "[orgId, id]" },
-  questionnaire_counts: { owner: "organization", note: "[orgId]" },
-  questionnaire_rows: { owner: "organization", note: "[orgId, id, sheet, row]" },
-  questionnaire_decisions: { owner: "organization", note: "[orgId, id, sheet, row]" },
-  subprocessors: { owner: "organization", note: "[orgId, id]" },
-  subprocessor_events: { owner: "organization", note: "[orgId, n]" },
-  certifications: { owner: "organization", note: "[orgId, id]" },
-  certification_writes: { owner: "organization", note: "[orgId]" },
-  documents: { owner: "organization", note: "[orgId, id]" },
-  document_writes: { owner: "organization", note: "[orgId]" },
-  nda_versions: { owner: "organization", note: "[orgId, version]" },
-  document_settings: { owner: "organization", note: "[orgId]" },
-  document_stamps: { owner: "organization", note: "[orgId, documentSha256, recipientHash]" },
-  access_requests: { owner: "organization", note: "[orgId, id]" },
-  access_links: { owner: "organization", note: "[orgId, id]" },
-  access_links_by_token: { owner: "organization", note: "[tokenHash]; scanned by orgId" },
-  document_downloads: { owner: "organization", note: "[orgId, id]" },
-  owner_notices: { owner: "organization", note: "[id]; scanned by organizationId" },
-  subscriptions: { owner: "organization", note: "[id], from subscriptions_by_scope" },
+  answers: { owner: "organization", public: { organization: 1 }, note: "[orgId, id]" },
+  answer_counts: { owner: "organization", public: "none", note: "[orgId]" },
+  answers_by_order: {
+    owner: "organization",
+    public: "none",
+    note: "[orgId, category, question, id]",
+  },
+  answers_by_order_counts: { owner: "organization", public: "none", note: "[orgId]" },
+  answers_by_term: { owner: "organization", public: "none", note: "[orgId, word, answerId]" },
+  answer_terms_of: { owner: "organization", public: "none", note: "[orgId, answerId]" },
+  answers_by_term_counts: { owner: "organization", public: "none", note: "[orgId]" },
+  questionnaires: { owner: "organization", public: "none", note: "[orgId, id]" },
+  questionnaire_counts: { owner: "organization", public: "none", note: "[orgId]" },
+  questionnaire_rows: { owner: "organization", public: "none", note: "[orgId, id, sheet, row]" },
+  questionnaire_decisions: {
+    owner: "organization",
+    public: "none",
+    note: "[orgId, id, sheet, row]",
+  },
+  subprocessors: { owner: "organization", public: { organization: 1 }, note: "[orgId, id]" },
+  subprocessor_events: { owner: "organization", public: { organization: 1 }, note: "[orgId, n]" },
+  certifications: { owner: "organization", public: { organization: 1 }, note: "[orgId, id]" },
+  certification_writes: { owner: "organization", public: "none", note: "[orgId]" },
+  documents: { owner: "organization", public: { organization: 1 }, note: "[orgId, id]" },
+  document_writes: { owner: "organization", public: "none", note: "[orgId]" },
+  nda_versions: { owner: "organization", public: { organization: 1 }, note: "[orgId, version]" },
+  document_settings: { owner: "organization", public: "none", note: "[orgId]" },
+  document_stamps: {
+    owner: "organization",
+    public: "none",
+    note: "[orgId, documentSha256, recipientHash]",
+  },
+  access_requests: { owner: "organization", public: "none", note: "[orgId, id]" },
+  access_links: { owner: "organization", public: "none", note: "[orgId, id]" },
+  access_links_by_token: {
+    owner: "organization",
+    public: "none",
+    note: "[tokenHash]; scanned by orgId",
+  },
+  document_downloads: { owner: "organization", public: "none", note: "[orgId, id]" },
+  owner_notices: { owner: "organization", public: "none", note: "[id]; scanned by organizationId" },
+  subscriptions: {
+    owner: "organization",
+    public: "none",
+    note: "[id], from subscriptions_by_scope",
+  },
   subscriptions_by_scope: {
     owner: "organization",
+    public: "none",
     note: "[orgId, projectId|'organization', email]",
   },
-  subscriptions_by_created: { owner: "organization", note: "[orgId, createdAt, id]" },
-  mail_deliveries: { owner: "organization", note: "[id]; scanned by subscription and event" },
+  subscriptions_by_created: {
+    owner: "organization",
+    public: "none",
+    note: "[orgId, createdAt, id]",
+  },
+  mail_deliveries: {
+    owner: "organization",
+    public: "none",
+    note: "[id]; scanned by subscription and event",
+  },
   // Stored public pages (src/store/edge_pages.ts).
-  edge_page: { owner: "organization", note: "[path, variant, coding], from edge_state's paths" },
-  edge_gen: { owner: "organization", note: "[orgId, scope]" },
-  edge_state: { owner: "organization", note: "[orgId, scope]" },
-  edge_changed: { owner: "organization", note: "[orgId]" },
-  edge_purge_failed: { owner: "organization", note: "[orgId]" },
+  edge_page: {
+    owner: "organization",
+    public: "none",
+    note: "[path, variant, coding], from edge_state's paths",
+  },
+  edge_gen: { owner: "organization", public: "none", note: "[orgId, scope]" },
+  edge_state: { owner: "organization", public: "none", note: "[orgId, scope]" },
+  edge_changed: { owner: "organization", public: "none", note: "[orgId]" },
+  edge_purge_failed: { owner: "organization", public: "none", note: "[orgId]" },
   // The job store: a job is its tenant's while it waits.
-  jobs: { owner: "organization", note: "[id], from jobs_due_by_tenant and jobs_dead" },
-  jobs_due: { owner: "organization", note: "[dueAt, id], from the job" },
-  jobs_due_by_tenant: { owner: "organization", note: "[orgId, queue, dueAt, id]" },
-  jobs_backlog: { owner: "organization", note: "[orgId, queue]" },
-  jobs_dead: { owner: "organization", note: "[deadAt, id]; scanned by the job's tenant" },
-  leases: { owner: "organization", note: "[name, id]; scanned for the tenant's ids" },
+  jobs: {
+    owner: "organization",
+    public: "none",
+    note: "[id], from jobs_due_by_tenant and jobs_dead",
+  },
+  jobs_due: { owner: "organization", public: "none", note: "[dueAt, id], from the job" },
+  jobs_due_by_tenant: { owner: "organization", public: "none", note: "[orgId, queue, dueAt, id]" },
+  jobs_backlog: { owner: "organization", public: "none", note: "[orgId, queue]" },
+  jobs_dead: {
+    owner: "organization",
+    public: "none",
+    note: "[deadAt, id]; scanned by the job's tenant",
+  },
+  leases: {
+    owner: "organization",
+    public: "none",
+    note: "[name, id]; scanned for the tenant's ids",
+  },
   // Public search's index (src/store/search_index.ts): derived, rebuilt from the records.
-  search_terms: { owner: "project", note: "[term, rank, sort, id]; scanned by id (derived)" },
-  search_projects_by_organization: { owner: "project", note: "[orgId, sort, projectId]" },
-  search_organization_stamps: { owner: "organization", note: "[orgId]" },
-  search_index_meta: { owner: "service", note: "the index's backfill marker" },
+  search_terms: {
+    owner: "project",
+    public: "none",
+    note: "[term, rank, sort, id]; scanned by id (derived)",
+  },
+  search_projects_by_organization: {
+    owner: "project",
+    public: "none",
+    note: "[orgId, sort, projectId]",
+  },
+  search_organization_stamps: { owner: "organization", public: "none", note: "[orgId]" },
+  search_index_meta: { owner: "service", public: "none", note: "the index's backfill marker" },
   // Deletion (src/store/deletions.ts).
-  deletions: { owner: "organization", note: "[kind, id]: removed by the deletion it schedules" },
+  deletions: {
+    owner: "organization",
+    public: DELETION_PAGES,
+    note: "[kind, id]: removed by the deletion it schedules",
+  },
   deleted_slugs: {
     owner: "service",
+    public: "none",
     note: "[kind, sha256(slug)]: kept so a deleted slug answers 410, without the slug",
   },
   // People.
-  users: { owner: "user", note: "[id]" },
-  users_by_idp_sub: { owner: "user", note: "[sub], from the record" },
-  accounts: { owner: "user", note: "[id] (built-in sign-in; id = the user's idpSub)" },
-  accounts_by_email: { owner: "user", note: "[email], from the account" },
-  authorization_codes: { owner: "user", note: "[hash]; scanned by accountId (minutes)" },
-  refresh_tokens: { owner: "user", note: "[hash]; scanned by accountId" },
-  refresh_families: { owner: "user", note: "[familyId]; scanned by accountId" },
-  sign_in_tickets: { owner: "user", note: "[hash]; scanned by accountId (minutes)" },
-  sign_in_links: { owner: "user", note: "[hash]; scanned by accountId (minutes)" },
-  sign_in_link_requests: { owner: "user", note: "['email', email] / ['ip', ip] counters" },
-  sign_in_link_sending: { owner: "user", note: "[requestId] marker, no personal data" },
-  login_failures: { owner: "user", note: "['email', email] / ['ip', ip] counters" },
+  users: { owner: "user", public: "none", note: "[id]" },
+  users_by_idp_sub: { owner: "user", public: "none", note: "[sub], from the record" },
+  accounts: {
+    owner: "user",
+    public: "none",
+    note: "[id] (built-in sign-in; id = the user's idpSub)",
+  },
+  accounts_by_email: { owner: "user", public: "none", note: "[email], from the account" },
+  authorization_codes: {
+    owner: "user",
+    public: "none",
+    note: "[hash]; scanned by accountId (minutes)",
+  },
+  refresh_tokens: { owner: "user", public: "none", note: "[hash]; scanned by accountId" },
+  refresh_families: { owner: "user", public: "none", note: "[familyId]; scanned by accountId" },
+  sign_in_tickets: {
+    owner: "user",
+    public: "none",
+    note: "[hash]; scanned by accountId (minutes)",
+  },
+  sign_in_links: { owner: "user", public: "none", note: "[hash]; scanned by accountId (minutes)" },
+  sign_in_link_requests: {
+    owner: "user",
+    public: "none",
+    note: "['email', email] / ['ip', ip] counters",
+  },
+  sign_in_link_sending: {
+    owner: "user",
+    public: "none",
+    note: "[requestId] marker, no personal data",
+  },
+  login_failures: { owner: "user", public: "none", note: "['email', email] / ['ip', ip] counters" },
   // Visitors known only by an email address.
-  subscribe_counters: { owner: "visitor", note: "['email', email] / ['ip', ip] counters" },
-  access_request_attempts: { owner: "visitor", note: "['email', email] / ['ip', ip] counters" },
+  subscribe_counters: {
+    owner: "visitor",
+    public: "none",
+    note: "['email', email] / ['ip', ip] counters",
+  },
+  access_request_attempts: {
+    owner: "visitor",
+    public: "none",
+    note: "['email', email] / ['ip', ip] counters",
+  },
   // The service itself.
-  setup_tokens: { owner: "service", note: "the first-run setup token" },
-  signing_keys: { owner: "service", note: "the service's private keys" },
-  signing_public_keys: { owner: "service", note: "every public key that signed" },
-  secrets: { owner: "service", note: "the subscription links' secret" },
-  blobs: { owner: "service", note: "content-addressed, shared: the blob collector removes them" },
-  blob_chunks: { owner: "service", note: "content-addressed, shared" },
-  blob_gc: { owner: "service", note: "the blob collector's cycle and last summary" },
+  setup_tokens: { owner: "service", public: "none", note: "the first-run setup token" },
+  signing_keys: { owner: "service", public: "none", note: "the service's private keys" },
+  signing_public_keys: { owner: "service", public: "none", note: "every public key that signed" },
+  secrets: { owner: "service", public: "none", note: "the subscription links' secret" },
+  blobs: {
+    owner: "service",
+    public: "none",
+    note: "content-addressed, shared: the blob collector removes them",
+  },
+  blob_chunks: { owner: "service", public: "none", note: "content-addressed, shared" },
+  blob_gc: {
+    owner: "service",
+    public: "none",
+    note: "the blob collector's cycle and last summary",
+  },
   blob_gc_marks: {
     owner: "service",
+    public: "none",
     note: "[cycle, blobKey]: a cycle's marks, removed as it ends",
   },
-  logos: { owner: "service", note: "content-addressed logo metadata (type, size), shared" },
-  log_head: { owner: "service", note: "the publication log's size and frontier" },
-  log_nodes: { owner: "service", note: "the log's hashes" },
+  logos: {
+    owner: "service",
+    public: "none",
+    note: "content-addressed logo metadata (type, size), shared",
+  },
+  log_head: { owner: "service", public: "none", note: "the publication log's size and frontier" },
+  log_nodes: { owner: "service", public: "none", note: "the log's hashes" },
   log_entries: {
     owner: "service",
+    public: "none",
     note: "the log's entry texts: a deleted project's are erased to their leaf hash",
   },
-  upgrades: { owner: "service", note: "one-time upgrade markers" },
+  upgrades: { owner: "service", public: "none", note: "one-time upgrade markers" },
 };
 
 /** Collections whose entries outlive their tenant, reduced (the log's entries: hash only). */

@@ -24,7 +24,6 @@ import {
   updatesPrefix,
 } from "./keys.ts";
 import { stageEvents } from "./event_jobs.ts";
-import { touchProjectById } from "./edge_pages.ts";
 
 const MAX_ATTEMPTS = 10;
 
@@ -155,7 +154,6 @@ export async function postUpdate(
     .set(updateByPostedKey(projectId, at, update.id), update.id);
   if (isOpen(update)) op.set(openIncidentKey(projectId, at, update.id), update.id);
   stageEvents(op, [options.event(update)]);
-  await touchProjectById(kv, op, projectId, options.now);
   if (!(await op.commit()).ok) throw conflict("The update could not be saved; please retry");
   return update;
 }
@@ -199,7 +197,6 @@ export async function editUpdate(
     const op = kv.atomic().check(entry).set(key, next);
     if (isOpen(next)) op.set(open, next.id);
     else op.delete(open);
-    await touchProjectById(kv, op, projectId, options.now);
     if ((await op.commit()).ok) return next;
   }
   throw conflict("The update kept changing while it was being saved; please retry");
@@ -219,7 +216,6 @@ export async function deleteUpdate(
     const op = kv.atomic().check(entry).delete(key)
       .delete(updateByPostedKey(projectId, postedAt, id))
       .delete(openIncidentKey(projectId, postedAt, id));
-    await touchProjectById(kv, op, projectId, new Date());
     const ok = await op.commit();
     if (ok.ok) return entry.value;
   }

@@ -235,7 +235,7 @@ Deno.test("a scheduled deletion hides from search at once; undo shows again", as
     t.clock.now(),
   );
   assert.deepEqual(await search(t, "vandelay"), []);
-  assert.ok(await cancelDeletion(t.kv, "organization", organization.id, t.clock.now()));
+  assert.ok(await cancelDeletion(t.kv, "organization", organization.id));
   assert.equal((await search(t, "vandelay")).length, 13);
 
   await scheduleDeletion(t.kv, { ...target, kind: "project", targetId: project.id }, t.clock.now());

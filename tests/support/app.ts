@@ -49,9 +49,12 @@ export async function createTestApp(
     kvPath?: string;
     /** Where the fake clock stands at first. */
     now?: Date;
+    /** Wraps the KV before the service does (tests audit what the service sends). */
+    wrapKv?: (kv: Deno.Kv) => Deno.Kv;
   } = {},
 ): Promise<TestApp> {
-  const kv = await Deno.openKv(options.kvPath ?? ":memory:");
+  const opened = await Deno.openKv(options.kvPath ?? ":memory:");
+  const kv = options.wrapKv?.(opened) ?? opened;
   const clock = fakeClock(options.now ?? new Date("2026-11-01T12:00:00Z"));
   const log = memoryLogger();
   const config = loadConfig({ BASE_URL: TEST_BASE_URL, KV_PATH: ":memory:", ...options.env });
@@ -86,7 +89,8 @@ export async function createTestApp(
   };
   return {
     app,
-    kv,
+    // The service's own KV: writes made here take the service's commit path, as its own do.
+    kv: services.kv,
     config,
     services,
     clock,

@@ -107,8 +107,8 @@ deletionRoutes.openapi(
   async (c) => {
     const project = await requireProjectAccess(c, c.req.valid("param").id);
     await requireMembership(c, project.organizationId, "owner");
-    const { kv, clock } = c.var.services;
-    if (!(await cancelDeletion(kv, "project", project.id, clock.now()))) {
+    const { kv } = c.var.services;
+    if (!(await cancelDeletion(kv, "project", project.id))) {
       throw notFound("No deletion of this project is scheduled (or it has started)");
     }
     return c.body(null, 204);
@@ -190,8 +190,8 @@ deletionRoutes.openapi(
   async (c) => {
     const { organizationId } = c.req.valid("param");
     await requireMembership(c, organizationId, "owner");
-    const { kv, clock } = c.var.services;
-    if (!(await cancelDeletion(kv, "organization", organizationId, clock.now()))) {
+    const { kv } = c.var.services;
+    if (!(await cancelDeletion(kv, "organization", organizationId))) {
       throw notFound("No deletion of this organization is scheduled (or it has started)");
     }
     return c.body(null, 204);
