@@ -25,6 +25,7 @@ import { isMatchableId, leadingId, looseId, writtenId } from "./match_ids.ts";
 import { type AnalysedTerm, queryTerms, terms } from "./match_text.ts";
 import { type Entry, normaliser, normaliserBuilder, type TextIndex } from "./match_score.ts";
 import { controlCitation, controlText, type SortedKb, sortedKnowledgeBase } from "./match_kb.ts";
+import { type Pause, slicedPause } from "./match_pause.ts";
 
 /**
  * The text score a suggestion needs to be taken as the row's answer (`best`), chosen on the
@@ -60,30 +61,37 @@ export function createMatcher(kb: KnowledgeBase, options: MatcherOptions = {}): 
   return matcherOf(sorted, idTable(sorted), textIndex(sorted), options);
 }
 
-/** Gives the event loop a turn: what the yielding matcher awaits between pieces of work. */
-export type Pause = () => Promise<void>;
+export { DEFAULT_SLICE_MS, nextTurn, type Pause, slicedPause } from "./match_pause.ts";
 
-/** A macrotask turn, so timers and I/O waiting behind the work run first. */
-export const nextTurn: Pause = () => new Promise((resolve) => setTimeout(resolve, 0));
-
-/** A matcher whose work pauses every few answers indexed and every few questions matched. */
+/** A matcher whose work pauses between answers indexed and between questions matched. */
 export interface YieldingMatcher extends Matcher {
-  /** The same results as `match`, pausing after every `every` questions. */
+  /**
+   * The same results as `match`, pausing after every `every` questions, and, when the matcher
+   * was made with `pauseInQuestions`, also between the terms of one question's search.
+   */
   matchYielding(questions: Question[], every?: number): Promise<MatchResult[]>;
 }
 
-/** Answers indexed between two pauses while a yielding matcher is built. */
-const ENTRIES_PER_TURN = 5;
+export interface YieldingMatcherOptions extends MatcherOptions {
+  /**
+   * Pause between the terms of a question's full-text search as well (each term is searched
+   * with its prefix and fuzzy variants over every field: with 64 terms against 2,000 long
+   * answers, one question is far more than one slice). Off unless asked.
+   */
+  pauseInQuestions?: boolean;
+}
 
 /**
- * `createMatcher`, built and matching in slices with a pause between them, so that a large
- * knowledge base (2,000 answers of 10,000 characters) never holds the event loop for long.
- * The index and the results are the same as `createMatcher`'s, byte for byte.
+ * `createMatcher`, built and matching in pieces with a pause between them (after every answer
+ * analysed and every answer indexed, every few questions, and, if asked, every term searched),
+ * so that a large knowledge base (2,000 answers of 10,000 characters) never holds the event loop
+ * for long; `pause` decides when a turn is due (by default every DEFAULT_SLICE_MS of work). The
+ * index and the results are the same as `createMatcher`'s, byte for byte.
  */
 export async function createYieldingMatcher(
   kb: KnowledgeBase,
-  options: MatcherOptions = {},
-  pause: Pause = nextTurn,
+  options: YieldingMatcherOptions = {},
+  pause: Pause = slicedPause(),
 ): Promise<YieldingMatcher> {
   const sorted = sortedKnowledgeBase(kb);
   await pause();
@@ -94,20 +102,33 @@ export async function createYieldingMatcher(
     const built = item();
     entries.push(built);
     stats.add(built);
-    if (entries.length % ENTRIES_PER_TURN === 0) await pause();
-  }
-  const search = newSearch();
-  for (let i = 0; i < entries.length; i += ENTRIES_PER_TURN) {
-    search.addAll(entries.slice(i, i + ENTRIES_PER_TURN));
     await pause();
   }
-  const matcher = matcherOf(sorted, ids, { search, index: stats.done() }, options);
+  const search = newSearch();
+  for (const entry of entries) {
+    search.add(entry);
+    await pause();
+  }
+  const text: TextMatcher = { search, index: stats.done() };
+  const matcher = matcherOf(sorted, ids, text, options);
+  const searchInPieces = options.pauseInQuestions ? piecewiseSearch(search, pause) : null;
   return {
     ...matcher,
     async matchYielding(questions, every = 1) {
       const results: MatchResult[] = [];
       for (let i = 0; i < questions.length; i++) {
-        results.push(...matcher.match([questions[i]]));
+        const question = questions[i];
+        if (searchInPieces) {
+          const byText = async () => {
+            const query = textQuery(question);
+            if (query.length === 0) return [];
+            const hits = await searchInPieces(query.map((t) => t.term));
+            return suggestionsOf(query, hits, text, sorted);
+          };
+          results.push(await matcher.matchOne(question, byText));
+        } else {
+          results.push(...matcher.match([question]));
+        }
         if ((i + 1) % Math.max(1, every) === 0) await pause();
       }
       return results;
@@ -115,30 +136,112 @@ export async function createYieldingMatcher(
   };
 }
 
+/** One question's search hit as matchByText reads it (a subset of minisearch's SearchResult). */
+interface Hit {
+  id: string;
+  score: number;
+  queryTerms: string[];
+}
+
+/** minisearch's raw result of a query, per short document id, before `search` ranks it. */
+interface RawHit {
+  score: number;
+  terms: string[];
+  match: Record<string, string[]>;
+}
+
+/** The minisearch 7 internals that `search` is made of (minisearch/dist/es/index.js). */
+interface SearchInternals {
+  executeQuery?: (query: string) => Map<number, RawHit>;
+  _documentIds?: Map<number, string>;
+}
+
+/**
+ * `search.search(terms.join(" "))` done a term at a time with `pause` between, giving the same
+ * hits in the same order: `search` runs one query per term and combines them with OR in the
+ * terms' order (the first term's map accumulates: scores added, new documents appended), then
+ * multiplies each score by the number of query terms the document matched and sorts by score
+ * (a stable sort). The same steps are taken here on the per-term results of minisearch's own
+ * `executeQuery`. Without those internals (another minisearch), the search is one piece.
+ */
+function piecewiseSearch(
+  search: MiniSearch<Entry>,
+  pause: Pause,
+): (terms: string[]) => Promise<Hit[]> {
+  const internals = search as unknown as SearchInternals;
+  const executeQuery = internals.executeQuery;
+  const documentIds = internals._documentIds;
+  if (typeof executeQuery !== "function" || !(documentIds instanceof Map)) {
+    return (terms) => Promise.resolve(search.search(terms.join(" ")) as Hit[]);
+  }
+  return async (terms) => {
+    let combined: Map<number, RawHit> | null = null;
+    for (const term of terms) {
+      await pause();
+      const results = executeQuery.call(search, term);
+      if (combined === null) {
+        combined = results;
+        continue;
+      }
+      for (const [docId, hit] of results) {
+        const existing = combined.get(docId);
+        if (!existing) {
+          combined.set(docId, hit);
+          continue;
+        }
+        existing.score = existing.score + hit.score;
+        existing.match = Object.assign(existing.match, hit.match);
+        for (const t of hit.terms) if (!existing.terms.includes(t)) existing.terms.push(t);
+      }
+    }
+    const hits: Hit[] = [];
+    for (const [docId, { score, terms: matched }] of combined ?? []) {
+      hits.push({
+        id: documentIds.get(docId)!,
+        score: score * (matched.length || 1),
+        queryTerms: matched,
+      });
+    }
+    return hits.sort((a, b) => b.score - a.score);
+  };
+}
+
+interface MatcherWithParts extends Matcher {
+  /** One question's result, its text suggestions from `byText` (asked only when there is room). */
+  matchOne(question: Question, byText: () => Promise<Suggestion[]>): Promise<MatchResult>;
+}
+
 function matcherOf(
   sorted: SortedKb,
   ids: IdTable,
   text: TextMatcher,
   options: MatcherOptions,
-): Matcher {
+): MatcherWithParts {
   const threshold = options.threshold ?? DEFAULT_MATCH_THRESHOLD;
   const maxSuggestions = Math.max(1, Math.floor(options.maxSuggestions ?? DEFAULT_MAX_SUGGESTIONS));
+  const resultOf = (question: Question, byId: Suggestion[], found: Suggestion[]): MatchResult => {
+    const taken = new Set(byId.map((s) => sourceKey(s)));
+    const room = Math.max(0, maxSuggestions - byId.length);
+    const byText = found.filter((s) => !taken.has(sourceKey(s))).slice(0, room);
+    const suggestions = [...byId, ...byText];
+    const top = suggestions[0] ?? null;
+    return {
+      key: question.key,
+      suggestions,
+      best: top && top.score >= threshold ? top : null,
+    };
+  };
+  const roomFor = (byId: Suggestion[]) => maxSuggestions - byId.length > 0;
   return {
     match(questions) {
       return questions.map((question) => {
         const byId = matchById(question, ids);
-        const taken = new Set(byId.map((s) => sourceKey(s)));
-        const room = Math.max(0, maxSuggestions - byId.length);
-        const byText = room === 0 ? [] : matchByText(question, text, sorted)
-          .filter((s) => !taken.has(sourceKey(s))).slice(0, room);
-        const suggestions = [...byId, ...byText];
-        const top = suggestions[0] ?? null;
-        return {
-          key: question.key,
-          suggestions,
-          best: top && top.score >= threshold ? top : null,
-        };
+        return resultOf(question, byId, roomFor(byId) ? matchByText(question, text, sorted) : []);
       });
+    },
+    async matchOne(question, byText) {
+      const byId = matchById(question, ids);
+      return resultOf(question, byId, roomFor(byId) ? await byText() : []);
     },
   };
 }
@@ -264,17 +367,32 @@ function entry(id: string, question: string, answer: string, category: string): 
   };
 }
 
+/** The question's analysed terms as searched (after a leading questionnaire id). */
+function textQuery(question: Question): AnalysedTerm[] {
+  const raw = String(question.text ?? "");
+  return queryTerms(leadingId(raw)?.rest ?? raw);
+}
+
 /** Suggestions by text, best first: answers, and controls found by title or by a criterion. */
 function matchByText(question: Question, text: TextMatcher, kb: SortedKb): Suggestion[] {
-  const raw = String(question.text ?? "");
-  const query = queryTerms(leadingId(raw)?.rest ?? raw);
+  const query = textQuery(question);
   if (query.length === 0) return [];
+  return suggestionsOf(query, text.search.search(query.map((t) => t.term).join(" ")), text, kb);
+}
+
+/** The suggestions of a question's search hits (ranked best first by the search). */
+function suggestionsOf(
+  query: AnalysedTerm[],
+  found: Hit[],
+  text: TextMatcher,
+  kb: SortedKb,
+): Suggestion[] {
   const self = text.index.selfScore(query.map((t) => t.term));
-  const hits = text.search.search(query.map((t) => t.term).join(" ")).slice(0, CANDIDATES);
+  const hits = found.slice(0, CANDIDATES);
   const byKey = new Map<string, Suggestion>();
   for (const hit of hits) {
     const score = normalisedScore(hit.score, self);
-    const reason = reasonWords(hit.queryTerms as string[], query);
+    const reason = reasonWords(hit.queryTerms, query);
     const id = String(hit.id);
     if (id.startsWith("a:")) {
       const answer = kb.answerById.get(id.slice(2))!;
