@@ -108,6 +108,33 @@ export function cutAtWord(text: string, max: number): { text: string; cut: boole
   return { text: `${text.slice(0, end).trimEnd()}…`, cut: true };
 }
 
+/**
+ * The JSON text of `value`, as `JSON.stringify(value)` gives it, in pieces: each property of
+ * `value` is a piece, except the array under `key`, each of whose elements is one (with the
+ * comma before it). Joined, the pieces are that text exactly, so a large body can be written a
+ * little at a time (for plain data: no `toJSON`, no functions).
+ */
+export function* jsonPieces(value: Record<string, unknown>, key: string): Generator<string> {
+  let first = true;
+  for (const [name, item] of Object.entries(value)) {
+    const text = name === key && Array.isArray(item) ? null : JSON.stringify(item);
+    if (text === undefined) continue; // left out by JSON.stringify (undefined values)
+    const head = `${first ? "{" : ","}${JSON.stringify(name)}:`;
+    first = false;
+    if (text !== null) {
+      yield head + text;
+      continue;
+    }
+    yield `${head}[`;
+    const list = item as unknown[];
+    for (let i = 0; i < list.length; i++) {
+      yield `${i === 0 ? "" : ","}${JSON.stringify(list[i]) ?? "null"}`;
+    }
+    yield "]";
+  }
+  yield first ? "{}" : "}";
+}
+
 /** UTF-8 bytes of a value's JSON text. */
 export function jsonBytes(value: unknown): number {
   return new TextEncoder().encode(JSON.stringify(value)).byteLength;

@@ -25,11 +25,12 @@ export interface Engines {
   fill(bytes: Uint8Array, columns: SheetColumns[], fills: RowFill[]): Promise<Uint8Array>;
   match(kb: KnowledgeBase, questions: Question[]): MatchResult[];
   /**
-   * The matcher of `kb`, built in slices with the event loop served between them; its
-   * `matchYielding` pauses between questions (public matching, where one request must not
-   * hold other requests: src/serve/questionnaire_public.ts). The same results as `match`.
+   * The matcher of `kb`, built in slices of about `sliceMs` of work with the event loop served
+   * between them; its `matchYielding` works in such slices too, pausing between questions and
+   * between the terms of one question (public matching, where one request must not hold other
+   * requests: src/serve/questionnaire_public.ts). The same results as `match`.
    */
-  yieldingMatcher(kb: KnowledgeBase): Promise<YieldingMatcher>;
+  yieldingMatcher(kb: KnowledgeBase, sliceMs?: number): Promise<YieldingMatcher>;
 }
 
 let loaded: Promise<Engines> | undefined;
@@ -54,6 +55,11 @@ async function importEngines(): Promise<Engines> {
       return await workbook.fillQuestionnaire(bytes, read, fills, { noAnswer: NO_ANSWER_TEXT });
     },
     match: (kb, questions) => matching.createMatcher(kb).match(questions),
-    yieldingMatcher: (kb) => matching.createYieldingMatcher(kb),
+    yieldingMatcher: (kb, sliceMs) =>
+      matching.createYieldingMatcher(
+        kb,
+        { pauseInQuestions: true },
+        matching.slicedPause(sliceMs),
+      ),
   };
 }

@@ -20,8 +20,10 @@
  * - The body fits a byte budget: texts cut at a word beyond MAX_PUBLIC_MATCH_TEXT characters,
  *   then, when the whole does not fit MAX_PUBLIC_MATCHES_BYTES, previews for the suggestions
  *   after the first, then questions omitted (src/serve/questionnaire_bounds.ts).
- * - CPU work that yields: the matcher is built and matches in slices with the event loop served
- *   between them, and one matching runs at a time per instance (PUBLIC_MATCHING_WORK), a few
+ * - CPU work that yields: the matcher is built and matches (each question a term at a time) in
+ *   slices of about SLICE_MS with the event loop served between them, results are shown and
+ *   sized in slices too, and the body is written as a stream a few results at a time
+ *   (publicMatchesJson); one matching runs at a time per instance (PUBLIC_MATCHING_WORK), a few
  *   wait, and beyond that the answer is 503 with Retry-After.
  */
 import type { Config } from "../config.ts";
@@ -35,6 +37,7 @@ import {
 import type { Organization } from "../domain/workspace.ts";
 import type { KnowledgeBase, Suggestion } from "../questionnaire/types.ts";
 import type { YieldingMatcher } from "../questionnaire/match.ts";
+import { slicedPause } from "../questionnaire/match_pause.ts";
 import { sha256HexSync } from "../lib/hash.ts";
 import { createLimiter, type LimiterOptions } from "../lib/limiter.ts";
 import { loadMarkdown } from "../lib/load_markdown.ts";
@@ -48,6 +51,7 @@ import {
   cutAtWord,
   fitToBudget,
   jsonBytes,
+  jsonPieces,
 } from "./questionnaire_bounds.ts";
 import { loadEngines } from "./questionnaire_engines.ts";
 import { assembleKnowledgeBase } from "./questionnaire_kb.ts";
@@ -61,8 +65,13 @@ export const PUBLIC_MATCHING_WORK: LimiterOptions = {
   maxWaiting: 4,
   maxWaitMs: 20_000,
 };
-/** Questions matched between two turns of the event loop. */
-const QUESTIONS_PER_TURN = 1;
+/**
+ * Milliseconds of work between two turns of the event loop (building the matcher, matching,
+ * showing, writing the body): another tenant's read waits about this long behind it at most.
+ */
+const SLICE_MS = 10;
+/** Characters of the body's JSON text written at a time (then a turn when the slice is used). */
+const CHUNK_CHARS = 64 * 1024;
 /** Bodies kept (bytes of their JSON) and knowledge bases kept (characters of their text). */
 const KEPT_BODY_BYTES = 32 * 1024 * 1024;
 const KEPT_KB_CHARS = 40 * 1024 * 1024;
@@ -85,6 +94,8 @@ interface KeptKb {
 /** A body as kept for one version and question list. */
 interface KeptBody {
   body: PublicQuestionnaireMatches;
+  /** UTF-8 bytes of its JSON text (counted from its results' sizes, not by writing it again). */
+  bytes: number;
   changesAt: number | null;
 }
 
@@ -206,7 +217,7 @@ async function keptKnowledgeBase(
     counts.indexes++;
     const kb = publicKnowledgeBase(assembled.kb);
     const kept: KeptKb = {
-      matcher: await engines.yieldingMatcher(kb),
+      matcher: await engines.yieldingMatcher(kb, SLICE_MS),
       threshold: engines.threshold,
       restricted: new Set(
         assembled.kb.answers.filter((a) => a.visibility !== "public").map((a) => a.id),
@@ -296,7 +307,7 @@ export async function publicQuestionnaireMatches(
     pending.then((kept) => {
       if (!live(kept) || (newest.get(organization.id) ?? "") > version) return;
       const entry = { organizationId: organization.id, version, value: kept };
-      keptBodies.set(bodyKey, entry, jsonBytes(kept.body));
+      keptBodies.set(bodyKey, entry, kept.bytes);
     }, () => {}).finally(() => underWay.delete(bodyKey));
   }
   return (await pending).body;
@@ -324,8 +335,8 @@ async function matchNow(
   counts.matchings++;
   const matches = await kb.matcher.matchYielding(
     options.questions.map((q, i) => ({ key: String(i), id: q.id, text: q.text })),
-    QUESTIONS_PER_TURN,
   );
+  const pause = slicedPause(SLICE_MS);
   const answersUrl = `${trustCenterUrl(reads.config, organization.slug)}/answers`;
   const context = (max: number) => ({
     neutralize: markdown.neutralizeMarkdown,
@@ -358,7 +369,7 @@ async function matchNow(
       sizes.set(form, jsonBytes({ ...form, question: "" }) + 1);
     }
     choices.push(choice);
-    await nextTurn();
+    await pause();
   }
   const frame = {
     organization: { name: organization.name, slug: organization.slug },
@@ -385,7 +396,37 @@ async function matchNow(
     ...(cut ? { truncated: true } : {}),
     url: answersUrl,
   };
-  return { body, changesAt: kb.changesAt };
+  // A result's size was counted with its question as "" (2 bytes) and a comma (1 byte).
+  const bytes = fitted.results.reduce(
+    (sum, result) => sum + sizes.get(result)! - 3 + jsonBytes(result.question),
+    jsonBytes({ ...body, results: [] }) + Math.max(0, fitted.results.length - 1),
+  );
+  return { body, bytes, changesAt: kb.changesAt };
 }
 
-const nextTurn = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
+/**
+ * The body's JSON text (what `JSON.stringify(body)` gives) as a stream, written about
+ * CHUNK_CHARS at a time with a turn of the event loop whenever a slice of work is used: a
+ * body of 2 MiB written in one piece held the event loop for as long as its stringify took.
+ */
+export function publicMatchesJson(body: PublicQuestionnaireMatches): ReadableStream<Uint8Array> {
+  const pieces = jsonPieces(body as unknown as Record<string, unknown>, "results");
+  const encoder = new TextEncoder();
+  const pause = slicedPause(SLICE_MS);
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      await pause();
+      let chunk = "";
+      let next = pieces.next();
+      for (; !next.done; next = pieces.next()) {
+        chunk += next.value;
+        if (chunk.length >= CHUNK_CHARS) break;
+      }
+      if (chunk !== "") controller.enqueue(encoder.encode(chunk));
+      if (next.done) controller.close();
+    },
+    cancel() {
+      pieces.return(undefined);
+    },
+  });
+}

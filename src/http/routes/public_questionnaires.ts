@@ -14,6 +14,7 @@ import {
 import { OrgSlugParams } from "../../domain/subprocessors.ts";
 import {
   PUBLIC_MATCHING_RATE,
+  publicMatchesJson,
   publicQuestionnaireMatches,
 } from "../../serve/questionnaire_public.ts";
 import { clientIp } from "../client_ip.ts";
@@ -60,7 +61,11 @@ publicQuestionnaireRoutes.openapi(
       now: services.clock.now(),
       client: clientIp(c),
     });
-    c.header("cache-control", "no-store");
-    return c.json(body, 200);
+    // Written a few results at a time: a body of 2 MiB is not one long stringify. The bytes
+    // are JSON.stringify(body)'s (the route's typed JSON response, hence the cast).
+    return c.body(publicMatchesJson(body), 200, {
+      "content-type": "application/json",
+      "cache-control": "no-store",
+    }) as never;
   },
 );
