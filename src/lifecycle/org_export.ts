@@ -19,22 +19,25 @@
  * - `manifest.json` last: the SHA-256 and size of every other entry.
  *
  * Memory (docs/lifecycle.md "Export and import", tests/lifecycle/org_export_memory_test.ts):
- * the archive is produced as it is read; the text entries are deflated in 64 KiB pieces by one
- * streaming compressor each, entries are serialized 128 at a time (`EntryList`), blobs under
- * 16 KiB are stored and larger ones deflated by the native zlib in one call; what stays is the list of the organization's keys, the set of its
- * blob keys and the ZIP's central directory (one line per entry). At most
+ * the archive is produced as it is read; the organization's keys are walked as they are found
+ * (`organizationKeys` streams) into a `KeySpool` (about 60 bytes per key in 64 KiB pages), the
+ * text entries are deflated in 64 KiB pieces by one streaming compressor each, entries are
+ * serialized 128 at a time (`EntryList`), blobs under 16 KiB are stored and larger ones
+ * deflated in one call, one at a time; the blob keys stay in a `CompactStringSet` and the ZIP's
+ * central directory as its own bytes (./zip_writer.ts). At most
  * `MAX_CONCURRENT_EXPORTS` run at once per instance; another is refused with 503 and
  * Retry-After.
  */
 import { createHash } from "node:crypto";
 import { Buffer } from "node:buffer";
-import { deflateRawSync } from "node:zlib";
 import type { BlobStore } from "../blobs/mod.ts";
 import { parseBlobKey } from "../blobs/mod.ts";
 import { unavailable } from "../domain/errors.ts";
 import { BLOB_REFERENCE_SOURCES, type BlobReferenceSource } from "../store/blob_references.ts";
 import { KEY_COLLECTIONS, organizationKeys } from "../store/tenant_keys.ts";
 import { serialize } from "node:v8";
+import { ZipWriter } from "./zip_writer.ts";
+import { CompactStringSet } from "../lib/compact_set.ts";
 
 export const EXPORT_FORMAT = "trust-profile-organization-export";
 /** 2: entries travel in `L` frames of many entries (1: one `K` frame each; still imported). */
@@ -230,84 +233,154 @@ export function declaredBlobRefs(entry: Deno.KvEntry<unknown>): string[] {
   return found;
 }
 
-/** Every key the export carries, in order, found before any byte is written. */
-async function exportedKeys(options: ExportOptions): Promise<Deno.KvKey[]> {
+/** The document (index in DOCUMENTS, plus one) a collection's records go to; 0 for none. */
+const DOCUMENT_OF: ReadonlyMap<string, number> = new Map(
+  Object.values(DOCUMENTS).flatMap((collections, i) => collections.map((c) => [c, i + 1])),
+);
+
+/**
+ * Keys kept compactly until the archive is written: each as its JSON text (bigints and bytes
+ * tagged) behind a byte naming its document and two of length, in pages of 64 KiB. About 60
+ * bytes per key and no object per key, where an array of keys held several hundred.
+ */
+class KeySpool {
+  #pages: Uint8Array[] = [];
+  #used = PIECE_BYTES;
+  #encoder = new TextEncoder();
+  #decoder = new TextDecoder();
+  count = 0;
+
+  add(key: Deno.KvKey): void {
+    const text = this.#encoder.encode(JSON.stringify(key.map(encodePart)));
+    const size = 3 + text.length;
+    if (this.#used + size > PIECE_BYTES) {
+      this.#pages.push(new Uint8Array(Math.max(PIECE_BYTES, size)));
+      this.#used = 0;
+    }
+    const page = this.#pages.at(-1)!;
+    page[this.#used] = DOCUMENT_OF.get(String(key[0])) ?? 0;
+    page[this.#used + 1] = text.length >> 8;
+    page[this.#used + 2] = text.length & 0xff;
+    page.set(text, this.#used + 3);
+    this.#used += size;
+    this.count++;
+  }
+
+  /** The keys in the order added; only those of `document` (an index plus one) when given. */
+  *keys(document?: number): Generator<Deno.KvKey> {
+    for (let p = 0; p < this.#pages.length; p++) {
+      const page = this.#pages[p];
+      const end = p === this.#pages.length - 1 ? this.#used : page.length;
+      let at = 0;
+      while (at + 3 <= end) {
+        const length = (page[at + 1] << 8) | page[at + 2];
+        if (length === 0) break;
+        if (document === undefined || page[at] === document) {
+          const text = this.#decoder.decode(page.subarray(at + 3, at + 3 + length));
+          yield (JSON.parse(text) as unknown[]).map(decodePart);
+        }
+        at += 3 + length;
+      }
+    }
+  }
+}
+
+type KeyPart = Deno.KvKeyPart;
+
+function encodePart(part: KeyPart): unknown {
+  if (typeof part === "bigint") return { n: part.toString() };
+  if (part instanceof Uint8Array) return { b: Buffer.from(part).toString("base64") };
+  return part;
+}
+
+function decodePart(part: unknown): KeyPart {
+  if (part !== null && typeof part === "object") {
+    const tagged = part as { n?: string; b?: string };
+    if (tagged.n !== undefined) return BigInt(tagged.n);
+    return new Uint8Array(Buffer.from(tagged.b ?? "", "base64"));
+  }
+  return part as KeyPart;
+}
+
+/**
+ * Every key the export carries, in order, into a spool (the organization's keys as the tenant
+ * key register yields them, then its members' user records, then with `log` the instance's
+ * public keys and the log's head and nodes, with `keys` the moved private keys).
+ */
+async function exportedKeys(options: ExportOptions): Promise<KeySpool> {
   const { kv, organizationId } = options;
-  const keys: Deno.KvKey[] = [];
+  const keys = new KeySpool();
   const members: string[] = [];
   for await (const key of organizationKeys(kv, organizationId)) {
     const collection = String(key[0]);
     if (SKIPPED.has(collection)) continue;
     if (!withLog(options) && LOG_COLLECTIONS.has(collection)) continue;
-    keys.push(key);
+    keys.add(key);
     if (collection === "memberships") members.push(String(key[2]));
   }
   for (const userId of members) {
     const user = await kv.get<{ idpSub?: string }>(["users", userId]);
     if (!user.value) continue;
-    keys.push(user.key);
-    if (user.value.idpSub) keys.push(["users_by_idp_sub", user.value.idpSub]);
+    keys.add(user.key);
+    if (user.value.idpSub) keys.add(["users_by_idp_sub", user.value.idpSub]);
   }
   // Public keys are the instance's: they travel with the log, which an import writes only when
   // its operator says so (`--include log`).
   if (withLog(options)) {
-    for await (const entry of kv.list({ prefix: ["signing_public_keys"] })) keys.push(entry.key);
+    for await (const entry of kv.list({ prefix: ["signing_public_keys"] })) keys.add(entry.key);
   }
   if (options.keys) {
-    for (const purpose of MOVED_KEY_PURPOSES) keys.push(["signing_keys", purpose]);
+    for (const purpose of MOVED_KEY_PURPOSES) keys.add(["signing_keys", purpose]);
   }
   if (withLog(options)) {
-    keys.push(["log_head"]);
-    for await (const entry of kv.list({ prefix: ["log_nodes"] })) keys.push(entry.key);
+    keys.add(["log_head"]);
+    for await (const entry of kv.list({ prefix: ["log_nodes"] }, { batchSize: 500 })) {
+      keys.add(entry.key);
+    }
   }
   return keys;
 }
 
 /** Reads `keys` ten at a time (the KV's getMany limit), skipping absent ones. */
-async function* entriesOf(kv: Deno.Kv, keys: Deno.KvKey[]): AsyncGenerator<Deno.KvEntry<unknown>> {
-  for (let i = 0; i < keys.length; i += 10) {
-    for (const entry of await kv.getMany(keys.slice(i, i + 10))) {
+async function* entriesOf(
+  kv: Deno.Kv,
+  keys: Iterable<Deno.KvKey> | AsyncIterable<Deno.KvKey>,
+): AsyncGenerator<Deno.KvEntry<unknown>> {
+  let group: Deno.KvKey[] = [];
+  const read = async function* () {
+    for (const entry of await kv.getMany(group)) {
       if (entry.versionstamp !== null) yield entry as Deno.KvEntry<unknown>;
     }
+    group = [];
+  };
+  for await (const key of keys) {
+    group.push(key);
+    if (group.length === 10) yield* read();
   }
+  if (group.length > 0) yield* read();
 }
 
 async function* archiveChunks(options: ExportOptions): AsyncGenerator<Uint8Array> {
-  const { Zip, ZipDeflate, ZipPassThrough } = await import("fflate");
-  /** A whole entry deflated by the native zlib in one call (no compressor state is kept). */
-  class WholeDeflate extends ZipPassThrough {
-    constructor(path: string) {
-      super(path);
-      this.compression = 8;
-    }
-    override process(chunk: Uint8Array, final: boolean): void {
-      this.ondata(null, new Uint8Array(deflateRawSync(chunk, { level: 1 })), final);
-    }
-  }
+  const fflate = await import("fflate");
   const out: Uint8Array[] = [];
-  let failure: Error | null = null;
-  const zip = new Zip((error, data) => {
-    if (error) failure = error;
-    else out.push(data);
-  });
+  const zip = new ZipWriter((data) => out.push(data), fflate, options.now);
+  /** The manifest's lines of the text entries; the blobs' are made from their keys at the end. */
   const manifest: ManifestEntry[] = [];
   /**
    * Starts an entry; its bytes go through `push` (gathered into pieces of PIECE_BYTES before
-   * they reach the compressor, which otherwise allocates its work buffers for every few
-   * kilobytes), then `end` records its digest.
+   * they reach the compressor, which otherwise works on every few bytes), then `end` records
+   * its digest.
    */
   const open = (path: string, level: 1 | 6) => {
-    const file = new ZipDeflate(path, { level });
-    zip.add(file);
+    const file = zip.stream(path, level);
     const hash = createHash("sha256");
     let bytes = 0;
     let piece: Uint8Array[] = [];
     let pieceBytes = 0;
-    const flush = (final: boolean) => {
-      const data = piece.length === 1 ? piece[0] : concatBytes(piece, pieceBytes);
+    const flush = () => {
+      if (pieceBytes > 0) file.push(piece.length === 1 ? piece[0] : concatBytes(piece, pieceBytes));
       piece = [];
       pieceBytes = 0;
-      file.push(data, final);
     };
     return {
       push(data: Uint8Array) {
@@ -315,31 +388,16 @@ async function* archiveChunks(options: ExportOptions): AsyncGenerator<Uint8Array
         bytes += data.length;
         piece.push(data);
         pieceBytes += data.length;
-        if (pieceBytes >= PIECE_BYTES) flush(false);
+        if (pieceBytes >= PIECE_BYTES) flush();
       },
       end() {
-        flush(true);
+        flush();
+        file.end();
         manifest.push({ path, sha256: hash.digest("hex"), bytes });
       },
     };
   };
-  /**
-   * Adds a whole entry (a blob) at once: stored as it is below STORED_BELOW bytes (a compressor
-   * per small blob costs native memory that only a full collection frees, for little gain),
-   * deflated by the native zlib above.
-   */
-  const whole = (path: string, data: Uint8Array) => {
-    const file = data.length < STORED_BELOW ? new ZipPassThrough(path) : new WholeDeflate(path);
-    zip.add(file);
-    file.push(data, true);
-    manifest.push({
-      path,
-      sha256: createHash("sha256").update(data).digest("hex"),
-      bytes: data.length,
-    });
-  };
   function* drain(): Generator<Uint8Array> {
-    if (failure) throw failure;
     while (out.length > 0) yield out.shift()!;
   }
 
@@ -353,29 +411,24 @@ async function* archiveChunks(options: ExportOptions): AsyncGenerator<Uint8Array
   }
 
   // The JSON documents, one entity after another.
-  const byCollection = new Map<string, Deno.KvKey[]>();
-  for (const key of keys) {
-    const collection = String(key[0]);
-    if (!byCollection.has(collection)) byCollection.set(collection, []);
-    byCollection.get(collection)!.push(key);
-  }
+  let document = 0;
   for (const [name, collections] of Object.entries(DOCUMENTS)) {
-    const document = open(`${name}.jsonl`, 6);
-    for (const collection of collections) {
-      const own = collection === "webhooks"
-        ? await webhookKeys(options.kv, keys)
-        : byCollection.get(collection) ?? [];
-      for await (const entry of entriesOf(options.kv, own)) {
-        document.push(encoder.encode(`${jsonLine(entry.key, entry.value)}\n`));
-        yield* drain();
-      }
+    document++;
+    const file = open(`${name}.jsonl`, 6);
+    const own = collections.includes("webhooks")
+      ? webhookKeys(options.kv, keys.keys(DOCUMENT_OF.get("projects")))
+      : keys.keys(document);
+    for await (const entry of entriesOf(options.kv, inCollectionOrder(own, collections))) {
+      file.push(encoder.encode(`${jsonLine(entry.key, entry.value)}\n`));
+      yield* drain();
     }
-    document.end();
+    file.end();
     yield* drain();
   }
 
   // The entries themselves, and the blobs they reference.
-  const blobKeys = new Set<string>();
+  const blobKeys = new CompactStringSet();
+  const ownLog = new Set<number>();
   const entries = open(ENTRIES_PATH, 6);
   let kvEntries = 0;
   const list = new EntryList((bytes) => entries.push(bytes));
@@ -383,42 +436,51 @@ async function* archiveChunks(options: ExportOptions): AsyncGenerator<Uint8Array
     list.add(key, value);
     kvEntries++;
   };
-  for await (const entry of entriesOf(options.kv, keys)) {
+  for await (const entry of entriesOf(options.kv, keys.keys())) {
     for (const key of declaredBlobRefs(entry)) blobKeys.add(key);
+    if (entry.key[0] === "log_entries") ownLog.add(Number(entry.key[1]));
     add(entry.key, entry.value);
     yield* drain();
   }
   // Other tenants' log entries travel as erased entries (their leaf hashes are in log_nodes),
   // the form deletion leaves: the imported log answers every index, texts only for this tenant.
   if (withLog(options)) {
-    const own = new Set(keys.filter((k) => k[0] === "log_entries").map((k) => Number(k[1])));
     const size = (await options.kv.get<{ size: number }>(["log_head"])).value?.size ?? 0;
     for (let index = 0; index < size; index++) {
-      if (own.has(index)) continue;
+      if (ownLog.has(index)) continue;
       add(["log_entries", index], { erased: true });
       if (index % 1000 === 999) yield* drain();
     }
   }
   // An uploaded logo answers at its public URL through its record in the service's `logos`.
-  const logos = [...blobKeys].filter((key) => key.startsWith("logo/"));
-  const logoKeys = logos.map((key): Deno.KvKey => ["logos", parseBlobKey(key).sha256]);
-  for await (const entry of entriesOf(options.kv, logoKeys)) {
+  const logoKeys = function* (): Generator<Deno.KvKey> {
+    for (const key of blobKeys) {
+      if (key.startsWith("logo/")) yield ["logos", parseBlobKey(key).sha256];
+    }
+  };
+  for await (const entry of entriesOf(options.kv, logoKeys())) {
     add(entry.key, entry.value);
   }
   list.flush();
   entries.end();
   yield* drain();
+  // Each blob's bytes are read, written and let go one at a time, in the order the entries
+  // name them; what stays per blob is its key (in the set) and its size, for the manifest.
+  const sizes: number[] = [];
   let blobs = 0;
-  for (const key of [...blobKeys].sort()) {
+  for (const key of blobKeys) {
     const bytes = await options.blobs.get(key);
+    sizes.push(bytes === null ? -1 : bytes.length);
     if (bytes === null) continue;
     const { kind, sha256 } = parseBlobKey(key);
-    whole(`blobs/${kind}/${sha256}`, bytes);
+    const digest = createHash("sha256").update(bytes).digest("hex");
+    if (digest !== sha256) throw new Error(`blob ${key} does not match its digest`);
+    zip.whole(`blobs/${kind}/${sha256}`, bytes, bytes.length >= STORED_BELOW);
     blobs++;
     yield* drain();
   }
 
-  const summary: ExportManifest = {
+  const summary: Omit<ExportManifest, "entries"> = {
     format: EXPORT_FORMAT,
     version: EXPORT_VERSION,
     organizationId: options.organizationId,
@@ -428,23 +490,62 @@ async function* archiveChunks(options: ExportOptions): AsyncGenerator<Uint8Array
     ...(options.keys ? { warning: KEYS_WARNING } : {}),
     kvEntries,
     blobs,
-    entries: manifest,
   };
-  const last = new ZipDeflate(MANIFEST_PATH, { level: 6 });
-  zip.add(last);
-  last.push(encoder.encode(JSON.stringify(summary, null, 2)), true);
+  // manifest.json as JSON.stringify(…, null, 2) would lay it out, written line by line.
+  const last = zip.stream(MANIFEST_PATH, 6);
+  const head = JSON.stringify(summary, null, 2);
+  const lines: string[] = [`${head.slice(0, -2)},\n  "entries": [`];
+  const line = (entry: ManifestEntry, first: boolean) =>
+    `${first ? "" : ","}\n    ${JSON.stringify(entry, null, 2).replaceAll("\n", "\n    ")}`;
+  let first = true;
+  for (const entry of manifest) {
+    lines.push(line(entry, first));
+    first = false;
+  }
+  let index = 0;
+  for (const key of blobKeys) {
+    const bytes = sizes[index++];
+    if (bytes < 0) continue;
+    const { kind, sha256 } = parseBlobKey(key);
+    lines.push(line({ path: `blobs/${kind}/${sha256}`, sha256, bytes }, first));
+    first = false;
+    if (lines.length >= 256) {
+      last.push(encoder.encode(lines.join("")));
+      lines.length = 0;
+      yield* drain();
+    }
+  }
+  lines.push("\n  ]\n}");
+  last.push(encoder.encode(lines.join("")));
+  last.end();
   zip.end();
   yield* drain();
 }
 
+/** A collection's keys before the next one's (a document lists its collections in order). */
+async function* inCollectionOrder(
+  keys: Iterable<Deno.KvKey> | AsyncIterable<Deno.KvKey>,
+  collections: string[],
+): AsyncGenerator<Deno.KvKey> {
+  if (collections.length === 1) {
+    yield* keys;
+    return;
+  }
+  // Few records (the organization's own, its members): read once per collection.
+  const all: Deno.KvKey[] = [];
+  for await (const key of keys) all.push(key);
+  for (const collection of collections) yield* all.filter((key) => key[0] === collection);
+}
+
 /** The webhooks of the organization's projects (for the JSON document only). */
-async function webhookKeys(kv: Deno.Kv, keys: Deno.KvKey[]): Promise<Deno.KvKey[]> {
-  const found: Deno.KvKey[] = [];
+async function* webhookKeys(
+  kv: Deno.Kv,
+  keys: Iterable<Deno.KvKey>,
+): AsyncGenerator<Deno.KvKey> {
   for (const key of keys) {
     if (key[0] !== "projects" || key.length !== 2) continue;
-    for await (const entry of kv.list({ prefix: ["webhooks", key[1]] })) found.push(entry.key);
+    for await (const entry of kv.list({ prefix: ["webhooks", key[1]] })) yield entry.key;
   }
-  return found;
 }
 
 /** A record as one JSON line, secrets left out and non-JSON values spelled out. */

@@ -14,6 +14,7 @@
 import type { Job } from "../domain/jobs.ts";
 import type { PublicEffect, PublicTarget } from "./public_writes.ts";
 import { jobDueKey, jobKey } from "./keys.ts";
+import { CompactStringSet } from "../lib/compact_set.ts";
 
 /**
  * Whose data a collection holds: `project` and `organization` keys belong to one tenant,
@@ -405,16 +406,14 @@ async function* scan<T>(
 
 /**
  * Keys yielded once each, in the order found, as they are found: nothing is gathered ahead of
- * the reader; what stays is one compact string per key yielded (to drop repeats), so the
- * memory of an enumeration is a few dozen bytes per key, not the keys and their entries.
+ * the reader; what stays is each yielded key's text in a `CompactStringSet` (to drop repeats),
+ * so the memory of a walk is its keys' bytes and 16 more per key, outside the JS heap's
+ * objects, not the keys and their entries.
  */
 async function* distinct(found: Found): AsyncGenerator<Deno.KvKey> {
-  const seen = new Set<string>();
+  const seen = new CompactStringSet();
   for await (const key of found) {
-    const id = keyText(key);
-    if (seen.has(id)) continue;
-    seen.add(id);
-    yield key;
+    if (seen.add(keyText(key))) yield key;
   }
 }
 

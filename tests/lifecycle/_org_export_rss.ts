@@ -5,13 +5,18 @@
  * organization exports at once, reading every byte, and prints one JSON line: the RSS after
  * seeding, the highest RSS sampled while the exports ran, the archive sizes and the blobs in them.
  *
- * Usage: deno run -A --v8-flags=--expose-gc tests/lifecycle/_org_export_rss.ts <records> <exports>
+ * With a third argument `live`, it also collects garbage every 250 ms while the exports run and
+ * reports the most JS heap still in use after a collection (`liveHeap`, over the heap before):
+ * what the exports hold, free of when V8 chooses to collect (the RSS figures then mean less).
+ *
+ * Usage: deno run -A --v8-flags=--expose-gc tests/lifecycle/_org_export_rss.ts <records> <exports> [live]
  */
 import { createKvBlobStore } from "../../src/blobs/kv.ts";
 import { exportOrganization } from "../../src/lifecycle/org_export.ts";
 
 const records = Number(Deno.args[0] ?? 10_000);
 const exports = Number(Deno.args[1] ?? 1);
+const live = Deno.args[2] === "live";
 const gc = (globalThis as { gc?: () => void }).gc ?? (() => {});
 
 const kv = await Deno.openKv(":memory:");
@@ -75,7 +80,10 @@ gc();
 await new Promise((resolve) => setTimeout(resolve, 200));
 gc();
 const baseline = Deno.memoryUsage().rss;
+const baselineHeap = Deno.memoryUsage().heapUsed;
 let peak = baseline;
+let liveHeap = 0;
+let collected = performance.now();
 const sampler = setInterval(() => {
   peak = Math.max(peak, Deno.memoryUsage().rss);
 }, 20);
@@ -93,6 +101,11 @@ async function one(): Promise<{ bytes: number }> {
   for await (const chunk of stream) {
     bytes += chunk.length;
     peak = Math.max(peak, Deno.memoryUsage().rss);
+    if (live && performance.now() - collected > 250) {
+      gc();
+      liveHeap = Math.max(liveHeap, Deno.memoryUsage().heapUsed - baselineHeap);
+      collected = performance.now();
+    }
   }
   return { bytes };
 }
@@ -133,6 +146,7 @@ console.log(JSON.stringify({
   archiveBytes: results.map((r) => r.bytes),
   seconds: Number(seconds.toFixed(1)),
   oneMore,
+  ...(live ? { liveHeap } : {}),
   heapUsed: Deno.memoryUsage().heapUsed,
   external: Deno.memoryUsage().external,
 }));
