@@ -91,11 +91,14 @@ const percentile = (values: number[], p: number) => {
 };
 
 /**
- * Generous bounds for reads sampled during the load on a shared 2-core machine: the median,
- * and the slowest (one measured run: p50 42 ms, max 920 ms; the code before: 9.4 s p50).
+ * Generous bounds for reads sampled during the load on a shared 2-core machine: the median, the
+ * 99th percentile and the slowest. Measured (docs/bounded-work.md): /health max 40–100 ms on a
+ * quiet machine; the matching before it was sliced in time held reads for 0.5–1.2 s (its p99
+ * 300–600 ms), and the code before any bound for 9.4 s at the median.
  */
 const READ_P50_MS = 200;
-const READ_BOUND_MS = 2000;
+const READ_P99_MS = 250;
+const READ_BOUND_MS = 1000;
 
 Deno.test({
   name:
@@ -194,8 +197,10 @@ Deno.test({
       calls: answers.map((a) => `${a.status}:${a.bytes}`),
       healthSamples: health.length,
       healthP50: Math.round(percentile(health, 0.5)),
+      healthP99: Math.round(percentile(health, 0.99)),
       healthMax: Math.round(Math.max(...health)),
       trustJsonP50: Math.round(percentile(trustJson, 0.5)),
+      trustJsonP99: Math.round(percentile(trustJson, 0.99)),
       trustJsonMax: Math.round(Math.max(...trustJson)),
       publishMs: Math.round(publishMs),
     };
@@ -203,6 +208,8 @@ Deno.test({
     assert.ok(health.length >= 10, "the sampler ran during the load");
     assert.ok(figures.healthP50 < READ_P50_MS, `/health p50 ${figures.healthP50} ms`);
     assert.ok(figures.trustJsonP50 < READ_P50_MS, `trust.json p50 ${figures.trustJsonP50} ms`);
+    assert.ok(figures.healthP99 < READ_P99_MS, `/health p99 ${figures.healthP99} ms`);
+    assert.ok(figures.trustJsonP99 < READ_P99_MS, `trust.json p99 ${figures.trustJsonP99} ms`);
     assert.ok(figures.healthMax < READ_BOUND_MS, `/health max ${figures.healthMax} ms`);
     assert.ok(figures.trustJsonMax < READ_BOUND_MS, `trust.json max ${figures.trustJsonMax} ms`);
     assert.ok(publishMs < 2 * READ_BOUND_MS, `publish took ${figures.publishMs} ms`);
@@ -247,10 +254,16 @@ Deno.test({
         text: "Is there an incident response plan?",
       }],
     };
+    let lastBytes = 0;
     const call = async (body = asked, client = "192.0.2.1") => {
       const res = await ask(server, org.slug, client, body);
       const text = await res.text();
       assert.equal(res.status, 200, text);
+      assert.equal(res.headers.get("content-type"), "application/json");
+      assert.equal(res.headers.get("cache-control"), "no-store");
+      // Written as a stream, a few results at a time: still JSON.stringify's text exactly.
+      assert.equal(text, JSON.stringify(JSON.parse(text)));
+      lastBytes = new TextEncoder().encode(text).length;
       return PublicQuestionnaireMatches.parse(JSON.parse(text));
     };
 
@@ -259,6 +272,8 @@ Deno.test({
     const afterFirst = publicMatchingStats();
     assert.equal(afterFirst.matchings, before.matchings + 1);
     assert.equal(afterFirst.indexes, before.indexes + 1);
+    // The body kept is counted from its results' sizes, to the byte, without writing it again.
+    assert.equal(afterFirst.keptBodyBytes - before.keptBodyBytes, lastBytes);
 
     const best = first.results[0].best!;
     assert.equal(best.source.kind === "answer" && best.source.answerId, created.json.answer.id);
