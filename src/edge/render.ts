@@ -36,7 +36,7 @@ import {
   type Variant,
 } from "../store/edge_pages.ts";
 import { pageTags } from "./tags.ts";
-import { CENTER_PATHS, PROJECT_PATHS, projectLogPath } from "./targets.ts";
+import { CENTER_PATHS, PROJECT_PATHS } from "./targets.ts";
 
 /** The `env` an internal render passes to the app: the stored layer lets it through. */
 export interface RenderEnv {
@@ -99,9 +99,7 @@ async function scopesOf(kv: Deno.Kv, organizationId: string, now: Date): Promise
       id: project.id,
       projectId: project.id,
       // A private or unpublished project keeps no stored page: its URLs answer 404 live.
-      paths: published
-        ? [...PROJECT_PATHS.map((p) => `/trust/${project.slug}${p}`), projectLogPath(project.slug)]
-        : [],
+      paths: published ? PROJECT_PATHS.map((p) => `/trust/${project.slug}${p}`) : [],
       tags: pageTags(organizationId, project.id),
     });
   }

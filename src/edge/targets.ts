@@ -4,8 +4,10 @@
  * (tests/edge/targets_test.ts checks this list against /openapi.json). Not stored, and so
  * answered live: URLs with a query (answer search), one update or one document by id, the
  * access-request form, versioned URLs (immutable artifacts served as they are), the log
- * itself (one project's index in it is stored: {@linkcode projectLogPath}) and the
- * cross-vendor directory and search.
+ * (a project's index in it shows the whole log's size, which every publish of any project
+ * moves), a project's security.txt (its Expires is counted from the moment it is read) and the
+ * cross-vendor directory and search. What is answered live is not tagged for the edge either:
+ * no purge would reach it, so the platform's CDN does not keep it.
  */
 
 /**
@@ -40,7 +42,6 @@ export const PROJECT_PATHS: readonly string[] = [
   "/frameworks",
   "/frameworks.html",
   "/frameworks.md",
-  "/.well-known/security.txt",
 ];
 
 /** Paths under `/public/trust/{orgSlug}` (the trust center, also by suffix). */
@@ -60,23 +61,10 @@ export const CENTER_PATHS: readonly string[] = [
   "/certifications",
 ];
 
-/** A project's stored URLs outside `/trust/{projectSlug}`: its index in the publication log. */
-export function projectLogPath(slug: string): string {
-  return `/log/publications/${slug}`;
-}
-
 /** Where a stored URL's project or organization is named: its scope and slug, or null. */
 export function storedScopeOf(
   path: string,
 ): { kind: "project" | "center"; slug: string } | null {
-  const log = /^\/log\/publications\/([^/]+)$/.exec(path);
-  if (log) {
-    try {
-      return { kind: "project", slug: decodeURIComponent(log[1]) };
-    } catch {
-      return null;
-    }
-  }
   const match = /^\/(trust|public\/trust)\/([^/]+)(\/.*)?$/.exec(path);
   if (!match) return null;
   const [, prefix, segment] = match;

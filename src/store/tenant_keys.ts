@@ -35,8 +35,8 @@ export interface CollectionRule {
   note: string;
 }
 
-/** A domain record's pages: its project's (the record holds the project's id). */
-const DOMAIN_PAGES: PublicEffect = {
+/** A record's pages: its project's (the record holds the project's id). */
+const RECORD_PROJECT_PAGES: PublicEffect = {
   targets: (_key, value) => {
     const projectId = (value as { projectId?: unknown } | null)?.projectId;
     return typeof projectId === "string" ? [{ projectId }] : [];
@@ -61,7 +61,7 @@ const DELETION_PAGES: PublicEffect = {
 /** Every collection of the KV, by its name (a key's first part). */
 export const KEY_COLLECTIONS: Readonly<Record<string, CollectionRule>> = {
   // Organizations and membership.
-  organizations: { owner: "organization", public: "none", note: "[id]" },
+  organizations: { owner: "organization", public: { organization: 1 }, note: "[id]" },
   organizations_by_slug: { owner: "organization", public: "none", note: "[slug], from the record" },
   organization_profiles: { owner: "organization", public: { organization: 1 }, note: "[orgId]" },
   organization_retention: { owner: "organization", public: "none", note: "[orgId]" },
@@ -106,8 +106,12 @@ export const KEY_COLLECTIONS: Readonly<Record<string, CollectionRule>> = {
   controls_by_key: { owner: "project", public: "none", note: "[projectId, key]" },
   control_counts: { owner: "project", public: "none", note: "[projectId]" },
   control_criteria: { owner: "project", public: { project: 1 }, note: "[projectId, key]" },
-  collectors: { owner: "project", public: "none", note: "[id], from collectors_by_project" },
-  collectors_by_project: { owner: "project", public: "none", note: "[projectId, id]" },
+  collectors: {
+    owner: "project",
+    public: RECORD_PROJECT_PAGES,
+    note: "[id], from collectors_by_project",
+  },
+  collectors_by_project: { owner: "project", public: { project: 1 }, note: "[projectId, id]" },
   collectors_by_created: { owner: "project", public: "none", note: "[projectId, createdAt, id]" },
   collectors_by_secret_hash: {
     owner: "project",
@@ -135,7 +139,11 @@ export const KEY_COLLECTIONS: Readonly<Record<string, CollectionRule>> = {
   publications: { owner: "project", public: { project: 1 }, note: "[projectId, version]" },
   publication_parts: { owner: "project", public: { project: 1 }, note: "[projectId, version, i]" },
   publications_latest: { owner: "project", public: { project: 1 }, note: "[projectId]" },
-  domains: { owner: "project", public: DOMAIN_PAGES, note: "[id], from domains_by_project" },
+  domains: {
+    owner: "project",
+    public: RECORD_PROJECT_PAGES,
+    note: "[id], from domains_by_project",
+  },
   domains_by_name: {
     owner: "project",
     public: "none",

@@ -17,7 +17,7 @@
  * records: public search, answer search and the paged lists.
  */
 import { brotliDecompressSync, gunzipSync } from "node:zlib";
-import { CENTER_PATHS, PROJECT_PATHS, projectLogPath } from "../../src/edge/targets.ts";
+import { CENTER_PATHS, PROJECT_PATHS } from "../../src/edge/targets.ts";
 import {
   dependencies,
   signature,
@@ -153,7 +153,6 @@ async function renderedPaths(kv: Deno.Kv, orgId: string): Promise<string[]> {
     const latest = await kv.get(latestPublicationKey(entry.key[1] as string));
     if (latest.value === null || await due(kv, "project", entry.key[1] as string)) continue;
     paths.push(...PROJECT_PATHS.map((p) => `/trust/${project.slug}${p}`));
-    paths.push(projectLogPath(project.slug));
   }
   return paths;
 }

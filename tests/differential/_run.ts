@@ -27,16 +27,6 @@ import {
  * this list.
  */
 export const KNOWN_STALE: Readonly<Record<string, string>> = {
-  ingestSignals:
-    "recordSignals (src/store/signals.ts) commits a new detection without touchProject: the stored /trust/{slug}/signals (and the page, trust.json…) stay current at the old generation and keep the old detection",
-  rotateCollectorSecret:
-    "its preparation creates a collector on a project that had none (createCollector): /trust/{slug}/setup.md names the first active collector, but creating (or revoking) a collector does not touch the project, so the stored setup.md keeps `<COLLECTOR_ID>`",
-  "job:recompute-decay-auto-publish":
-    "/trust/{slug}/.well-known/security.txt has an Expires computed from the time of rendering: a day later the stored file (current by generation) shows the previous day's Expires",
-  "job:retention-prune":
-    "the same security.txt Expires, frozen at render time, after the clock moved",
-  publishProject:
-    "/log/publications/{slug} shows the whole log's treeSize: publishing one project grows the tree, but only that project's scope is touched, so every other project's stored log index (other organizations' too) stays current at the old treeSize",
   "job:project-deletion":
     "after the clock moved past the grace, GET /projects/{id}/domains of the remaining project lists no domain while its domains_by_project entry and record are still there (the pending claim is past its lifetime by the service clock; KV expires it only by the wall clock)",
   "job:import":

@@ -55,8 +55,10 @@ Deno.test("[edge] stored URLs are every public GET route with only the project's
       center.add(path.slice("/public/trust/{orgSlug}".length));
     }
   }
-  // Answered live on purpose: the access-request form takes its document from the query.
+  // Answered live on purpose: the access-request form takes its document from the query, and a
+  // project's security.txt counts its Expires from the moment it is read.
   center.delete("/documents/request");
+  project.delete("/.well-known/security.txt");
   assert.deepEqual(
     [...project].sort(),
     PROJECT_PATHS.filter((p) => !/^\.(md|html)$/.test(p)).sort(),
@@ -68,7 +70,9 @@ Deno.test("[edge] stored URLs are every public GET route with only the project's
     kind: "center",
     slug: "acme",
   });
-  assert.deepEqual(storedScopeOf("/log/publications/acme"), { kind: "project", slug: "acme" });
+  // A project's index in the log shows the whole log's size: live, untagged.
+  assert.equal(storedScopeOf("/log/publications/acme"), null);
+  assert.equal(storedScopeOf("/trust/acme/.well-known/security.txt"), null);
   assert.equal(storedScopeOf("/log/publications/acme/1/inclusion"), null);
   assert.equal(storedScopeOf("/trust/acme/versions/1/trust.json"), null);
   assert.equal(storedScopeOf("/trust/acme/updates/abc"), null);
@@ -111,7 +115,11 @@ Deno.test("[edge] the latest pages are stored bytes, current or answered live", 
         }
       }
       assert.ok((await ctx.kv.get(pageKey("/trust/acme/badge.svg", "any", "identity"))).value);
-      assert.ok((await ctx.kv.get(pageKey("/log/publications/acme", "any", "identity"))).value);
+      // Live on purpose: the log's index of a project shows the whole log's size.
+      assert.equal(
+        (await ctx.kv.get(pageKey("/log/publications/acme", "any", "identity"))).value,
+        null,
+      );
       assert.ok(
         (await ctx.kv.get(pageKey(`/public/trust/${ws.organization.slug}`, "html", "br"))).value,
       );

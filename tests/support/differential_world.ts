@@ -126,6 +126,8 @@ export async function startDifferentialWorld(): Promise<DifferentialWorld> {
       DNS_NAMESERVER: `127.0.0.1:${dns.port}`,
       WEBHOOK_ALLOW_PRIVATE: "true",
       TRUST_PAGE_BASE: "http://pages.trust.example",
+      // The visitors' group signs a new account up through the form.
+      SIGNUP: "open",
     },
   });
   const close = async () => {
