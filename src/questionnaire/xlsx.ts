@@ -19,7 +19,7 @@
 import { columnLetters, type Grid, newGrid, parseCellRef, setCell } from "./grid.ts";
 import { QuestionnaireFileError, type QuestionnaireLimits } from "./types.ts";
 import { decodeOoxmlEscapes, escapeXml, type XmlToken, xmlTokens } from "./xml.ts";
-import { planPackage } from "./xlsx_package.ts";
+import { planPackage, relsPathOf, resolvePart } from "./xlsx_package.ts";
 import {
   InflateBudget,
   inflateEntry,
@@ -200,11 +200,6 @@ interface Relationship {
   external: boolean;
 }
 
-function relsPathOf(part: string): string {
-  const slash = part.lastIndexOf("/");
-  return `${part.slice(0, slash + 1)}_rels/${part.slice(slash + 1)}.rels`;
-}
-
 function relationships(parts: Map<string, string>, part: string): Map<string, Relationship> {
   const rels = new Map<string, Relationship>();
   const xml = parts.get(relsPathOf(part));
@@ -218,16 +213,6 @@ function relationships(parts: Map<string, string>, part: string): Map<string, Re
     rels.set(id, { id, type, target: external ? target : resolvePart(base, target), external });
   }
   return rels;
-}
-
-function resolvePart(base: string, target: string): string {
-  const path = target.startsWith("/") ? target.slice(1) : base + target;
-  const out: string[] = [];
-  for (const segment of path.split("/")) {
-    if (segment === "..") out.pop();
-    else if (segment !== "." && segment !== "") out.push(segment);
-  }
-  return out.join("/");
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -135,7 +135,8 @@ export function relsPathOf(part: string): string {
   return `${part.slice(0, slash + 1)}_rels/${part.slice(slash + 1)}.rels`;
 }
 
-function resolvePart(base: string, target: string): string {
+/** A relationship's target resolved against the folder of the part that names it. */
+export function resolvePart(base: string, target: string): string {
   const path = target.startsWith("/") ? target.slice(1) : base + target;
   const out: string[] = [];
   for (const segment of path.split("/")) {
