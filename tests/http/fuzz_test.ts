@@ -448,8 +448,18 @@ export interface FuzzReport {
   failures: string[];
 }
 
-/** Runs `count` requests round-robin over every operation of the document. */
-export async function fuzz(ctx: TestApp, options: { seed: number; count: number }) {
+/**
+ * Runs `count` requests round-robin over every operation of the document; `progress`, if given,
+ * is awaited after every `progress.every` requests (the memory test samples the heap there).
+ */
+export async function fuzz(
+  ctx: TestApp,
+  options: {
+    seed: number;
+    count: number;
+    progress?: { every: number; call: (done: number) => Promise<void> | void };
+  },
+) {
   const doc: OpenApiDocument = await (await ctx.call("GET", "/openapi.json")).json();
   const ops = [...operations(doc).values()];
   const operationAt = pathMatcher(ops);
@@ -495,6 +505,9 @@ export async function fuzz(ctx: TestApp, options: { seed: number; count: number 
         seen.add(key);
         report.failures.push(`${key}\n  ${describe(request, options.seed, i)}`);
       }
+    }
+    if (options.progress && (i + 1) % options.progress.every === 0) {
+      await options.progress.call(i + 1);
     }
   }
   return report;
