@@ -190,8 +190,11 @@ export function createOidcVerifier(options: {
     }
     return await jwks(header, token);
   };
+  // Userinfo answers by subject, oldest first: at most USERINFO_ENTRIES, so the map does not
+  // grow with every subject that ever signed in without an email claim.
   const userinfo = new Map<string, { email?: string; name?: string; at: number }>();
   const USERINFO_TTL_MS = 10 * 60 * 1000;
+  const USERINFO_ENTRIES = 10_000;
 
   return {
     verify: (token) =>
@@ -221,6 +224,8 @@ export function createOidcVerifier(options: {
               info = { ...identityFromClaims({ ...body, sub }), at: now };
             } else await res?.body?.cancel();
           }
+          userinfo.delete(sub);
+          if (userinfo.size >= USERINFO_ENTRIES) userinfo.delete(userinfo.keys().next().value!);
           userinfo.set(sub, info);
         }
         email = info.email;
