@@ -253,12 +253,13 @@ function fatal(message) {
 
 /**
  * On Deno Deploy without a KV database proven to be assigned, nothing written would survive the
- * isolate: a banner above every view says so and what to do (the readiness probe's `storage`).
+ * isolate: a banner above every view says so and what to do (the dashboard settings' `storage`,
+ * which answer 200 whatever the readiness probe says).
  */
 async function showStorageBanner() {
   let status;
   try {
-    status = await (await fetch("/health/ready", { cache: "no-store" })).json();
+    status = await (await fetch("/dashboard/config.json", { cache: "no-store" })).json();
   } catch {
     return;
   }

@@ -35,6 +35,10 @@ async function assertRefused(host: DeployHost) {
   assert.equal(ready.body.storage.writable, false);
   assert.match(ready.body.storage.action, /Assign a Deno KV database to the app/);
   assert.ok(ready.body.problems.includes(ready.body.storage.action));
+  // The dashboard reads it from its settings (200 whatever readiness says) for its banner.
+  const settings = await (await fetch(`${host.url}/dashboard/config.json`)).json();
+  assert.equal(settings.storage.writable, false);
+  assert.equal(settings.storage.action, ready.body.storage.action);
 
   const page = await fetch(`${host.url}/signup?setup=anything`);
   assert.equal(page.status, 503);

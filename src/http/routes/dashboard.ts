@@ -39,6 +39,10 @@ const DashboardConfig = z.object({
         "Who provides HTTPS for a custom domain: Deno Deploy's custom domains, or the reverse proxy in front of the service",
     }),
   }),
+  storage: z.object({ writable: z.boolean(), action: z.string().nullable() }).nullable().openapi({
+    description:
+      "On Deno Deploy, whether the KV is proven to persist (docs/deploy.md) and what to do when it is not; null where no probe runs. The dashboard shows a banner when it is not writable.",
+  }),
 }).openapi("DashboardConfig");
 
 /** Where a custom domain points, and who terminates its TLS. */
@@ -108,9 +112,10 @@ dashboardRoutes.openapi(
     summary: "Sign-in settings for the dashboard (public OAuth client with PKCE)",
     responses: { 200: json(DashboardConfig, "Client id, redirect URI and issuer") },
   }),
-  (c) => {
+  async (c) => {
     const { config } = c.var.services;
     const builtin = config.auth.mode === "builtin";
+    const storage = await c.var.services.storage?.check();
     c.header("Cache-Control", "no-cache");
     return c.json({
       authMode: config.auth.mode,
@@ -122,6 +127,7 @@ dashboardRoutes.openapi(
       scope: builtin ? "api" : "openid email profile",
       trustPageBase: config.trustPageBase,
       customDomains: customDomainSetup(config),
+      storage: storage ? { writable: storage.writable, action: storage.action } : null,
     }, 200);
   },
 );
