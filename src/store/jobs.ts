@@ -173,6 +173,12 @@ export async function scheduleUniqueJob(
 export interface JobClaim {
   job: Job;
   token: string;
+  /**
+   * The job's record as this claim last wrote it: the next change commits against it without
+   * reading the job first (its check fails if anything changed it since, and then the job is
+   * read). Absent: read first.
+   */
+  stored?: Deno.KvEntry<Job>;
 }
 
 /**
@@ -204,9 +210,16 @@ export async function claimJob(
     dueAt: options.now + options.leaseMs,
     attempt: job.attempt + 1,
     lease: { token, owner: options.owner },
+    tag: tagOf(job.message),
   };
   const op = stageReplace(kv.atomic(), entry as Deno.KvEntry<Job>, next);
-  return (await op.commit()).ok ? { job: next, token } : null;
+  const result = await op.commit();
+  if (!result.ok) return null;
+  return {
+    job: next,
+    token,
+    stored: { key: entry.key, value: next, versionstamp: result.versionstamp },
+  };
 }
 
 /**
@@ -220,11 +233,24 @@ async function changeClaimed(
   change: (job: Job) => Job | null,
 ): Promise<boolean> {
   for (let attempt = 0; attempt < MAX_TRIES; attempt++) {
-    const entry = await kv.get<Job>(jobKey(claim.job.id));
+    // First as this claim last wrote it (checked: unchanged since, so still running under
+    // this lease), then as read.
+    const entry = (attempt === 0 && claim.stored) || await kv.get<Job>(jobKey(claim.job.id));
     const job = entry.value;
     if (!job || job.state !== "running" || job.lease?.token !== claim.token) return false;
-    const op = stageReplace(kv.atomic(), entry as Deno.KvEntry<Job>, change(job));
-    if ((await op.commit()).ok) return true;
+    const next = change(job);
+    const op = stageReplace(kv.atomic(), entry as Deno.KvEntry<Job>, next);
+    const result = await op.commit();
+    if (result.ok) {
+      claim.stored = next
+        ? {
+          key: entry.key,
+          value: { ...next, tag: tagOf(next.message) },
+          versionstamp: result.versionstamp,
+        }
+        : undefined;
+      return true;
+    }
   }
   throw new Error(`Job "${claim.job.id}" kept changing while it was being updated`);
 }

@@ -88,6 +88,29 @@ Deno.test("[store] a job whose worker died is due again when its lease ends", as
   assert.equal(await nextDueAt(kv), null, "no index entry is left behind");
 });
 
+Deno.test("[store] a claim ends its run from what it wrote: renewing and completing read nothing", async () => {
+  await using kv = await Deno.openKv(":memory:");
+  const job = await insertJob(kv, { kind: "test" }, { now: at(0) });
+  const claim = await claimJob(kv, (await listDueJobs(kv, T0, 1))[0], { ...LEASE, now: T0 });
+  assert.ok(claim);
+  let reads = 0;
+  const counted = new Proxy(kv, {
+    get(target, property) {
+      const value = Reflect.get(target, property, target);
+      if (property === "get" || property === "getMany") reads++;
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+  assert.equal(await renewJobLease(counted, claim, { now: T0 + 5_000, leaseMs: 60_000 }), true);
+  assert.equal((await getJob(kv, job.id))!.dueAt, T0 + 65_000);
+  assert.deepEqual(await dueIds(kv, T0 + 65_000), [job.id], "one entry, at the new lease end");
+  const before = reads;
+  assert.equal(await completeJob(counted, claim), true);
+  assert.equal(reads - before, 0, "the run ended without reading the job");
+  assert.equal(await getJob(kv, job.id), null);
+  assert.equal(await nextDueAt(kv), null, "no index entry is left behind");
+});
+
 Deno.test("[store] failJob() backs off, then dead-letters; retryDeadJob() runs it again", async (t) => {
   await using kv = await Deno.openKv(":memory:");
   const job = await insertJob(kv, { kind: "test" }, { now: at(0) });
