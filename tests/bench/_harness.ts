@@ -65,15 +65,22 @@ export interface BenchService {
   close(): Promise<void>;
 }
 
-/** The service on a fresh KV file in its own process, with a public project and a collector. */
-export async function startBenchService(): Promise<BenchService> {
+/**
+ * The service on a fresh KV file in its own process, with a public project and a collector.
+ * `env` adds to (or replaces, e.g. `KV_PATH` for a KV Connect server) its environment;
+ * `preload` is given to `startService`.
+ */
+export async function startBenchService(
+  options: { env?: Record<string, string>; preload?: string } = {},
+): Promise<BenchService> {
   const dir = await Deno.makeTempDir();
   const port = freePort();
   const baseUrl = `http://localhost:${port}`;
   const service: ServiceProcess = startService({
     PORT: String(port),
     KV_PATH: `${dir}/kv.sqlite3`,
-  });
+    ...options.env,
+  }, { preload: options.preload });
   const close = async () => {
     await service.stop();
     await Deno.remove(dir, { recursive: true });

@@ -10,13 +10,13 @@
  * thread share the machine) biases neither side. Both stores keep growing
  * across rounds, by the same number of records.
  */
-import { median, pool, startBenchService, timed } from "./_harness.ts";
+import { type BenchService, median, pool, startBenchService, timed } from "./_harness.ts";
 
 /** Timed batches per side in each round. */
-const BATCHES = Number(Deno.env.get("BENCH_BATCHES") ?? 20);
-const ROUNDS = Number(Deno.env.get("BENCH_ROUNDS") ?? 5);
+const DEFAULT_BATCHES = Number(Deno.env.get("BENCH_BATCHES") ?? 20);
+const DEFAULT_ROUNDS = Number(Deno.env.get("BENCH_ROUNDS") ?? 5);
 /** Untimed batches sent first on both sides, so neither is measured while its code is cold. */
-const WARMUP = Number(Deno.env.get("BENCH_WARMUP") ?? 5);
+const DEFAULT_WARMUP = Number(Deno.env.get("BENCH_WARMUP") ?? 5);
 const CONCURRENCY = Number(Deno.env.get("BENCH_CONCURRENCY") ?? 4);
 const TARGET = 0.5;
 
@@ -54,12 +54,40 @@ function run(send: (batch: number) => Promise<void>, first: number, count: numbe
   return pool(Array.from({ length: count }, (_, i) => () => send(first + i)), CONCURRENCY);
 }
 
-export async function benchIngest(): Promise<{ ratio: number; line: string }> {
-  const dir = await Deno.makeTempDir();
-  const kv = await Deno.openKv(`${dir}/kv.sqlite3`);
-  const ws = await startBenchService().catch(async (error) => {
-    kv.close();
-    await Deno.remove(dir, { recursive: true });
+/** Where a run of the ingest benchmark writes: the direct side's KV and the service. */
+export interface IngestTarget {
+  /** The KV the direct writes go to, and how to let it go. */
+  openDirect(): Promise<{ kv: Deno.Kv; close(): Promise<void> }>;
+  startService(): Promise<BenchService>;
+  batches?: number;
+  rounds?: number;
+  warmup?: number;
+}
+
+const LOCAL: IngestTarget = {
+  async openDirect() {
+    const dir = await Deno.makeTempDir();
+    const kv = await Deno.openKv(`${dir}/kv.sqlite3`);
+    return {
+      kv,
+      close: async () => {
+        kv.close();
+        await Deno.remove(dir, { recursive: true });
+      },
+    };
+  },
+  startService: () => startBenchService(),
+};
+
+/** Measures ingest against direct writes on `target` (by default: local KV files). */
+export async function measureIngest(target: IngestTarget = LOCAL) {
+  const BATCHES = target.batches ?? DEFAULT_BATCHES;
+  const ROUNDS = target.rounds ?? DEFAULT_ROUNDS;
+  const WARMUP = target.warmup ?? DEFAULT_WARMUP;
+  const store = await target.openDirect();
+  const kv = store.kv;
+  const ws = await target.startService().catch(async (error) => {
+    await store.close();
     throw error;
   });
   try {
@@ -111,23 +139,28 @@ export async function benchIngest(): Promise<{ ratio: number; line: string }> {
     const ratio = median(ratios);
     const rate = (side: Side) => median(rounds.map((r) => r[side])).toFixed(0);
     const spread = `${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)}`;
-    return {
-      ratio,
-      line: `ingest: HTTP ${rate("http")} records/s, direct KV ${rate("direct")} records/s, ratio ${
-        ratio.toFixed(2)
-      } (rounds ${spread}; target >= ${TARGET}${
-        Number(ratio.toFixed(2)) < TARGET ? ", BELOW TARGET" : ""
-      }; ${ROUNDS} alternating rounds of ${
-        BATCHES * 100
-      } records of 1 KiB per side in batches of 100, ${CONCURRENCY} in flight, after ${
-        WARMUP * 100
-      } untimed)`,
-    };
+    return { ratio, rate, spread, batches: BATCHES, rounds: ROUNDS, warmup: WARMUP };
   } finally {
     await ws.close();
-    kv.close();
-    await Deno.remove(dir, { recursive: true });
+    await store.close();
   }
+}
+
+export async function benchIngest(): Promise<{ ratio: number; line: string }> {
+  const { ratio, rate, spread, batches: BATCHES, rounds: ROUNDS, warmup: WARMUP } =
+    await measureIngest();
+  return {
+    ratio,
+    line: `ingest: HTTP ${rate("http")} records/s, direct KV ${rate("direct")} records/s, ratio ${
+      ratio.toFixed(2)
+    } (rounds ${spread}; target >= ${TARGET}${
+      Number(ratio.toFixed(2)) < TARGET ? ", BELOW TARGET" : ""
+    }; ${ROUNDS} alternating rounds of ${
+      BATCHES * 100
+    } records of 1 KiB per side in batches of 100, ${CONCURRENCY} in flight, after ${
+      WARMUP * 100
+    } untimed)`,
+  };
 }
 
 if (import.meta.main) console.log((await benchIngest()).line);

@@ -1,12 +1,13 @@
 /**
  * `deno task bench`: every benchmark, each printed as a ratio to a baseline
  * measured in the same run (two instances: against one), or (live, edge) as times against the
- * product's target.
+ * product's target; the ingest, job and live figures again on the KV Connect test server.
  */
 import { benchColdStart } from "./cold_start.ts";
 import { benchEdge } from "./edge.ts";
 import { benchGrowth } from "./growth.ts";
 import { benchIngest } from "./ingest.ts";
+import { benchKvConnect } from "./kv_connect.ts";
 import { benchLive } from "./live.ts";
 import { benchQuestionnaire } from "./questionnaire.ts";
 import { benchQuestionnaireFiles } from "./questionnaire_files.ts";
@@ -24,6 +25,7 @@ const BENCHMARKS = [
   benchLive,
   benchTwoInstances,
   benchEdge,
+  benchKvConnect,
   benchGrowth,
   benchQuestionnaire,
   benchQuestionnaireFiles,
