@@ -26,7 +26,21 @@ import { loadSubjectRule } from "./subject_rule.ts";
 
 /** Observations may be this far ahead of the server's clock (collector clock skew). */
 export const MAX_FUTURE_SKEW_MS = 5 * 60 * 1000;
-const MAX_ATTEMPTS = 5;
+/**
+ * Commits tried per batch. A large batch checks its project's ingest stamp, which every other
+ * large batch to the project moves: under concurrent batches (two instances, parallel CI jobs)
+ * a try can lose several times in a row, so tries are spread by a short random wait that
+ * doubles (2, 4, 8… ms, at most 200) instead of failing the batch after five quick losses.
+ */
+const MAX_ATTEMPTS = 12;
+const RETRY_BASE_MS = 2;
+const RETRY_MAX_MS = 200;
+
+/** A random wait before try `attempt` (1 for the second try), growing with each loss. */
+function contentionWait(attempt: number): Promise<void> {
+  const ceiling = Math.min(RETRY_BASE_MS * 2 ** attempt, RETRY_MAX_MS);
+  return new Promise((resolve) => setTimeout(resolve, Math.random() * ceiling));
+}
 /**
  * Payload bytes that may share the records' atomic when the blob store lives in the same KV
  * (KV allows 800 KiB per atomic; the records and indexes of a full batch take under 150 KiB).
@@ -199,6 +213,7 @@ export async function ingestEvidence(
   // stamp, then which records exist, and its commit checks the stamp instead.
   const large = prepared.length > CHECKED_RECORDS;
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+    if (attempt > 0) await contentionWait(attempt);
     const stamp = large ? await getIngestStamp(kv, projectId) : undefined;
     if (attempt > 0 || large) existing = await getEvidenceMany(kv, ids);
     const fresh = new Map<string, Prepared>();
