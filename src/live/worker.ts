@@ -22,7 +22,7 @@ import {
 import type { Clock } from "../lib/clock.ts";
 import type { Logger } from "../lib/log.ts";
 import {
-  claimJob,
+  claimJobs,
   completeJob,
   failJob,
   type JobClaim,
@@ -238,9 +238,9 @@ export function createJobWorker(deps: WorkerOptions): JobWorker {
       meter.usage(Date.now(), runs),
     );
     let started = 0;
-    for (const ref of seen.picks) {
-      if (stopping) break;
-      const claim = await claimJob(kv, ref, { now, leaseMs, owner });
+    // The picks are claimed together (one read and one commit), then started.
+    const picked = stopping ? [] : await claimJobs(kv, seen.picks, { now, leaseMs, owner });
+    for (const claim of picked) {
       if (!claim) continue;
       started++;
       lastClaimAt = clock.now();

@@ -222,6 +222,70 @@ export async function claimJob(
   };
 }
 
+/** Jobs claimed in one commit at most (one check each: denokv allows 10 per atomic write). */
+const CLAIM_BATCH = 10;
+
+/**
+ * Claims several due jobs as `claimJob` claims one, with one read and one commit per
+ * CLAIM_BATCH of them: a look's picks are claimed together. When the commit fails (another
+ * worker took one of them, or one changed), each is claimed on its own instead; entries that
+ * are not their job's own are removed as `claimJob` removes them. Results are in `refs`' order.
+ */
+export async function claimJobs(
+  kv: Deno.Kv,
+  refs: readonly DueRef[],
+  options: { now: number; leaseMs: number; owner: string },
+): Promise<Array<JobClaim | null>> {
+  const claims: Array<JobClaim | null> = [];
+  for (let i = 0; i < refs.length; i += CLAIM_BATCH) {
+    const chunk = refs.slice(i, i + CLAIM_BATCH);
+    if (chunk.length === 1) {
+      claims.push(await claimJob(kv, chunk[0], options));
+      continue;
+    }
+    const entries = await kv.getMany<Job[]>(chunk.map((ref) => jobKey(ref.id)));
+    const op = kv.atomic();
+    const staged: Array<{ index: number; claim: JobClaim; entry: Deno.KvEntry<Job> }> = [];
+    const alone: number[] = [];
+    chunk.forEach((ref, index) => {
+      const job = entries[index].value;
+      if (!job || job.state === "dead" || job.dueAt !== ref.dueAt) return alone.push(index);
+      if (job.dueAt > options.now) return;
+      const token = crypto.randomUUID();
+      const next: Job = {
+        ...job,
+        state: "running",
+        dueAt: options.now + options.leaseMs,
+        attempt: job.attempt + 1,
+        lease: { token, owner: options.owner },
+        tag: tagOf(job.message),
+      };
+      stageReplace(op, entries[index] as Deno.KvEntry<Job>, next);
+      staged.push({
+        index,
+        claim: { job: next, token },
+        entry: entries[index] as Deno.KvEntry<Job>,
+      });
+    });
+    const results: Array<JobClaim | null> = chunk.map(() => null);
+    if (staged.length > 0) {
+      const result = await op.commit();
+      for (const { index, claim, entry } of staged) {
+        if (result.ok) {
+          claim.stored = { key: entry.key, value: claim.job, versionstamp: result.versionstamp };
+          results[index] = claim;
+        } else alone.push(index);
+      }
+    }
+    // Stale entries, and every job of a commit that failed: one by one, read again.
+    for (const index of alone.sort((a, b) => a - b)) {
+      results[index] = await claimJob(kv, chunk[index], options);
+    }
+    claims.push(...results);
+  }
+  return claims;
+}
+
 /**
  * Changes a job this claim still holds: `change` gets the stored job and returns its next
  * state (null deletes it). Returns false when the claim was lost (the lease ran out and

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { DEFAULT_MAX_ATTEMPTS, type Job, JOB_BACKOFF_MS } from "../../src/domain/jobs.ts";
 import {
   claimJob,
+  claimJobs,
   completeJob,
   countDeadJobs,
   failJob,
@@ -67,6 +68,68 @@ Deno.test("[store] claimJob() lets one of many workers take a due job", async ()
   assert.equal(stored.state, "running");
   assert.equal(stored.dueAt, T0 + LEASE.leaseMs, "the index entry moved to the lease end");
   assert.deepEqual(await dueIds(kv, T0 + 1000), [], "a running job is not due");
+});
+
+Deno.test("[store] claimJobs() claims a look's picks in one read and one commit, each once", async (t) => {
+  await using kv = await Deno.openKv(":memory:");
+  let reads = 0;
+  let commits = 0;
+  const counted = new Proxy(kv, {
+    get(target, property) {
+      const value = Reflect.get(target, property, target);
+      if (property === "get" || property === "getMany") reads++;
+      if (property === "atomic") {
+        return () => {
+          const op = target.atomic();
+          const commit = op.commit.bind(op);
+          op.commit = () => (commits++, commit());
+          return op;
+        };
+      }
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+  await t.step("five due jobs: one read, one commit, five running claims", async () => {
+    for (let i = 0; i < 5; i++) await insertJob(kv, { kind: "test", i }, { now: at(i) });
+    const refs = await listDueJobs(kv, T0 + 10, 10);
+    const claims = await claimJobs(counted, refs, { ...LEASE, now: T0 + 10 });
+    assert.deepEqual([reads, commits], [1, 1]);
+    assert.deepEqual(claims.map((c) => c?.job.id), refs.map((r) => r.id));
+    for (const claim of claims) {
+      const stored = (await getJob(kv, claim!.job.id))!;
+      assert.equal(stored.state, "running");
+      assert.equal(stored.lease?.token, claim!.token);
+      assert.equal(await completeJob(kv, claim!), true);
+    }
+    assert.equal(await nextDueAt(kv), null);
+  });
+  await t.step(
+    "workers claiming the same picks at once: each job is claimed exactly once",
+    async () => {
+      for (let i = 0; i < 6; i++) await insertJob(kv, { kind: "test", i }, { now: at(100 + i) });
+      const refs = await listDueJobs(kv, T0 + 200, 10);
+      const results = await Promise.all(
+        Array.from(
+          { length: 6 },
+          (_, w) => claimJobs(kv, refs, { ...LEASE, now: T0 + 200, owner: `w${w}` }),
+        ),
+      );
+      const won = results.flat().filter((c) => c !== null).map((c) => c!.job.id);
+      assert.deepEqual(won.toSorted(), refs.map((r) => r.id).toSorted());
+    },
+  );
+  await t.step("a stale entry among the picks is removed and the others are claimed", async () => {
+    const job = await insertJob(kv, { kind: "test" }, { now: at(300) });
+    const ghost = { id: crypto.randomUUID(), dueAt: T0 + 300 };
+    await kv.set(jobDueKey(ghost.dueAt, ghost.id), ghost.id);
+    const claims = await claimJobs(kv, [{ id: job.id, dueAt: job.dueAt }, ghost], {
+      ...LEASE,
+      now: T0 + 300,
+    });
+    assert.equal(claims[0]?.job.id, job.id);
+    assert.equal(claims[1], null);
+    assert.equal((await kv.get(jobDueKey(ghost.dueAt, ghost.id))).value, null);
+  });
 });
 
 Deno.test("[store] a job whose worker died is due again when its lease ends", async () => {
