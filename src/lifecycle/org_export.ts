@@ -314,6 +314,9 @@ async function exportedKeys(options: ExportOptions): Promise<KeySpool> {
   for await (const key of organizationKeys(kv, organizationId)) {
     const collection = String(key[0]);
     if (SKIPPED.has(collection)) continue;
+    // Visitors' throttling counters (an address that asked for documents) reset by themselves,
+    // belong to no tenant, and the import writes only tenants' keys: they stay behind.
+    if (KEY_COLLECTIONS[collection]?.owner === "visitor") continue;
     if (!withLog(options) && LOG_COLLECTIONS.has(collection)) continue;
     keys.add(key);
     if (collection === "memberships") members.push(String(key[2]));
