@@ -64,10 +64,11 @@ Deno.test("[readme] the Deploy rehearsal command runs as written", async () => {
     }
     const listening = lines.find((l) => l.startsWith("Trust Profile Service listening on"))!;
     assert.match(listening, new RegExp(`http://127\\.0\\.0\\.1:${port} `));
-    assert.ok(
-      lines.some((l) => l.startsWith("CDN purge: none: DENO_DEPLOY is set but")),
-      lines.join("\n"),
-    );
+    // The banner's lines follow the listening line, possibly in a later chunk of output.
+    while (!lines.some((l) => l.startsWith("CDN purge: none: DENO_DEPLOY is set but"))) {
+      assert.ok(Date.now() < deadline, lines.join("\n"));
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
     const ready = await fetch(`http://127.0.0.1:${port}/health/ready`);
     const body = await ready.json();
     assert.equal(ready.status, 200, JSON.stringify(body));
