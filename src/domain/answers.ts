@@ -17,6 +17,9 @@ export const MAX_ANSWER = 10_000;
 export const MAX_CATEGORY = 80;
 export const MAX_CITATIONS = 20;
 export const MAX_QUESTIONNAIRE_REFS = 20;
+/** Most other phrasings one answer keeps (learned from imported questionnaires), and ids each. */
+export const MAX_ALIASES = 50;
+export const MAX_ALIAS_IDS = 10;
 /** Longest search query, and most questionnaire ids a buyer may list for an export. */
 export const MAX_QUERY = 200;
 export const MAX_EXPORT_IDS = 500;
@@ -89,6 +92,28 @@ const AnswerText = z.string().max(MAX_ANSWER).refine(
   example: "Yes. Customer data is encrypted at rest with **AES-256** (cloud KMS).",
 });
 
+/**
+ * Another phrasing of the question an answer answers, as a buyer's questionnaire asked it,
+ * with the question ids that row carried (a CAIQ or SIG id, or the buyer's own numbering).
+ * Imports of answered questionnaires add them; matching reads them as the answer's question.
+ */
+export const AnswerAlias = z.strictObject({
+  text: oneLine(MAX_QUESTION).openapi({
+    description: `The phrasing: one line of at most ${MAX_QUESTION} characters`,
+    example: "Is customer data encrypted when stored?",
+  }),
+  ids: z.array(
+    z.string().max(40).regex(
+      QUESTION_ID,
+      "Must be a question id: letters, digits and & . _ - /, at most 40",
+    ),
+  ).max(MAX_ALIAS_IDS).openapi({
+    description: "The question ids the phrasing carried (CAIQ, SIG or the buyer's own)",
+    example: ["CEK-03.1"],
+  }),
+}).openapi("AnswerAlias");
+export type AnswerAlias = z.infer<typeof AnswerAlias>;
+
 const Actor = z.object({ userId: Uuid, email: z.string().nullable() });
 
 /** An answer as members see it. */
@@ -100,6 +125,10 @@ export const TrustAnswer = z.object({
   visibility: AnswerVisibility,
   citations: z.array(Citation),
   questionnaireRefs: z.array(QuestionnaireRef),
+  aliases: z.array(AnswerAlias).optional().openapi({
+    description:
+      "Other phrasings of the question (with their ids) this answer answered, as imported questionnaires asked it; absent when none",
+  }),
   createdAt: DateTime,
   createdBy: Actor,
   updatedAt: DateTime,
@@ -114,6 +143,7 @@ export const CreateAnswerRequest = z.strictObject({
   visibility: AnswerVisibility,
   citations: z.array(Citation).max(MAX_CITATIONS).optional(),
   questionnaireRefs: z.array(QuestionnaireRef).max(MAX_QUESTIONNAIRE_REFS).optional(),
+  aliases: z.array(AnswerAlias).max(MAX_ALIASES).optional(),
 }).openapi("CreateAnswerRequest");
 export type CreateAnswerRequest = z.infer<typeof CreateAnswerRequest>;
 
@@ -124,6 +154,7 @@ export const EditAnswerRequest = z.strictObject({
   visibility: AnswerVisibility.optional(),
   citations: z.array(Citation).max(MAX_CITATIONS).optional(),
   questionnaireRefs: z.array(QuestionnaireRef).max(MAX_QUESTIONNAIRE_REFS).optional(),
+  aliases: z.array(AnswerAlias).max(MAX_ALIASES).optional(),
 }).refine((change) => Object.keys(change).length > 0, "Give at least one field to change")
   .openapi("EditAnswerRequest");
 export type EditAnswerRequest = z.infer<typeof EditAnswerRequest>;

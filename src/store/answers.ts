@@ -65,6 +65,7 @@ export async function addAnswer(
     visibility: request.visibility,
     citations: request.citations ?? [],
     questionnaireRefs: request.questionnaireRefs ?? [],
+    ...(request.aliases?.length ? { aliases: request.aliases } : {}),
     createdAt: at,
     createdBy: options.actor,
     updatedAt: at,
