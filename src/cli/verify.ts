@@ -1145,6 +1145,16 @@ async function checkPinnedVersions(
     const slug = profile.project?.slug;
     const named = pinned.find((v) => v.projectSlug === slug && v.version === profile.version);
     const match = byDigest.get(digest);
+    if (!match && !pinned.some((v) => v.projectSlug === slug)) {
+      // Nothing to compare it with: no answer rests on this project (none cites its controls),
+      // so the document is not needed; it is not evidence against the file either.
+      report.note(
+        `${path}: not needed, no answer rests on ${
+          slug ?? "this project"
+        } (none cites its controls)`,
+      );
+      continue;
+    }
     if (!match) {
       report.fail(
         named

@@ -3,7 +3,8 @@
  * the service serves, run by Deno with read access to one folder and no network, given the
  * manifest, the answered file, the JWKS and the published version the answers rest on. It
  * verifies; it fails after one answer cell changed, when another version is given in place of
- * the pinned one, and when the manifest's version number is swapped.
+ * the pinned one, and when the manifest's version number is swapped. A manifest that pins no
+ * version (no answer cites a control) verifies with the doc's --version all the same.
  */
 import assert from "node:assert/strict";
 import { createTestApp, type TestApp } from "../support/app.ts";
@@ -79,6 +80,45 @@ Deno.test("[questionnaires] the kit verifies an answered questionnaire offline, 
       assert.equal(unchecked.code, 0);
       assert.match(unchecked.stdout, /note {2}.* v1 not checked: give .*versions\/1\/trust\.json/);
     });
+
+    await t.step(
+      "no answer cites a control: --version as the doc shows still verifies",
+      async () => {
+        // The free-form CSV: only answers without citations are accepted, so the manifest pins
+        // no version; a buyer following docs/verifier_kit.md still gives the latest trust.json.
+        const csv = await ok(
+          await ctx.call("POST", `/organizations/${kb.orgId}/questionnaires`, {
+            token: kb.member,
+            body: await fixture("free_form_utf8.csv") as Uint8Array<ArrayBuffer>,
+          }),
+          201,
+        );
+        const other = `/organizations/${kb.orgId}/questionnaires/${csv.questionnaire.id}`;
+        const { rows } = await ok(
+          await ctx.call("GET", `${other}/rows?limit=50`, { token: kb.member }),
+        );
+        // An edit cites nothing: the manifest pins no published version.
+        await ok(
+          await ctx.call("PATCH", `${other}/rows/${rows[0].key}`, {
+            token: kb.member,
+            json: { state: "edited", answer: "Yes, every year." },
+          }),
+        );
+        await write("plain.csv", await bytesOf(ctx, `${other}/export`, kb.member));
+        await write("plain.jws", await bytesOf(ctx, `${other}/manifest`, kb.member));
+        const run = await kit(dir, [
+          "plain.jws",
+          "plain.csv",
+          "--jwks",
+          "jwks.json",
+          "--version",
+          "v1.json",
+        ]);
+        assert.equal(run.code, 0, run.stdout + run.stderr);
+        assert.match(run.stdout, /^note {2}v1\.json: not needed, no answer rests on /m);
+        assert.match(run.stdout, /^VERIFIED/m);
+      },
+    );
 
     await t.step("one answer cell changed: FAIL", async () => {
       const audit = (await ok(await ctx.call("GET", `${base}/rows?limit=1`, { token: kb.member })))
