@@ -352,6 +352,14 @@ const PublicSuggestion = Suggestion.extend({
     description:
       "With truncated: the answer on the organization's public answers page, or the control's published trust.json",
   }),
+  restricted: z.boolean().optional().openapi({
+    description:
+      "Present and true for a restricted answer: named by its question, its text empty and no citations; it is never best. requestAccessUrl is where to ask for it",
+  }),
+  requestAccessUrl: z.url().nullable().optional().openapi({
+    description:
+      "With restricted: the trust center's access request form; null while the organization takes no requests (no NDA set)",
+  }),
 }).openapi("PublicQuestionnaireSuggestion");
 
 export const PublicQuestionnaireMatches = z.object({
@@ -361,17 +369,34 @@ export const PublicQuestionnaireMatches = z.object({
     index: z.int().min(0),
     id: z.string().nullable(),
     question: z.string(),
-    best: z.union([PublicSuggestion, z.null()]),
+    best: z.union([PublicSuggestion, z.null()]).openapi({
+      description:
+        "The best public suggestion reaching the threshold, else null; never a restricted answer",
+    }),
+    status: z.enum(["answered", "restricted", "unanswered", "omitted"]).openapi({
+      description:
+        "answered: best is set. restricted: only restricted answers reach the threshold; ask for them at requestAccessUrl. unanswered: nothing reaches it. omitted: see omitted",
+    }),
+    requestAccessUrl: z.url().nullable().optional().openapi({
+      description:
+        "With status restricted: the trust center's access request form; null while the organization takes no requests (no NDA set)",
+    }),
     suggestions: z.array(PublicSuggestion).openapi({
       description:
-        "Public matches, best first; a restricted answer is named by its question, with empty text and no citations",
+        "Matches, best first; a restricted answer is named by its question, with empty text, no citations, restricted true and requestAccessUrl",
     }),
     omitted: z.boolean().optional().openapi({
       description:
         "Present and true when the body's byte budget ran out before this question: best is null and suggestions empty; ask again with fewer questions",
     }),
   })),
-  answered: z.int().min(0).openapi({ description: "Questions whose best is shown" }),
+  answered: z.int().min(0).openapi({
+    description:
+      "Questions whose best is shown (a public answer or control); restricted ones are not counted",
+  }),
+  restricted: z.int().min(0).openapi({
+    description: "Questions only restricted answers reach (status restricted)",
+  }),
   truncated: z.boolean().optional().openapi({
     description:
       `Present and true when a text was cut or a question omitted, so the body stays within ${MAX_PUBLIC_MATCHES_BYTES} bytes beyond the questions it repeats`,

@@ -2,7 +2,9 @@
  * A buyer's own questions matched against an organization's public knowledge base (the body of
  * POST /public/trust/{orgSlug}/questionnaire-answers and of the MCP tool answer_questionnaire):
  * public answers with their text (as safe Markdown) and citations; restricted answers matched by
- * their question and questionnaire ids only, and shown by question, without text or citations;
+ * their question and questionnaire ids only, and shown by question, without text or citations,
+ * marked restricted with the access request form's address, never a question's best nor counted
+ * as answered (a question only they reach has status "restricted");
  * controls only of public projects' latest published versions. No sign-in, so the work one
  * anonymous request may cause is bounded (docs/bounded-work.md, "Public questionnaire
  * matching"). An outside review measured 9.6 s and 13.9 MB for 400 questions against 2,000
@@ -43,7 +45,9 @@ import { createLimiter, type LimiterOptions } from "../lib/limiter.ts";
 import { loadMarkdown } from "../lib/load_markdown.ts";
 import { trustCenterUrl } from "../publish/urls.ts";
 import { CENTER_SCOPE, generationKey } from "../store/edge_pages.ts";
+import { currentNda } from "../store/documents.ts";
 import { getOrganizationBySlug } from "../store/organizations.ts";
+import { answersAccessUrl } from "./answers.ts";
 import {
   type BudgetChoice,
   createByteLru,
@@ -85,6 +89,8 @@ interface KeptKb {
   matcher: YieldingMatcher;
   threshold: number;
   restricted: Set<string>;
+  /** The access request form, or null while the organization takes no requests (no NDA). */
+  requestUrl: string | null;
   /** Answers' and controls' texts as safe Markdown, by source key, made once. */
   shownText: Map<string, string>;
   /** When it ends by itself (epoch ms), or null. */
@@ -151,6 +157,9 @@ const sourceKey = (s: Suggestion) =>
     ? `a:${s.source.answerId}`
     : `c:${s.source.projectSlug}/${s.source.controlId}`;
 
+const isRestricted = (suggestion: Suggestion, kb: KeptKb) =>
+  suggestion.source.kind === "answer" && kb.restricted.has(suggestion.source.answerId);
+
 type Shown = PublicQuestionnaireMatches["results"][number]["suggestions"][number];
 
 /** A suggestion as the public may see it, its text cut at `max` characters. */
@@ -160,11 +169,13 @@ function shown(
   context: { neutralize: (markdown: string) => string; answersUrl: string; max: number },
 ): Shown {
   const source = suggestion.source;
-  if (source.kind === "answer" && kb.restricted.has(source.answerId)) {
+  if (isRestricted(suggestion, kb)) {
     return {
       ...suggestion,
       text: "",
       citations: suggestion.citations.filter((c) => c.kind === "answer"),
+      restricted: true,
+      requestAccessUrl: kb.requestUrl,
     };
   }
   const key = sourceKey(suggestion);
@@ -210,9 +221,11 @@ async function keptKnowledgeBase(
     if (keptKbs.get(key) === hit) keptKbs.delete(key);
   }
   const promise = (async () => {
-    const [engines, assembled] = await Promise.all([
+    // The NDA is public data of the organization: its change moves the version too.
+    const [engines, assembled, nda] = await Promise.all([
       loadEngines(),
       assembleKnowledgeBase(reads, organization, now),
+      currentNda(reads.kv, organization.id),
     ]);
     counts.indexes++;
     const kb = publicKnowledgeBase(assembled.kb);
@@ -222,6 +235,7 @@ async function keptKnowledgeBase(
       restricted: new Set(
         assembled.kb.answers.filter((a) => a.visibility !== "public").map((a) => a.id),
       ),
+      requestUrl: nda ? answersAccessUrl(reads.config, organization.slug) : null,
       shownText: new Map(),
       changesAt: assembled.changesAt,
     };
@@ -354,15 +368,39 @@ async function matchNow(
       id: options.questions[index].id,
       question: options.questions[index].text,
     };
-    const best = match.best ? shown(match.best, kb, full) : null;
+    // A restricted answer is never best: the best public suggestion reaching the threshold is,
+    // and a question only restricted answers reach says so, with where to ask for them.
+    const reaching = match.best ? match.suggestions.filter((s) => s.score >= kb.threshold) : [];
+    const publicBest = reaching.find((s) => !isRestricted(s, kb)) ?? null;
+    const best = publicBest ? shown(publicBest, kb, full) : null;
+    const status = best
+      ? "answered" as const
+      : reaching.length > 0
+      ? "restricted" as const
+      : "unanswered" as const;
+    const access = status === "restricted" ? { requestAccessUrl: kb.requestUrl } : {};
     const choice = {
-      full: { ...head, best, suggestions: match.suggestions.map((s) => shown(s, kb, full)) },
+      full: {
+        ...head,
+        best,
+        status,
+        ...access,
+        suggestions: match.suggestions.map((s) => shown(s, kb, full)),
+      },
       lean: {
         ...head,
         best,
+        status,
+        ...access,
         suggestions: match.suggestions.map((s, i) => shown(s, kb, i === 0 ? full : preview)),
       },
-      none: { ...head, best: null, suggestions: [], omitted: true },
+      none: {
+        ...head,
+        best: null,
+        status: "omitted" as const,
+        suggestions: [],
+        omitted: true,
+      },
     };
     // Sized here, a question at a time, so no long stretch of work holds the event loop.
     for (const form of [choice.full, choice.lean, choice.none]) {
@@ -376,6 +414,7 @@ async function matchNow(
     threshold: kb.threshold,
     results: [],
     answered: options.questions.length,
+    restricted: options.questions.length,
     truncated: true,
     url: answersUrl,
   };
@@ -393,6 +432,7 @@ async function matchNow(
     threshold: kb.threshold,
     results: fitted.results,
     answered: fitted.results.filter((r) => r.best !== null).length,
+    restricted: fitted.results.filter((r) => r.status === "restricted").length,
     ...(cut ? { truncated: true } : {}),
     url: answersUrl,
   };

@@ -182,27 +182,21 @@ export interface JobClaim {
 }
 
 /**
- * Claims a due job: if it is still due as `ref` says, it becomes `running` under a new lease
- * that ends `leaseMs` from `now` (its index entry moves there), with one more attempt counted.
- * Null when another worker took it first or it is no longer due.
+ * Stages into `op` the claim of the job read as `entry` for `ref`: it becomes `running` under a
+ * new lease that ends `leaseMs` from `now` (its index entries move there), with one more attempt
+ * counted. "stale" when the entries at `ref.dueAt` are not the job's own (another worker moved
+ * it first, it is gone or dead, or a hand-edited database left them); "early" when it is not due
+ * yet. Nothing is staged then.
  */
-export async function claimJob(
-  kv: Deno.Kv,
+function stageClaim(
+  op: Deno.AtomicOperation,
+  entry: Deno.KvEntryMaybe<Job>,
   ref: DueRef,
   options: { now: number; leaseMs: number; owner: string },
-): Promise<JobClaim | null> {
-  const entry = await kv.get<Job>(jobKey(ref.id));
+): JobClaim | "stale" | "early" {
   const job = entry.value;
-  if (!job || job.state === "dead" || job.dueAt !== ref.dueAt) {
-    // Another worker moved it first (its entries at `ref.dueAt` are gone already), or the
-    // entry is not the job's own (no commit here leaves one; a hand-edited database might):
-    // either way the entries at `ref.dueAt` are not valid ones, and deleting them is safe.
-    const op = kv.atomic().check(entry);
-    stageRefRemoval(op, ref);
-    await op.commit();
-    return null;
-  }
-  if (job.dueAt > options.now) return null;
+  if (!job || job.state === "dead" || job.dueAt !== ref.dueAt) return "stale";
+  if (job.dueAt > options.now) return "early";
   const token = crypto.randomUUID();
   const next: Job = {
     ...job,
@@ -212,17 +206,40 @@ export async function claimJob(
     lease: { token, owner: options.owner },
     tag: tagOf(job.message),
   };
-  const op = stageReplace(kv.atomic(), entry as Deno.KvEntry<Job>, next);
-  const result = await op.commit();
-  if (!result.ok) return null;
-  return {
-    job: next,
-    token,
-    stored: { key: entry.key, value: next, versionstamp: result.versionstamp },
-  };
+  stageReplace(op, entry as Deno.KvEntry<Job>, next);
+  return { job: next, token };
 }
 
-/** Jobs claimed in one commit at most (one check each: denokv allows 10 per atomic write). */
+/** Records on `claim` the record its committed claim wrote (see `JobClaim.stored`). */
+function claimed(claim: JobClaim, entry: Deno.KvEntryMaybe<Job>, versionstamp: string): JobClaim {
+  claim.stored = { key: entry.key, value: claim.job, versionstamp };
+  return claim;
+}
+
+/**
+ * Claims a due job (see `stageClaim`). Null when another worker took it first or it is no
+ * longer due; stale entries at `ref.dueAt` are deleted (safe: they are not the job's own).
+ */
+export async function claimJob(
+  kv: Deno.Kv,
+  ref: DueRef,
+  options: { now: number; leaseMs: number; owner: string },
+): Promise<JobClaim | null> {
+  const entry = await kv.get<Job>(jobKey(ref.id));
+  const op = kv.atomic();
+  const claim = stageClaim(op, entry, ref, options);
+  if (claim === "stale") {
+    const removal = kv.atomic().check(entry);
+    stageRefRemoval(removal, ref);
+    await removal.commit();
+    return null;
+  }
+  if (claim === "early") return null;
+  const result = await op.commit();
+  return result.ok ? claimed(claim, entry, result.versionstamp) : null;
+}
+
+/** Jobs claimed (or ended) in one commit at most (one check each: denokv allows 10). */
 const CLAIM_BATCH = 10;
 
 /**
@@ -245,36 +262,19 @@ export async function claimJobs(
     }
     const entries = await kv.getMany<Job[]>(chunk.map((ref) => jobKey(ref.id)));
     const op = kv.atomic();
-    const staged: Array<{ index: number; claim: JobClaim; entry: Deno.KvEntry<Job> }> = [];
+    const results: Array<JobClaim | null> = chunk.map(() => null);
+    const staged: Array<{ index: number; claim: JobClaim }> = [];
     const alone: number[] = [];
     chunk.forEach((ref, index) => {
-      const job = entries[index].value;
-      if (!job || job.state === "dead" || job.dueAt !== ref.dueAt) return alone.push(index);
-      if (job.dueAt > options.now) return;
-      const token = crypto.randomUUID();
-      const next: Job = {
-        ...job,
-        state: "running",
-        dueAt: options.now + options.leaseMs,
-        attempt: job.attempt + 1,
-        lease: { token, owner: options.owner },
-        tag: tagOf(job.message),
-      };
-      stageReplace(op, entries[index] as Deno.KvEntry<Job>, next);
-      staged.push({
-        index,
-        claim: { job: next, token },
-        entry: entries[index] as Deno.KvEntry<Job>,
-      });
+      const claim = stageClaim(op, entries[index], ref, options);
+      if (claim === "stale") alone.push(index);
+      else if (claim !== "early") staged.push({ index, claim });
     });
-    const results: Array<JobClaim | null> = chunk.map(() => null);
     if (staged.length > 0) {
       const result = await op.commit();
-      for (const { index, claim, entry } of staged) {
-        if (result.ok) {
-          claim.stored = { key: entry.key, value: claim.job, versionstamp: result.versionstamp };
-          results[index] = claim;
-        } else alone.push(index);
+      for (const { index, claim } of staged) {
+        if (result.ok) results[index] = claimed(claim, entries[index], result.versionstamp);
+        else alone.push(index);
       }
     }
     // Stale entries, and every job of a commit that failed: one by one, read again.

@@ -2,7 +2,7 @@
  * answer_questionnaire through the SDK's own client against a real server: its structured output
  * is the body of POST /public/trust/{orgSlug}/questionnaire-answers; questions match by their
  * questionnaire id and by their text, a restricted answer comes by question only (no text, no
- * citations), a private project's control is never cited; an unknown organization is an error
+ * citations), is never best nor counted as answered, and says where to ask (no NDA: nowhere yet), a private project's control is never cited; an unknown organization is an error
  * result, and so is a list of more than 400 questions.
  */
 import assert from "node:assert/strict";
@@ -82,9 +82,17 @@ Deno.test("[mcp] answer_questionnaire answers the public matches, with citations
     const body = result.structuredContent as {
       results: {
         best: { by: string; text: string; citations: { kind: string; projectSlug?: string }[] };
-        suggestions: { source: { kind: string } }[];
+        status: string;
+        requestAccessUrl?: string | null;
+        suggestions: {
+          source: { kind: string };
+          text: string;
+          restricted?: boolean;
+          citations: { kind: string }[];
+        }[];
       }[];
       answered: number;
+      restricted: number;
     };
 
     await t.step("the same body as the public route, with no sign-in", async () => {
@@ -107,8 +115,13 @@ Deno.test("[mcp] answer_questionnaire answers the public matches, with citations
       assert.ok(!JSON.stringify(body).includes(hidden.slug), "the private project is never named");
     });
 
-    await t.step("a restricted answer by question only", () => {
-      const restricted = body.results[1].best;
+    await t.step("a restricted answer by question only, never best nor answered", () => {
+      const row = body.results[1];
+      assert.equal(row.best, null);
+      assert.equal(row.status, "restricted");
+      assert.equal(row.requestAccessUrl, null, "no NDA: the organization takes no requests");
+      const [restricted] = row.suggestions;
+      assert.equal(restricted.restricted, true);
       assert.equal(restricted.text, "");
       assert.deepEqual(restricted.citations.filter((c) => c.kind !== "answer"), []);
       assert.ok(!JSON.stringify(body).includes("Example Labs"));
@@ -116,7 +129,9 @@ Deno.test("[mcp] answer_questionnaire answers the public matches, with citations
 
     await t.step("an unanswered question has no best", () => {
       assert.equal(body.results[2].best, null);
-      assert.equal(body.answered, 2);
+      assert.equal(body.results[2].status, "unanswered");
+      assert.equal(body.answered, 1);
+      assert.equal(body.restricted, 1);
     });
 
     await t.step("an unknown organization and too many questions are error results", async () => {
