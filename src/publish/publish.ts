@@ -311,10 +311,13 @@ async function attemptPublication(
     status: "completed",
     completedAt: clock.now().toISOString(),
   };
+  // The commit checks the deletion keys too: one scheduled since the read above stops it.
   const committed = await commitPublication(kv, latest, publication, completed, {
     slug: project.slug,
+    organizationId: project.organizationId,
     events: publicationEvents(deps.config, project, publication),
     citations: controls.flatMap((c) => c.evidence?.digest ? [c.evidence.digest] : []),
   });
+  if (committed === "project" || committed === "organization") return committed;
   return committed ? { job: completed, publication } : null;
 }

@@ -11,7 +11,9 @@ import type { Publication } from "../domain/publication.ts";
 import type { PublishedVersion, PublishJob } from "../domain/publish.ts";
 import { CHUNK_BYTES, getManyChunked, serializedSize, splitBySize } from "./_chunks.ts";
 import { addLogAppend } from "./log.ts";
+import type { DeletionKind } from "../domain/deletion.ts";
 import {
+  deletionKey,
   latestPublicationKey,
   projectKey,
   publicationKey,
@@ -146,25 +148,37 @@ const LOG_ATTEMPTS = 50;
  * atomic. Returns false when another publish of the project got there first.
  * A commit that lost only the log head to another project's publish is sent
  * again on the new head, so versions and log entries always agree.
+ *
+ * The same atomic checks that neither the project's nor its organization's deletion is
+ * scheduled (their keys absent): a publish racing the scheduling either commits first or adds
+ * nothing, so no public log entry names a project after its deletion was scheduled. Returns
+ * which deletion stopped it.
  */
 export async function commitPublication(
   kv: Deno.Kv,
   latest: Deno.KvEntryMaybe<number>,
   publication: Publication,
   job: PublishJob,
-  { slug, events = [], citations = [] }: {
+  { slug, organizationId, events = [], citations = [] }: {
     slug: string;
+    /** The project's organization, whose deletion key is checked too. */
+    organizationId: string;
     events?: readonly TrustEvent[];
     /** The payload digests the version cites (kept by retention from this commit on). */
     citations?: readonly string[];
   },
-): Promise<boolean> {
+): Promise<boolean | DeletionKind> {
   const { projectId, version } = publication;
   const key = publicationKey(projectId, version);
+  const deletions = [
+    deletionKey("project", projectId),
+    deletionKey("organization", organizationId),
+  ];
   for (let attempt = 1; attempt <= LOG_ATTEMPTS; attempt++) {
     const op = kv.atomic()
       .check(latest)
       .check({ key, versionstamp: null });
+    for (const deletion of deletions) op.check({ key: deletion, versionstamp: null });
     const logIndex = await addLogAppend(kv, op, { ...publication, slug });
     const { record, parts } = toStored({ ...publication, logIndex });
     op.set(key, record)
@@ -178,7 +192,9 @@ export async function commitPublication(
     }
     if (latest.value === null) await indexFirstPublish(kv, op, projectId);
     if ((await op.commit()).ok) return true;
-    const now = await getLatestPublicationEntry(kv, projectId);
+    const [now, ...scheduled] = await kv.getMany([latestPublicationKey(projectId), ...deletions]);
+    const by = scheduled.findIndex((entry) => entry.versionstamp !== null);
+    if (by >= 0) return by === 0 ? "project" : "organization";
     if (now.versionstamp !== latest.versionstamp) return false;
     // Another project's publish moved the log head: wait a little, then append after it.
     await new Promise((resolve) => setTimeout(resolve, Math.random() * 5 * attempt));
