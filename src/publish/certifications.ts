@@ -17,6 +17,7 @@ import type { TrustDocument } from "../domain/documents.ts";
 import type { Project } from "../domain/workspace.ts";
 import { sha256HexSync } from "../lib/hash.ts";
 import { listCertifications } from "../store/certifications.ts";
+import { withdrawnProjectIds } from "../store/deletions.ts";
 import { listDocuments } from "../store/documents.ts";
 import { getProject } from "../store/projects.ts";
 
@@ -48,8 +49,16 @@ export async function resolveCertifications(
     return projects.get(id) ?? null;
   };
   const documents = new Map((await listDocuments(kv, organizationId)).map((d) => [d.id, d]));
+  // The organization's pages leave out the claims of a project whose deletion is scheduled
+  // (withdrawn from public view during its grace); a project's own page is gone (410) then.
+  const withdrawn = "organization" in options.scope
+    ? await withdrawnProjectIds(kv, [
+      ...new Set(stored.flatMap((c) => c.projectId ? [c.projectId] : [])),
+    ])
+    : new Set<string>();
   const resolved: ResolvedCertification[] = [];
   for (const certification of stored) {
+    if (certification.projectId && withdrawn.has(certification.projectId)) continue;
     const project = certification.projectId ? await projectOf(certification.projectId) : null;
     if (!shown(certification, project, options.scope)) continue;
     const document = await linkedDocument(certification, documents, projectOf);

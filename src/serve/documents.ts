@@ -36,6 +36,7 @@ import {
   getDocument,
   listDocuments,
 } from "../store/documents.ts";
+import { withdrawnProjectIds } from "../store/deletions.ts";
 import { getOrganization, getOrganizationBySlug } from "../store/organizations.ts";
 import { getProject } from "../store/projects.ts";
 import { publicProject, type PublicReads } from "./public_read.ts";
@@ -222,11 +223,16 @@ async function visibleDocuments(
 ): Promise<{ document: TrustDocument; project: Project | null }[]> {
   const documents = await listDocuments(kv, organizationId);
   const projects = new Map<string, Project | null>();
+  // A project whose deletion is scheduled is withdrawn from public view: its documents too.
+  const withdrawn = await withdrawnProjectIds(kv, [
+    ...new Set(documents.flatMap((d) => d.projectId ? [d.projectId] : [])),
+  ]);
   const listed = [];
   for (const document of documents) {
     if (options.projectId && document.projectId && document.projectId !== options.projectId) {
       continue;
     }
+    if (document.projectId && withdrawn.has(document.projectId)) continue;
     if (document.projectId === null) {
       listed.push({ document, project: null });
       continue;

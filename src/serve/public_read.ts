@@ -17,7 +17,6 @@ import type { Project } from "../domain/workspace.ts";
 import { normalizeDomain } from "../publish/domain_name.ts";
 import { pendingDeletionOf, wasDeleted } from "../store/deletions.ts";
 import { getDomainByName } from "../store/domains.ts";
-import { deletionKey } from "../store/keys.ts";
 import { getOrganizationBySlug } from "../store/organizations.ts";
 import { getProject, getProjectBySlug } from "../store/projects.ts";
 import { getLatestPublication, getPublication } from "../store/publications.ts";
@@ -118,28 +117,11 @@ export async function isWithdrawn(
   }) !== null;
 }
 
-/** Keys read per `getMany` (denokv's limit of read ranges per request). */
-const READ_BATCH = 10;
-
 /**
- * Which of `projectIds` have their own deletion scheduled: the organization's answers, its
- * questionnaire matching and its lists stop citing them at once, while the rest of the
- * organization keeps answering (an organization's own deletion withdraws all of it instead).
+ * Which of `projectIds` have their own deletion scheduled (src/store/deletions.ts): the
+ * organization's answers, matching and lists stop citing them at once.
  */
-export async function withdrawnProjectIds(
-  kv: Deno.Kv,
-  projectIds: readonly string[],
-): Promise<Set<string>> {
-  const withdrawn = new Set<string>();
-  for (let i = 0; i < projectIds.length; i += READ_BATCH) {
-    const batch = projectIds.slice(i, i + READ_BATCH);
-    const entries = await kv.getMany(batch.map((id) => deletionKey("project", id)));
-    entries.forEach((entry, j) => {
-      if (entry.versionstamp !== null) withdrawn.add(batch[j]);
-    });
-  }
-  return withdrawn;
-}
+export { withdrawnProjectIds } from "../store/deletions.ts";
 
 function noProfile(slug: string) {
   return notFound(`No public trust profile for "${slug.slice(0, 100)}"`);

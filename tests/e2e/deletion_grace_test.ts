@@ -7,8 +7,9 @@
  * and proofs but withhold their text; publishing it is refused (409) and automatic publishes
  * skip it; the organization's other project, its answers (JSON, `?q=`, Markdown, HTML, MCP)
  * and its questionnaire matching keep answering without citing it (its trust center lists the
- * other project only). Then the same for the
- * whole organization, and after the job every form answers 410 "was deleted".
+ * other project only; its certification and document lists, JSON, HTML and Markdown, leave out
+ * acme's own). Then the same for the whole organization, and after the job every form answers
+ * 410 "was deleted".
  */
 import assert from "node:assert/strict";
 // @ts-types="@modelcontextprotocol/sdk/client/index"
@@ -19,6 +20,7 @@ import { DELETION_GRACE_MS } from "../../src/domain/deletion.ts";
 import { fakeClock } from "../../src/lib/clock.ts";
 import { publishIfChanged } from "../../src/publish/publish.ts";
 import { createDomain } from "../../src/store/domains.ts";
+import { makePdf } from "../support/documents.ts";
 import { getProject } from "../../src/store/projects.ts";
 import type { TestApp } from "../support/app.ts";
 import { concretePaths, type Operation, world } from "../support/public_world.ts";
@@ -236,6 +238,19 @@ Deno.test("[e2e] deletion grace: every public surface of a scheduled project or 
     "certification of acme",
   );
   await ok(await api("POST", `/projects/${acmeId}/publish`), "publish acme with it");
+  // A document of acme alone, listed on the organization's trust center.
+  await ok(
+    await ctx.call(
+      "POST",
+      `/organizations/${orgId}/documents?title=Acme%20pentest&visibility=public&projectId=${acmeId}`,
+      {
+        token,
+        body: await makePdf() as BodyInit,
+        headers: { "content-type": "application/pdf" },
+      },
+    ),
+    "document of acme",
+  );
   for (const [projectId, extra] of [[acmeId, "Acme"], [labsId, "Labs"]] as const) {
     const citations: { kind: string; id: string }[] = [
       { kind: "control", id: await sbomOf(projectId) },
@@ -286,6 +301,22 @@ Deno.test("[e2e] deletion grace: every public surface of a scheduled project or 
     const res = await ctx.call("GET", url, { token: auth ? token : undefined });
     await res.body?.cancel();
     before.set(url, res.status);
+  }
+  const orgLists = async () => {
+    const bodies: { url: string; accept: string; body: string }[] = [];
+    for (const path of ["certifications", "documents"]) {
+      for (const accept of ["application/json", "text/html", "text/markdown"]) {
+        const url = `/public/trust/${orgSlug}/${path}`;
+        const res = await ctx.call("GET", url, { headers: { accept } });
+        assert.equal(res.status, 200, `${url} ${accept}`);
+        bodies.push({ url, accept, body: await textOf(res) });
+      }
+    }
+    return bodies;
+  };
+  for (const { url, accept, body } of await orgLists()) {
+    const acmeItem = url.endsWith("documents") ? /Acme pentest/ : CITES_ACME;
+    assert.match(body, acmeItem, `${url} ${accept} lists acme's own item to begin with`);
   }
   const answersBefore = await (await ctx.call("GET", `/public/trust/${orgSlug}/answers`)).text();
   assert.match(answersBefore, CITES_ACME, "the world's answers cite acme to begin with");
@@ -346,6 +377,11 @@ Deno.test("[e2e] deletion grace: every public surface of a scheduled project or 
     }
     const center = await ok(await ctx.call("GET", `/public/trust/${orgSlug}`), "center");
     assert.deepEqual(center.projects.map((p: { slug: string }) => p.slug), ["acme-labs"]);
+    // Its certification and document lists leave out acme's own items (JSON, HTML, Markdown).
+    for (const { url, accept, body } of await orgLists()) {
+      assert.doesNotMatch(body, CITES_ACME, `${url} ${accept} cites acme`);
+      assert.doesNotMatch(body, /Acme pentest/, `${url} ${accept} lists acme's document`);
+    }
     assert.deepEqual(failures, []);
     const answers = await ok(
       await ctx.call("GET", `/public/trust/${orgSlug}/answers?q=sbom`),
