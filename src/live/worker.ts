@@ -23,8 +23,7 @@ import type { Clock } from "../lib/clock.ts";
 import type { Logger } from "../lib/log.ts";
 import {
   claimJobs,
-  completeJob,
-  failJob,
+  createJobEnds,
   type JobClaim,
   nextDueAt,
   onJobsCommitted,
@@ -115,6 +114,8 @@ export function createJobWorker(deps: WorkerOptions): JobWorker {
   /** The slot time each tenant, account and destination held here lately (fairness). */
   const meter = createUsageMeter();
   const dueWork = createDueWork(kv, limits);
+  /** Runs that end in the same turn are ended in one commit (src/store/jobs.ts). */
+  const ends = createJobEnds(kv);
   /** Set by a look that left due jobs for a local limit: only a finished job here frees them. */
   let blocked = false;
   let stopping = false;
@@ -197,15 +198,15 @@ export function createJobWorker(deps: WorkerOptions): JobWorker {
     let end: () => Promise<unknown>;
     try {
       await handle(claim.job.message);
-      end = () => completeJob(kv, claim);
+      end = () => ends.complete(claim);
     } catch (error) {
       if (error instanceof JobDeferred) {
         const until = error.untilMs;
-        end = () => releaseJob(kv, claim, { now: clock.now().getTime(), until });
+        end = () => ends.release(claim, { now: clock.now().getTime(), until });
       } else {
         const message = error instanceof Error ? error.message : String(error);
         end = async () => {
-          const stored = await failJob(kv, claim, { error: message, now: clock.now() });
+          const stored = await ends.fail(claim, { error: message, now: clock.now() });
           reportFailure(claim.job, stored, message);
         };
       }

@@ -286,33 +286,36 @@ export async function claimJobs(
   return claims;
 }
 
+/** The next state of a claimed job from its stored one (null deletes it). */
+type ClaimChange = (job: Job) => Job | null;
+
+/** Whether `job`, as stored, is still running under `claim`'s lease. */
+const holds = (claim: JobClaim, job: Job | null): job is Job =>
+  job !== null && job.state === "running" && job.lease?.token === claim.token;
+
+/** Records on `claim` what its committed change wrote (`next`: null when it deleted the job). */
+function changed(claim: JobClaim, key: Deno.KvKey, next: Job | null, versionstamp: string): void {
+  claim.stored = next
+    ? { key, value: { ...next, tag: tagOf(next.message) }, versionstamp }
+    : undefined;
+}
+
 /**
  * Changes a job this claim still holds: `change` gets the stored job and returns its next
  * state (null deletes it). Returns false when the claim was lost (the lease ran out and
  * another worker took the job, or an operator changed it).
  */
-async function changeClaimed(
-  kv: Deno.Kv,
-  claim: JobClaim,
-  change: (job: Job) => Job | null,
-): Promise<boolean> {
+async function changeClaimed(kv: Deno.Kv, claim: JobClaim, change: ClaimChange): Promise<boolean> {
   for (let attempt = 0; attempt < MAX_TRIES; attempt++) {
     // First as this claim last wrote it (checked: unchanged since, so still running under
     // this lease), then as read.
     const entry = (attempt === 0 && claim.stored) || await kv.get<Job>(jobKey(claim.job.id));
-    const job = entry.value;
-    if (!job || job.state !== "running" || job.lease?.token !== claim.token) return false;
-    const next = change(job);
+    if (!holds(claim, entry.value)) return false;
+    const next = change(entry.value);
     const op = stageReplace(kv.atomic(), entry as Deno.KvEntry<Job>, next);
     const result = await op.commit();
     if (result.ok) {
-      claim.stored = next
-        ? {
-          key: entry.key,
-          value: { ...next, tag: tagOf(next.message) },
-          versionstamp: result.versionstamp,
-        }
-        : undefined;
+      changed(claim, entry.key, next, result.versionstamp);
       return true;
     }
   }
@@ -328,21 +331,58 @@ export function renewJobLease(
   return changeClaimed(kv, claim, (job) => ({ ...job, dueAt: options.now + options.leaseMs }));
 }
 
+/** A successful run's end: deleted, or scheduled again when asked for while it ran. */
+const completion: ClaimChange = (job) =>
+  job.rerunAt === null ? null : {
+    ...job,
+    state: "scheduled",
+    dueAt: job.rerunAt,
+    attempt: 0,
+    errors: [],
+    lease: null,
+    rerunAt: null,
+  };
+
+/** A release's end: due again at `until` (default `now`), the run not counted. */
+const release = (options: { now: number; until?: number }): ClaimChange => (job) => ({
+  ...job,
+  state: "scheduled",
+  dueAt: Math.min(options.until ?? options.now, job.rerunAt ?? Infinity),
+  attempt: Math.max(0, job.attempt - 1),
+  lease: null,
+  rerunAt: null,
+});
+
+/** A failed run's end: a retry after a backoff, or the dead letter after the last attempt. */
+function failure(options: { error: string; now: Date; random?: () => number }): ClaimChange {
+  return (job) => {
+    const errors = [...job.errors, {
+      attempt: job.attempt,
+      at: options.now.toISOString(),
+      error: options.error.slice(0, MAX_JOB_ERROR_CHARS),
+    }].slice(-MAX_JOB_ERRORS);
+    const base = { ...job, errors, lease: null, rerunAt: null };
+    // Work asked for during the failed run is not held back by the backoff: a unique job
+    // (a project's recompute) runs again for it, as it would had it arrived after the run.
+    const retryAt = options.now.getTime() + backoffMs(job.attempt, options.random);
+    return job.attempt >= job.maxAttempts
+      ? { ...base, state: "dead", deadAt: options.now.toISOString() }
+      : { ...base, state: "scheduled", dueAt: Math.min(retryAt, job.rerunAt ?? Infinity) };
+  };
+}
+
+/** `change` that also keeps the last state it returned (what a failed run stored). */
+function keeping(change: ClaimChange): { change: ClaimChange; last: () => Job | null } {
+  let last: Job | null = null;
+  return { change: (job) => (last = change(job)), last: () => last };
+}
+
 /**
  * Ends a successful run: the job is deleted, unless it was asked for again while it ran
  * (then it is scheduled for that time, with a fresh count of attempts).
  */
 export function completeJob(kv: Deno.Kv, claim: JobClaim): Promise<boolean> {
-  return changeClaimed(kv, claim, (job) =>
-    job.rerunAt === null ? null : {
-      ...job,
-      state: "scheduled",
-      dueAt: job.rerunAt,
-      attempt: 0,
-      errors: [],
-      lease: null,
-      rerunAt: null,
-    });
+  return changeClaimed(kv, claim, completion);
 }
 
 /**
@@ -356,14 +396,7 @@ export function releaseJob(
   claim: JobClaim,
   options: { now: number; until?: number },
 ): Promise<boolean> {
-  return changeClaimed(kv, claim, (job) => ({
-    ...job,
-    state: "scheduled",
-    dueAt: Math.min(options.until ?? options.now, job.rerunAt ?? Infinity),
-    attempt: Math.max(0, job.attempt - 1),
-    lease: null,
-    rerunAt: null,
-  }));
+  return changeClaimed(kv, claim, release(options));
 }
 
 /**
@@ -375,23 +408,106 @@ export async function failJob(
   claim: JobClaim,
   options: { error: string; now: Date; random?: () => number },
 ): Promise<Job | null> {
-  let stored: Job | null = null;
-  const ok = await changeClaimed(kv, claim, (job) => {
-    const errors = [...job.errors, {
-      attempt: job.attempt,
-      at: options.now.toISOString(),
-      error: options.error.slice(0, MAX_JOB_ERROR_CHARS),
-    }].slice(-MAX_JOB_ERRORS);
-    const base = { ...job, errors, lease: null, rerunAt: null };
-    // Work asked for during the failed run is not held back by the backoff: a unique job
-    // (a project's recompute) runs again for it, as it would had it arrived after the run.
-    const retryAt = options.now.getTime() + backoffMs(job.attempt, options.random);
-    stored = job.attempt >= job.maxAttempts
-      ? { ...base, state: "dead", deadAt: options.now.toISOString() }
-      : { ...base, state: "scheduled", dueAt: Math.min(retryAt, job.rerunAt ?? Infinity) };
-    return stored;
-  });
-  return ok ? stored : null;
+  const { change, last } = keeping(failure(options));
+  return (await changeClaimed(kv, claim, change)) ? last() : null;
+}
+
+/** Ends runs as `completeJob`, `releaseJob` and `failJob` do, committing ends together. */
+export interface JobEnds {
+  complete(claim: JobClaim): Promise<boolean>;
+  release(claim: JobClaim, options: { now: number; until?: number }): Promise<boolean>;
+  fail(
+    claim: JobClaim,
+    options: { error: string; now: Date; random?: () => number },
+  ): Promise<Job | null>;
+}
+
+interface PendingEnd {
+  claim: JobClaim;
+  change: ClaimChange;
+  resolve: (ok: boolean) => void;
+  reject: (error: unknown) => void;
+}
+
+/**
+ * Ends of runs committed together: the ends asked for in one turn, or while the previous
+ * commit was under way, are one atomic write per CLAIM_BATCH of them, each checked against the
+ * record its claim wrote (no read). Runs claimed together tend to end together, so a look's
+ * picks are claimed in one commit and ended in about one more, instead of one each. When such a
+ * commit fails its checks (a lease was lost, a job changed), each end is tried on its own as
+ * `completeJob` tries it; when it throws, each of its ends gets the error.
+ */
+export function createJobEnds(kv: Deno.Kv): JobEnds {
+  const pending: PendingEnd[] = [];
+  let flushing = false;
+
+  function end(claim: JobClaim, change: ClaimChange): Promise<boolean> {
+    return new Promise((resolve, reject) => {
+      pending.push({ claim, change, resolve, reject });
+      if (flushing) return;
+      flushing = true;
+      // After the current turn's other runs have reached their ends too.
+      queueMicrotask(flush);
+    });
+  }
+
+  async function flush(): Promise<void> {
+    try {
+      while (pending.length > 0) await commitTogether(pending.splice(0, CLAIM_BATCH));
+    } finally {
+      flushing = false;
+    }
+  }
+
+  async function alone(ends: PendingEnd[]): Promise<void> {
+    await Promise.all(
+      ends.map((end) => changeClaimed(kv, end.claim, end.change).then(end.resolve, end.reject)),
+    );
+  }
+
+  async function commitTogether(batch: PendingEnd[]): Promise<void> {
+    const ids = new Set<string>();
+    const together: Array<{ end: PendingEnd; entry: Deno.KvEntry<Job>; next: Job | null }> = [];
+    const rest: PendingEnd[] = [];
+    for (const end of batch) {
+      const entry = end.claim.stored;
+      // Without a record it wrote (or twice the same job), an end reads first, on its own.
+      if (!entry || !holds(end.claim, entry.value) || ids.has(end.claim.job.id)) {
+        rest.push(end);
+        continue;
+      }
+      ids.add(end.claim.job.id);
+      together.push({ end, entry, next: null });
+    }
+    if (together.length < 2) return alone(batch);
+    const op = kv.atomic();
+    for (const item of together) {
+      item.next = item.end.change(item.entry.value);
+      stageReplace(op, item.entry, item.next);
+    }
+    let result: Deno.KvCommitResult | Deno.KvCommitError;
+    try {
+      result = await op.commit();
+    } catch (error) {
+      for (const { end } of together) end.reject(error);
+      return alone(rest);
+    }
+    if (!result.ok) return alone(batch);
+    for (const { end, entry, next } of together) {
+      changed(end.claim, entry.key, next, result.versionstamp);
+      end.resolve(true);
+    }
+    await alone(rest);
+  }
+
+  return {
+    complete: (claim) => end(claim, completion),
+    release: (claim, options) => end(claim, release(options)),
+    async fail(claim, options) {
+      const { change, last } = keeping(failure(options));
+      return (await end(claim, change)) ? last() : null;
+    },
+  };
 }
 
 /** Dead-lettered jobs, newest first. */

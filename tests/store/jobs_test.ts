@@ -5,6 +5,7 @@ import {
   claimJobs,
   completeJob,
   countDeadJobs,
+  createJobEnds,
   failJob,
   getJob,
   insertJob,
@@ -172,6 +173,99 @@ Deno.test("[store] a claim ends its run from what it wrote: renewing and complet
   assert.equal(reads - before, 0, "the run ended without reading the job");
   assert.equal(await getJob(kv, job.id), null);
   assert.equal(await nextDueAt(kv), null, "no index entry is left behind");
+});
+
+/** `kv` with its reads and commits counted (the counts read through `counts`). */
+function countedKv(kv: Deno.Kv) {
+  const counts = { reads: 0, commits: 0 };
+  const counted = new Proxy(kv, {
+    get(target, property) {
+      const value = Reflect.get(target, property, target);
+      if (property === "get" || property === "getMany") counts.reads++;
+      if (property === "atomic") {
+        return () => {
+          const op = target.atomic();
+          const commit = op.commit.bind(op);
+          op.commit = () => (counts.commits++, commit());
+          return op;
+        };
+      }
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+  return { counted, counts };
+}
+
+Deno.test("[store] createJobEnds() ends the runs that end together in one commit, each as alone", async (t) => {
+  await using kv = await Deno.openKv(":memory:");
+  const { counted, counts } = countedKv(kv);
+  const ends = createJobEnds(counted);
+  const claimAll = async (n: number, now: number) => {
+    for (let i = 0; i < n; i++) await insertJob(kv, { kind: "test", i }, { now: at(now - T0) });
+    const refs = await listDueJobs(kv, now, 100);
+    const claims = await claimJobs(kv, refs, { ...LEASE, now });
+    assert.ok(claims.every((c) => c !== null));
+    return claims as NonNullable<(typeof claims)[number]>[];
+  };
+  await t.step("completed, released and failed in one turn: one commit, no read", async () => {
+    const claims = await claimAll(6, T0);
+    counts.reads = counts.commits = 0;
+    const [released, failed, ...completed] = claims;
+    const results = await Promise.all([
+      ends.release(released, { now: T0 + 10, until: T0 + 5_000 }),
+      ends.fail(failed, { error: "boom", now: at(10), random: () => 0.5 }),
+      ...completed.map((claim) => ends.complete(claim)),
+    ]);
+    assert.deepEqual([counts.reads, counts.commits], [0, 1]);
+    assert.equal(results[0], true);
+    assert.equal((results[1] as Job).state, "scheduled");
+    assert.deepEqual(results.slice(2), [true, true, true, true]);
+    for (const claim of completed) assert.equal(await getJob(kv, claim.job.id), null);
+    const back = (await getJob(kv, released.job.id))!;
+    assert.deepEqual([back.state, back.dueAt, back.attempt], ["scheduled", T0 + 5_000, 0]);
+    const retry = (await getJob(kv, failed.job.id))!;
+    assert.deepEqual([retry.state, retry.errors[0].error], ["scheduled", "boom"]);
+    assert.deepEqual(
+      (await listDueJobs(kv, T0 + 100_000, 100)).map((ref) => ref.id).toSorted(),
+      [released.job.id, failed.job.id].toSorted(),
+      "the ended runs' lease entries are gone; the two scheduled again have theirs",
+    );
+    // The released and the failed one are claimed and completed again (their stored record
+    // is the one the shared commit wrote: it is rightly not held, so they read first).
+    const again = await claimJobs(kv, await listDueJobs(kv, T0 + 100_000, 10), {
+      ...LEASE,
+      now: T0 + 100_000,
+    });
+    assert.deepEqual(await Promise.all(again.map((claim) => ends.complete(claim!))), [true, true]);
+    assert.equal(await nextDueAt(kv), null);
+  });
+  await t.step("a lost claim among them ends nothing; the others end", async () => {
+    const claims = await claimAll(3, T0 + 200_000);
+    // The second job's lease ran out and another worker took it.
+    const later = T0 + 200_000 + LEASE.leaseMs;
+    const lost = claims[1];
+    const other = await claimJob(kv, { id: lost.job.id, dueAt: lost.job.dueAt }, {
+      ...LEASE,
+      now: later,
+      owner: "other",
+    });
+    assert.ok(other);
+    const results = await Promise.all(claims.map((claim) => ends.complete(claim)));
+    assert.deepEqual(results, [true, false, true]);
+    assert.equal((await getJob(kv, lost.job.id))?.lease?.owner, "other", "its run goes on");
+    assert.equal(await getJob(kv, claims[0].job.id), null);
+    assert.equal(await getJob(kv, claims[2].job.id), null);
+    assert.equal(await completeJob(kv, other), true);
+    assert.equal(await nextDueAt(kv), null);
+  });
+  await t.step("twelve at once: two commits (denokv's 10 checks per atomic write)", async () => {
+    const claims = await claimAll(12, T0 + 400_000);
+    counts.commits = 0;
+    const results = await Promise.all(claims.map((claim) => ends.complete(claim)));
+    assert.ok(results.every((ok) => ok));
+    assert.equal(counts.commits, 2);
+    assert.equal(await nextDueAt(kv), null);
+  });
 });
 
 Deno.test("[store] failJob() backs off, then dead-letters; retryDeadJob() runs it again", async (t) => {
