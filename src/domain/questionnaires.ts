@@ -52,6 +52,10 @@ export const SheetColumns = z.strictObject({
   evidence: Column.nullable().openapi({
     description: "The column the export fills with the evidence; null: a new column",
   }),
+  choice: Column.nullable().optional().openapi({
+    description:
+      'A column of fixed choices (CAIQ\'s "CSP CAIQ Answer", a Yes/No drop-down): the export writes there only a value its list allows, from the word the answer opens with (Yes, No, N/A); absent or null: none named (a drop-down over the answer column is found when filling)',
+  }),
 }).openapi("QuestionnaireSheetColumns");
 export type SheetColumns = z.infer<typeof SheetColumns>;
 
@@ -100,6 +104,43 @@ export const QuestionnaireFlag = z.object({
 }).openapi("QuestionnaireFlag");
 export type QuestionnaireFlag = z.infer<typeof QuestionnaireFlag>;
 
+export const ROW_KINDS = ["question", "heading", "ignored"] as const;
+export const RowKind = z.enum(ROW_KINDS).openapi("QuestionnaireRowKind");
+export type RowKind = z.infer<typeof RowKind>;
+export const ROW_RULES = [
+  "id",
+  "asks",
+  "prompt",
+  "sentence",
+  "no_id_column",
+  "heading",
+  "repeated_header",
+  "no_letters",
+  "no_question_cell",
+  "above_header",
+  "chosen",
+] as const;
+export const RowRule = z.enum(ROW_RULES).openapi("QuestionnaireRowRule", {
+  description:
+    "Why a row is a question, a heading or ignored: id (it has a question id), asks (a question mark), prompt (it opens with a request or question word: Describe, Provide, List, Do…), sentence, no_id_column (the sheet numbers nothing: every row with words), heading (no id in a numbered sheet, short, asks nothing), repeated_header, no_letters, no_question_cell, above_header, chosen (a reviewer's choice)",
+});
+/** Rows set aside (headings, ignored) a questionnaire shows, and characters of each. */
+export const MAX_SET_ASIDE_SHOWN = 200;
+export const SET_ASIDE_TEXT = 120;
+/** Rows a reviewer may classify by hand in one questionnaire. */
+export const MAX_ROW_KINDS = 500;
+
+export const SetAsideRow = z.object({
+  key: z.string(),
+  sheet: z.string(),
+  row: z.int().min(1),
+  text: z.string().openapi({ description: `The row's text, at most ${SET_ASIDE_TEXT} characters` }),
+  kind: z.enum(["heading", "ignored"]),
+  rule: RowRule,
+  ruleText: z.string().openapi({ example: "It repeats the header row" }),
+}).openapi("QuestionnaireSetAsideRow");
+export type SetAsideRow = z.infer<typeof SetAsideRow>;
+
 export const Questionnaire = z.object({
   id: Uuid,
   name: z.string(),
@@ -111,6 +152,17 @@ export const Questionnaire = z.object({
   columns: z.array(SheetColumns),
   coverage: Coverage,
   flags: z.array(QuestionnaireFlag),
+  setAside: z.object({
+    total: z.int().min(0).openapi({
+      description: "Non-empty rows of the sheets read that are not questions",
+    }),
+    headings: z.int().min(0),
+    ignored: z.int().min(0),
+    rows: z.array(SetAsideRow).openapi({
+      description:
+        `The first ${MAX_SET_ASIDE_SHOWN} in the file's order, each with the rule that set it aside; PUT …/rows/{key}/kind makes one a question (or a question a heading)`,
+    }),
+  }).openapi({ description: "Rows that are not questions, and why: nothing is dropped silently" }),
   sharedDocumentId: Uuid.nullable().openapi({
     description: "The restricted document the answered file was last shared as",
   }),
@@ -185,6 +237,10 @@ export const QuestionnaireRow = z.object({
   questionId: z.string().nullable(),
   question: z.string(),
   existingAnswer: z.string().nullable(),
+  rule: RowRule.optional().openapi({
+    description: "Why the row is a question (absent on rows read before rules were kept)",
+  }),
+  ruleText: z.string().optional(),
   suggestions: z.array(Suggestion),
   best: z.union([Suggestion, z.null()]),
   decision: Decision,
@@ -262,6 +318,10 @@ export const GapsQuery = z.object({
   }),
 });
 
+export const RowKindRequest = z.strictObject({ kind: RowKind }).openapi(
+  "QuestionnaireRowKindRequest",
+);
+
 export const UpdateQuestionnaireRequest = z.strictObject({
   name: Name.optional(),
   columns: z.array(SheetColumns).min(1).max(50).optional(),
@@ -304,7 +364,9 @@ export type SaveAnswerRequest = z.infer<typeof SaveAnswerRequest>;
 export const QuestionnaireResponse = z.object({ questionnaire: Questionnaire })
   .openapi("QuestionnaireResponse");
 export const QuestionnaireListResponse = z.object({
-  questionnaires: z.array(Questionnaire.omit({ sheets: true, columns: true, flags: true }))
+  questionnaires: z.array(
+    Questionnaire.omit({ sheets: true, columns: true, flags: true, setAside: true }),
+  )
     .openapi({ description: "Newest first" }),
   nextCursor: z.string().nullable(),
 }).openapi("QuestionnaireListResponse");

@@ -40,6 +40,7 @@ import {
   projectsPrefix,
 } from "../../src/store/keys.ts";
 import { PENDING_TTL_MS } from "../../src/domain/subscriptions.ts";
+import { isDomainClaimLapsed, type ProjectDomain } from "../../src/domain/publish.ts";
 import type { TestServer } from "../support/server.ts";
 
 export const CODINGS: readonly StoredCoding[] = ["identity", "gzip", "br"];
@@ -225,7 +226,7 @@ async function representations(
 
 /** Whether a stored record's generations are still the latest. */
 async function isCurrent(kv: Deno.Kv, record: StoredPage): Promise<boolean> {
-  const current = await kv.getMany(dependencies(record.organizationId, record.projectId));
+  const current = await kv.getMany(dependencies(record));
   return signature(current).join(",") === record.generations.join(",");
 }
 
@@ -444,6 +445,19 @@ function sameSet(a: string[], b: string[]): boolean {
   return JSON.stringify([...a].sort()) === JSON.stringify([...b].sort());
 }
 
+/**
+ * The ids of a project's domains by a full scan of its index, without pending claims lapsed by
+ * the service's clock (KV expires their keys by the wall clock only).
+ */
+async function unlapsedDomains(kv: Deno.Kv, projectId: string): Promise<string[]> {
+  const ids: string[] = [];
+  for (const entry of await scan<string>(kv, ["domains_by_project", projectId])) {
+    const domain = (await kv.get<ProjectDomain>(["domains", entry.value])).value;
+    if (domain && !isDomainClaimLapsed(domain, clockNow())) ids.push(entry.key[2] as string);
+  }
+  return ids;
+}
+
 /** Whether the project or organization is scheduled for deletion (due or not). */
 async function scheduled(kv: Deno.Kv, kind: string, id: string): Promise<boolean> {
   return (await kv.get(deletionKey(kind, id))).value !== null;
@@ -590,11 +604,12 @@ export async function indexes(
         "collectors",
         collectors.map((c) => c.key[2] as string),
       ]);
-      const domains = await scan(kv, ["domains_by_project", project.id]);
+      // A pending claim lapses after PENDING_DOMAIN_DAYS by the service's clock (every read
+      // applies it); KV expires its keys by the wall clock, so the scan applies the same rule.
       lists.push([
         `/projects/${project.id}/domains`,
         "domains",
-        domains.map((d) => d.key[2] as string),
+        await unlapsedDomains(kv, project.id),
       ]);
     }
     for (const [path, field, expected] of lists) {
