@@ -351,6 +351,31 @@ export const DecideRowRequest = z.discriminatedUnion("state", [
 ]).openapi("DecideQuestionnaireRowRequest");
 export type DecideRowRequest = z.infer<typeof DecideRowRequest>;
 
+/** Row keys one bulk accept may name: every question a file may hold. */
+export const MAX_ACCEPT_KEYS = 5_000;
+
+export const AcceptRowsRequest = z.union([
+  z.strictObject({
+    keys: z.array(z.string().regex(ROW_KEY, "Must be a row key such as 1:12"))
+      .min(1).max(MAX_ACCEPT_KEYS).openapi({
+        description:
+          "The rows chosen: each with a best suggestion that is pending or rejected is accepted (edited and accepted rows stay as they are; unknown keys are skipped)",
+      }),
+  }),
+  z.strictObject({
+    minScore: z.number().min(0).max(1).openapi({
+      description:
+        "Every pending row whose best suggestion scores at least this (an id match scores 1) is accepted",
+    }),
+  }),
+]).openapi("AcceptQuestionnaireRowsRequest");
+export type AcceptRowsRequest = z.infer<typeof AcceptRowsRequest>;
+
+export const AcceptRowsResponse = z.object({
+  accepted: z.int().min(0),
+  keys: z.array(z.string()).openapi({ description: "The rows accepted, in the file's order" }),
+}).openapi("AcceptQuestionnaireRowsResponse");
+
 export const SaveAnswerRequest = z.strictObject({
   category: plainText(MAX_CATEGORY).pipe(z.string().min(1))
     .refine((t) => !/[\r\n]/.test(t), "Must be one line").openapi({ example: "Encryption" }),

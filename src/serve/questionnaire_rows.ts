@@ -12,6 +12,7 @@ import {
 } from "../domain/answers.ts";
 import { conflict, notFound, validationFailed } from "../domain/errors.ts";
 import {
+  type AcceptRowsRequest,
   type DecideRowRequest,
   type Decision,
   DEFAULT_ROWS_PAGE,
@@ -132,6 +133,43 @@ export async function acceptIdMatches(
   }
   await setDecisions(kv, organizationId, id, accepted);
   return accepted.length;
+}
+
+/**
+ * Accepts, at once, the rows a reviewer chose (`keys`: each with a best suggestion that is
+ * pending or rejected) or every pending row whose best suggestion scores at least `minScore`;
+ * the keys accepted, in the file's order. An edit or an earlier accept is never replaced.
+ */
+export async function acceptRows(
+  kv: Deno.Kv,
+  organizationId: string,
+  options: { id: string; request: AcceptRowsRequest; actor: Actor; now: Date },
+): Promise<string[]> {
+  const { id, request } = options;
+  await requireQuestionnaire(kv, organizationId, id);
+  const decisions = await listDecisions(kv, organizationId, id);
+  const chosen = "keys" in request ? new Set(request.keys) : null;
+  const accepted: { key: string; decision: Decision }[] = [];
+  for await (const row of scanRows(kv, organizationId, id)) {
+    if (row.best === null) continue;
+    const state = decisions.get(row.key)?.state ?? "pending";
+    const take = chosen
+      ? chosen.has(row.key) && (state === "pending" || state === "rejected")
+      : state === "pending" && row.best.score >= (request as { minScore: number }).minScore;
+    if (!take) continue;
+    accepted.push({
+      key: row.key,
+      decision: {
+        state: "accepted",
+        answer: null,
+        suggestion: 0,
+        by: options.actor,
+        at: options.now.toISOString(),
+      },
+    });
+  }
+  await setDecisions(kv, organizationId, id, accepted);
+  return accepted.map((a) => a.key);
 }
 
 /** The text a decided row answers with (Markdown), or null when it answers nothing. */

@@ -21,6 +21,7 @@ function routes(orgId: string) {
     { method: "GET", path: `${base}/${Q}/rows?status=pending` },
     { method: "PATCH", path: `${base}/${Q}/rows/0:2`, json: { state: "rejected" } },
     { method: "POST", path: `${base}/${Q}/accept-id-matches` },
+    { method: "POST", path: `${base}/${Q}/accept-rows`, json: { minScore: 0.5 } },
     {
       method: "POST",
       path: `${base}/${Q}/rows/0:2/save-answer`,

@@ -8,6 +8,8 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { TrustAnswerResponse } from "../../domain/answers.ts";
 import { forbidden } from "../../domain/errors.ts";
 import {
+  AcceptRowsRequest,
+  AcceptRowsResponse,
   DecideRowRequest,
   DEFAULT_QUESTIONNAIRES_PAGE,
   MAX_QUESTIONNAIRE_UPLOAD_BYTES,
@@ -27,6 +29,7 @@ import {
 } from "../../domain/questionnaires.ts";
 import {
   acceptIdMatches,
+  acceptRows,
   decideRow,
   rowsPage,
   saveRowAnswer,
@@ -304,6 +307,36 @@ questionnaireRoutes.openapi(
       now: c.var.services.clock.now(),
     });
     return c.json({ accepted }, 200);
+  },
+);
+
+questionnaireRoutes.openapi(
+  createRoute({
+    method: "post",
+    path: `${BASE}/{questionnaireId}/accept-rows`,
+    operationId: "acceptQuestionnaireRows",
+    tags,
+    summary: "Accept chosen rows, or every pending row scoring at least a threshold (members)",
+    description:
+      "keys: the rows chosen; each with a best suggestion that is pending or rejected takes it. minScore: every pending row whose best suggestion scores at least minScore takes it (an id match scores 1). Edited and accepted rows are never changed.",
+    security: HUMAN,
+    middleware: [requireHuman] as const,
+    request: { params: QuestionnaireParams, body: jsonBody(AcceptRowsRequest) },
+    responses: {
+      200: json(AcceptRowsResponse, "How many rows were accepted, and which"),
+      ...errors(400, 401, 403, 404, 409),
+    },
+  }),
+  async (c) => {
+    const { organizationId, questionnaireId } = c.req.valid("param");
+    const { actor } = await caller(c, organizationId);
+    const keys = await acceptRows(c.var.services.kv, organizationId, {
+      id: questionnaireId,
+      request: c.req.valid("json"),
+      actor,
+      now: c.var.services.clock.now(),
+    });
+    return c.json({ accepted: keys.length, keys }, 200);
   },
 );
 
