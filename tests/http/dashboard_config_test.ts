@@ -33,3 +33,17 @@ Deno.test("[http] dashboard config: on Deno Deploy, Deno Deploy's custom domains
   assert.deepEqual(customDomainSetup(config), { cnameTarget: "trust.example", tls: "deno-deploy" });
   assert.equal(loadConfig({}).onDeploy, false);
 });
+
+Deno.test("[http] dashboard config: whether the service sends email", async () => {
+  for (
+    const [env, mail] of [
+      [{}, false],
+      [{ SMTP_URL: "smtp://127.0.0.1:2525" }, true],
+    ] as const
+  ) {
+    await using ctx = await createTestApp({ env });
+    const res = await ctx.call("GET", "/dashboard/config.json");
+    assert.equal(res.status, 200);
+    assert.equal((await res.json()).mail, mail, JSON.stringify(env));
+  }
+});

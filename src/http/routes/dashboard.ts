@@ -39,6 +39,10 @@ const DashboardConfig = z.object({
         "Who provides HTTPS for a custom domain: Deno Deploy's custom domains, or the reverse proxy in front of the service",
     }),
   }),
+  mail: z.boolean().openapi({
+    description:
+      "Whether the service sends email (SMTP_URL or SES_REGION set): owners' notices of access requests and buyers' access links. Without it the dashboard says so and shows the links to send by hand.",
+  }),
   storage: z.object({ writable: z.boolean(), action: z.string().nullable() }).nullable().openapi({
     description:
       "On Deno Deploy, whether the KV is proven to persist (docs/deploy.md) and what to do when it is not; null where no probe runs. The dashboard shows a banner when it is not writable.",
@@ -127,6 +131,7 @@ dashboardRoutes.openapi(
       scope: builtin ? "api" : "openid email profile",
       trustPageBase: config.trustPageBase,
       customDomains: customDomainSetup(config),
+      mail: config.mail !== null,
       storage: storage ? { writable: storage.writable, action: storage.action } : null,
     }, 200);
   },
