@@ -38,36 +38,51 @@ export interface DueLook {
   parked: number;
   /** Due jobs were left unpicked (for a limit of this worker, or no free slot). */
   left: boolean;
+  /**
+   * Due entries this look did not read may exist that it would have picked: its front was
+   * full, backlogs waited for their turn, or a backlog's read was full and all of it picked.
+   * Without that (and with nothing parked), a look right after this one, with its picks
+   * running, finds nothing more to start: a plan only picks less when more runs.
+   */
+  unseen: boolean;
 }
 
 /** The looks of one worker (it remembers whose backlog's turn is next). */
 export function createDueWork(kv: Deno.Kv, limits: FairnessLimits) {
   let turn = 0;
 
-  async function backlogsToLook(): Promise<Backlog[]> {
+  /** The backlogs whose turn it is, and whether others wait for theirs. */
+  async function backlogsToLook(): Promise<{ backlogs: Backlog[]; waiting: boolean }> {
     const all = await listBacklogs(kv, MAX_BACKLOGS);
-    if (all.length <= BACKLOGS_PER_LOOK) return all;
+    if (all.length <= BACKLOGS_PER_LOOK) return { backlogs: all, waiting: false };
     const start = turn % all.length;
     turn = start + BACKLOGS_PER_LOOK;
-    return [...all, ...all].slice(start, start + BACKLOGS_PER_LOOK);
+    return { backlogs: [...all, ...all].slice(start, start + BACKLOGS_PER_LOOK), waiting: true };
   }
 
   return {
     /** Looks at what is due at `now`, given what runs on this worker and who used it lately. */
     async look(now: number, running: Running, usage: Usage = NO_USAGE): Promise<DueLook> {
       const front = await upgradeLegacyRefs(kv, await listDueJobs(kv, now, FRONT));
-      const queued: DueRef[] = [];
-      for (const backlog of await backlogsToLook()) {
+      const { backlogs, waiting } = await backlogsToLook();
+      const reads: DueRef[][] = [];
+      for (const backlog of backlogs) {
         const refs = await listTenantDue(kv, backlog, { now, limit: BACKLOG_ENTRIES });
         // Nothing of it is due any more: the mark goes, unless it was set again meanwhile.
         if (refs.length === 0) await clearBacklog(kv, backlog);
-        queued.push(...refs);
+        reads.push(refs);
       }
-      const candidates = [...front, ...queued];
+      const candidates = [...front, ...reads.flat()];
       const picks = planClaims(candidates, running, limits, usage);
       const park = parkable(front, picks);
       if (park.length > 0) await parkDue(kv, park, now);
-      return { picks, parked: park.length, left: candidates.length > picks.length };
+      const keyOf = (ref: DueRef) => `${ref.dueAt}:${ref.id}`;
+      const picked = new Set(picks.map(keyOf));
+      const unseen = front.length === FRONT || waiting ||
+        reads.some((refs) =>
+          refs.length === BACKLOG_ENTRIES && refs.every((ref) => picked.has(keyOf(ref)))
+        );
+      return { picks, parked: park.length, left: candidates.length > picks.length, unseen };
     },
   };
 }

@@ -231,7 +231,9 @@ export function createJobWorker(deps: WorkerOptions): JobWorker {
   }
 
   /** One look (src/live/due_work.ts) and the claims it picked, each started as it is claimed. */
-  async function look(now: number): Promise<{ started: number; parked: number; left: boolean }> {
+  async function look(
+    now: number,
+  ): Promise<{ started: number; parked: number; left: boolean; again: boolean }> {
     const runs = [...claims.values()];
     const seen = await dueWork.look(
       now,
@@ -251,7 +253,10 @@ export function createJobWorker(deps: WorkerOptions): JobWorker {
         ),
       );
     }
-    return { started, parked: seen.parked, left: seen.left };
+    // Another look now can start more only if this one moved entries, did not read all that
+    // is due, or lost picks to another worker; otherwise it would read the same entries again.
+    const again = seen.parked > 0 || seen.unseen || started < seen.picks.length;
+    return { started, parked: seen.parked, left: seen.left, again };
   }
 
   async function runDue(): Promise<number> {
@@ -267,7 +272,7 @@ export function createJobWorker(deps: WorkerOptions): JobWorker {
       started += seen.started;
       // Nothing claimed and nothing moved: what is due waits for a slot here (or was taken by
       // another worker as we looked).
-      if (seen.started === 0 && seen.parked === 0) {
+      if ((seen.started === 0 && seen.parked === 0) || !seen.again) {
         blocked = seen.left;
         break;
       }

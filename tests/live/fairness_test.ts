@@ -243,3 +243,32 @@ Deno.test("[live] a handler that defers its job has it due again later, the run 
     await worker.stop(() => {});
   }
 });
+
+Deno.test("[live] a look that read all that is due is not repeated at once (it would find nothing more)", async () => {
+  await using kv = await Deno.openKv(":memory:");
+  const worker = createJobWorker({ kv, clock: systemClock, log: memoryLogger() });
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => release = resolve);
+  const started: number[] = [];
+  worker.on("hold", async (message) => {
+    started.push((message as unknown as { n: number }).n);
+    await held;
+  });
+  const op = kv.atomic();
+  for (let n = 0; n < 3; n++) {
+    stageJob(op, { kind: "hold", organizationId: "org-a", n }, { now: new Date(), dueAt: n });
+  }
+  assert.ok((await op.commit()).ok);
+  let lists = 0;
+  const list = kv.list.bind(kv);
+  kv.list = ((...args: Parameters<Deno.Kv["list"]>) => (lists++, list(...args))) as Deno.Kv["list"];
+  try {
+    assert.equal(await worker.runDue(), 3);
+    assert.deepEqual(started.toSorted(), [0, 1, 2]);
+    // The time index's front and the backlog marks, once: a second look would read both again.
+    assert.equal(lists, 2);
+  } finally {
+    release();
+    await worker.stop(() => {});
+  }
+});
