@@ -20,6 +20,7 @@ import { evidenceRoutes } from "./routes/evidence.ts";
 import { faviconRoutes } from "./routes/favicon.ts";
 import { answerRoutes } from "./routes/answers.ts";
 import { questionnaireRoutes } from "./routes/questionnaires.ts";
+import { questionnaireKindRoutes } from "./routes/questionnaire_kinds.ts";
 import { questionnaireFileRoutes } from "./routes/questionnaire_files.ts";
 import { publicAnswerRoutes } from "./routes/public_answers.ts";
 import { publicQuestionnaireRoutes } from "./routes/public_questionnaires.ts";
@@ -114,6 +115,7 @@ export function mountRoutes(app: OpenAPIHono<AppEnv>, config: Config): void {
   app.route("/", answerRoutes);
   app.route("/", questionnaireRoutes);
   app.route("/", questionnaireFileRoutes);
+  app.route("/", questionnaireKindRoutes);
   app.route("/", documentRoutes);
   app.route("/", accessRequestRoutes);
   app.route("/", subscriberRoutes);

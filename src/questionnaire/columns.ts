@@ -12,9 +12,12 @@
  */
 import { cellText, columnLetters, columnNumber, type Grid } from "./grid.ts";
 import {
+  type OtherRow,
   QuestionnaireFileError,
   type QuestionnaireLimits,
   type QuestionRow,
+  type RowKind,
+  type RowRule,
   type SheetColumns,
   type SheetHeader,
   type SheetInfo,
@@ -23,7 +26,7 @@ import {
 /** Rows searched for the header row. */
 export const HEADER_SEARCH_ROWS = 20;
 
-type Role = "id" | "question" | "answer" | "evidence";
+type Role = "id" | "question" | "answer" | "evidence" | "choice";
 
 /** Header patterns by role, best rank first; a header takes the first role that matches. */
 const PATTERNS: [Role, RegExp, number][] = [
@@ -35,6 +38,8 @@ const PATTERNS: [Role, RegExp, number][] = [
     0,
   ],
   ["question", /\bquestions?\b/, 1],
+  // A column of fixed choices: CAIQ's "CSP CAIQ Answer" (Yes/No/NA), a "Yes/No" column.
+  ["choice", /\bcaiq answer\b|^(yes ?\/ ?no|y ?\/ ?n)\b/, 0],
   ["answer", /\bimplementation description\b/, 0],
   [
     "answer",
@@ -57,6 +62,9 @@ function normalize(text: string): string {
 function roleOf(text: string): { role: Role; rank: number } | null {
   const header = normalize(text);
   if (!header || header.length > 80) return null;
+  // A sentence is not a header: "Answer each question in the Response column." on a cover sheet.
+  const words = header.split(" ").length;
+  if ((/[.:]$/.test(header) && words >= 3) || words > 8) return null;
   for (const [role, pattern, rank] of PATTERNS) if (pattern.test(header)) return { role, rank };
   return null;
 }
@@ -78,14 +86,23 @@ function candidateAt(grid: Grid, row: number): Candidate {
   return { headerRow: row, found };
 }
 
-/** The columns a sheet's headers name, or null when no row of the first ones names a question. */
+/** Sheets that tell how to answer rather than ask: read only when their headers say more. */
+const GUIDE_SHEET =
+  /instruction|read ?me|guid(e|ance)|introduction|overview|cover|glossary|definition|scoring|how to|legend|change ?log|version/i;
+
+/**
+ * The columns a sheet's headers name, or null when no row of the first ones names a question
+ * (nor, on a sheet named like instructions or a glossary, a question with an id or an answer).
+ */
 export function detectColumns(grid: Grid): SheetColumns | null {
   let best: Candidate | null = null;
   let bestScore = 0;
+  const guide = GUIDE_SHEET.test(grid.name);
   for (let row = 1; row <= Math.min(HEADER_SEARCH_ROWS, grid.rows); row++) {
     const candidate = candidateAt(grid, row);
     if (!candidate.found.question) continue;
     const { id, answer, evidence } = candidate.found;
+    if (guide && !(id && answer)) continue;
     const score = 1 + (id ? 1 : 0) + (answer ? 1 : 0) + (evidence ? 0.5 : 0);
     if (score > bestScore) {
       best = candidate;
@@ -93,7 +110,7 @@ export function detectColumns(grid: Grid): SheetColumns | null {
     }
   }
   if (!best) return null;
-  const { question, id, answer, evidence } = best.found;
+  const { question, id, answer, evidence, choice } = best.found;
   const answerColumn = answer?.column ?? grid.columns + 1;
   return {
     sheet: grid.name,
@@ -102,6 +119,7 @@ export function detectColumns(grid: Grid): SheetColumns | null {
     id: id ? columnLetters(id.column) : null,
     answer: columnLetters(answerColumn),
     evidence: evidence && evidence.column !== answerColumn ? columnLetters(evidence.column) : null,
+    ...(choice ? { choice: columnLetters(choice.column) } : {}),
   };
 }
 
@@ -149,9 +167,10 @@ export function validateColumns(
       ["id", choice.id],
       ["answer", choice.answer],
       ["evidence", choice.evidence],
+      ["choice", choice.choice ?? null],
     ];
     for (const [role, letters] of named) {
-      if (letters === null && (role === "id" || role === "evidence")) continue;
+      if (letters === null && role !== "question" && role !== "answer") continue;
       const column = columnNumber(letters ?? "");
       if (!(column >= 1 && column <= limits.maxColumns)) {
         throw invalid(
@@ -169,33 +188,115 @@ export function validateColumns(
     ) {
       throw invalid(`The evidence column of sheet "${choice.sheet}" is taken by another role.`);
     }
+    if (
+      choice.choice && [choice.question, choice.id, choice.answer, choice.evidence].includes(
+        choice.choice,
+      )
+    ) {
+      throw invalid(`The choice column of sheet "${choice.sheet}" is taken by another role.`);
+    }
   }
 }
 
-/** The question rows of a sheet below its header row; category and repeated header rows skipped. */
-export function questionRows(grid: Grid, sheetIndex: number, choice: SheetColumns): QuestionRow[] {
+/** Words a request or a question opens with: such a row is a question without "?" or id. */
+const PROMPT =
+  /^(please\s+)?(describe|provide|list|explain|specify|state|indicate|confirm|identify|outline|attach|detail|summari[sz]e|define|document|demonstrate|clarify|enumerate|submit|supply|share|upload|give|name|is|are|do|does|did|has|have|had|can|could|will|would|should|shall|may|must|how|what|which|who|whom|whose|when|where|why|whether)\b/i;
+
+/**
+ * Why a row whose question cell has words is a question, or null for a heading: a row with an
+ * id, one that asks ("?"), one that opens with a request or a question word ("Describe…",
+ * "Provide…", "Do you…"), one that reads as a sentence; in a sheet without an id column, every
+ * one. What is left (no id in a numbered sheet, short, asking nothing) is a category heading.
+ */
+function questionRule(
+  text: string,
+  hasIdColumn: boolean,
+  questionId: string | null,
+): RowRule | null {
+  if (questionId) return "id";
+  if (!hasIdColumn) return "no_id_column";
+  if (text.includes("?")) return "asks";
+  const words = text.replace(/^[\s\p{P}\d]+/u, "");
+  if (PROMPT.test(words)) return "prompt";
+  if (/[.!]\s*$/.test(text) && text.trim().split(/\s+/).length >= 5) return "sentence";
+  return null;
+}
+
+/** Characters of a non-question row's text kept for the review. */
+const OTHER_TEXT = 200;
+
+/**
+ * Every non-empty row of a sheet, classified: question rows below its header row, and the rest
+ * (headings, repeated headers, rows without words or without a question cell, rows above the
+ * header) with the rule that set them aside. `kinds` (row key → kind) is a reviewer's choice,
+ * which wins over the rules for a row with text in its question cell.
+ */
+export function classifyRows(
+  grid: Grid,
+  sheetIndex: number,
+  choice: SheetColumns,
+  kinds: ReadonlyMap<string, RowKind> = new Map(),
+): { rows: QuestionRow[]; others: OtherRow[] } {
   const question = columnNumber(choice.question);
   const id = choice.id ? columnNumber(choice.id) : null;
   const answer = columnNumber(choice.answer);
   const header = normalize(cellText(grid, choice.headerRow, question));
   const rows: QuestionRow[] = [];
-  const numbers = [...grid.cells.keys()].filter((row) => row > choice.headerRow)
+  const others: OtherRow[] = [];
+  const numbers = [...grid.cells.keys()].filter((row) => row !== choice.headerRow)
     .sort((a, b) => a - b);
   for (const row of numbers) {
+    const key = `${sheetIndex}:${row}`;
     const text = cellText(grid, row, question);
-    // No text, the header repeated, or no letter at all (a total, a number): not a question.
-    if (!/\p{L}/u.test(text) || normalize(text) === header) continue;
+    const other = (kind: OtherRow["kind"], rule: RowRule) => {
+      const first = [...(grid.cells.get(row) ?? [])].sort(([a], [b]) => a - b)[0]?.[1] ?? "";
+      others.push({
+        key,
+        sheet: grid.name,
+        row,
+        text: (text || first).slice(0, OTHER_TEXT),
+        kind,
+        rule,
+      });
+    };
+    if (row < choice.headerRow) {
+      other("ignored", "above_header");
+      continue;
+    }
     const questionId = id ? cellText(grid, row, id) || null : null;
-    // A category row: the sheet numbers its questions, this one has no number and asks nothing.
-    if (id && !questionId && !text.includes("?")) continue;
+    const chosen = text ? kinds.get(key) : undefined;
+    let rule: RowRule | null;
+    if (chosen) {
+      if (chosen !== "question") {
+        other(chosen, "chosen");
+        continue;
+      }
+      rule = "chosen";
+    } else if (!text) {
+      other("ignored", "no_question_cell");
+      continue;
+    } else if (normalize(text) === header) {
+      other("ignored", "repeated_header");
+      continue;
+    } else if (!/\p{L}/u.test(text)) {
+      other("ignored", "no_letters");
+      continue;
+    } else {
+      rule = questionRule(text, id !== null, questionId);
+      if (!rule) {
+        other("heading", "heading");
+        continue;
+      }
+    }
     rows.push({
-      key: `${sheetIndex}:${row}`,
+      key,
       sheet: grid.name,
       row,
       questionId,
       question: text,
       existingAnswer: cellText(grid, row, answer) || null,
+      rule,
     });
   }
-  return rows;
+  return { rows, others };
 }

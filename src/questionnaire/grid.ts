@@ -11,10 +11,49 @@ export interface Grid {
   /** The highest row and column holding a value. */
   rows: number;
   columns: number;
+  /** Cells holding a formula (`${row}:${column}`), shown or not: the buyer's, never written. */
+  formulas: Set<string>;
+  /**
+   * The sheet's list validations (drop-downs): the cells they cover and the values they allow
+   * (null when the list is not literal nor a range of the workbook, so nothing is known to fit).
+   */
+  lists: CellList[];
+}
+
+/** A rectangle of cells, 1-based and inclusive. */
+export interface CellRange {
+  top: number;
+  left: number;
+  bottom: number;
+  right: number;
+}
+
+export interface CellList {
+  ranges: CellRange[];
+  values: string[] | null;
 }
 
 export function newGrid(name: string): Grid {
-  return { name, cells: new Map(), rows: 0, columns: 0 };
+  return { name, cells: new Map(), rows: 0, columns: 0, formulas: new Set(), lists: [] };
+}
+
+/** Whether the buyer put something in the cell: a value or a formula. */
+export function cellFilled(grid: Grid, row: number, column: number): boolean {
+  return cellText(grid, row, column) !== "" || grid.formulas.has(`${row}:${column}`);
+}
+
+/**
+ * What a list validation lets the cell hold: undefined when none covers it, null when one does
+ * but its values are not known, else the values.
+ */
+export function listAt(grid: Grid, row: number, column: number): string[] | null | undefined {
+  for (const list of grid.lists) {
+    const covers = list.ranges.some((r) =>
+      r.top <= row && row <= r.bottom && r.left <= column && column <= r.right
+    );
+    if (covers) return list.values;
+  }
+  return undefined;
 }
 
 /** Puts a cell's text into the grid, refusing what passes the limits. */

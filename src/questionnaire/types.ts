@@ -23,6 +23,11 @@ export interface SheetColumns {
   answer: string;
   /** The column filled with the evidence link; null: a new column after the last used one. */
   evidence: string | null;
+  /**
+   * A column of fixed choices (a Yes/No/NA drop-down such as CAIQ's "CSP CAIQ Answer"), filled
+   * with the value the answer opens with when the list allows it; absent or null: none.
+   */
+  choice?: string | null;
 }
 
 export interface SheetHeader {
@@ -41,6 +46,49 @@ export interface SheetInfo {
   detected: SheetColumns | null;
 }
 
+/** What a non-empty row of an answered sheet is taken for. */
+export type RowKind = "question" | "heading" | "ignored";
+
+/** Why a row is what it is (RULE_TEXT says it in words). */
+export type RowRule =
+  | "id"
+  | "asks"
+  | "prompt"
+  | "sentence"
+  | "no_id_column"
+  | "heading"
+  | "repeated_header"
+  | "no_letters"
+  | "no_question_cell"
+  | "above_header"
+  | "chosen";
+
+export const RULE_TEXT: Record<RowRule, string> = {
+  id: "It has a question id",
+  asks: "It asks something (a question mark)",
+  prompt: 'It opens with a request or a question word ("Describe", "Provide", "List", "Do")',
+  sentence: "It reads as a sentence (five words or more, ending with a full stop)",
+  no_id_column: "The sheet has no id column: every row with words in the question column",
+  heading:
+    "The sheet numbers its questions, this row has no number, asks nothing and is short: a category",
+  repeated_header: "It repeats the header row",
+  no_letters: "Its question cell holds no words (a number, a total)",
+  no_question_cell: "Its question cell is empty",
+  above_header: "It is above the header row (a title or instructions)",
+  chosen: "A reviewer chose it",
+};
+
+/** A non-empty row that is not a question, and why. */
+export interface OtherRow {
+  key: string;
+  sheet: string;
+  row: number;
+  /** The question cell's text, or the row's first text (at most 200 characters). */
+  text: string;
+  kind: "heading" | "ignored";
+  rule: RowRule;
+}
+
 export interface QuestionRow {
   /** Stable within a file: `${sheetIndex}:${row}`. */
   key: string;
@@ -51,6 +99,8 @@ export interface QuestionRow {
   question: string;
   /** What the buyer's file already holds in the answer column. */
   existingAnswer: string | null;
+  /** Why the row is a question. */
+  rule: RowRule;
 }
 
 export interface ReadQuestionnaire {
@@ -61,6 +111,8 @@ export interface ReadQuestionnaire {
   /** The choice the rows were read with: the detected one unless the caller gave its own. */
   columns: SheetColumns[];
   rows: QuestionRow[];
+  /** Every other non-empty row of the sheets read: headings and rows a rule ignores. */
+  others: OtherRow[];
 }
 
 /** What a file may hold; anything over a limit is refused, never truncated silently. */

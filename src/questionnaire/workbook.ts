@@ -11,16 +11,18 @@
  * bounded by QUESTIONNAIRE_LIMITS, and the same input gives the same output, byte for byte.
  */
 import { inertCellText } from "../lib/spreadsheet_text.ts";
-import { detectColumns, questionRows, sheetInfo, validateColumns } from "./columns.ts";
+import { classifyRows, detectColumns, sheetInfo, validateColumns } from "./columns.ts";
 import { csvGrid, parseCsv } from "./csv.ts";
 import { writeCsv } from "./csv.ts";
-import { columnLetters, columnNumber, type Grid } from "./grid.ts";
+import { cellFilled, columnLetters, columnNumber, type Grid, listAt } from "./grid.ts";
 import {
+  type OtherRow,
   QuestionnaireFileError,
   type QuestionnaireLimits,
   type QuestionRow,
   type ReadQuestionnaire,
   type RowFill,
+  type RowKind,
   type SheetColumns,
 } from "./types.ts";
 import {
@@ -56,6 +58,8 @@ export const ANSWER_HEADER = "Answer";
 export interface ReadOptions {
   /** The caller's own choice of columns (replaces detection; sheets not named are not read). */
   columns?: SheetColumns[];
+  /** A reviewer's choice of what rows are (row key → kind), over the rules. */
+  kinds?: ReadonlyMap<string, RowKind>;
   limits?: QuestionnaireLimits;
 }
 
@@ -131,7 +135,7 @@ export async function readQuestionnaire(
     encoding = csv.encoding;
     grids = [csvGrid(csv, limits)];
   }
-  return questionnaireOf(kind, encoding, grids, options.columns, limits);
+  return questionnaireOf(kind, encoding, grids, options.columns, limits, options.kinds);
 }
 
 function questionnaireOf(
@@ -140,6 +144,7 @@ function questionnaireOf(
   grids: Grid[],
   chosen: SheetColumns[] | undefined,
   limits: QuestionnaireLimits,
+  kinds?: ReadonlyMap<string, RowKind>,
 ): ReadQuestionnaire {
   const detected = grids.map((grid) => detectColumns(grid));
   if (chosen) validateColumns(chosen, grids, limits);
@@ -151,9 +156,12 @@ function questionnaireOf(
     return choice ? { ...info, headers: sheetInfo(grid, choice).headers } : info;
   });
   const rows: QuestionRow[] = [];
+  const others: OtherRow[] = [];
   for (const choice of columns) {
     const index = grids.findIndex((grid) => grid.name === choice.sheet);
-    rows.push(...questionRows(grids[index], index, choice));
+    const classified = classifyRows(grids[index], index, choice, kinds);
+    rows.push(...classified.rows);
+    others.push(...classified.others);
     if (rows.length > limits.maxQuestions) {
       throw new QuestionnaireFileError(
         "over_limit",
@@ -169,18 +177,115 @@ function questionnaireOf(
         : 'No sheet has a column headed as questions (such as "Question"); choose the columns.',
     );
   }
-  return { format, encoding, sheets, columns, rows };
+  return { format, encoding, sheets, columns, rows, others };
+}
+
+/** What an answer says to a Yes/No/NA question, from the word it opens with. */
+export type Stance = "yes" | "no" | "na";
+
+/** The stance an answer opens with ("Yes.", "**No**, …", "N/A: …"), or null. */
+export function stanceOf(answer: string): Stance | null {
+  const text = answer.replace(/^[\s*_#>`"'(\[-]+/, "");
+  if (/^(n\/a|n\.a\.|na|not applicable)\b/i.test(text)) return "na";
+  const word = /^[A-Za-z]+/.exec(text)?.[0].toLowerCase();
+  return word === "yes" ? "yes" : word === "no" ? "no" : null;
+}
+
+const STANCE_WORDS: Record<Stance, string[]> = {
+  yes: ["yes", "y", "true"],
+  no: ["no", "n", "false"],
+  na: ["na", "notapplicable", "nonapplicable"],
+};
+
+/** What a header-named choice column (no drop-down) allows: CAIQ v4's own values. */
+const DEFAULT_CHOICES = ["Yes", "No", "NA"];
+
+/** The allowed value that says `stance`, or null when the list has none. */
+export function choiceFor(stance: Stance | null, allowed: readonly string[]): string | null {
+  if (!stance) return null;
+  const words = STANCE_WORDS[stance];
+  return allowed.find((value) => words.includes(value.toLowerCase().replace(/[^a-z]/g, ""))) ??
+    null;
+}
+
+/** Headers of a column meant for explanations, where prose goes beside a drop-down. */
+const DESCRIPTIVE =
+  /^((csp |vendor |supplier )?(implementation )?(description|details|explanation|justification|comments?|notes?|remarks)( \(.*\))?|additional (information|info|comments?|details)|response (details|explanation))$/i;
+
+/** Columns of a sheet, where each kind of write goes (numbers; null: nowhere). */
+interface Targets {
+  prose: number;
+  evidence: number;
+  choice: number | null;
+  /** Columns the sheet did not have, to head: column → header. */
+  added: Map<number, string>;
+}
+
+/**
+ * Where a sheet's writes go, respecting the buyer's file: a column under a drop-down takes
+ * only a value its list allows (so a constrained answer column becomes the choice column and
+ * the prose goes to a free descriptive column or a new one); the evidence goes to the chosen
+ * evidence column only when no question row of it holds the buyer's text or formula and no
+ * list constrains it, else to a new column.
+ */
+function targetsOf(grid: Grid, choice: SheetColumns, rows: QuestionRow[], used: number): Targets {
+  const answer = columnNumber(choice.answer);
+  const evidence = choice.evidence ? columnNumber(choice.evidence) : null;
+  let choiceColumn = choice.choice ? columnNumber(choice.choice) : null;
+  const constrained = (column: number) =>
+    rows.some((r) => listAt(grid, r.row, column) !== undefined);
+  const free = (column: number) =>
+    !constrained(column) && !rows.some((r) => cellFilled(grid, r.row, column));
+  const added = new Map<number, string>();
+  let next = Math.max(used, answer) + 1;
+  const add = (header: string) => {
+    const column = next++;
+    added.set(column, header);
+    return column;
+  };
+  if (choiceColumn === null) {
+    // A drop-down over the question rows that can say yes and no is the choice column.
+    for (let column = 1; column <= grid.columns && choiceColumn === null; column++) {
+      const values = rows.map((r) => listAt(grid, r.row, column)).find((v) => v);
+      if (values && choiceFor("yes", values) && choiceFor("no", values)) choiceColumn = column;
+    }
+  }
+  let prose: number | null = answer;
+  if (constrained(answer)) {
+    choiceColumn ??= answer;
+    prose = null;
+  }
+  if (prose === answer && answer === choiceColumn) prose = null;
+  let evidenceColumn: number | null = evidence !== null && free(evidence) ? evidence : null;
+  if (prose === null) {
+    // The prose goes to a free column headed for explanations, else to a new "Answer" column.
+    const taken = new Set([columnNumber(choice.question), answer, choiceColumn]);
+    if (choice.id) taken.add(columnNumber(choice.id));
+    const found = [...(grid.cells.get(choice.headerRow) ?? [])].sort(([a], [b]) => a - b)
+      .find(([column, text]) =>
+        !taken.has(column) && DESCRIPTIVE.test(text.trim()) && free(column)
+      );
+    if (found) {
+      prose = found[0];
+      if (evidenceColumn === prose) evidenceColumn = null;
+    } else prose = add(ANSWER_HEADER);
+  }
+  evidenceColumn ??= add(EVIDENCE_HEADER);
+  if (answer > grid.columns && prose === answer) added.set(answer, ANSWER_HEADER);
+  return { prose, evidence: evidenceColumn, choice: choiceColumn, added };
 }
 
 /**
  * Where the writes go, per sheet index: each question row's answer (its fill's, or the "no
- * answer" text) and evidence link (when the fill has one), and the headers of columns the sheet
- * did not have. Texts are raw; each writer makes them inert for its format.
+ * answer" text) and evidence link (when the fill has one), a choice column's allowed value,
+ * and the headers of columns the sheet did not have; never a cell the buyer filled, never a
+ * sheet without a question row written. Texts are raw; each writer makes them inert.
  */
 function writesOf(
   read: ReadQuestionnaire,
   fills: RowFill[],
   noAnswer: string,
+  grids: Grid[],
 ): {
   writes: Map<number, SheetWrites>;
   links: Map<number, Map<string, string>>;
@@ -190,38 +295,50 @@ function writesOf(
   const writes = new Map<number, SheetWrites>();
   const links = new Map<number, Map<string, string>>();
   const looks = new Map<number, SheetLook>();
-  const put = (sheet: number, row: number, column: number, text: string) => {
-    let sheetWrites = writes.get(sheet);
-    if (!sheetWrites) writes.set(sheet, sheetWrites = new Map());
-    let cells = sheetWrites.get(row);
-    if (!cells) sheetWrites.set(row, cells = new Map());
-    cells.set(column, text);
-  };
   for (const choice of read.columns) {
     const index = read.sheets.findIndex((sheet) => sheet.name === choice.sheet);
-    if (index < 0) continue;
-    const sheet = read.sheets[index];
-    const answer = columnNumber(choice.answer);
-    const evidence = choice.evidence
-      ? columnNumber(choice.evidence)
-      : Math.max(sheet.columns, answer) + 1;
-    looks.set(index, { styleColumn: answer, newColumn: choice.evidence ? undefined : evidence });
-    const header = (column: number) =>
-      sheet.headers.find((h) => columnNumber(h.column) === column)?.text ?? "";
-    if (!header(answer)) put(index, choice.headerRow, answer, ANSWER_HEADER);
-    if (!header(evidence)) put(index, choice.headerRow, evidence, EVIDENCE_HEADER);
-    for (const row of read.rows) {
-      if (row.sheet !== choice.sheet || row.key.split(":")[0] !== String(index)) continue;
+    const grid = grids[index];
+    if (index < 0 || !grid) continue;
+    const rows = read.rows.filter((row) => row.key.split(":")[0] === String(index));
+    const targets = targetsOf(grid, choice, rows, read.sheets[index].columns);
+    const cells: SheetWrites = new Map();
+    const put = (row: number, column: number, text: string) => {
+      if (cellFilled(grid, row, column)) return false;
+      let wanted = cells.get(row);
+      if (!wanted) cells.set(row, wanted = new Map());
+      wanted.set(column, text);
+      return true;
+    };
+    const headerChoice = choice.choice ? columnNumber(choice.choice) === targets.choice : false;
+    for (const row of rows) {
       const fill = byKey.get(row.key);
-      put(index, row.row, answer, fill ? fill.answer : noAnswer);
-      if (!fill?.evidence) continue;
-      put(index, row.row, evidence, fill.evidence);
+      put(row.row, targets.prose, fill ? fill.answer : noAnswer);
+      if (!fill) continue;
+      if (targets.choice !== null) {
+        const listed = listAt(grid, row.row, targets.choice);
+        const allowed = listed === undefined ? (headerChoice ? DEFAULT_CHOICES : []) : listed;
+        const value = choiceFor(stanceOf(fill.answer), allowed ?? []);
+        if (value) put(row.row, targets.choice, value);
+      }
+      if (!fill.evidence) continue;
+      if (!put(row.row, targets.evidence, fill.evidence)) continue;
       const link = firstLink(fill.evidence);
       if (link) {
         if (!links.has(index)) links.set(index, new Map());
-        links.get(index)!.set(`${columnLetters(evidence)}${row.row}`, link);
+        links.get(index)!.set(`${columnLetters(targets.evidence)}${row.row}`, link);
       }
     }
+    if (cells.size === 0) continue;
+    for (const [column, header] of targets.added) {
+      const used = [...cells.values()].some((wanted) => wanted.has(column));
+      if (used) put(choice.headerRow, column, header);
+    }
+    writes.set(index, cells);
+    const newColumn = [...targets.added.keys()].find((c) => c === targets.evidence);
+    looks.set(index, {
+      styleColumn: targets.prose <= grid.columns ? targets.prose : columnNumber(choice.answer),
+      newColumn,
+    });
   }
   return { writes, links, looks };
 }
@@ -254,13 +371,20 @@ export async function fillQuestionnaire(
 ): Promise<Uint8Array> {
   const limits = options.limits ?? QUESTIONNAIRE_LIMITS;
   checkSize(bytes, limits);
-  const { writes, links, looks } = writesOf(read, fills, options.noAnswer ?? NO_ANSWER);
+  const noAnswer = options.noAnswer ?? NO_ANSWER;
   if (kindOf(bytes) === "csv") {
     const csv = parseCsv(bytes, limits);
+    const { writes } = writesOf(read, fills, noAnswer, [csvGrid(csv, limits)]);
     return writeCsv(csv, writes.get(0) ?? new Map());
   }
   const fflate = await loadFflate();
   const open = openWorkbook(bytes, limits, fflate);
+  const { writes, links, looks } = writesOf(
+    read,
+    fills,
+    noAnswer,
+    readWorkbookGrids(open, limits),
+  );
   const inert = new Map(
     [...writes].map(([sheet, rows]) => [
       sheet,

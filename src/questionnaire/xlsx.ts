@@ -16,7 +16,15 @@
  * evidence URL made the cell's hyperlink, what the allow-list removes taken out), and so are the
  * workbook, the relationships and the content types.
  */
-import { columnLetters, type Grid, newGrid, parseCellRef, setCell } from "./grid.ts";
+import {
+  type CellRange,
+  cellText,
+  columnLetters,
+  type Grid,
+  newGrid,
+  parseCellRef,
+  setCell,
+} from "./grid.ts";
 import { QuestionnaireFileError, type QuestionnaireLimits } from "./types.ts";
 import { decodeOoxmlEscapes, escapeXml, type XmlToken, xmlTokens } from "./xml.ts";
 import { planPackage, relsPathOf, resolvePart } from "./xlsx_package.ts";
@@ -527,19 +535,126 @@ function cellValue(cell: CellElement, strings: string[]): string {
   }
 }
 
-/** Every worksheet of the workbook as a grid of text. */
+/** Every worksheet of the workbook as a grid of text, with its formula cells and drop-downs. */
 export function readWorkbookGrids(open: OpenWorkbook, limits: QuestionnaireLimits): Grid[] {
   const strings = sharedStrings(open, limits);
-  return open.sheets.map((sheet) => {
+  const validations: RawValidation[][] = [];
+  const grids = open.sheets.map((sheet) => {
     const grid = newGrid(sheet.name);
-    const layout = sheetLayout(open.parts.get(sheet.path) ?? "");
+    const xml = open.parts.get(sheet.path) ?? "";
+    const layout = sheetLayout(xml);
     for (const row of layout.rows) {
       for (const cell of row.cells) {
         setCell(grid, cell.row, cell.column, cellValue(cell, strings).trim(), limits);
+        if (cell.formula) grid.formulas.add(`${cell.row}:${cell.column}`);
       }
     }
+    validations.push(listValidations(xml));
     return grid;
   });
+  grids.forEach((grid, index) => {
+    grid.lists = validations[index].map((raw) => ({
+      ranges: raw.sqref,
+      values: listValues(raw.formula, grid, grids),
+    }));
+  });
+  return grids;
+}
+
+/** Most list validations read per sheet, and cells a range-valued list may name. */
+const MAX_LISTS = 200;
+const MAX_LIST_VALUES = 100;
+
+interface RawValidation {
+  sqref: CellRange[];
+  formula: string;
+}
+
+/** "A1:B3 D5" as ranges; references that do not parse are left out. */
+function parseSqref(text: string): CellRange[] {
+  const ranges: CellRange[] = [];
+  for (const part of text.trim().split(/\s+/).slice(0, 50)) {
+    const [from, to = from] = part.split(":");
+    const a = parseCellRef(from);
+    const b = parseCellRef(to);
+    if (!a || !b) continue;
+    ranges.push({
+      top: Math.min(a.row, b.row),
+      left: Math.min(a.column, b.column),
+      bottom: Math.max(a.row, b.row),
+      right: Math.max(a.column, b.column),
+    });
+  }
+  return ranges;
+}
+
+/**
+ * The list validations of a sheet (`<dataValidation type="list">`, and the x14 form of its
+ * extension list, whose range is a child `sqref`): where they apply and their formula1 text.
+ */
+function listValidations(xml: string): RawValidation[] {
+  const found: RawValidation[] = [];
+  let current: { sqref: string; formula: string[]; list: boolean } | null = null;
+  let inFormula = false;
+  let inSqref = false;
+  for (const token of xmlTokens(xml) as Generator<XmlToken>) {
+    if (token.kind === "open") {
+      if (token.name === "dataValidation") {
+        current = {
+          sqref: token.attrs.sqref ?? "",
+          formula: [],
+          list: token.attrs.type === "list",
+        };
+        if (token.selfClosing) current = null;
+      } else if (current && token.name === "formula1" && !token.selfClosing) inFormula = true;
+      else if (current && token.name === "sqref" && !token.selfClosing) inSqref = true;
+    } else if (token.kind === "close") {
+      if (token.name === "formula1") inFormula = false;
+      else if (token.name === "sqref") inSqref = false;
+      else if (token.name === "dataValidation" && current) {
+        if (current.list && found.length < MAX_LISTS) {
+          found.push({ sqref: parseSqref(current.sqref), formula: current.formula.join("") });
+        }
+        current = null;
+      }
+    } else if (current && inFormula) current.formula.push(token.text);
+    else if (current && inSqref) current.sqref += ` ${token.text}`;
+  }
+  return found;
+}
+
+/**
+ * The values a list validation's formula allows: a literal list ("Yes,No,N/A"), or a range of
+ * this or another sheet read from the grids; null for anything else (a defined name, a
+ * function), which nothing is then known to fit.
+ */
+function listValues(formula: string, grid: Grid, grids: Grid[]): string[] | null {
+  const text = formula.trim();
+  const literal = /^"(.*)"$/s.exec(text);
+  if (literal) {
+    return literal[1].replaceAll('""', '"').split(",").map((v) => v.trim()).filter(Boolean)
+      .slice(0, MAX_LIST_VALUES);
+  }
+  const ref =
+    /^(?:(?:'((?:[^']|'')+)'|([^'!:\s]+))!)?(\$?[A-Z]{1,3}\$?\d{1,7})(?::(\$?[A-Z]{1,3}\$?\d{1,7}))?$/
+      .exec(text.replace(/^=/, ""));
+  if (!ref) return null;
+  const sheetName = ref[1]?.replaceAll("''", "'") ?? ref[2];
+  const source = sheetName === undefined ? grid : grids.find((g) => g.name === sheetName);
+  const [range] = parseSqref(
+    `${ref[3].replaceAll("$", "")}:${(ref[4] ?? ref[3]).replaceAll("$", "")}`,
+  );
+  if (!source || !range) return null;
+  const values: string[] = [];
+  // Within the cells in use: a whole-column range is as long as the sheet's used rows.
+  for (let row = range.top; row <= Math.min(range.bottom, source.rows); row++) {
+    for (let column = range.left; column <= Math.min(range.right, source.columns); column++) {
+      const value = cellText(source, row, column);
+      if (value) values.push(value);
+      if (values.length >= MAX_LIST_VALUES) return values;
+    }
+  }
+  return values;
 }
 
 // ---------------------------------------------------------------------------------------------

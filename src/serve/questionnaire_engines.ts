@@ -12,6 +12,7 @@ import type {
   QuestionnaireLimits,
   ReadQuestionnaire,
   RowFill,
+  RowKind,
   SheetColumns,
 } from "../questionnaire/types.ts";
 import type { YieldingMatcher } from "../questionnaire/match.ts";
@@ -21,8 +22,18 @@ export interface Engines {
   limits: QuestionnaireLimits;
   /** The default threshold a suggestion must reach to answer a row. */
   threshold: number;
-  read(bytes: Uint8Array, columns?: SheetColumns[]): Promise<ReadQuestionnaire>;
-  fill(bytes: Uint8Array, columns: SheetColumns[], fills: RowFill[]): Promise<Uint8Array>;
+  /** `kinds`: a reviewer's classification of rows (row key → kind), over the rules. */
+  read(
+    bytes: Uint8Array,
+    columns?: SheetColumns[],
+    kinds?: Record<string, RowKind>,
+  ): Promise<ReadQuestionnaire>;
+  fill(
+    bytes: Uint8Array,
+    columns: SheetColumns[],
+    fills: RowFill[],
+    kinds?: Record<string, RowKind>,
+  ): Promise<Uint8Array>;
   match(kb: KnowledgeBase, questions: Question[]): MatchResult[];
   /**
    * The matcher of `kb`, built in slices of about `sliceMs` of work with the event loop served
@@ -49,9 +60,13 @@ async function importEngines(): Promise<Engines> {
   return {
     limits: workbook.QUESTIONNAIRE_LIMITS,
     threshold: matching.DEFAULT_MATCH_THRESHOLD,
-    read: (bytes, columns) => workbook.readQuestionnaire(bytes, { columns }),
-    fill: async (bytes, columns, fills) => {
-      const read = await workbook.readQuestionnaire(bytes, { columns });
+    read: (bytes, columns, kinds) =>
+      workbook.readQuestionnaire(bytes, { columns, kinds: new Map(Object.entries(kinds ?? {})) }),
+    fill: async (bytes, columns, fills, kinds) => {
+      const read = await workbook.readQuestionnaire(bytes, {
+        columns,
+        kinds: new Map(Object.entries(kinds ?? {})),
+      });
       return await workbook.fillQuestionnaire(bytes, read, fills, { noAnswer: NO_ANSWER_TEXT });
     },
     match: (kb, questions) => matching.createMatcher(kb).match(questions),

@@ -193,7 +193,7 @@ export async function exportQuestionnaire(
     answeredRows(deps, organization, record),
     loadEngines(),
   ]);
-  const bytes = await engines.fill(original, record.columns, answered.fills);
+  const bytes = await engines.fill(original, record.columns, answered.fills, record.rowKinds);
   return { record, bytes, rows: answered.rows };
 }
 

@@ -7,14 +7,23 @@
  */
 import type { BlobStore } from "../blobs/mod.ts";
 import type { Config } from "../config.ts";
-import { AppError, badRequest, conflict } from "../domain/errors.ts";
-import type { Decision, Questionnaire, SheetColumns } from "../domain/questionnaires.ts";
+import { AppError, badRequest, conflict, notFound, validationFailed } from "../domain/errors.ts";
+import {
+  type Decision,
+  MAX_ROW_KINDS,
+  MAX_SET_ASIDE_SHOWN,
+  type Questionnaire,
+  type RowKind,
+  SET_ASIDE_TEXT,
+  type SheetColumns,
+} from "../domain/questionnaires.ts";
 import type { Organization } from "../domain/workspace.ts";
 import {
   type MatchResult,
   QuestionnaireFileError,
   type QuestionRow,
   type ReadQuestionnaire,
+  RULE_TEXT,
 } from "../questionnaire/types.ts";
 import { sha256Hex, sha256HexSync } from "../lib/hash.ts";
 import { timeOrderedUuid } from "../lib/ids.ts";
@@ -58,7 +67,11 @@ export function fileError(error: QuestionnaireFileError): AppError {
 }
 
 /** Reads `bytes` with the engine; a refused file becomes its 4xx. */
-async function readFile(bytes: Uint8Array, columns?: SheetColumns[]): Promise<ReadQuestionnaire> {
+async function readFile(
+  bytes: Uint8Array,
+  columns?: SheetColumns[],
+  kinds?: Record<string, RowKind>,
+): Promise<ReadQuestionnaire> {
   const engines = await loadEngines();
   if (bytes.byteLength === 0) throw badRequest("The request body must be the file's bytes");
   if (bytes.byteLength > engines.limits.maxFileBytes) {
@@ -68,7 +81,7 @@ async function readFile(bytes: Uint8Array, columns?: SheetColumns[]): Promise<Re
     );
   }
   try {
-    return await engines.read(bytes, columns);
+    return await engines.read(bytes, columns, kinds);
   } catch (error) {
     if (error instanceof QuestionnaireFileError) throw fileError(error);
     throw error;
@@ -87,6 +100,8 @@ function storedRow(row: QuestionRow, match: MatchResult | undefined): StoredRow 
     questionId: row.questionId,
     question,
     existingAnswer: row.existingAnswer?.slice(0, SHOWN_QUESTION) ?? null,
+    rule: row.rule,
+    ruleText: RULE_TEXT[row.rule],
     suggestions: match?.suggestions ?? [],
     best: match?.best ?? null,
     questionSha256: sha256HexSync(row.question),
@@ -97,13 +112,39 @@ function storedRow(row: QuestionRow, match: MatchResult | undefined): StoredRow 
   return stored;
 }
 
+/** The rows a read set aside, as the questionnaire shows them (the first ones, shortened). */
+function setAsideOf(read: ReadQuestionnaire): Questionnaire["setAside"] {
+  const headings = read.others.filter((row) => row.kind === "heading").length;
+  return {
+    total: read.others.length,
+    headings,
+    ignored: read.others.length - headings,
+    rows: read.others.slice(0, MAX_SET_ASIDE_SHOWN).map((row) => ({
+      key: row.key,
+      sheet: row.sheet,
+      row: row.row,
+      text: row.text.length > SET_ASIDE_TEXT
+        ? `${row.text.slice(0, SET_ASIDE_TEXT - 1)}…`
+        : row.text,
+      kind: row.kind,
+      rule: row.rule,
+      ruleText: RULE_TEXT[row.rule],
+    })),
+  };
+}
+
 /** Reads the file, matches every row against the organization's knowledge base. */
 async function readAndMatch(
   deps: QuestionnaireDeps,
   organization: Organization,
-  options: { bytes: Uint8Array; columns?: SheetColumns[]; now: Date },
+  options: {
+    bytes: Uint8Array;
+    columns?: SheetColumns[];
+    kinds?: Record<string, RowKind>;
+    now: Date;
+  },
 ) {
-  const read = await readFile(options.bytes, options.columns);
+  const read = await readFile(options.bytes, options.columns, options.kinds);
   const engines = await loadEngines();
   const { kb } = await assembleKnowledgeBase(deps, organization, options.now);
   const matches = engines.match(
@@ -112,7 +153,7 @@ async function readAndMatch(
   );
   const byKey = new Map(matches.map((m) => [m.key, m]));
   const rows = read.rows.map((row) => storedRow(row, byKey.get(row.key)));
-  return { read, rows, flags: flagsOf(rows, kb) };
+  return { read, rows, flags: flagsOf(rows, kb), setAside: setAsideOf(read) };
 }
 
 /**
@@ -131,7 +172,7 @@ export async function uploadQuestionnaire(
   },
 ): Promise<Questionnaire> {
   const { organization, bytes, now } = options;
-  const { read, rows, flags } = await readAndMatch(deps, organization, { bytes, now });
+  const { read, rows, flags, setAside } = await readAndMatch(deps, organization, { bytes, now });
   await checkQuestionnaireRoom(deps.kv, organization.id);
   const sha256 = await sha256Hex(bytes);
   const at = now.toISOString();
@@ -148,6 +189,7 @@ export async function uploadQuestionnaire(
     columns: read.columns,
     stats: statsOf(rows),
     flags,
+    setAside,
     sharedDocumentId: null,
     createdAt: at,
     createdBy: options.actor,
@@ -191,12 +233,20 @@ export async function updateQuestionnaire(
   };
   if (change.columns) {
     const bytes = await questionnaireBytes(deps.blobs, entry.value);
-    const { read, rows, flags } = await readAndMatch(deps, organization, {
+    const { read, rows, flags, setAside } = await readAndMatch(deps, organization, {
       bytes,
       columns: change.columns,
+      kinds: entry.value.rowKinds,
       now,
     });
-    next = { ...next, sheets: read.sheets, columns: read.columns, stats: statsOf(rows), flags };
+    next = {
+      ...next,
+      sheets: read.sheets,
+      columns: read.columns,
+      stats: statsOf(rows),
+      flags,
+      setAside,
+    };
     next = await replaceRows(deps.kv, entry, next, rows, deps.config.questionnaireStorageBytes);
   } else {
     const ok = await deps.kv.atomic().check(entry).set(entry.key, next).commit();
@@ -205,13 +255,72 @@ export async function updateQuestionnaire(
   return present(next, await listDecisions(deps.kv, organization.id, options.id));
 }
 
+/**
+ * Makes a row a question, a heading or a row to ignore, whatever the rules said: the file is
+ * read again with the reviewer's choices and its rows matched again (decisions of rows that
+ * stay questions are kept). A key that names no non-empty row of the sheets read is a 404.
+ */
+export async function classifyRow(
+  deps: QuestionnaireDeps,
+  options: { organization: Organization; id: string; key: string; kind: RowKind; now: Date },
+): Promise<Questionnaire> {
+  const { organization, key, now } = options;
+  const entry = await requireQuestionnaire(deps.kv, organization.id, options.id);
+  const kinds = { ...entry.value.rowKinds, [key]: options.kind };
+  if (Object.keys(kinds).length > MAX_ROW_KINDS) {
+    throw conflict(`At most ${MAX_ROW_KINDS} rows of a questionnaire are classified by hand`);
+  }
+  const bytes = await questionnaireBytes(deps.blobs, entry.value);
+  const { read, rows, flags, setAside } = await readAndMatch(deps, organization, {
+    bytes,
+    columns: entry.value.columns,
+    kinds,
+    now,
+  });
+  if (!read.rows.some((r) => r.key === key) && !read.others.some((r) => r.key === key)) {
+    throw notFound("No non-empty row with that key in the sheets read");
+  }
+  if (options.kind === "question" && !read.rows.some((r) => r.key === key)) {
+    throw validationFailed("This row has no text in the question column: choose the columns");
+  }
+  const next: StoredQuestionnaire = {
+    ...entry.value,
+    sheets: read.sheets,
+    columns: read.columns,
+    stats: statsOf(rows),
+    flags,
+    setAside,
+    rowKinds: kinds,
+    updatedAt: now.toISOString(),
+  };
+  const saved = await replaceRows(
+    deps.kv,
+    entry,
+    next,
+    rows,
+    deps.config.questionnaireStorageBytes,
+  );
+  return present(saved, await listDecisions(deps.kv, organization.id, options.id));
+}
+
+const NOTHING_SET_ASIDE: Questionnaire["setAside"] = {
+  total: 0,
+  headings: 0,
+  ignored: 0,
+  rows: [],
+};
+
 /** A stored questionnaire as the API shows it, with its coverage. */
 export function present(
   record: StoredQuestionnaire,
   decisions: ReadonlyMap<string, Decision>,
 ): Questionnaire {
-  const { organizationId: _org, stats, storedBytes: _bytes, ...shown } = record;
-  return { ...shown, coverage: coverageOf(stats, decisions) };
+  const { organizationId: _org, stats, storedBytes: _bytes, rowKinds: _kinds, ...shown } = record;
+  return {
+    ...shown,
+    setAside: record.setAside ?? NOTHING_SET_ASIDE,
+    coverage: coverageOf(stats, decisions),
+  };
 }
 
 /** A questionnaire of the organization, with its coverage (404 when unknown). */

@@ -22,6 +22,7 @@ import {
   MAX_QUESTIONNAIRES_PER_ORGANIZATION,
   type Questionnaire,
   type QuestionnaireRow,
+  type RowKind,
 } from "../domain/questionnaires.ts";
 import { conflict, notFound } from "../domain/errors.ts";
 import { serializedSize } from "./_chunks.ts";
@@ -43,7 +44,11 @@ const BATCH_MUTATIONS = 500;
 const BATCH_BYTES = 512 * 1024;
 
 /** A questionnaire as stored: coverage's review counts are computed when read. */
-export type StoredQuestionnaire = Omit<Questionnaire, "coverage"> & {
+export type StoredQuestionnaire = Omit<Questionnaire, "coverage" | "setAside"> & {
+  /** Rows that are not questions (absent on records written before they were kept). */
+  setAside?: Questionnaire["setAside"];
+  /** A reviewer's classification of rows, by row key, over the rules (absent: none). */
+  rowKinds?: Record<string, RowKind>;
   organizationId: string;
   /** The rows' keys are `${sheet}:${row}`; what matching found, counted when rows are written. */
   stats: { questions: number; byId: number; byText: number };

@@ -71,10 +71,17 @@ function sheetJs(bytes: Uint8Array) {
   return SheetJS.read(bytes.slice(), { type: "buffer", cellFormula: true, cellStyles: true });
 }
 
+/** A written text as a spreadsheet shows it once made inert. */
+function inertText(text: string): string {
+  return /^[=+\-@]/.test(text) ? `'${text}` : text;
+}
+
 /**
  * Compares the original and the filled workbook with SheetJS: same sheets, merges and widths;
- * every cell the same (value and style) except the expected ones, which hold what was written;
- * no formula anywhere.
+ * every cell the buyer filled keeps its value, link and style (the buyer's file respected);
+ * cells written were empty, lie in a question row (or the header row) of an answered sheet;
+ * each question row shows its fill's answer (or `noAnswer`) and evidence unless the buyer's own
+ * text holds that cell; no formula anywhere. Returns the cells written, by sheet.
  */
 function assertOnlyAnswersChanged(
   original: Uint8Array,
@@ -82,28 +89,12 @@ function assertOnlyAnswersChanged(
   read: ReadQuestionnaire,
   fills: RowFill[],
   noAnswer = NO_ANSWER,
-) {
+): Map<string, Map<string, string>> {
   const before = sheetJs(original);
   const after = sheetJs(filled);
   assert.deepEqual(after.SheetNames, before.SheetNames);
   const byKey = new Map(fills.map((fill) => [fill.key, fill]));
-  const expected = new Map<string, Map<string, string>>();
-  read.columns.forEach((choice) => {
-    const sheet = read.sheets.find((s) => s.name === choice.sheet)!;
-    const evidence = choice.evidence ??
-      SheetJS.utils.encode_col(
-        Math.max(sheet.columns, SheetJS.utils.decode_col(choice.answer) + 1),
-      );
-    const cells = new Map<string, string>();
-    if (!choice.evidence) cells.set(`${evidence}${choice.headerRow}`, "Evidence");
-    for (const row of read.rows.filter((r) => r.sheet === choice.sheet)) {
-      const fill = byKey.get(row.key);
-      const answer = fill ? fill.answer : noAnswer;
-      cells.set(`${choice.answer}${row.row}`, /^[=+\-@]/.test(answer) ? `'${answer}` : answer);
-      if (fill) cells.set(`${evidence}${row.row}`, fill.evidence);
-    }
-    expected.set(choice.sheet, cells);
-  });
+  const written = new Map<string, Map<string, string>>();
   for (const name of before.SheetNames) {
     const a = before.Sheets[name] as unknown as Sheet;
     const b = after.Sheets[name] as unknown as Sheet;
@@ -112,23 +103,46 @@ function assertOnlyAnswersChanged(
     widths(a).forEach((width, i) =>
       assert.deepEqual(widths(b)[i], width, `${name}: width of column ${i + 1}`)
     );
-    const changed = expected.get(name) ?? new Map();
+    const choice = read.columns.find((c) => c.sheet === name);
+    const rows = new Map(read.rows.filter((r) => r.sheet === name).map((r) => [r.row, r]));
+    const cells = new Map<string, string>();
     const refs = new Set([...Object.keys(a), ...Object.keys(b)].filter((k) => !k.startsWith("!")));
     for (const ref of refs) {
       assert.equal(b[ref]?.f, undefined, `${name}!${ref} holds a formula`);
-      if (changed.has(ref)) {
-        const value = changed.get(ref);
-        assert.equal(b[ref]?.v, value, `${name}!${ref} was written`);
-        if (/^https:/.test(value)) assert.equal(linkOf(b[ref]), value, `${name}!${ref} links`);
-        if (a[ref]?.s) assert.deepEqual(b[ref].s, a[ref].s, `${name}!${ref} keeps its style`);
+      const had = a[ref]?.v !== undefined && a[ref]?.v !== "";
+      if (had || a[ref]?.f) {
+        assert.equal(b[ref]?.v, a[ref]?.v, `${name}!${ref} unchanged`);
+        assert.deepEqual(b[ref]?.l, a[ref]?.l, `${name}!${ref} keeps its link`);
+        assert.deepEqual(b[ref]?.s, a[ref]?.s, `${name}!${ref} keeps its style`);
         continue;
       }
-      assert.equal(b[ref]?.v, a[ref]?.v, `${name}!${ref} unchanged`);
-      assert.deepEqual(b[ref]?.l, a[ref]?.l, `${name}!${ref} keeps its link`);
-      assert.deepEqual(b[ref]?.s, a[ref]?.s, `${name}!${ref} keeps its style`);
+      if (b[ref]?.v === undefined) continue;
+      const row = SheetJS.utils.decode_cell(ref).r + 1;
+      assert.ok(choice, `${name}!${ref} written in a sheet that asks nothing`);
+      assert.ok(rows.has(row) || row === choice.headerRow, `${name}!${ref}: not a question row`);
+      if (a[ref]?.s) assert.deepEqual(b[ref].s, a[ref].s, `${name}!${ref} keeps its style`);
+      cells.set(ref, String(b[ref].v));
     }
-    for (const ref of changed.keys()) assert.ok(b[ref], `${name}!${ref} exists`);
+    for (const [number, row] of rows) {
+      const shown = (ref: string) => String(b[ref]?.v ?? "");
+      const inRow = [...refs].filter((ref) => SheetJS.utils.decode_cell(ref).r + 1 === number)
+        .map(shown);
+      const fill = byKey.get(row.key);
+      const buyerAnswered = row.existingAnswer !== null;
+      if (!buyerAnswered) {
+        assert.ok(inRow.includes(inertText(fill ? fill.answer : noAnswer)), `${name} row ${number}`);
+      }
+      if (fill?.evidence) {
+        const ref = [...refs].find((r) =>
+          SheetJS.utils.decode_cell(r).r + 1 === number && shown(r) === fill.evidence
+        );
+        assert.ok(ref, `${name} row ${number}: evidence`);
+        if (/^https:/.test(fill.evidence)) assert.equal(linkOf(b[ref]), fill.evidence);
+      }
+    }
+    written.set(name, cells);
   }
+  return written;
 }
 
 Deno.test("[questionnaire] a CAIQ v4.0.3 workbook: columns found by header, ids and questions read", async () => {
@@ -143,6 +157,7 @@ Deno.test("[questionnaire] a CAIQ v4.0.3 workbook: columns found by header, ids 
     id: "A",
     answer: "E", // CSP Implementation Description: prose goes where prose belongs
     evidence: null, // a new column after J
+    choice: "C", // CSP CAIQ Answer: Yes, No or NA, as the answer opens
   }]);
   const caiq = read.sheets[1];
   assert.deepEqual(caiq.headers.map((h) => h.text), CAIQ_HEADERS);
@@ -250,7 +265,8 @@ Deno.test("[questionnaire] formulas and an external link never come back live", 
   for (const [ref, cell] of Object.entries(sheet)) {
     if (!ref.startsWith("!")) assert.equal((cell as { f?: string }).f, undefined, ref);
   }
-  assert.equal(sheet.C2.v, NO_ANSWER);
+  // The buyer's formula in the answer cell is its value now, and not written over.
+  assert.equal(sheet.C2.v, "Click me");
   assert.equal(sheet.D3.v, "#N/A");
   assert.equal(sheet.D4.v, "linked");
   assertOnlyAnswersChanged(original, filled, read, []);
@@ -295,6 +311,7 @@ Deno.test("[questionnaire] free-form CSVs in UTF-8, UTF-16LE, Windows-1252 and w
     const byRow = new Map(read.rows.map((r) => [r.row, r]));
     const byKey = new Map(fills.map((f) => [f.key, f]));
     after.forEach((fields, i) => {
+      if (i === 0) return;
       const row = byRow.get(i + 1);
       if (!row) return assert.deepEqual(fields, before[i], `${name} row ${i + 1}`);
       const fill = byKey.get(row.key);
@@ -304,14 +321,11 @@ Deno.test("[questionnaire] free-form CSVs in UTF-8, UTF-16LE, Windows-1252 and w
         fields[2],
         /^[=+\-@]/.test(answer) ? `'${answer}` : answer.replace(/\n-/, "\n'-"),
       );
-      assert.equal(fields[3], fill ? fill.evidence : before[i][3], `${name} row ${i + 1}`);
+      // The buyer's Comments column keeps its notes; the evidence goes in a new column.
+      assert.equal(fields[3], before[i][3], `${name} row ${i + 1}`);
+      assert.equal(fields[4] ?? "", fill ? fill.evidence : "", `${name} row ${i + 1}`);
     });
-    // Records without a change keep their bytes (here: the header line).
-    const firstLine = (bytes: Uint8Array) => {
-      const s = new TextDecoder(label, { ignoreBOM: true }).decode(bytes);
-      return s.slice(0, s.search(/\r?\n/) + 1);
-    };
-    assert.equal(firstLine(filled), firstLine(original), name);
+    assert.deepEqual(after[0], [...before[0], "Evidence"], name);
     assert.deepEqual(await fillQuestionnaire(original, read, fills), filled, "deterministic");
   }
 });
@@ -321,7 +335,7 @@ Deno.test("[questionnaire] a CSV with formula cells comes back with every one of
   const read = await readQuestionnaire(original);
   assert.equal(read.rows[0].question, "=cmd|' /C calc'!A0");
   const filled = await fillQuestionnaire(original, read, [{
-    key: read.rows[1].key,
+    key: read.rows[2].key,
     answer: "+SUM(1,2)",
     evidence: "@evil",
   }]);
@@ -331,9 +345,12 @@ Deno.test("[questionnaire] a CSV with formula cells comes back with every one of
     for (const field of record) assert.doesNotMatch(field, /^[=+\-@\t\r]/, field);
   }
   assert.equal(records[1][1], "'=cmd|' /C calc'!A0");
-  assert.equal(records[2][2], "'+SUM(1,2)");
-  assert.equal(records[2][3], "'@evil");
+  // The buyer's own "@SUM(A1)" is kept (made inert), never written over.
+  assert.equal(records[2][2], "'@SUM(A1)");
+  assert.equal(records[3][2], "'+SUM(1,2)");
+  // Notes holds the buyer's formulas: the evidence goes to a new column.
   assert.equal(records[3][3], `'=HYPERLINK("https://attacker.example/","x")`);
+  assert.equal(records[3][4], "'@evil");
 });
 
 Deno.test("[questionnaire] a zip bomb is refused before it is inflated, in bounded memory", async () => {
@@ -360,6 +377,7 @@ Deno.test("[questionnaire] a zip bomb is refused before it is inflated, in bound
     sheets: [],
     columns: [],
     rows: [],
+    others: [],
   };
   await refused(fillQuestionnaire(lying, empty, []), "over_limit");
 });
@@ -498,8 +516,9 @@ Deno.test("[questionnaire] XML forms: prefixes, rows and cells without r, rich t
   const parsed = sheetJs(filled);
   const out = parsed.Sheets["Q & A"];
   assert.equal(out.A2.v, "Is data encrypted & ✓?");
-  assert.equal(out.B2.v, NO_ANSWER);
-  assert.equal(out.B4.v, "Yes & <done>");
+  // B2 holds the buyer's TRUE, B4 a formula: neither is written over (the formula is its value).
+  assert.equal(out.B2.v, true);
+  assert.equal(out.B4.v, 2);
   assert.equal(out.B4.f, undefined);
   assert.equal(
     out.E4.v,
@@ -511,7 +530,7 @@ Deno.test("[questionnaire] XML forms: prefixes, rows and cells without r, rich t
   assert.equal(out["!ref"], "A1:E4");
   // Our own reader reads what it wrote: the same rows, the answers in place.
   const again = await readQuestionnaire(filled);
-  assert.deepEqual(again.rows.map((r) => r.existingAnswer), [NO_ANSWER, "Yes & <done>"]);
+  assert.deepEqual(again.rows.map((r) => r.existingAnswer), ["TRUE", "2"]);
   const xml = new TextDecoder().decode(unzipSync(filled)["xl/worksheets/s1.xml"]);
   assert.match(xml, /<x:c r="B1" t="s" s="2">|<x:c t="s" s="2" r="B1">|<x:c r="B1" t="s" s="2"/);
   assert.match(xml, /<x:c r="D4" s="5">/);
@@ -604,7 +623,7 @@ Deno.test("[questionnaire] UTF-16BE, UTF-16 without a byte order mark, and what 
     const filled = await fillQuestionnaire(bytes, read, [{
       key: read.rows[0].key,
       answer: "Yes – AES-256 ✓",
-      evidence: "",
+      evidence: "https://e.example/enc",
     }]);
     assert.equal(filled.length % 2, 0);
     assert.deepEqual(filled.slice(0, 2), bytes.slice(0, 2), "same byte order (and mark)");
@@ -612,7 +631,7 @@ Deno.test("[questionnaire] UTF-16BE, UTF-16 without a byte order mark, and what 
     // The new evidence column is headed, in the same encoding.
     assert.equal(
       back,
-      "Question;Answer;Evidence\r\nIs data encrypted – at rest?;Yes – AES-256 ✓\r\n",
+      "Question;Answer;Evidence\r\nIs data encrypted – at rest?;Yes – AES-256 ✓;https://e.example/enc\r\n",
     );
   }
   // Windows-1252 has "–" (0x96) but no "✓": written as "?".
@@ -632,7 +651,7 @@ Deno.test("[questionnaire] UTF-16BE, UTF-16 without a byte order mark, and what 
   assert.deepEqual(
     [...filled],
     [
-      ...strToU8("Question,Answer,Evidence\nIs it caf"),
+      ...strToU8("Question,Answer\nIs it caf"),
       0xe9,
       ...strToU8("?,Yes "),
       0x96,
@@ -690,6 +709,6 @@ Deno.test("[questionnaire] several question sheets, and a tab-separated CSV with
   }]);
   assert.equal(
     new TextDecoder().decode(out),
-    'Question\tAnswer\tComments\rIs MFA on?\tNo answer\tnone\rIs SSO on?\t"Yes, for all staff"\thttps://e.example/sso\r',
+    'Question\tAnswer\tComments\tEvidence\rIs MFA on?\tNo answer\tnone\rIs SSO on?\t"Yes, for all staff"\t\thttps://e.example/sso\r',
   );
 });

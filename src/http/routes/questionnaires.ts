@@ -135,7 +135,7 @@ questionnaireRoutes.openapi(
     });
     const questionnaires = [];
     for (const record of page.values) {
-      const { sheets: _s, columns: _c, flags: _f, ...shown } = present(
+      const { sheets: _s, columns: _c, flags: _f, setAside: _a, ...shown } = present(
         record,
         await listDecisions(kv, organizationId, record.id),
       );
