@@ -9,7 +9,7 @@ const Url = z.url({ protocol: /^https?$/ }).transform((u) => u.replace(/(?<!\/)\
 const Bool = z.enum(["true", "false", "1", "0"]).transform((v) => v === "true" || v === "1");
 const HostPort = z.string().regex(/^[^:\s]+:\d{1,5}$/, "Expected host:port");
 
-const Env = z.object({
+const Variables = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8000),
   HOSTNAME: z.string().min(1).default("127.0.0.1"),
   BASE_URL: Url.optional(),
@@ -75,6 +75,72 @@ const Env = z.object({
   DENO_DEPLOY_APP_SLUG: z.string().optional(),
   DENO_DEPLOY_ORG_SLUG: z.string().optional(),
 });
+
+/**
+ * What each variable sets, and its default in words where the schema holds none to show (one
+ * computed at start). README's configuration table is generated from the schema carrying them
+ * (`deno task docs`; tests/docs_test.ts fails when it differs); details in docs/configuration.md.
+ */
+const WORDS: { [K in keyof typeof Variables.shape]: readonly [string, string?] } = {
+  PORT: ["Listen port; Deploy mode reads `DENO_SERVE_ADDRESS`"],
+  HOSTNAME: ["Listen address; ignored in Deploy mode"],
+  BASE_URL: ["Public base URL; on Deploy, its timeline's URL", "`http://localhost:$PORT`"],
+  TRUST_PAGE_BASE: ["Host of trust pages; hosted subdomains are made under it", "`BASE_URL`"],
+  KV_PATH: ["File, `:memory:` or KV Connect URL; unset on Deploy", "`./data/kv.sqlite3`"],
+  BLOB_STORE: ["`kv` (chunks in the same KV) or `s3` (the `S3_*` below)"],
+  S3_ENDPOINT: ["S3 API base URL (required with `BLOB_STORE=s3`)"],
+  S3_BUCKET: ["S3 bucket (required with `s3`)"],
+  S3_REGION: ["S3 region"],
+  S3_ACCESS_KEY_ID: ["S3 access key id (required with `s3`)"],
+  S3_SECRET_ACCESS_KEY: ["S3 secret key (required with `s3`)"],
+  S3_FORCE_PATH_STYLE: ["`<endpoint>/<bucket>/<key>` URLs, not subdomains"],
+  AUTH_MODE: ["`builtin` (its own identity provider) or `oidc`"],
+  AUTH_ISSUER: ["External IdP's issuer; required in `oidc` mode"],
+  AUTH_AUDIENCE: ["Audience tokens must name; required in `oidc` mode", "`BASE_URL` (builtin)"],
+  AUTH_JWKS_URL: ["JWKS of the external IdP", "issuer's discovery"],
+  AUTH_URL: ["`{auth_url}` announced in metadata", "issuer or `BASE_URL`"],
+  AUTH_CLIENT_ID: ["Public OAuth client the dashboard uses (PKCE)"],
+  SIGNUP: ["Builtin: `first-run` (a setup link), `open` or `invite`"],
+  SIGNING_KEY: ["Ed25519 private JWK that signs publications", "generated, in KV"],
+  LOG_SIGNING_KEY: ["Ed25519 private JWK that signs log checkpoints", "generated, in KV"],
+  DNS_NAMESERVER: ["`host:port` for TXT checks and webhook hosts", "system resolver"],
+  TRUSTED_PROXIES: ["Proxies (IPs, CIDRs) whose `Forwarded` names the client"],
+  BODY_TIMEOUT_SECONDS: ["Longest a request body may take (then 408)"],
+  SIGSTORE_TRUSTED_ROOT: [
+    "Path of the `trusted_root.json` for signed evidence",
+    "public-good root",
+  ],
+  SMTP_URL: ["`smtp://[user:password@]host[:port]` or `smtps://…`", "— (email off)"],
+  SES_REGION: ["Email through Amazon SES v2 in this region (not SMTP)", "— (SES off)"],
+  SES_ACCESS_KEY_ID: ["IAM key allowed `ses:SendEmail` (required with SES)"],
+  SES_SECRET_ACCESS_KEY: ["Its secret (required with SES; never logged)"],
+  SES_ENDPOINT: ["Base URL of the SES v2 API", "the region's"],
+  SES_CONFIGURATION_SET: ["SES configuration set every email is sent with"],
+  MAIL_FROM: ["From header of every email", "`no-reply@` its host"],
+  WEBHOOK_ALLOW_PRIVATE: ["Webhooks may reach loopback and private addresses"],
+  CDN_PURGE: ["How changed pages leave the cache: `deno`, `xkey`, `none`", "by platform"],
+  CDN_PURGE_URL: ["Varnish URLs to purge, comma-separated (with `xkey`)"],
+  MAX_EVIDENCE_BYTES: ["Largest accepted evidence request body"],
+  QUESTIONNAIRE_STORAGE_BYTES: ["Bytes an organization's questionnaires may store"],
+  EVIDENCE_RETENTION_DAYS: ["Evidence kept while observed within these days…"],
+  EVIDENCE_RETENTION_RECORDS: ["…or while among this many newest of its type"],
+  KV_PERSISTENCE: ["`assigned`: Deploy has a KV database; writes open at once", "— (proven)"],
+  DENO_DEPLOY: ["Set by Deno Deploy (`true`), never by operators"],
+  DENO_DEPLOYMENT_ID: ["Set by Deno Deploy: the deployment's id"],
+  DENO_TIMELINE: ["Set by Deno Deploy: production, a Git branch, a preview"],
+  DENO_DEPLOY_APP_SLUG: ["Set by Deno Deploy: the app's slug"],
+  DENO_DEPLOY_ORG_SLUG: ["Set by Deno Deploy: the organization's slug"],
+};
+
+/** The environment's schema, each variable carrying its words as metadata (`description`). */
+export const Env = z.object(
+  Object.fromEntries(
+    Object.entries(Variables.shape).map(([name, schema]) => {
+      const [description, defaultText] = WORDS[name as keyof typeof WORDS];
+      return [name, schema.meta(defaultText ? { description, defaultText } : { description })];
+    }),
+  ),
+) as unknown as typeof Variables;
 
 export interface S3Config {
   /** Base URL of the S3 API, e.g. `https://s3.eu-west-1.amazonaws.com` or a MinIO URL. */

@@ -13,9 +13,19 @@ import { describeWebhooks } from "./webhook_document.ts";
 
 const TAGS = [
   { name: "Service", description: "Liveness, keys and metadata" },
+  {
+    name: "Live work",
+    description:
+      "Jobs that run without a request: an organization's dead-lettered jobs and their retry",
+  },
   { name: "Identity", description: "The caller and onboarding" },
   { name: "Organizations", description: "Organizations, members and invitations" },
   { name: "Projects", description: "Projects of an organization" },
+  {
+    name: "Deletion",
+    description:
+      "Deleting a project or an organization (7 days of grace, undo) and one's own account",
+  },
   { name: "Subprocessors", description: "The third parties an organization discloses" },
   {
     name: "Certifications",
@@ -25,6 +35,16 @@ const TAGS = [
     name: "Answers",
     description:
       "An organization's answers to security questions: the knowledge base, its search and questionnaire exports",
+  },
+  {
+    name: "Questionnaires",
+    description:
+      "A buyer's questionnaire file (XLSX or CSV): import, review, the answered file, its signed manifest and sharing",
+  },
+  {
+    name: "Documents",
+    description:
+      "Documents an organization shares, its NDA, access requests, access links and downloads",
   },
   {
     name: "Webhooks",
@@ -40,8 +60,21 @@ const TAGS = [
   { name: "Evaluations", description: "Control states computed from evidence" },
   { name: "Collectors", description: "Machine principals that send evidence" },
   { name: "Evidence", description: "Evidence records and their payloads" },
+  {
+    name: "Retention",
+    description: "How long evidence is kept, pruning, and the storage each project uses",
+  },
   { name: "Collector API", description: "Heartbeat and ingest, with a collector secret" },
   { name: "Publishing", description: "Signed, immutable versions of the trust profile" },
+  {
+    name: "Updates",
+    description: "Incidents, advisories and news a project posts on its trust page and feed",
+  },
+  {
+    name: "Subscriptions",
+    description:
+      "Email subscriptions to trust updates: subscribing, confirming, unsubscribing and the subscribers",
+  },
   { name: "Custom domains", description: "Serving the trust page on the vendor's own domain" },
   { name: "Public trust", description: "Published trust data, no credentials" },
   {
