@@ -21,6 +21,10 @@
  * version; and, with a pinned checkpoint, a consistency proof (§2.1.4.2) that
  * the log only grew since. With `--pin`, only the pinned keys are trusted;
  * without, it prints the keys it trusted on first use. Any failure exits 1.
+ * When the log records that the slug changed publisher (a deleted project's
+ * slug, released by the service's operator and taken by another project), the
+ * kit reports "a different publisher since entry N" and fails, unless that
+ * change is pinned (`--pin publisher=N`).
  *
  * @module
  */
@@ -40,6 +44,8 @@ Options:
   --pin jwks=<kid>[,<kid>…]  trust only these JWKS keys (their RFC 7638 thumbprints) for the JWS
   --pin log=<verifier key>   check the log's checkpoints with this key, not the one the service
                              publishes at /log (--vkey <key> is the same)
+  --pin publisher=<N>        accept the change of publisher the log recorded at entry N (the
+                             slug now belongs to the publisher named there; a different change fails)
   --checkpoint <file>        a checkpoint saved earlier (needs --allow-read)
   --save-checkpoint <file>   write the verified latest checkpoint, to pin next time (needs --allow-write)
   help, --help               print this text
@@ -66,10 +72,14 @@ export class FetchError extends Error {
   }
 }
 
-/** Keys trusted whatever the service says: JWKS key ids and the log's verifier key. */
+/**
+ * Keys trusted whatever the service says: JWKS key ids and the log's verifier key; and the
+ * change of publisher under the slug the buyer accepted (its entry's leaf index).
+ */
 export interface Pins {
   jwks?: string[];
   log?: string;
+  publisher?: number;
 }
 
 export interface Options {
@@ -120,7 +130,19 @@ function parsePin(value: string, pins: Pins): void {
       throw new UsageError("Two different log keys are pinned");
     }
     pins.log = text;
-  } else throw new UsageError(`--pin takes jwks=<kid>[,<kid>…] or log=<verifier key>`);
+  } else if (kind === "publisher") {
+    if (!/^(0|[1-9][0-9]{0,14})$/.test(text)) {
+      throw new UsageError(`--pin publisher= takes a log entry's index, not "${text}"`);
+    }
+    if (pins.publisher !== undefined && pins.publisher !== Number(text)) {
+      throw new UsageError("Two different changes of publisher are pinned");
+    }
+    pins.publisher = Number(text);
+  } else {
+    throw new UsageError(
+      `--pin takes jwks=<kid>[,<kid>…], log=<verifier key> or publisher=<entry>`,
+    );
+  }
 }
 
 /** Parses the command line; `null` asks for the usage text. */
@@ -646,6 +668,8 @@ interface LogContext {
   page: string;
   latest: Checkpoint;
   ring: Keyring;
+  /** The change of publisher the buyer accepted (`--pin publisher=`), if any. */
+  publisher?: number;
 }
 
 /** A version's documents: trust.json and JWS (null when 404) and its inclusion proof. */
@@ -826,14 +850,21 @@ interface LoggedEntry {
  * Every page of the project's entries in the log up to the checkpoint, in version and leaf
  * order; a string says why the list is unusable.
  */
-async function readProjectEntries(io: Io, ctx: LogContext): Promise<LoggedEntry[] | string> {
+async function readProjectEntries(
+  io: Io,
+  ctx: LogContext,
+): Promise<{ logged: LoggedEntry[]; change: unknown } | string> {
   const logged: LoggedEntry[] = [];
+  let change: unknown = null;
   const size = ctx.latest.size;
   for (let cursor: string | null = null; size > 0;) {
     const url: string = `${ctx.server}/log/publications/${ctx.slug}?treeSize=${size}${
       cursor ? `&cursor=${cursor}` : ""
     }`;
-    const body = await getJson<{ entries?: unknown; nextCursor?: unknown }>(io, url);
+    const body = await getJson<
+      { entries?: unknown; nextCursor?: unknown; publisherChange?: unknown }
+    >(io, url);
+    if (cursor === null) change = body.publisherChange ?? null;
     const items = Array.isArray(body.entries) ? body.entries as LoggedEntry[] : null;
     const malformed = (e: LoggedEntry) =>
       !isCount(e?.version) || !isCount(e.leafIndex) || typeof e.leafHash !== "string" ||
@@ -856,7 +887,81 @@ async function readProjectEntries(io: Io, ctx: LogContext): Promise<LoggedEntry[
     }
     cursor = next;
   }
-  return logged;
+  return { logged, change };
+}
+
+/** The first line of the log entry that records a change of publisher under a slug. */
+const PUBLISHER_CHANGE = "trust-profile-publisher-change/v1";
+
+/**
+ * The change of publisher the log recorded under the slug, if any: a deleted project's slug
+ * that the service's operator released and another project took. The entry must hash to its
+ * leaf, be included in the checkpoint, name this slug, and come before every version listed.
+ * A verified change fails the run ("a different publisher since entry N") unless it is the one
+ * pinned with `--pin publisher=N`; a pinned change the log no longer shows fails too.
+ */
+async function checkPublisher(
+  io: Io,
+  ctx: LogContext,
+  read: { logged: LoggedEntry[]; change: unknown },
+  report: Report,
+) {
+  const change = read.change as { leafIndex?: unknown; leafHash?: unknown; entry?: unknown };
+  if (change === null || typeof change !== "object") {
+    if (change !== null) return report.fail(`publisher: the change of publisher is malformed`);
+    if (ctx.publisher !== undefined) {
+      return report.fail(
+        `publisher: the pinned change of publisher (entry ${ctx.publisher}) is not what the log shows for "${ctx.slug}"`,
+      );
+    }
+    return report.pass(`publisher: the log records no change of publisher under "${ctx.slug}"`);
+  }
+  const { leafIndex: at, leafHash, entry } = change;
+  if (!isCount(at) || typeof leafHash !== "string" || typeof entry !== "string") {
+    return report.fail(`publisher: the change of publisher is malformed`);
+  }
+  const lines = entry.split("\n");
+  const [header, slug, previous, projectId, orgSlug, orgId, takenAt] = lines;
+  const leaf = await leafHashOf(entry);
+  const { latest } = ctx;
+  const proof = await getJson<{ proof?: unknown }>(
+    io,
+    `${ctx.server}/log/entries/${at}/inclusion?treeSize=${latest.size}`,
+  );
+  const problem = !equal(leaf, fromBase64(leafHash))
+    ? "its text does not hash to its leaf hash"
+    : lines.length !== 8 || header !== PUBLISHER_CHANGE || lines[7] !== ""
+    ? "it is not a change-of-publisher entry"
+    : slug !== ctx.slug
+    ? `it names the slug "${slug}"`
+    : !(previous === "unknown" || (/^[0-9]+$/.test(previous) && Number(previous) <= at))
+    ? `its previous holder's log size "${previous}" is not before it`
+    : read.logged.some((e) => e.leafIndex <= at)
+    ? "a version of this publisher is logged before it"
+    : !(Array.isArray(proof.proof) && at < latest.size && await verifyInclusion(
+        at,
+        latest.size,
+        (proof.proof as string[]).map(fromBase64),
+        leaf,
+        latest.root,
+      ))
+    ? "its inclusion proof does not verify"
+    : null;
+  if (problem) return report.fail(`publisher: the change of publisher (entry ${at}): ${problem}`);
+  const who = `organization "${orgSlug}" (${orgId}), project ${projectId}, since ${takenAt}`;
+  const before = previous === "unknown" ? "" : `; entries below ${previous} were the previous`;
+  if (ctx.publisher === at) {
+    return report.pass(
+      `publisher: a different publisher since entry ${at} (${who}), accepted with --pin publisher=${at}`,
+    );
+  }
+  report.fail(
+    `publisher: a different publisher since entry ${at}: ${who}${before} holder's. ` +
+      `The slug "${ctx.slug}" belonged to a deleted project and was given to another; ` +
+      (ctx.publisher === undefined
+        ? `if you know and accept this publisher, verify with --pin publisher=${at}`
+        : `you pinned the change at entry ${ctx.publisher}`),
+  );
 }
 
 /**
@@ -871,8 +976,10 @@ async function checkLogEntries(
   verified: ReadonlyMap<number, Verified>,
   report: Report,
 ) {
-  const logged = await readProjectEntries(io, ctx);
-  if (typeof logged === "string") return report.fail(`log: the project's entries: ${logged}`);
+  const read = await readProjectEntries(io, ctx);
+  if (typeof read === "string") return report.fail(`log: the project's entries: ${read}`);
+  const { logged } = read;
+  await checkPublisher(io, ctx, read, report);
   const before = report.failures;
   const inLog = new Set<number>();
   for (const item of logged) {
@@ -928,11 +1035,12 @@ function reportPins(
   report: Report,
 ) {
   const { pins, server, slug } = options;
+  const publisher = pins.publisher === undefined ? "" : ` --pin publisher=${pins.publisher}`;
   if (pins.jwks || pins.log) {
     report.pass(
       `pinned: ${pins.jwks ? `key(s) ${pins.jwks.join(", ")}` : "no JWKS key"}; ${
         pins.log ? `log key ${pins.log}` : "the log key the service publishes"
-      }`,
+      }${publisher ? `; the change of publisher at entry ${pins.publisher}` : ""}`,
     );
     return;
   }
@@ -942,7 +1050,7 @@ function reportPins(
   report.out(`      Pin them, to verify from now on without trusting this server's keys:`);
   report.out(
     `      deno run --allow-net ${kit} ${server}/trust/${slug} ` +
-      `--pin jwks=${trusted.signers.join(",")} --pin log=${trusted.vkey}`,
+      `--pin jwks=${trusted.signers.join(",")} --pin log=${trusted.vkey}${publisher}`,
   );
   if (/^https?:/.test(kit)) {
     report.out(
@@ -964,7 +1072,14 @@ export async function verify(options: Options, io: Io): Promise<number> {
   const page = `${server}/trust/${slug}`;
   const ordered = await readListing(io, page, log.latest.size, report);
   if (!ordered) return report.failures;
-  const ctx: LogContext = { server, slug, page, latest: log.latest, ring };
+  const ctx: LogContext = {
+    server,
+    slug,
+    page,
+    latest: log.latest,
+    ring,
+    publisher: options.pins.publisher,
+  };
   const { verified, signers } = await checkVersions(io, ctx, ordered, report);
   await checkLatest(io, page, ordered.at(-1)!, report);
   const listed = new Set(ordered.map((l) => l.version));

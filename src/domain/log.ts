@@ -45,6 +45,47 @@ export function encodeLogEntry(fields: LogEntryFields): string {
   return `${LOG_ENTRY_HEADER}\n${slug}\n${version}\n${digest}\n${publishedAt}\n`;
 }
 
+/**
+ * The first line of the entry that records a change of publisher under a project slug: a slug
+ * a deleted project left, released by the operator (`deno task names release`) and taken by a
+ * new project. Seven LF-terminated lines:
+ *
+ * ```
+ * trust-profile-publisher-change/v1
+ * <project slug>
+ * <the log's size when the previous holder left the slug: its entries are below it, or "unknown">
+ * <the new project's id>
+ * <the new project's organization slug>
+ * <the new project's organization id>
+ * <when the slug was taken, ISO 8601>
+ * ```
+ *
+ * It is appended when the new project is created, so it precedes every version of the new
+ * holder: a buyer's verifier kit reports "a different publisher since entry N" across it.
+ */
+export const PUBLISHER_CHANGE_HEADER = "trust-profile-publisher-change/v1";
+
+/** What a change-of-publisher entry commits to. */
+export interface PublisherChangeFields {
+  slug: string;
+  previousLogSize: number | null;
+  projectId: string;
+  organizationSlug: string;
+  organizationId: string;
+  takenAt: string;
+}
+
+/** The canonical text of a change-of-publisher entry (see PUBLISHER_CHANGE_HEADER). */
+export function encodePublisherChange(fields: PublisherChangeFields): string {
+  const { slug, previousLogSize, projectId, organizationSlug, organizationId, takenAt } = fields;
+  for (const value of [slug, projectId, organizationSlug, organizationId, takenAt]) {
+    if (/[\n\r]/.test(value)) throw new Error("A log entry field cannot hold a line break");
+  }
+  const previous = previousLogSize === null ? "unknown" : String(previousLogSize);
+  return `${PUBLISHER_CHANGE_HEADER}\n${slug}\n${previous}\n${projectId}\n${organizationSlug}\n` +
+    `${organizationId}\n${takenAt}\n`;
+}
+
 const Base64Hash = z.string().max(44).openapi({
   description: "A SHA-256 hash, base64 (standard alphabet, padded)",
   example: "47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=",
@@ -104,8 +145,20 @@ export const LogProjectEntry = z.object({
   entry: z.string().openapi({ description: "The entry's canonical text" }),
 }).openapi("LogProjectEntry");
 
+export const LogPublisherChange = z.object({
+  leafIndex: LogTreeSize,
+  leafHash: Base64Hash,
+  entry: z.string().openapi({
+    description: `The entry's canonical text, starting "${PUBLISHER_CHANGE_HEADER}"`,
+  }),
+}).openapi("LogPublisherChange");
+
 export const LogProjectEntries = z.object({
   projectSlug: z.string(),
+  publisherChange: LogPublisherChange.nullable().openapi({
+    description:
+      "The entry that recorded this project taking a slug a deleted project had left (released by the operator): a different publisher since that entry. Null when the slug had no earlier holder, or the entry is beyond treeSize",
+  }),
   treeSize: LogTreeSize.openapi({
     description: "Only entries with a leaf index below it are listed",
   }),

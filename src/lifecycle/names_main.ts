@@ -4,9 +4,12 @@
  * `deno task backup`: it opens the KV the service uses (KV_PATH; a KV Connect URL with
  * DENO_KV_ACCESS_TOKEN) and exits 0 (released), 1 (no such reservation, or failed: one line
  * saying why) or 2 (usage). No tenant can release a name: there is no route that does this.
- * Once released, any tenant may take the name; buyers who pinned the old publisher are not
- * told by the service, so release only a name whose old holder asks for it back or that no
- * buyer can still rely on.
+ * Once released, any tenant may take the name (until then it still answers 410). A project
+ * that takes a released project slug appends to the publication log an entry recording the
+ * change of publisher, and the verifier kit reports "a different publisher since entry N"
+ * instead of VERIFIED across it; an organization slug or a custom domain carries no such
+ * record, so release only a name whose old holder asks for it back or that no buyer can still
+ * rely on.
  */
 import { ConfigError, loadConfig } from "../config.ts";
 import { releaseName, type ReservedNameKind } from "../store/deletions.ts";
@@ -33,8 +36,10 @@ export async function main(args: string[]): Promise<number> {
     const kv = withKvRetry(await Deno.openKv(config.kvPath));
     try {
       const normalized = kind === "domain" ? name.toLowerCase() : name;
-      if (!(await releaseName(kv, kind as ReservedNameKind, normalized))) {
-        console.error(`No reserved ${kind} name "${normalized}": nothing to release`);
+      if (!(await releaseName(kv, kind as ReservedNameKind, normalized, new Date()))) {
+        console.error(
+          `No reserved ${kind} name "${normalized}" (or it is released already): nothing to release`,
+        );
         return 1;
       }
       console.log(`Released the ${kind} name "${normalized}": any tenant may take it now`);

@@ -13,7 +13,7 @@
 import type { SigningKey } from "../auth/keys.ts";
 import type { Config } from "../config.ts";
 import { notFound, validationFailed } from "../domain/errors.ts";
-import { LOG_ENTRY_HEADER, logOriginOf } from "../domain/log.ts";
+import { LOG_ENTRY_HEADER, logOriginOf, PUBLISHER_CHANGE_HEADER } from "../domain/log.ts";
 import { decodeBase64Url, encodeBase64 } from "../lib/encoding.ts";
 import { consistencyRanges, EMPTY_ROOT, inclusionRanges, type Range } from "../lib/merkle.ts";
 import { checkpointText, type NoteSigner, noteVerifierKey, signNote } from "../lib/signed_note.ts";
@@ -22,6 +22,7 @@ import {
   getLogIndexOfPublication,
   getLogRangeHashes,
   getLogSize,
+  getPublisherChange,
   listProjectLogEntries,
 } from "../store/log.ts";
 import { getProject } from "../store/projects.ts";
@@ -60,7 +61,8 @@ export async function logInfo(reads: LogReads) {
     treeSize: await getLogSize(reads.kv),
     hashing: "RFC 6962 SHA-256" as const,
     entryFormat:
-      `UTF-8 text of five LF-terminated lines: "${LOG_ENTRY_HEADER}", the project slug, the version (decimal), "sha256:" and the hex SHA-256 of the version's trust.json bytes, and its publishedAt`,
+      `UTF-8 text of five LF-terminated lines: "${LOG_ENTRY_HEADER}", the project slug, the version (decimal), "sha256:" and the hex SHA-256 of the version's trust.json bytes, and its publishedAt. ` +
+      `An entry recording a change of publisher under a slug (a deleted project's slug released by the operator and taken by a new project) has seven: "${PUBLISHER_CHANGE_HEADER}", the slug, the log's size when the previous holder left it (or "unknown"), the new project's id, its organization's slug and id, and when it was taken`,
     inclusionProofRelation: inclusionRelation(config),
     checkpoint: `${config.baseUrl}/log/checkpoint`,
   };
@@ -159,14 +161,20 @@ export async function projectLogEntries(
 ) {
   const project = await publicProject(reads, options.slug);
   const size = await sizeAtLeast(reads, options.treeSize);
-  const { entries, more } = await listProjectLogEntries(reads.kv, project.id, {
-    after: options.cursor === undefined ? undefined : Number(options.cursor),
-    limit: options.limit ?? PROJECT_ENTRIES_LIMIT,
-    treeSize: size,
-  });
+  const [{ entries, more }, change] = await Promise.all([
+    listProjectLogEntries(reads.kv, project.id, {
+      after: options.cursor === undefined ? undefined : Number(options.cursor),
+      limit: options.limit ?? PROJECT_ENTRIES_LIMIT,
+      treeSize: size,
+    }),
+    getPublisherChange(reads.kv, project.id, size),
+  ]);
   const last = entries.at(-1);
   return {
     projectSlug: project.slug,
+    publisherChange: change
+      ? { leafIndex: change.index, leafHash: encodeBase64(change.leafHash), entry: change.entry }
+      : null,
     treeSize: size,
     entries: entries.map((e) => ({
       version: e.version,

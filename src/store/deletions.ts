@@ -88,6 +88,12 @@ export interface NameTombstone {
   deletedAt: string;
   /** The log's size when the name was left (null on tombstones kept before it was recorded). */
   logSize?: number | null;
+  /**
+   * When the operator released the name: from then on any tenant may take it, and the commit
+   * that does removes the tombstone (a project's slug also appends the change of publisher to
+   * the log). Until then its routes still answer 410.
+   */
+  releasedAt?: string;
 }
 
 /** The tombstone key of `name` as a `kind`. */
@@ -115,34 +121,40 @@ export function reservedNameConflict(kind: ReservedNameKind, name: string) {
 }
 
 /**
- * Refuses (409) a name that is reserved by a tombstone, and adds to `op` the check that no
- * tombstone appears before it commits (a deletion writes it before freeing the name's index).
+ * Refuses (409) a name that is reserved by a tombstone, and adds to `op` the check that the
+ * tombstone is as read when it commits (a deletion writes it before freeing the name's index).
+ * A tombstone the operator released is removed by `op`, and returned: the name had another
+ * holder, which a project's slug records in the log (`addPublisherChangeAppend`).
  */
 export async function stageNameNotReserved(
   kv: Deno.Kv,
   op: Deno.AtomicOperation,
   kind: ReservedNameKind,
   name: string,
-): Promise<void> {
-  const key = await tombstoneKey(kind, name);
-  const entry = await kv.get(key);
-  if (entry.versionstamp !== null) throw reservedNameConflict(kind, name);
-  op.check({ key, versionstamp: null });
+): Promise<NameTombstone | null> {
+  const entry = await kv.get<NameTombstone>(await tombstoneKey(kind, name));
+  if (entry.value && !entry.value.releasedAt) throw reservedNameConflict(kind, name);
+  op.check(entry);
+  if (!entry.value) return null;
+  op.delete(entry.key);
+  return entry.value;
 }
 
 /**
- * Removes the tombstone of `name` (the operator's release): from then on any tenant may take
- * the name. Returns whether there was one.
+ * Marks the tombstone of `name` released (the operator's release): from then on any tenant
+ * may take the name, and the first to do so removes it. Returns whether there was a
+ * reservation to release (false for none, or one already released).
  */
 export async function releaseName(
   kv: Deno.Kv,
   kind: ReservedNameKind,
   name: string,
+  now: Date,
 ): Promise<boolean> {
-  const key = await tombstoneKey(kind, name);
-  const entry = await kv.get(key);
-  if (entry.versionstamp === null) return false;
-  return (await kv.atomic().check(entry).delete(key).commit()).ok;
+  const entry = await kv.get<NameTombstone>(await tombstoneKey(kind, name));
+  if (!entry.value || entry.value.releasedAt) return false;
+  const released: NameTombstone = { ...entry.value, releasedAt: now.toISOString() };
+  return (await kv.atomic().check(entry).set(entry.key, released).commit()).ok;
 }
 
 /**

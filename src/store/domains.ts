@@ -3,7 +3,9 @@
  * projects may claim the same name: a claim reserves nothing, so nobody can hold a name they
  * do not control. The first claim whose TXT record verifies becomes the name's owner (its index
  * is set with a check, so two verifications cannot both win); a pending claim lapses after
- * PENDING_DOMAIN_DAYS, which reads enforce and KV's expiry cleans up.
+ * PENDING_DOMAIN_DAYS, which reads enforce and KV's expiry cleans up. A deleted project's
+ * verified domain stays reserved like a slug (its tombstone, src/store/deletions.ts): no claim
+ * is accepted, and no earlier claim verifies, until the operator releases it.
  */
 import {
   isDomainClaimLapsed,
@@ -11,6 +13,7 @@ import {
   type ProjectDomain,
 } from "../domain/publish.ts";
 import { conflict } from "../domain/errors.ts";
+import { type NameTombstone, reservedNameConflict, tombstoneKey } from "./deletions.ts";
 import {
   domainByNameKey,
   domainByProjectKey,
@@ -40,10 +43,13 @@ function expiry(domain: ProjectDomain, now: number): { expireIn: number } | unde
  */
 export async function createDomain(kv: Deno.Kv, domain: ProjectDomain): Promise<ProjectDomain> {
   const name = domain.domain;
-  const [byName, claim] = await kv.getMany<[string, string]>([
+  const [byName, claim, tombstone] = await kv.getMany<[string, string, NameTombstone]>([
     domainByNameKey(name),
     domainClaimKey(name, domain.projectId),
+    await tombstoneKey("domain", name),
   ]);
+  // A deleted project's verified domain stays reserved until the operator releases it.
+  if (tombstone.value && !tombstone.value.releasedAt) throw reservedNameConflict("domain", name);
   const owner = await verifiedOwner(kv, byName.value);
   if (owner) {
     throw conflict(
@@ -59,7 +65,7 @@ export async function createDomain(kv: Deno.Kv, domain: ProjectDomain): Promise<
   }
   const options = expiry(domain, now);
   const op = kv.atomic()
-    .check(byName, claim)
+    .check(byName, claim, tombstone)
     .set(domainKey(domain.id), domain, options)
     .set(domainClaimKey(name, domain.projectId), domain.id, options)
     .set(domainByProjectKey(domain.projectId, domain.id), domain.id, options);
@@ -68,7 +74,10 @@ export async function createDomain(kv: Deno.Kv, domain: ProjectDomain): Promise<
     op.delete(domainKey(existing.id)).delete(domainByProjectKey(existing.projectId, existing.id));
     unstageOrder(op, "domains", existing.projectId, domainOrderParts(existing));
   }
-  if (domain.verificationStatus === "verified") op.set(domainByNameKey(name), domain.id);
+  if (domain.verificationStatus === "verified") {
+    op.set(domainByNameKey(name), domain.id);
+    if (tombstone.value) op.delete(tombstone.key);
+  }
   if (!(await op.commit()).ok) throw conflict(`Domain "${name}" changed meanwhile; try again`);
   return domain;
 }
@@ -133,24 +142,31 @@ export async function saveDomainCheck(
 
 /**
  * Saves `next` (verified) and makes it the owner of its name, in one atomic checked against the
- * record and the name's index: "taken" when another project's domain verified the name first,
- * "changed" when the record changed meanwhile.
+ * record, the name's index and its tombstone: "taken" when another project's domain verified
+ * the name first, "reserved" when a deleted project's verified domain left it reserved (a claim
+ * made before that deletion cannot take it either), "changed" when the record changed
+ * meanwhile. A tombstone the operator released goes with the verification.
  */
 export async function saveVerifiedDomain(
   kv: Deno.Kv,
   entry: Deno.KvEntry<ProjectDomain>,
   next: ProjectDomain,
-): Promise<"saved" | "taken" | "changed"> {
-  const byName = await kv.get<string>(domainByNameKey(next.domain));
+): Promise<"saved" | "taken" | "reserved" | "changed"> {
+  const [byName, tombstone] = await kv.getMany<[string, NameTombstone]>([
+    domainByNameKey(next.domain),
+    await tombstoneKey("domain", next.domain),
+  ]);
   const owner = byName.value === next.id ? null : await verifiedOwner(kv, byName.value);
   if (owner) return "taken";
+  if (tombstone.value && !tombstone.value.releasedAt) return "reserved";
   const op = kv.atomic()
-    .check(entry, byName)
+    .check(entry, byName, tombstone)
     .set(entry.key, next)
     .set(domainByNameKey(next.domain), next.id)
     .set(domainClaimKey(next.domain, next.projectId), next.id)
     .set(domainByProjectKey(next.projectId, next.id), next.id);
   stageOrder(op, "domains", next.projectId, domainOrderParts(next));
+  if (tombstone.value) op.delete(tombstone.key);
   const res = await op.commit();
   if (res.ok) return "saved";
   const after = await kv.get<string>(domainByNameKey(next.domain));

@@ -7,7 +7,12 @@
  * and the versions can never disagree, whatever runs concurrently. Roots and
  * proofs of any size up to the current one read O(log n) nodes.
  */
-import { encodeLogEntry, type LogEntryFields } from "../domain/log.ts";
+import {
+  encodeLogEntry,
+  encodePublisherChange,
+  type LogEntryFields,
+  type PublisherChangeFields,
+} from "../domain/log.ts";
 import {
   appendLeaf,
   hashRange,
@@ -31,7 +36,10 @@ interface LogHead {
   frontier: Uint8Array[];
 }
 
-/** A stored entry: its canonical text and the publication it records. */
+/**
+ * A stored entry: its canonical text and the publication it records (version 0: the entry
+ * that recorded the project taking a slug a deleted project had left).
+ */
 interface StoredLogEntry {
   entry: string;
   projectId: string;
@@ -56,22 +64,75 @@ export async function addLogAppend(
   op: Deno.AtomicOperation,
   publication: LogEntryFields & { projectId: string },
 ): Promise<number> {
-  const headEntry = await kv.get<LogHead>(logHeadKey());
-  const head = headEntry.value ?? EMPTY;
-  const entry = encodeLogEntry(publication);
-  const appended = appendLeaf(head.size, head.frontier, leafHash(encoder.encode(entry)));
-  const index = head.size;
-  const stored: StoredLogEntry = {
-    entry,
+  return await appendEntry(kv, op, {
+    entry: encodeLogEntry(publication),
     projectId: publication.projectId,
     version: publication.version,
-  };
+  });
+}
+
+/**
+ * The "version" under which a project's change-of-publisher entry is indexed with its
+ * versions (`log_entries_by_publication`): before version 1, so the project's deletion erases
+ * it with them, and lists of versions start after it.
+ */
+const PUBLISHER_CHANGE_VERSION = 0;
+
+/**
+ * Reads the head and adds to `op` the writes that append the entry recording that the new
+ * project `change.projectId` took a slug a deleted project had left (src/domain/log.ts,
+ * PUBLISHER_CHANGE_HEADER), checked against that head. Made in the project's creating commit.
+ */
+export async function addPublisherChangeAppend(
+  kv: Deno.Kv,
+  op: Deno.AtomicOperation,
+  change: PublisherChangeFields,
+): Promise<number> {
+  return await appendEntry(kv, op, {
+    entry: encodePublisherChange(change),
+    projectId: change.projectId,
+    version: PUBLISHER_CHANGE_VERSION,
+  });
+}
+
+/** Adds to `op` the append of `stored`, checked against the head read here; its index. */
+async function appendEntry(
+  kv: Deno.Kv,
+  op: Deno.AtomicOperation,
+  stored: StoredLogEntry,
+): Promise<number> {
+  const headEntry = await kv.get<LogHead>(logHeadKey());
+  const head = headEntry.value ?? EMPTY;
+  const appended = appendLeaf(head.size, head.frontier, leafHash(encoder.encode(stored.entry)));
+  const index = head.size;
   op.check(headEntry)
     .set(logHeadKey(), { size: index + 1, frontier: appended.frontier } satisfies LogHead)
     .set(logEntryKey(index), stored)
-    .set(logEntryByPublicationKey(publication.projectId, publication.version), index);
+    .set(logEntryByPublicationKey(stored.projectId, stored.version), index);
   for (const node of appended.nodes) op.set(logNodeKey(node.level, node.index), node.hash);
   return index;
+}
+
+/**
+ * The entry that recorded `projectId` taking a slug a deleted project had left, with its leaf
+ * index and hash, or null (the slug had no earlier holder, or the entry is not below
+ * `treeSize`).
+ */
+export async function getPublisherChange(
+  kv: Deno.Kv,
+  projectId: string,
+  treeSize: number,
+): Promise<{ index: number; entry: string; leafHash: Uint8Array } | null> {
+  const index = (await kv.get<number>(
+    logEntryByPublicationKey(projectId, PUBLISHER_CHANGE_VERSION),
+  )).value;
+  if (index === null || index >= treeSize) return null;
+  const [entry, leaf] = await kv.getMany<[StoredLogEntry, Uint8Array]>([
+    logEntryKey(index),
+    logNodeKey(0, index),
+  ]);
+  if (!entry.value || !leaf.value) throw new Error(`The log misses entry ${index}`);
+  return { index, entry: entry.value.entry, leafHash: leaf.value };
 }
 
 /**
@@ -169,9 +230,11 @@ export async function listProjectLogEntries(
   options: { after?: number; limit: number; treeSize: number },
 ): Promise<{ entries: ProjectLogEntry[]; more: boolean }> {
   const prefix = logEntriesOfProjectPrefix(projectId);
-  const selector = options.after === undefined
-    ? { prefix }
-    : { prefix, start: logEntryByPublicationKey(projectId, options.after + 1) };
+  // Versions start at 1; the change-of-publisher entry indexed before them is not one.
+  const selector = {
+    prefix,
+    start: logEntryByPublicationKey(projectId, (options.after ?? PUBLISHER_CHANGE_VERSION) + 1),
+  };
   const found: Array<{ version: number; index: number }> = [];
   let more = false;
   for await (const item of kv.list<number>(selector, { limit: options.limit + 1 })) {

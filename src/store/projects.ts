@@ -6,10 +6,12 @@ import type { TrustControl } from "../domain/control.ts";
 import { conflict } from "../domain/errors.ts";
 import type { Organization, Project, UpdateProjectRequest } from "../domain/workspace.ts";
 import { firstFreeSlug, slugCandidates } from "./_slugs.ts";
-import { stageNameNotReserved } from "./deletions.ts";
+import { type NameTombstone, stageNameNotReserved } from "./deletions.ts";
+import { addPublisherChangeAppend } from "./log.ts";
 import { seedControls } from "./controls.ts";
 import {
   bootstrapByUserKey,
+  organizationKey,
   projectByHostedSubdomainKey,
   projectByOrganizationKey,
   projectBySlugKey,
@@ -95,6 +97,27 @@ function addProject(op: Deno.AtomicOperation, project: Project, controls: TrustC
   return seedControls(op, project.id, controls, { newProject: true });
 }
 
+/**
+ * Adds to `op` the log entry recording that `project` takes a slug a deleted project had
+ * left (its tombstone `released` by the operator): the log names the new publisher, so a
+ * buyer's verifier kit reports "a different publisher since entry N" across it.
+ */
+async function stagePublisherChange(
+  kv: Deno.Kv,
+  op: Deno.AtomicOperation,
+  options: { project: Project; organization: Organization; released: NameTombstone; now: Date },
+): Promise<void> {
+  const { project, organization, released, now } = options;
+  await addPublisherChangeAppend(kv, op, {
+    slug: project.slug,
+    previousLogSize: released.logSize ?? null,
+    projectId: project.id,
+    organizationSlug: organization.slug,
+    organizationId: organization.id,
+    takenAt: now.toISOString(),
+  });
+}
+
 /** Creates a project seeded with `controls` (the default catalog's, from the caller). */
 export async function createProject(
   kv: Deno.Kv,
@@ -106,8 +129,15 @@ export async function createProject(
     await assertSubdomainFree(kv, input.hostedSubdomain);
     const project = newProject(input, await chooseProjectSlug(kv, input), now);
     const op = addProject(kv.atomic(), project, controls);
-    // A deleted project's slug stays reserved (409) until an operator releases it.
-    await stageNameNotReserved(kv, op, "project", project.slug);
+    // A deleted project's slug stays reserved (409) until an operator releases it; taking a
+    // released one records the change of publisher in the log.
+    const released = await stageNameNotReserved(kv, op, "project", project.slug);
+    if (released) {
+      const organization = (await kv.get<Organization>(organizationKey(project.organizationId)))
+        .value;
+      if (!organization) throw conflict("The project could not be created; please retry");
+      await stagePublisherChange(kv, op, { project, organization, released, now });
+    }
     if ((await op.commit()).ok) return project;
   }
   throw conflict("The project could not be created; please retry");
@@ -148,7 +178,8 @@ export async function bootstrapWorkspace(
     addMembership(op, newMembership(organization.id, input.userId, "owner", now));
     addProject(op, project, controls);
     await stageNameNotReserved(kv, op, "organization", organization.slug);
-    await stageNameNotReserved(kv, op, "project", project.slug);
+    const released = await stageNameNotReserved(kv, op, "project", project.slug);
+    if (released) await stagePublisherChange(kv, op, { project, organization, released, now });
     if ((await op.commit()).ok) return { organization, project };
   }
   throw conflict("The workspace could not be created; please retry");

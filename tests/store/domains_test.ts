@@ -7,6 +7,7 @@ import {
   getDomainEntry,
   saveVerifiedDomain,
 } from "../../src/store/domains.ts";
+import { getTombstone, releaseName, rememberDeletedSlug } from "../../src/store/deletions.ts";
 import { domainByNameKey } from "../../src/store/keys.ts";
 
 const NAME = "trust.acme.example";
@@ -69,4 +70,21 @@ Deno.test("[store] domains: a name indexed by a pending claim (stored before cla
   const claim = await createDomain(kv, pending());
   assert.equal(await verify(kv, claim), "saved");
   assert.equal((await getDomainByName(kv, NAME))?.id, claim.id);
+});
+
+Deno.test("[store] domains: a claim made before a deleted project's domain was reserved does not verify until the name is released", async () => {
+  await using kv = await Deno.openKv(":memory:");
+  const early = await createDomain(kv, pending());
+  // The deletion job's tombstone of the verified domain it removed.
+  await rememberDeletedSlug(kv, "domain", { slug: NAME, now: new Date(AT), logSize: 3 });
+  assert.equal(await verify(kv, early), "reserved");
+  assert.equal(await getDomainByName(kv, NAME), null);
+  await assert.rejects(
+    createDomain(kv, pending()),
+    /belonged to a deleted project and is reserved/,
+  );
+  assert.ok(await releaseName(kv, "domain", NAME, new Date(AT)));
+  assert.equal(await verify(kv, early), "saved");
+  assert.equal((await getDomainByName(kv, NAME))?.id, early.id);
+  assert.equal(await getTombstone(kv, "domain", NAME), null, "the verification took the name");
 });

@@ -14,6 +14,7 @@ import {
   ProjectDomainResponse,
 } from "../../domain/publish.ts";
 import { randomToken } from "../../lib/encoding.ts";
+import { reservedNameConflict } from "../../store/deletions.ts";
 import { checkTxtVerification, DnsLookupError } from "../../publish/dns.ts";
 import {
   normalizeDomain,
@@ -99,7 +100,7 @@ domainRoutes.openapi(
     tags,
     summary: "Add a custom domain; publish the TXT record it returns, then verify",
     description:
-      `The name is normalized (case, trailing dot, IDNA). The new domain is a pending claim: several projects may claim one name, and the first whose TXT record verifies gets it. 409 when the name is verified by a project (this one or another) or already claimed by this project. A claim not verified within ${PENDING_DOMAIN_DAYS} days lapses (\`expiresAt\`).`,
+      `The name is normalized (case, trailing dot, IDNA). The new domain is a pending claim: several projects may claim one name, and the first whose TXT record verifies gets it. 409 when the name is verified by a project (this one or another), already claimed by this project, or reserved: a deleted project's verified domain stays reserved until the operator releases it. A claim not verified within ${PENDING_DOMAIN_DAYS} days lapses (\`expiresAt\`).`,
     security: HUMAN,
     middleware: [requireHuman] as const,
     request: { params: ProjectParams, body: jsonBody(CreateProjectDomainRequest) },
@@ -142,7 +143,7 @@ domainRoutes.openapi(
     tags,
     summary: "Check the domain's TXT record now",
     description:
-      `Looks up TXT at _service.<domain> (multi-part strings joined). A match verifies the domain; otherwise it stays pending, lastCheckedAt is set, and \`check\` shows what DNS answered. 409 when another project verified the name first; 404 also for a claim that lapsed (${PENDING_DOMAIN_DAYS} days unverified).`,
+      `Looks up TXT at _service.<domain> (multi-part strings joined). A match verifies the domain; otherwise it stays pending, lastCheckedAt is set, and \`check\` shows what DNS answered. 409 when another project verified the name first, or when a deleted project's verified domain left the name reserved (until the operator releases it); 404 also for a claim that lapsed (${PENDING_DOMAIN_DAYS} days unverified).`,
     security: HUMAN,
     middleware: [requireHuman] as const,
     request: { params: DomainParams },
@@ -192,6 +193,7 @@ domainRoutes.openapi(
     if (check.verified) {
       const saved = await saveVerifiedDomain(kv, stored, next);
       if (saved === "taken") throw conflict(takenMessage(current.domain));
+      if (saved === "reserved") throw reservedNameConflict("domain", current.domain);
       if (saved === "changed") {
         throw conflict(`Domain "${current.domain}" changed meanwhile; verify again`);
       }
