@@ -5,7 +5,7 @@
  * recompute runs, at the same instant, without storing anything: the recompute that the
  * ingest schedules stores (and publishes, and announces) the change as before.
  */
-import type { EvidenceType } from "../domain/control.ts";
+import type { EvidenceType, TrustControl } from "../domain/control.ts";
 import type { IngestControlEffect } from "../domain/collector.ts";
 import { evaluateProject, type RecomputeDeps } from "../live/recompute.ts";
 import { listControlsByProject } from "../store/controls.ts";
@@ -22,16 +22,16 @@ export async function controlEffects(
   options: { types: readonly EvidenceType[]; now: Date },
 ): Promise<IngestControlEffect[]> {
   const types = new Set(options.types);
-  const [controls, stored, evaluated] = await Promise.all([
+  const reads = (c: TrustControl) => c.evidenceType !== null && types.has(c.evidenceType);
+  // Only the controls that read the types sent are evaluated (and only their evidence read):
+  // over a remote KV each read is a request of its own.
+  const [controls, stored] = await Promise.all([
     listControlsByProject(deps.kv, projectId),
     readEvaluations(deps.kv, projectId),
-    evaluateProject(deps, projectId, options.now),
   ]);
-  const reading = new Set(
-    controls.filter((c) => c.evidenceType !== null && types.has(c.evidenceType)).map((c) => c.id),
-  );
+  const evaluated = await evaluateProject(deps, projectId, options.now, { controls, only: reads });
   const before = new Map(stored.evaluations.map((e) => [e.trustControlId, e.state]));
-  return evaluated.filter((e) => reading.has(e.trustControlId)).map((e) => ({
+  return evaluated.map((e) => ({
     key: e.control.key,
     name: e.control.publicName,
     previousState: before.get(e.trustControlId) ?? null,

@@ -100,11 +100,17 @@ async function heartbeatObservation(kv: Deno.Kv, projectId: string): Promise<Obs
   return seen.length ? { at: seen[seen.length - 1], evidenceRecordId: null } : null;
 }
 
-/** Evaluates the enabled controls of `projectId` at `at`, without storing anything. */
+/**
+ * Evaluates the enabled controls of `projectId` at `at`, without storing anything. `only`
+ * narrows it to some of them (`controls`: the project's controls when the caller has read
+ * them already): each control is evaluated from its own stream's observation, so only the
+ * streams of those are read.
+ */
 export async function evaluateProject(
   deps: RecomputeDeps,
   projectId: string,
   at: Date,
+  options: { controls?: TrustControl[]; only?: (control: TrustControl) => boolean } = {},
 ): Promise<ControlEvaluationSummary[]> {
   const { kv } = deps;
   let expected: Promise<[SigstoreIdentity[], SubjectRule]> | undefined;
@@ -113,8 +119,8 @@ export async function evaluateProject(
       getSigstoreIdentities(kv, projectId),
       loadSubjectRule(kv, deps.blobs, projectId),
     ]);
-  const enabled = inCatalogOrder(await listControlsByProject(kv, projectId))
-    .filter((c) => c.enabled);
+  const enabled = inCatalogOrder(options.controls ?? await listControlsByProject(kv, projectId))
+    .filter((c) => c.enabled && (options.only?.(c) ?? true));
   const observations = new Map<string, Promise<Observation | null>>();
   const observe = (control: TrustControl) => {
     const stream = control.evidenceType ?? "collector";
@@ -128,6 +134,8 @@ export async function evaluateProject(
     }
     return observations.get(stream)!;
   };
+  // Every stream's reads start at once (a remote KV answers each after a round trip).
+  for (const control of enabled) observe(control);
   const evaluations: ControlEvaluationSummary[] = [];
   for (const control of enabled) {
     const observation = await observe(control);
