@@ -20,6 +20,7 @@ import {
   getEvidenceMany,
   getIdempotencyRecord,
   getIngestStamp,
+  getStoredEvidence,
 } from "../store/evidence.ts";
 import { getSigstoreIdentities } from "../store/sigstore_identities.ts";
 import { loadSubjectRule } from "./subject_rule.ts";
@@ -206,6 +207,7 @@ export async function ingestEvidence(
   }
 
   const ids = prepared.map((p) => p.record.id);
+  const preparedRecords = prepared.map((p) => p.record);
   // Optimistic: assume every record is new; a failed check means some exist (a replay or a
   // concurrent identical write), and only then are they read.
   let existing: Array<EvidenceRecordSummary | null> = ids.map(() => null);
@@ -215,7 +217,7 @@ export async function ingestEvidence(
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
     if (attempt > 0) await contentionWait(attempt);
     const stamp = large ? await getIngestStamp(kv, projectId) : undefined;
-    if (attempt > 0 || large) existing = await getEvidenceMany(kv, ids);
+    if (attempt > 0 || large) existing = await getStoredEvidence(kv, preparedRecords);
     const fresh = new Map<string, Prepared>();
     prepared.forEach((p, i) => {
       if (!existing[i]) fresh.set(p.record.id, p);

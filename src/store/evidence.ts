@@ -51,6 +51,57 @@ export async function getEvidenceMany(
   return results.flat().map((e) => e.value);
 }
 
+/** Instants (type and observation time) a batch may span to be looked up by the index. */
+const INDEX_LOOKUP_INSTANTS = 4;
+/** Index entries read at one instant at most; more, and records are read by id instead. */
+const INDEX_LOOKUP_ENTRIES = 200;
+
+/**
+ * Which of `records` (ingest's, of one project, ids derived from their content) are stored
+ * already, in order (null: not stored). A stored record has its observation-index entry at its
+ * own observation time, under its type's streams (entries and records are written and deleted
+ * together; a project's deletion finds its records through them), so a batch observed at a few
+ * instants is looked up with one ranged read of each instant, instead of one read of a key per
+ * 10 records, and only the records found are read. Up to 10 records, a batch spread over more
+ * instants, or an instant with more entries than a read should hold, is read by id.
+ */
+export async function getStoredEvidence(
+  kv: Deno.Kv,
+  records: readonly EvidenceRecordSummary[],
+): Promise<Array<EvidenceRecordSummary | null>> {
+  const ids = records.map((record) => record.id);
+  const instants = new Map<string, { projectId: string; stream: string; ms: number }>();
+  for (const record of records) {
+    const ms = Date.parse(record.observedAt);
+    for (const stream of streamsOf(record.evidenceType)) {
+      instants.set(JSON.stringify([record.projectId, stream, ms]), {
+        projectId: record.projectId,
+        stream,
+        ms,
+      });
+    }
+  }
+  // Up to 10 ids are one read already.
+  if (ids.length <= 10 || instants.size > INDEX_LOOKUP_INSTANTS) return getEvidenceMany(kv, ids);
+  const indexed = new Set<string>();
+  for (const { projectId, stream, ms } of instants.values()) {
+    const iterator = kv.list<string>(
+      { prefix: [...evidenceByObservationPrefix(projectId, stream), ms] },
+      { limit: INDEX_LOOKUP_ENTRIES + 1 },
+    );
+    let count = 0;
+    for await (const entry of iterator) {
+      if (++count > INDEX_LOOKUP_ENTRIES) return getEvidenceMany(kv, ids);
+      indexed.add(entry.key[4] as string);
+    }
+  }
+  const found = ids.filter((id) => indexed.has(id));
+  if (found.length === 0) return ids.map(() => null);
+  const stored = new Map<string, EvidenceRecordSummary | null>();
+  (await getEvidenceMany(kv, found)).forEach((record, i) => stored.set(found[i], record));
+  return ids.map((id) => stored.get(id) ?? null);
+}
+
 export async function getIdempotencyRecord(
   kv: Deno.Kv,
   projectId: string,

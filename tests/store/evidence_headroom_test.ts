@@ -99,3 +99,63 @@ Deno.test("a batch of CHECKED_RECORDS checks each record; concurrent identical b
   assert.equal(stored, CHECKED_RECORDS + 100);
   assert.ok(Math.max(...checks) <= 10, `checks per commit: ${checks}`);
 });
+
+/** A KV whose reads of evidence records (by id) and ranged reads are counted. */
+function readCountingKv(kv: Deno.Kv, reads: { byId: number; lists: number }): Deno.Kv {
+  return new Proxy(kv, {
+    get(target, prop) {
+      const value = Reflect.get(target, prop, target);
+      if (prop === "getMany") {
+        return (keys: Deno.KvKey[]) => {
+          if (keys.some((key) => key[0] === "evidence")) reads.byId++;
+          return target.getMany(keys);
+        };
+      }
+      if (prop === "list") {
+        return (...args: Parameters<Deno.Kv["list"]>) => (reads.lists++, target.list(...args));
+      }
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+}
+
+Deno.test("a large batch learns which records are stored from one ranged read of the observation index", async (t) => {
+  await using app = await createTestApp();
+  const c = await setup(app);
+  const reads = { byId: 0, lists: 0 };
+  const kv = readCountingKv(app.kv, reads);
+  const ingest = (batch: EvidenceItem[]) =>
+    ingestEvidence(c, batch, { kv, blobs: app.services.blobs, now: app.clock.now() });
+  const batch = items(app, 100);
+  await t.step("a new batch: one ranged read, no record read by id", async () => {
+    const result = await ingest(batch);
+    assert.equal(result.created, true);
+    assert.deepEqual([reads.byId, reads.lists], [0, 1]);
+  });
+  await t.step("a replay and a half-stored batch: the stored ones found and answered", async () => {
+    const stored = (await ingest(batch)).records;
+    assert.equal(stored.length, 100);
+    assert.equal(reads.byId, 10, "the 100 records found are read, 10 a read");
+    const mixed = [...batch.slice(0, 30), ...items(app, 70, 1000)];
+    const result = await ingest(mixed);
+    assert.equal(result.created, true);
+    assert.deepEqual(result.records.slice(0, 30), stored.slice(0, 30), "as first stored");
+  });
+  await t.step(
+    "past 200 entries at one instant, records are read by id: each still once",
+    async () => {
+      for (let seed = 2000; seed < 2200; seed += 100) {
+        assert.equal((await ingest(items(app, 100, seed))).created, true);
+      }
+      reads.byId = 0;
+      const again = await ingest([...batch.slice(0, 50), ...items(app, 50, 5000)]);
+      assert.equal(again.created, true);
+      assert.equal(reads.byId, 10, "one read a 10 ids (no index lookup)");
+      let entries = 0;
+      for await (const _ of app.kv.list({ prefix: ["evidence_by_observation", c.projectId] })) {
+        entries++;
+      }
+      assert.equal(entries, 100 + 70 + 200 + 50, "each record once");
+    },
+  );
+});
