@@ -1143,6 +1143,9 @@ export function parseQuestionnaireArgs(args: string[]): QuestionnaireOptions | n
     else if (arg === "--pin") parsePin(value, pins);
     else throw new UsageError(`Unknown option "${arg}"`);
   }
+  if (pins.publisher !== undefined) {
+    throw new UsageError("--pin publisher= is for a trust profile's check, not a questionnaire's");
+  }
   if (positional.length !== 2) throw new UsageError("Name the manifest and the answered file");
   if (!jwks) throw new UsageError("Give the JWKS you saved with --jwks <file>");
   return { manifest: positional[0], file: positional[1], jwks, versions, pins };
