@@ -924,39 +924,48 @@ async function checkPublisher(
   const [header, slug, previous, projectId, orgSlug, orgId, takenAt] = lines;
   const leaf = await leafHashOf(entry);
   const { latest } = ctx;
-  const proof = await getJson<{ proof?: unknown }>(
-    io,
-    `${ctx.server}/log/entries/${at}/inclusion?treeSize=${latest.size}`,
-  );
-  const problem = !equal(leaf, fromBase64(leafHash))
+  const ID = /^[0-9a-f-]{36}$/;
+  let problem = !equal(leaf, fromBase64(leafHash))
     ? "its text does not hash to its leaf hash"
-    : lines.length !== 8 || header !== PUBLISHER_CHANGE || lines[7] !== ""
+    : lines.length !== 8 || header !== PUBLISHER_CHANGE || lines[7] !== "" ||
+        !ID.test(projectId) || !SLUG.test(orgSlug) || !ID.test(orgId) ||
+        !/^\d{4}-\d\d-\d\dT[\d:.]+Z$/.test(takenAt)
     ? "it is not a change-of-publisher entry"
     : slug !== ctx.slug
     ? `it names the slug "${slug}"`
-    : !(previous === "unknown" || (/^[0-9]+$/.test(previous) && Number(previous) <= at))
-    ? `its previous holder's log size "${previous}" is not before it`
+    : !(previous === "unknown" || (/^[0-9]{1,15}$/.test(previous) && Number(previous) <= at))
+    ? "its previous holder's log size is not before it"
     : read.logged.some((e) => e.leafIndex <= at)
     ? "a version of this publisher is logged before it"
-    : !(Array.isArray(proof.proof) && at < latest.size && await verifyInclusion(
-        at,
-        latest.size,
-        (proof.proof as string[]).map(fromBase64),
-        leaf,
-        latest.root,
-      ))
-    ? "its inclusion proof does not verify"
+    : at >= latest.size
+    ? "it is beyond the checkpoint"
     : null;
+  if (!problem) {
+    const proof = await getJson<{ proof?: unknown }>(
+      io,
+      `${ctx.server}/log/entries/${at}/inclusion?treeSize=${latest.size}`,
+    );
+    const included = Array.isArray(proof.proof) && await verifyInclusion(
+      at,
+      latest.size,
+      (proof.proof as string[]).map(fromBase64),
+      leaf,
+      latest.root,
+    );
+    if (!included) problem = "its inclusion proof does not verify";
+  }
   if (problem) return report.fail(`publisher: the change of publisher (entry ${at}): ${problem}`);
   const who = `organization "${orgSlug}" (${orgId}), project ${projectId}, since ${takenAt}`;
-  const before = previous === "unknown" ? "" : `; entries below ${previous} were the previous`;
+  const before = previous === "unknown"
+    ? ""
+    : ` Entries below ${previous} were the previous holder's.`;
   if (ctx.publisher === at) {
     return report.pass(
       `publisher: a different publisher since entry ${at} (${who}), accepted with --pin publisher=${at}`,
     );
   }
   report.fail(
-    `publisher: a different publisher since entry ${at}: ${who}${before} holder's. ` +
+    `publisher: a different publisher since entry ${at}: ${who}.${before} ` +
       `The slug "${ctx.slug}" belonged to a deleted project and was given to another; ` +
       (ctx.publisher === undefined
         ? `if you know and accept this publisher, verify with --pin publisher=${at}`

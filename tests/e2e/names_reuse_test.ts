@@ -173,6 +173,22 @@ Deno.test("[e2e] a released project slug taken by another tenant: the log record
     assert.match(other.stdout, new RegExp(`you pinned the change at entry ${n + 1}`));
     const usage = await runKit(server, t.dir, ["acme", "--pin", "publisher=x"]);
     assert.equal(usage.code, 2);
+    // A server that rewrites the entry to name another publisher is caught by its leaf hash.
+    const stored = await t.kv.get<{ entry: string }>(["log_entries", n]);
+    assert.ok(stored.value);
+    await t.kv.set(["log_entries", n], {
+      ...stored.value,
+      entry: stored.value.entry.replace("\nglobex\n", "\nacme\n"),
+    });
+    const forged = await runKit(server, t.dir, ["acme", "--pin", `publisher=${n}`]);
+    assert.equal(forged.code, 1, forged.stdout);
+    assert.match(
+      forged.stdout,
+      new RegExp(
+        `FAIL {2}publisher: the change of publisher \\(entry ${n}\\): its text does not hash`,
+      ),
+    );
+    await t.kv.set(["log_entries", n], stored.value);
 
     // The new holder's deletion erases its change-of-publisher entry with its versions.
     await t.deleteProject("bob", newId, "acme");
