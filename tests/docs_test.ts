@@ -1,7 +1,9 @@
 /**
- * The documentation keeps up with the code: README's configuration table is the one generated
- * from the environment's schema (src/config.ts), and the endpoints reference in docs/endpoints.md
- * the one generated from /openapi.json (both by `deno task docs`, scripts/docs.ts).
+ * The documentation keeps up with the code: README.md stays a map (at most 300 lines), its
+ * configuration table is the one generated from the environment's schema (src/config.ts), the
+ * endpoints reference in docs/endpoints.md is the one generated from /openapi.json (both by
+ * `deno task docs`, scripts/docs.ts), and every runtime dependency in deno.json is listed in
+ * docs/dependencies.md with the reason it was chosen.
  */
 import assert from "node:assert/strict";
 import { Env } from "../src/config.ts";
@@ -15,6 +17,11 @@ import {
 
 const ROOT = new URL("../", import.meta.url);
 const read = (path: string) => Deno.readTextFile(new URL(path, ROOT));
+
+Deno.test("[docs] README.md is a map: at most 300 lines", async () => {
+  const lines = (await read("README.md")).trimEnd().split("\n").length;
+  assert.ok(lines <= 300, `README.md has ${lines} lines; move the detail to a page in docs/`);
+});
 
 Deno.test("[docs] the generated parts equal a fresh generation (run `deno task docs`)", async () => {
   const fresh = await generatedFiles();
@@ -44,4 +51,40 @@ Deno.test("[docs] a generated part is replaced between its markers, nothing else
   assert.ok(replaced.endsWith(`${close}\n\nAfter.\n`));
   assert.equal(partOf(replaced, "configuration"), configurationTable());
   assert.throws(() => replacePart("no markers", "configuration", "x"), /markers/);
+});
+
+/** The package a deno.json import names: `npm:@scope/name@^1/sub` → `@scope/name`. */
+function packageOf(specifier: string): string {
+  const bare = specifier.replace(/^npm:\/?/, "");
+  const match = bare.match(/^((?:@[^/@]+\/)?[^/@]+)/);
+  assert.ok(match, specifier);
+  return match[1];
+}
+
+/** The bullets of a Markdown text, each with its continuation lines, joined. */
+function bullets(text: string): string[] {
+  const out: string[] = [];
+  for (const line of text.split("\n")) {
+    if (line.startsWith("- ")) out.push(line.slice(2));
+    else if (line.startsWith("  ") && out.length && line.trim()) {
+      out[out.length - 1] += ` ${line.trim()}`;
+    } else if (!line.trim() || !line.startsWith("  ")) out.push("");
+  }
+  return out.filter(Boolean);
+}
+
+Deno.test("[docs] every deno.json import is in docs/dependencies.md with its reason", async () => {
+  const imports: Record<string, string> = JSON.parse(await read("deno.json")).imports;
+  const packages = [...new Set(Object.values(imports).map(packageOf))];
+  assert.ok(packages.includes("hono") && packages.includes("zod"), packages.join(", "));
+  const listed = bullets(await read("docs/dependencies.md"));
+  const missing: string[] = [];
+  for (const name of packages) {
+    const bullet = listed.find((b) => {
+      const head = b.slice(0, b.indexOf(":") < 0 ? b.length : b.indexOf(":"));
+      return head.includes(`\`${name}\``);
+    });
+    if (!bullet || !/\bWhy: \S.{10,}/.test(bullet)) missing.push(name);
+  }
+  assert.deepEqual(missing, [], "each needs a bullet `- \\`name\\`: what it does. Why: …`");
 });
