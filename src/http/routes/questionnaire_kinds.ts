@@ -26,7 +26,7 @@ questionnaireKindRoutes.openapi(
     tags: ["Questionnaires"],
     summary: "Make a row a question, a heading or an ignored row (members)",
     description:
-      `Over the rules that read the file (each row set aside lists its rule in setAside): the stored file is read again with the choice, every row matched anew, and decisions on rows that stay questions are kept. The key names any non-empty row of the sheets read (404 otherwise); a row without text in the question column cannot be a question (422). At most ${MAX_ROW_KINDS} rows per questionnaire are classified by hand (409).`,
+      `Over the rules that read the file (each row set aside lists its rule in setAside): the stored file is read again with the choice, every row matched anew, and decisions on rows that stay questions are kept. The key names any non-empty row of the sheets read (404 otherwise); a row without text in the question column cannot be a question (400). At most ${MAX_ROW_KINDS} rows per questionnaire are classified by hand (409).`,
     security: HUMAN,
     middleware: [requireHuman] as const,
     request: { params: RowParams, body: jsonBody(RowKindRequest) },
