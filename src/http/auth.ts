@@ -7,6 +7,7 @@ import type { OrganizationMember, Project } from "../domain/workspace.ts";
 import { getMembership } from "../store/organizations.ts";
 import { getProject } from "../store/projects.ts";
 import { upsertUser } from "../store/users.ts";
+import { refuseUnlessWritable } from "./storage_guard.ts";
 import type { AppEnv } from "./env.ts";
 
 /** The bearer token of the request, or null when the header is absent or not Bearer. */
@@ -31,6 +32,8 @@ export const requireHuman: MiddlewareHandler<AppEnv> = async (c, next) => {
     kv,
     { idpSub: identity.sub, email: identity.email, name: identity.name },
     clock.now(),
+    // A first sign-in creates the user: not while the KV may be this isolate's memory.
+    { beforeCreate: () => refuseUnlessWritable(c.var.services.storage) },
   );
   c.set("user", user);
   await next();

@@ -3,7 +3,10 @@
  * accounts are not created and evidence is not accepted. Sign-up (`/signup`: the first-run page
  * and its form) and every ingest (`POST /ingest/…`) answer 503 with what to do; everything else
  * passes. It wraps the app's fetch handler, so it holds whatever route a request would reach.
+ * A subject signing in for the first time (an OpenID provider's token: its user record is
+ * created on first sight, src/http/auth.ts) is refused the same way by `refuseUnlessWritable`.
  */
+import { unavailable } from "../domain/errors.ts";
 import { html } from "../lib/html.ts";
 import type { KvPersistence } from "../store/kv_persistence.ts";
 import { pageHeaders, renderPage } from "./html.ts";
@@ -12,6 +15,19 @@ type Handler = (request: Request, info?: unknown) => Response | Promise<Response
 
 /** Seconds a client should wait before trying again. */
 const RETRY_AFTER_SECONDS = 60;
+
+/**
+ * Throws the same refusal (503, `unavailable`, Retry-After) as an AppError while `persistence`
+ * is not writable: for what creates an account past the request guard, a signed-in subject's
+ * first user record (an OpenID provider's first sign-in).
+ */
+export async function refuseUnlessWritable(persistence: KvPersistence | undefined): Promise<void> {
+  if (!persistence) return;
+  const status = await persistence.check();
+  if (!status.writable) {
+    throw unavailable(status.action ?? "Storage is not persistent", RETRY_AFTER_SECONDS);
+  }
+}
 
 /** The requests that create an account or accept evidence. */
 export function createsAccountOrEvidence(request: Request): boolean {

@@ -24,11 +24,13 @@ export async function getUserByIdpSub(kv: Deno.Kv, sub: string): Promise<User | 
  * Returns the user for `idpSub`, creating it on first sight and refreshing
  * email and name when the identity provider reports new values. Safe under
  * concurrency: the subject index is created with a `versionstamp: null` check.
+ * `beforeCreate` runs before a user would be created (it may refuse by throwing).
  */
 export async function upsertUser(
   kv: Deno.Kv,
   profile: { idpSub: string; email: string; name: string },
   now: Date,
+  options: { beforeCreate?: () => Promise<void> } = {},
 ): Promise<User> {
   for (let attempt = 0; attempt < 5; attempt++) {
     const existing = await getUserByIdpSub(kv, profile.idpSub);
@@ -40,6 +42,7 @@ export async function upsertUser(
       if (res.ok) return updated;
       continue;
     }
+    await options.beforeCreate?.();
     const at = now.toISOString();
     const user: User = { id: crypto.randomUUID(), ...profile, createdAt: at, updatedAt: at };
     const res = await kv.atomic()

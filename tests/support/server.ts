@@ -39,6 +39,8 @@ export interface TestServerOptions {
   worker?: boolean;
   /** Webhook retry schedule and timeout (tests shorten them). */
   webhookDelivery?: AppDeps["webhookDelivery"];
+  /** Whether the KV outlives the isolate (Deno Deploy's check; default: not checked). */
+  storage?: AppDeps["storage"];
 }
 
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
@@ -63,6 +65,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
       log,
       fetch: options.fetch,
       webhookDelivery: options.webhookDelivery,
+      storage: options.storage,
     };
     const services = await createServices(deps);
     const worker = options.worker ?? true;
