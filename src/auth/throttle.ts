@@ -17,7 +17,7 @@ const WINDOW_MS = 15 * 60 * 1000;
 const BASE_LOCK_MS = 30 * 1000;
 const MAX_LOCK_MS = 15 * 60 * 1000;
 const COUNTER_TTL_MS = WINDOW_MS + MAX_LOCK_MS;
-/** Attempts evaluated before the first lockout (README: "Login throttling"). */
+/** Attempts evaluated before the first lockout (docs/sign-in-lockout.md). */
 export const FREE_ATTEMPTS = { email: 5, ip: 20 } as const;
 
 export interface LoginSubjects {

@@ -29,7 +29,10 @@ import { countRestrictedAnswers } from "./answers.ts";
 import { requestableDocuments } from "./documents.ts";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
-/** Requests allowed per client address and per email in one window (README: documents). */
+/**
+ * Requests allowed per client address and per email in one window (docs/decisions.md, "Documents
+ * and NDA access requests").
+ */
 export const REQUEST_LIMITS = { windowMs: 60 * 60 * 1000, max: { ip: 20, email: 5 } } as const;
 
 /** The URL of an access link's page. */

@@ -3,8 +3,8 @@
  * time limit passes, so no handler waits on it and its buffer is freed.
  * Deno.serve itself has no limit on the time to send headers, on idle
  * connections, or on a socket whose body never ends (it keeps the socket
- * after the 408 until the client leaves); the README names the reverse-proxy
- * settings that bound those.
+ * after the 408 until the client leaves); docs/decisions.md ("Slow clients")
+ * names the reverse-proxy settings that bound those.
  */
 import assert from "node:assert/strict";
 import { startTestServer } from "../support/server.ts";

@@ -1,7 +1,7 @@
 /**
  * One error code per kind of refusal, whichever route refuses: the same kind of bad input is
- * sent to every route that takes it, and every answer must carry the code README's Endpoints
- * gives that kind. `bad_request`: a body that cannot be read (malformed JSON). And
+ * sent to every route that takes it, and every answer must carry the code docs/endpoints.md
+ * ("Errors") gives that kind. `bad_request`: a body that cannot be read (malformed JSON). And
  * `validation_failed`: a readable request whose field is refused, by its schema (an unknown
  * field, a wrong type, a limit out of range, a malformed cursor) or by a check against what is
  * stored (a cursor this service never handed out, a document, project or certification that is

@@ -2,7 +2,7 @@
  * Our small hand-written modules checked against maintained libraries that do the same job:
  * canonical JSON against `canonicalize` (RFC 8785's reference implementation for JavaScript)
  * and document sniffing against `file-type`. We keep our own where it does more than the
- * library (see README "Dependencies"), so these tests make sure it never does less.
+ * library (see docs/dependencies.md), so these tests make sure it never does less.
  */
 import assert from "node:assert/strict";
 import { canonicalJson } from "../../src/lib/canonical_json.ts";

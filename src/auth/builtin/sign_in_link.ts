@@ -33,7 +33,7 @@ import type { IdpDeps } from "./types.ts";
 
 /** How long a link signs in; a request whose email could not go out within it is dropped. */
 export const SIGN_IN_LINK_TTL_MS = 15 * 60 * 1000;
-/** Links asked for per email and per client address in an hour (README: "Login throttling"). */
+/** Links asked for per email and per client address in an hour (docs/sign-in-lockout.md). */
 export const SIGN_IN_LINK_LIMITS = { windowMs: 60 * 60 * 1000, max: { email: 3, ip: 10 } };
 /** The job kind that looks the account up and emails the link. */
 export const SIGN_IN_LINK_JOB = "sign-in-link";
