@@ -3,10 +3,14 @@
  * deterministically, without any model (docs/questionnaires.md, "Matching").
  *
  * A question is matched first by its questionnaire id (its id column, or an id written at the
- * start of its text) against the ids stored on answers (score 1, `by: "id"`), then by its text
- * with BM25+ full-text ranking (minisearch) over the answers' questions, answers and
- * categories, the controls' titles and the framework criteria's titles (`by: "text"`, a score
- * in [0, 1)). The index is built once per knowledge base from inputs sorted first, so the same
+ * start of its text) against the ids stored on answers and on their learned phrasings (score 1,
+ * `by: "id"`), then by its text with BM25+ full-text ranking (minisearch) over the answers'
+ * questions, learned phrasings, answers and categories, the controls' titles and the framework
+ * criteria's titles (`by: "text"`, a score in [0, 1)). The text search also looks for the
+ * terms its words' synonyms bring (WordNet, the trade's vocabulary, acronyms both ways); an
+ * answer's score blends in how alike its closest phrasing is to the question; and a qualifier
+ * the question names that a suggestion never does (a sub-processor, an internal tool, SCIM)
+ * halves its score. The index is built once per knowledge base from inputs sorted first, so the same
  * knowledge base, in any array order, and the same questions give the same results, byte for
  * byte.
  */
@@ -22,16 +26,17 @@ import type {
 } from "./types.ts";
 import { compareCodePoints } from "../lib/order.ts";
 import { isMatchableId, leadingId, looseId, writtenId } from "./match_ids.ts";
-import { type AnalysedTerm, queryTerms, terms } from "./match_text.ts";
+import { type AnalysedTerm, expansionTerms, qualifiers, queryTerms, terms } from "./match_text.ts";
 import { type Entry, normaliser, normaliserBuilder, type TextIndex } from "./match_score.ts";
 import { controlCitation, controlText, type SortedKb, sortedKnowledgeBase } from "./match_kb.ts";
 import { type Pause, slicedPause } from "./match_pause.ts";
 
 /**
  * The text score a suggestion needs to be taken as the row's answer (`best`), chosen on the
- * tuning half of the labelled set (tests/fixtures/questionnaires/labelled.json).
+ * tuning half of the labelled set (tests/fixtures/questionnaires/labelled.json) with every
+ * technique on (`deno run -A --lock=tests/deno.lock tests/bench/questionnaire.ts --tune`).
  */
-export const DEFAULT_MATCH_THRESHOLD = 0.35;
+export const DEFAULT_MATCH_THRESHOLD = 0.41;
 /** Suggestions per question unless asked otherwise (id matches are never cut). */
 export const DEFAULT_MAX_SUGGESTIONS = 5;
 
@@ -40,6 +45,44 @@ export interface MatcherOptions {
   threshold?: number;
   /** Text suggestions stop at this many suggestions in all; DEFAULT_MAX_SUGGESTIONS. */
   maxSuggestions?: number;
+  /**
+   * Techniques turned off, for measuring what each adds (tests/bench/questionnaire.ts); the
+   * service never sets it, and every technique is on unless this says `false`.
+   */
+  techniques?: MatchTechniques;
+}
+
+/** The techniques of matching past ids (docs/questionnaires.md, "Matching"). */
+export interface MatchTechniques {
+  /** Matching by text at all (off: ids only). */
+  text?: boolean;
+  /** An answer's text score blends in how alike its phrasings and the question are. */
+  similarity?: boolean;
+  /** An answer's learned phrasings (`aliases`): their texts and ids match as its own. */
+  aliases?: boolean;
+  /** A question's words' synonyms (WordNet, the control vocabulary, acronyms) searched too. */
+  synonyms?: boolean;
+  /** A qualifier in the question that a suggestion lacks lowers its score. */
+  negatives?: boolean;
+}
+
+interface Techniques {
+  text: boolean;
+  similarity: boolean;
+  aliases: boolean;
+  synonyms: boolean;
+  negatives: boolean;
+}
+
+function techniquesOf(options: MatcherOptions): Techniques {
+  const t = options.techniques ?? {};
+  return {
+    text: t.text !== false,
+    similarity: t.similarity !== false,
+    aliases: t.aliases !== false,
+    synonyms: t.synonyms !== false,
+    negatives: t.negatives !== false,
+  };
 }
 
 export interface Matcher {
@@ -51,6 +94,10 @@ export interface Matcher {
 const CANDIDATES = 40;
 /** Controls and criteria weigh a little less than an answer written for the question. */
 const NON_ANSWER_WEIGHT = 0.5;
+/** What a term a synonym brought weighs against the buyer's own word. */
+const SYNONYM_WEIGHT = 0.9;
+/** A suggestion's score is multiplied by this for each qualifier of the question it lacks. */
+const NEGATIVE_FACTOR = 0.5;
 
 /**
  * Builds the matcher of one knowledge base: the id table and the full-text index are made
@@ -58,7 +105,13 @@ const NON_ANSWER_WEIGHT = 0.5;
  */
 export function createMatcher(kb: KnowledgeBase, options: MatcherOptions = {}): Matcher {
   const sorted = sortedKnowledgeBase(kb);
-  return matcherOf(sorted, idTable(sorted), textIndex(sorted), options);
+  const techniques = techniquesOf(options);
+  return matcherOf(
+    sorted,
+    idTable(sorted, techniques),
+    textIndex(sorted, techniques),
+    options,
+  );
 }
 
 export { DEFAULT_SLICE_MS, nextTurn, type Pause, slicedPause } from "./match_pause.ts";
@@ -94,11 +147,12 @@ export async function createYieldingMatcher(
   pause: Pause = slicedPause(),
 ): Promise<YieldingMatcher> {
   const sorted = sortedKnowledgeBase(kb);
+  const techniques = techniquesOf(options);
   await pause();
-  const ids = idTable(sorted);
+  const ids = idTable(sorted, techniques);
   const entries: Entry[] = [];
   const stats = normaliserBuilder(FIELDS, BOOST);
-  for (const item of indexEntries(sorted)) {
+  for (const item of indexEntries(sorted, techniques)) {
     const built = item();
     entries.push(built);
     stats.add(built);
@@ -109,7 +163,12 @@ export async function createYieldingMatcher(
     search.add(entry);
     await pause();
   }
-  const text: TextMatcher = { search, index: stats.done() };
+  const text: TextMatcher = {
+    search,
+    index: stats.done(),
+    techniques,
+    ...sourceReaders(sorted, techniques),
+  };
   const matcher = matcherOf(sorted, ids, text, options);
   const searchInPieces = options.pauseInQuestions ? piecewiseSearch(search, pause) : null;
   return {
@@ -120,9 +179,9 @@ export async function createYieldingMatcher(
         const question = questions[i];
         if (searchInPieces) {
           const byText = async () => {
-            const query = textQuery(question);
-            if (query.length === 0) return [];
-            const hits = await searchInPieces(query.map((t) => t.term));
+            const query = textQuery(question, text);
+            if (query.own.length === 0 || !techniques.text) return [];
+            const hits = await searchInPieces(query.all.map((t) => t.term), query.options);
             return suggestionsOf(query, hits, text, sorted);
           };
           results.push(await matcher.matchOne(question, byText));
@@ -152,7 +211,7 @@ interface RawHit {
 
 /** The minisearch 7 internals that `search` is made of (minisearch/dist/es/index.js). */
 interface SearchInternals {
-  executeQuery?: (query: string) => Map<number, RawHit>;
+  executeQuery?: (query: string, options?: SearchOptions) => Map<number, RawHit>;
   _documentIds?: Map<number, string>;
 }
 
@@ -167,18 +226,18 @@ interface SearchInternals {
 function piecewiseSearch(
   search: MiniSearch<Entry>,
   pause: Pause,
-): (terms: string[]) => Promise<Hit[]> {
+): (terms: string[], options: SearchOptions) => Promise<Hit[]> {
   const internals = search as unknown as SearchInternals;
   const executeQuery = internals.executeQuery;
   const documentIds = internals._documentIds;
   if (typeof executeQuery !== "function" || !(documentIds instanceof Map)) {
-    return (terms) => Promise.resolve(search.search(terms.join(" ")) as Hit[]);
+    return (terms, options) => Promise.resolve(search.search(terms.join(" "), options) as Hit[]);
   }
-  return async (terms) => {
+  return async (terms, options) => {
     let combined: Map<number, RawHit> | null = null;
     for (const term of terms) {
       await pause();
-      const results = executeQuery.call(search, term);
+      const results = executeQuery.call(search, term, options);
       if (combined === null) {
         combined = results;
         continue;
@@ -257,20 +316,22 @@ interface IdTable {
   citations: (answer: KbAnswer) => SuggestionCitation[];
 }
 
-function idTable(kb: SortedKb): IdTable {
+function idTable(kb: SortedKb, techniques: Techniques): IdTable {
   const written = new Map<string, { answer: KbAnswer; id: string }[]>();
   const loose = new Map<string, Set<string>>();
   for (const answer of kb.answers) {
     const seen = new Set<string>();
-    for (const ref of answer.questionnaireRefs) {
-      if (!isMatchableId(ref.id)) continue;
-      const form = writtenId(ref.id);
+    const ids = answer.questionnaireRefs.map((ref) => ref.id);
+    if (techniques.aliases) ids.push(...aliasesOf(answer).flatMap((alias) => alias.ids));
+    for (const id of ids) {
+      if (typeof id !== "string" || !isMatchableId(id)) continue;
+      const form = writtenId(id);
       if (seen.has(form)) continue;
       seen.add(form);
       const list = written.get(form) ?? [];
-      list.push({ answer, id: ref.id });
+      list.push({ answer, id });
       written.set(form, list);
-      const key = looseId(ref.id);
+      const key = looseId(id);
       loose.set(key, (loose.get(key) ?? new Set()).add(form));
     }
   }
@@ -318,23 +379,110 @@ function matchById(question: Question, table: IdTable): Suggestion[] {
 interface TextMatcher {
   search: MiniSearch<Entry>;
   index: TextIndex;
+  techniques: Techniques;
+  /** The qualifier classes a suggestion's source names in any of its texts (memoised). */
+  qualifiersOf: (key: string) => Set<string>;
+  /** An answer's phrasings (its question, then its aliases) as sets of terms (memoised). */
+  phrasingsOf: (answer: KbAnswer) => Set<string>[];
+}
+
+/** An answer's learned phrasings, as far as they are well formed (most MAX_ALIASES). */
+function aliasesOf(answer: KbAnswer): { text: string; ids: string[] }[] {
+  const list = Array.isArray(answer.aliases) ? answer.aliases : [];
+  return list.slice(0, MAX_ALIASES).filter((alias) =>
+    alias && typeof alias.text === "string" && Array.isArray(alias.ids)
+  );
+}
+
+/** Most phrasings read per answer (the answers' own limit). */
+const MAX_ALIASES = 50;
+
+/**
+ * What the text matcher reads of the sources beyond the index, each computed on first use for
+ * the suggestions that need it: the qualifier classes (match_text.ts) a source names in any
+ * of its texts (an answer's question, phrasings, answer and category; a control's title and
+ * the titles of the criteria that cite it), and an answer's phrasings as term sets.
+ */
+function sourceReaders(
+  kb: SortedKb,
+  techniques: Techniques,
+): Pick<TextMatcher, "qualifiersOf" | "phrasingsOf"> {
+  const criteriaTitles = new Map<string, string[]>();
+  for (const criterion of kb.criteria) {
+    for (const controlId of criterion.controlIds) {
+      const key = `control:${criterion.projectSlug}/${controlId}`;
+      criteriaTitles.set(key, [...criteriaTitles.get(key) ?? [], criterion.title]);
+    }
+  }
+  const qualifierMemo = new Map<string, Set<string>>();
+  const phrasingMemo = new Map<string, Set<string>[]>();
+  return {
+    qualifiersOf(key) {
+      let found = qualifierMemo.get(key);
+      if (found) return found;
+      const texts: string[] = [];
+      if (key.startsWith("answer:")) {
+        const answer = kb.answerById.get(key.slice(7));
+        if (answer) {
+          texts.push(answer.question, answer.answer, answer.category);
+          if (techniques.aliases) texts.push(...aliasesOf(answer).map((a) => a.text));
+        }
+      } else {
+        const control = kb.controlByKey.get(key.slice(8));
+        if (control) texts.push(control.title);
+        texts.push(...criteriaTitles.get(key) ?? []);
+      }
+      found = new Set(texts.flatMap((text) => [...qualifiers(String(text ?? ""))]));
+      qualifierMemo.set(key, found);
+      return found;
+    },
+    phrasingsOf(answer) {
+      let list = phrasingMemo.get(answer.id);
+      if (list) return list;
+      const texts = [answer.question];
+      if (techniques.aliases) texts.push(...aliasesOf(answer).map((a) => a.text));
+      list = texts.map((text) => {
+        const raw = String(text ?? "");
+        return new Set(queryTerms(leadingId(raw)?.rest ?? raw).map((t) => t.term));
+      });
+      phrasingMemo.set(answer.id, list);
+      return list;
+    },
+  };
+}
+
+/** The answer id of a phrasing's entry id (`p:<answer id>:<n>`). */
+function aliasAnswerId(id: string): string {
+  return id.slice(2, id.lastIndexOf(":"));
 }
 
 const FIELDS = ["question", "answer", "category"] as const;
 const BOOST: Record<(typeof FIELDS)[number], number> = { question: 3, answer: 1, category: 0.5 };
 
-function textIndex(kb: SortedKb): TextMatcher {
-  const entries = indexEntries(kb).map((item) => item());
+function textIndex(kb: SortedKb, techniques: Techniques): TextMatcher {
+  const entries = indexEntries(kb, techniques).map((item) => item());
   const search = newSearch();
   search.addAll(entries);
-  return { search, index: normaliser(entries, FIELDS, BOOST) };
+  return {
+    search,
+    index: normaliser(entries, FIELDS, BOOST),
+    techniques,
+    ...sourceReaders(kb, techniques),
+  };
 }
 
-/** The index's entries in order (answers, controls, criteria), each built when called. */
-function indexEntries(kb: SortedKb): (() => Entry)[] {
+/**
+ * The index's entries in order (answers, their learned phrasings, controls, criteria), each
+ * built when called. A phrasing is an entry of its own, its text as the question: it matches
+ * as the answer's question does, and the answer keeps the best of its entries' scores.
+ */
+function indexEntries(kb: SortedKb, techniques: Techniques): (() => Entry)[] {
   return [
     ...kb.answers.map((answer) => () =>
       entry(`a:${answer.id}`, answer.question, answer.answer, answer.category)
+    ),
+    ...(techniques.aliases ? kb.answers : []).flatMap((answer) =>
+      aliasesOf(answer).map((alias, i) => () => entry(`p:${answer.id}:${i}`, alias.text, "", ""))
     ),
     ...kb.controls.map((control) => () =>
       entry(`c:${control.projectSlug}/${control.controlId}`, control.title, "", "")
@@ -367,35 +515,86 @@ function entry(id: string, question: string, answer: string, category: string): 
   };
 }
 
-/** The question's analysed terms as searched (after a leading questionnaire id). */
-function textQuery(question: Question): AnalysedTerm[] {
+/** minisearch's options of one search (a subset of its SearchOptions). */
+interface SearchOptions {
+  boostTerm: (term: string) => number;
+  prefix: (term: string) => boolean;
+  fuzzy: (term: string) => number | false;
+}
+
+/** A question as searched: its own terms, the synonyms' terms, and the search's options. */
+interface TextQuery {
+  own: AnalysedTerm[];
+  all: AnalysedTerm[];
+  /** The terms the synonyms brought. */
+  added: AnalysedTerm[];
+  /** The qualifier classes the question names (empty when negative evidence is off). */
+  qualifiers: Set<string>;
+  options: SearchOptions;
+}
+
+/**
+ * The question's analysed terms as searched (after a leading questionnaire id), with the terms
+ * its words' synonyms bring (known to the index, weighing SYNONYM_WEIGHT, matched exactly).
+ */
+function textQuery(question: Question, text: TextMatcher): TextQuery {
   const raw = String(question.text ?? "");
-  return queryTerms(leadingId(raw)?.rest ?? raw);
+  const rest = leadingId(raw)?.rest ?? raw;
+  const own = queryTerms(rest);
+  const added = text.techniques.synonyms && own.length > 0
+    ? expansionTerms(rest, own, (term) => text.index.has(term))
+    : [];
+  const expanded = new Set(added.map((t) => t.term));
+  return {
+    own,
+    all: [...own, ...added],
+    added,
+    qualifiers: text.techniques.negatives ? qualifiers(rest) : new Set(),
+    options: {
+      boostTerm: (term) => expanded.has(term) ? SYNONYM_WEIGHT : 1,
+      prefix: (term) => term.length >= 5 && !expanded.has(term),
+      fuzzy: (term) => term.length >= 6 && !expanded.has(term) ? 1 : false,
+    },
+  };
 }
 
 /** Suggestions by text, best first: answers, and controls found by title or by a criterion. */
 function matchByText(question: Question, text: TextMatcher, kb: SortedKb): Suggestion[] {
-  const query = textQuery(question);
-  if (query.length === 0) return [];
-  return suggestionsOf(query, text.search.search(query.map((t) => t.term).join(" ")), text, kb);
+  if (!text.techniques.text) return [];
+  const query = textQuery(question, text);
+  if (query.own.length === 0) return [];
+  const found = text.search.search(query.all.map((t) => t.term).join(" "), query.options);
+  return suggestionsOf(query, found, text, kb);
 }
 
 /** The suggestions of a question's search hits (ranked best first by the search). */
 function suggestionsOf(
-  query: AnalysedTerm[],
+  query: TextQuery,
   found: Hit[],
   text: TextMatcher,
   kb: SortedKb,
 ): Suggestion[] {
-  const self = text.index.selfScore(query.map((t) => t.term));
+  const self = text.index.selfScore(query.own.map((t) => t.term));
+  const asked = [...query.qualifiers];
+  /** The score less the negative evidence: each qualifier asked that the source lacks. */
+  const weighed = (score: number, key: string) => {
+    if (asked.length === 0) return score;
+    const held = text.qualifiersOf(key);
+    const missing = asked.filter((name) => !held.has(name)).length;
+    return missing === 0 ? score : Math.floor(score * NEGATIVE_FACTOR ** missing * 10_000) / 10_000;
+  };
   const hits = found.slice(0, CANDIDATES);
   const byKey = new Map<string, Suggestion>();
   for (const hit of hits) {
-    const score = normalisedScore(hit.score, self);
-    const reason = reasonWords(hit.queryTerms, query);
+    const raw = normalisedScore(hit.score, self);
+    const reason = reasonWords(hit.queryTerms, query.all);
     const id = String(hit.id);
-    if (id.startsWith("a:")) {
-      const answer = kb.answerById.get(id.slice(2))!;
+    if (id.startsWith("a:") || id.startsWith("p:")) {
+      const answer = kb.answerById.get(id.startsWith("a:") ? id.slice(2) : aliasAnswerId(id))!;
+      const alike = text.techniques.similarity
+        ? blend(raw, phrasingSimilarity(query, text.phrasingsOf(answer), text.index))
+        : raw;
+      const score = weighed(alike, `answer:${answer.id}`);
       add(byKey, {
         source: { kind: "answer", answerId: answer.id },
         text: answer.answer,
@@ -405,6 +604,7 @@ function suggestionsOf(
         citations: kb.citationsOf(answer),
       });
     } else if (id.startsWith("c:")) {
+      const score = weighed(raw, `control:${id.slice(2)}`);
       add(byKey, controlSuggestion(kb.controlByKey.get(id.slice(2))!, score, reason, []));
     } else {
       const criterion = kb.criteria[Number(id.slice(2))];
@@ -415,7 +615,9 @@ function suggestionsOf(
         title: criterion.title,
       };
       for (const controlId of [...criterion.controlIds].sort(compareCodePoints)) {
-        const control = kb.controlByKey.get(`${criterion.projectSlug}/${controlId}`);
+        const key = `${criterion.projectSlug}/${controlId}`;
+        const control = kb.controlByKey.get(key);
+        const score = weighed(raw, `control:${key}`);
         if (control) add(byKey, controlSuggestion(control, score, reason, [cited]));
       }
     }
@@ -424,6 +626,61 @@ function suggestionsOf(
     b.score - a.score || compareCodePoints(sourceKey(a), sourceKey(b))
   );
 }
+
+/**
+ * How alike the question and the closest of an answer's phrasings are, in [0, 1]: the harmonic
+ * mean of the share of the question's terms the phrasing holds and the share of the phrasing's
+ * terms the question holds, each term weighed by how telling it is (its inverse document
+ * frequency among the indexed questions), a term met only through a synonym counting
+ * SYNONYM_WEIGHT. BM25 measures how much of the question an entry covers; this also asks how
+ * much of the phrasing is the question, which tells "Are backups encrypted?" from "Is customer
+ * data encrypted at rest?" when the question is about backups.
+ */
+function phrasingSimilarity(query: TextQuery, phrasings: Set<string>[], index: TextIndex): number {
+  const own = query.own.map((t) => t.term);
+  const viaSynonym = new Map<string, string[]>();
+  for (const t of query.added) {
+    const from = query.own.filter((o) => o.word === t.word).map((o) => o.term);
+    for (const o of from) viaSynonym.set(o, [...viaSynonym.get(o) ?? [], t.term]);
+  }
+  const addedTerms = new Set(query.added.map((t) => t.term));
+  const ownTerms = new Set(own);
+  const total = own.reduce((sum, term) => sum + index.weight(term), 0);
+  let best = 0;
+  for (const phrasing of phrasings) {
+    if (phrasing.size === 0 || total <= 0) continue;
+    let covered = 0;
+    for (const term of own) {
+      if (phrasing.has(term)) covered += index.weight(term);
+      else if (viaSynonym.get(term)?.some((s) => phrasing.has(s))) {
+        covered += SYNONYM_WEIGHT * index.weight(term);
+      }
+    }
+    let mass = 0;
+    let held = 0;
+    for (const term of phrasing) {
+      const w = index.weight(term);
+      mass += w;
+      if (ownTerms.has(term)) held += w;
+      else if (addedTerms.has(term)) held += SYNONYM_WEIGHT * w;
+    }
+    const recall = covered / total;
+    const precision = mass > 0 ? held / mass : 0;
+    if (recall + precision > 0) {
+      best = Math.max(best, 2 * recall * precision / (recall + precision));
+    }
+  }
+  return best;
+}
+
+/** The score of an answer: its BM25+ score and its phrasing similarity together. */
+function blend(bm25: number, alike: number): number {
+  const score = PHRASING_SHARE * alike + (1 - PHRASING_SHARE) * bm25;
+  return Math.floor(Math.min(score, 0.9999) * 10_000) / 10_000;
+}
+
+/** The share of the phrasing similarity in an answer's text score. */
+const PHRASING_SHARE = 0.3;
 
 /**
  * A text score in [0, 1): the square root of the hit's BM25+ score over the question's self

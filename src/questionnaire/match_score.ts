@@ -20,6 +20,10 @@ export interface Entry {
 export interface TextIndex {
   /** The score of `terms` (distinct) against itself as an entry (> 0 for any term). */
   selfScore(terms: string[]): number;
+  /** Whether some entry holds `term` in some field. */
+  has(term: string): boolean;
+  /** How telling `term` is among the entries' questions: its inverse document frequency there. */
+  weight(term: string): number;
 }
 
 /** minisearch's default BM25+ parameters, which the index uses. */
@@ -92,6 +96,13 @@ function selfScorer<F extends keyof Omit<Entry, "id">>(
         }
       }
       return sum * length;
+    },
+    has(term) {
+      return fields.some((field) => frequency.get(field)!.has(term));
+    },
+    weight(term) {
+      const matching = frequency.get(fields[0])!.get(term) ?? 0;
+      return Math.log(1 + (count - matching + 0.5) / (matching + 0.5));
     },
   };
 }

@@ -8,6 +8,7 @@
  * No locale, no randomness: the same text gives the same terms on every machine.
  */
 import { stemmer } from "stemmer";
+import { SYNONYM_LINES } from "./match_synonyms.ts";
 
 /** A term as indexed, and the buyer's own word it came from (shown as the match's reason). */
 export interface AnalysedTerm {
@@ -216,4 +217,207 @@ export function queryTerms(text: string): AnalysedTerm[] {
     if (!seen.has(t.term)) seen.set(t.term, t);
   }
   return [...seen.values()];
+}
+
+// ---------------------------------------------------------------------------------------------
+// Synonyms (query expansion) and qualifiers (negative evidence)
+
+/**
+ * The trade's own words for one thing that WordNet does not group (its synsets are strict:
+ * "staff" and "employee" are no synonyms there), each line one group. A question's word finds
+ * the other words of its groups, as with WordNet's.
+ */
+const CONTROL_VOCABULARY = [
+  "employee staff personnel workforce worker",
+  "supplier vendor subprocessor subcontractor provider",
+  "fix remediate patch resolve",
+  "test exercise rehearse drill simulate",
+  "encrypt encryption cipher scramble",
+  "delete erase purge remove destroy wipe",
+  "review recertify audit assess evaluate",
+  "notify inform tell alert",
+  "breach incident compromise",
+  "hire recruit candidate onboard",
+  "leave quit depart terminate offboard leaver",
+  "restore recover recovery",
+  "store keep retain hold",
+  "outage disruption disaster downtime",
+  "laptop notebook workstation computer endpoint",
+  "permission privilege entitlement right",
+  "sanction discipline disciplinary",
+  "tenant customer",
+  "firewall filter",
+  "identity account",
+  "hash hashed",
+  "uptime availability",
+];
+
+/** Abbreviations a question may use that the knowledge base spells out, or the reverse. */
+const ACRONYMS: Record<string, string> = {
+  sso: "single sign on",
+  saml: "single sign on",
+  oidc: "single sign on",
+  mfa: "multi factor authentication",
+  "2fa": "two factor authentication",
+  rto: "recovery time objective",
+  rpo: "recovery point objective",
+  dr: "disaster recovery",
+  bcp: "business continuity plan",
+  sbom: "software bill of materials",
+  dpa: "data processing agreement",
+  dpo: "data protection officer",
+  edr: "endpoint detection response",
+  ids: "intrusion detection",
+  ips: "intrusion prevention",
+  waf: "web application firewall",
+  cspm: "cloud security posture",
+  mdm: "mobile device management",
+  siem: "security event monitoring",
+  sast: "static analysis",
+  dast: "dynamic analysis",
+  vdp: "vulnerability disclosure",
+  nda: "non disclosure agreement",
+  aup: "acceptable use policy",
+  ciso: "chief information security officer",
+  isms: "information security management",
+  dlp: "data loss prevention",
+  byok: "customer managed key",
+  cmk: "customer managed key",
+  tls: "transport encryption",
+  https: "transport encryption",
+  ntp: "time synchronisation",
+  pii: "personal data",
+  dsar: "data subject request",
+  pci: "payment card",
+  ccpa: "california consumer privacy act",
+  gdpr: "general data protection regulation",
+  hipaa: "health insurance portability",
+  soc: "service organization control",
+  cve: "known vulnerability",
+  cicd: "build pipeline",
+  sla: "service level agreement",
+  vpn: "virtual private network",
+  ddos: "denial of service",
+  scc: "standard contractual clauses",
+};
+
+/**
+ * Qualifiers: words that narrow a question to someone or something else than the vendor's own
+ * service. A question about a sub-processor's, an internal tool's or a SCIM integration's
+ * practice is not answered by the answer about the vendor's own, so a suggestion whose texts
+ * never name the qualifier loses score. Each class is the words that name it; "third party"
+ * is left out on purpose (an independent third party tests, it is not who is asked about).
+ */
+const QUALIFIER_CLASSES: Record<string, string[]> = {
+  supplier: [
+    "subprocessor",
+    "subprocessors",
+    "supplier",
+    "suppliers",
+    "vendor",
+    "vendors",
+    "subcontractor",
+    "subcontractors",
+  ],
+  internal: ["internal"],
+  scim: ["scim"],
+  affiliate: ["affiliate", "affiliates", "subsidiary", "subsidiaries"],
+};
+
+const QUALIFIER_OF = new Map(
+  Object.entries(QUALIFIER_CLASSES).flatMap(([name, list]) => list.map((w) => [w, name])),
+);
+
+/** The qualifier classes a text names ("sub-processors" and "sub processors" count too). */
+export function qualifiers(text: string): Set<string> {
+  const found = new Set<string>();
+  const list = words(text);
+  for (let i = 0; i < list.length; i++) {
+    const joined = list[i] === "sub" && i + 1 < list.length ? `sub${list[i + 1]}` : "";
+    const name = QUALIFIER_OF.get(list[i]) ?? (joined ? QUALIFIER_OF.get(joined) : undefined);
+    if (name) found.add(name);
+  }
+  return found;
+}
+
+let synonymIndex: Map<string, string[]> | null = null;
+
+/** Word → the other words of its WordNet synsets and control-vocabulary groups (built once). */
+function synonymsOf(word: string): string[] {
+  if (!synonymIndex) {
+    const index = new Map<string, Set<string>>();
+    const addLine = (line: string) => {
+      const group = line.split(" ");
+      for (const w of group) {
+        const set = index.get(w) ?? new Set<string>();
+        for (const other of group) if (other !== w) set.add(other);
+        index.set(w, set);
+      }
+    };
+    for (const line of SYNONYM_LINES.split("\n")) addLine(line);
+    for (const line of CONTROL_VOCABULARY) addLine(line);
+    for (const [acronym, spelled] of Object.entries(ACRONYMS)) {
+      const set = index.get(acronym) ?? new Set<string>();
+      set.add(spelled);
+      index.set(acronym, set);
+    }
+    synonymIndex = new Map([...index].map(([w, set]) => [w, [...set].sort()]));
+  }
+  return synonymIndex.get(word) ?? [];
+}
+
+/** A word's base forms to look up (WordNet lists lemmas: "keys" is found as "key"). */
+function lemmas(word: string): string[] {
+  const out = [word];
+  if (word.endsWith("ies")) out.push(`${word.slice(0, -3)}y`);
+  if (word.endsWith("es")) out.push(word.slice(0, -2));
+  if (word.endsWith("s") && !word.endsWith("ss")) out.push(word.slice(0, -1));
+  if (word.endsWith("ed")) out.push(word.slice(0, -2), word.slice(0, -1));
+  if (word.endsWith("ing")) out.push(word.slice(0, -3), `${word.slice(0, -3)}e`);
+  return out;
+}
+
+/** Most expansion terms per word of the question, and per question. */
+const PER_WORD = 4;
+const PER_QUESTION = 32;
+
+/**
+ * The terms a question's words' synonyms add (a synonym analysed as any text: stemmed, a phrase
+ * of the trade brought to its one term) (each with the buyer's word that brought it), new
+ * to the question and known to the index (`known`), at most PER_WORD per word, in order.
+ */
+export function expansionTerms(
+  text: string,
+  query: AnalysedTerm[],
+  known: (term: string) => boolean,
+): AnalysedTerm[] {
+  const seen = new Set(query.map((t) => t.term));
+  const out: AnalysedTerm[] = [];
+  // A spelled-out name brings its acronym ("California Consumer Privacy Act" → CCPA).
+  const spelledText = ` ${words(text).join(" ")} `;
+  for (const [acronym, spelled] of Object.entries(ACRONYMS)) {
+    if (!spelledText.includes(` ${spelled} `)) continue;
+    const term = stemOf(acronym);
+    if (seen.has(term) || !known(term) || out.length >= PER_QUESTION) continue;
+    seen.add(term);
+    out.push({ term, word: spelled });
+  }
+  for (const word of new Set(words(text))) {
+    if (word.length < 2 || STOP_WORDS.has(word)) continue;
+    let added = 0;
+    for (const lemma of lemmas(word)) {
+      for (const synonym of synonymsOf(lemma)) {
+        if (added >= PER_WORD || out.length >= PER_QUESTION) break;
+        for (const { term } of analyse(synonym)) {
+          if (added >= PER_WORD || out.length >= PER_QUESTION) break;
+          if (seen.has(term) || !known(term)) continue;
+          seen.add(term);
+          out.push({ term, word });
+          added++;
+        }
+      }
+    }
+    if (out.length >= PER_QUESTION) break;
+  }
+  return out;
 }

@@ -165,6 +165,11 @@ export interface KbAnswer {
   questionnaireRefs: { questionnaire: string; id: string }[];
   citations: { kind: "control" | "document" | "certification"; id: string }[];
   updatedAt: string;
+  /**
+   * Other phrasings of the question this answer answered (learned from imported
+   * questionnaires), with their question ids: matched as the answer's own question and ids.
+   */
+  aliases?: { text: string; ids: string[] }[];
 }
 
 /** A control as the latest published version of its project states it. */

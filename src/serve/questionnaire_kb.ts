@@ -61,6 +61,9 @@ function kbAnswer(answer: TrustAnswer): KbAnswer {
     })),
     citations: answer.citations.map((c) => ({ kind: c.kind, id: c.id })),
     updatedAt: answer.updatedAt,
+    ...(answer.aliases?.length
+      ? { aliases: answer.aliases.map((a) => ({ text: a.text, ids: [...a.ids] })) }
+      : {}),
   };
 }
 
