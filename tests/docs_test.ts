@@ -88,3 +88,47 @@ Deno.test("[docs] every deno.json import is in docs/dependencies.md with its rea
   }
   assert.deepEqual(missing, [], "each needs a bullet `- \\`name\\`: what it does. Why: …`");
 });
+
+/** README.md and every page of docs/, path → text. */
+async function pages(): Promise<Map<string, string>> {
+  const out = new Map([["README.md", await read("README.md")]]);
+  for await (const entry of Deno.readDir(new URL("docs/", ROOT))) {
+    if (entry.isFile && entry.name.endsWith(".md")) {
+      out.set(`docs/${entry.name}`, await read(`docs/${entry.name}`));
+    }
+  }
+  return out;
+}
+
+Deno.test("[docs] every relative link of README.md and docs/ reaches a file, README's anchors a heading", async () => {
+  const broken: string[] = [];
+  for (const [path, text] of await pages()) {
+    const prose = text.replace(/```[\s\S]*?```/g, "");
+    for (const [, target] of prose.matchAll(/\]\(([^)\s]+)\)/g)) {
+      if (/^(https?:|mailto:)/.test(target)) continue;
+      const [file, anchor] = target.split("#");
+      if (file) {
+        const url = new URL(file, new URL(path, ROOT));
+        if (!await Deno.stat(url).then(() => true, () => false)) broken.push(`${path}: ${target}`);
+      } else if (path === "README.md") {
+        // GitHub's heading ids: lower case, punctuation dropped, spaces as hyphens.
+        const ids = [...text.matchAll(/^#+ (.+)$/gm)].map(([, h]) =>
+          h.toLowerCase().replace(/[^\p{L}\p{N} -]/gu, "").replaceAll(" ", "-")
+        );
+        if (!ids.includes(anchor)) broken.push(`${path}: ${target}`);
+      }
+    }
+  }
+  assert.deepEqual(broken, []);
+});
+
+Deno.test("[docs] every `deno task` README.md and docs/ name is a task of deno.json", async () => {
+  const tasks = Object.keys(JSON.parse(await read("deno.json")).tasks);
+  const unknown: string[] = [];
+  for (const [path, text] of await pages()) {
+    for (const [, task] of text.matchAll(/\bdeno task ([a-z][\w-]*)/g)) {
+      if (!tasks.includes(task)) unknown.push(`${path}: deno task ${task}`);
+    }
+  }
+  assert.deepEqual(unknown, []);
+});

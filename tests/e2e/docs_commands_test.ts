@@ -3,7 +3,8 @@
  * for each block (its file and first line), the test that runs it; a block added, changed or
  * moved without its test fails here. This file runs the blocks no other test reads: the start
  * command of README's quickstart, the collector CLI of docs/collector_setup.md, backup and
- * restore of docs/lifecycle.md and the Varnish command of docs/edge.md, each with only the
+ * restore of docs/lifecycle.md, the Varnish command of docs/edge.md and the verifier kit's first
+ * command in docs/verifier_kit.md, each with only the
  * changes a shared machine needs (a free port for a fixed one, a temporary directory for a fixed
  * path, the test server's URL for the example host), named at each test.
  */
@@ -58,7 +59,7 @@ const RUN_BY: Record<string, string> = {
   "docs/lifecycle.md: KV_PATH=./data/kv.sqlite3 deno task backup /backups/trust-2026-11-27.backup":
     "tests/e2e/docs_commands_test.ts",
   "docs/verifier_kit.md: deno run --allow-net https://trust.example.com/verify.ts acme":
-    "tests/e2e/verify_cli_test.ts (the kit from the service's URL; not read from the page)",
+    "tests/e2e/docs_commands_test.ts",
   "docs/verifier_kit.md: deno run --allow-read verify.ts questionnaire manifest.jws answered.xlsx --jwks jwks.json --version trust-v3.json [--version …] [--pin jwks=<kid>]":
     "tests/http/questionnaires_kit_test.ts (a synopsis: the kit's questionnaire check, not read from the page)",
 };
@@ -300,4 +301,25 @@ Deno.test("[docs] the Varnish command of docs/edge.md runs as written", async ()
       assert.ok(answer.headers.get("via")?.includes("varnish"), [...answer.headers].join("\n"));
     },
   );
+});
+
+Deno.test("[docs] the verifier kit's command of docs/verifier_kit.md runs as written", async () => {
+  const [command] = await blockOf("docs/verifier_kit.md", /verify\.ts acme$/);
+  await using server = await startTestServer();
+  const api = jsonApi(server.baseUrl, await server.tokenFor("alice"));
+  const projectId = await bootstrapAcme(api);
+  assert.equal((await api("POST", `/projects/${projectId}/publish`)).status, 201);
+  const cwd = await Deno.makeTempDir({ prefix: "docs-verify-" });
+  try {
+    // The example host replaced by the test server; the project's slug is acme, as on the page.
+    const run = await bash(
+      command.replace("https://trust.example.com", server.baseUrl),
+      cwd,
+      shellEnv(),
+    );
+    assert.equal(run.code, 0, `${run.stdout}\n${run.stderr}`);
+    assert.match(run.stdout, /^VERIFIED/m);
+  } finally {
+    await Deno.remove(cwd, { recursive: true });
+  }
 });
