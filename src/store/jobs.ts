@@ -453,7 +453,13 @@ export function createJobEnds(kv: Deno.Kv): JobEnds {
 
   async function flush(): Promise<void> {
     try {
-      while (pending.length > 0) await commitTogether(pending.splice(0, CLAIM_BATCH));
+      while (pending.length > 0) {
+        const batch = pending.splice(0, CLAIM_BATCH);
+        // Whatever fails (a closed KV), every end of the batch still gets its answer.
+        await commitTogether(batch).catch((error) => {
+          for (const end of batch) end.reject(error);
+        });
+      }
     } finally {
       flushing = false;
     }
