@@ -64,6 +64,19 @@ class ByteSpool {
   }
 }
 
+/** What a local header and its central directory record both say of an entry. */
+interface EntryFields {
+  name: Uint8Array;
+  /** 0 stored, 8 deflated. */
+  method: number;
+  /** General purpose flags (8: sizes in a data descriptor); UTF-8 names are always flagged. */
+  flags: number;
+  crc: number;
+  /** Compressed and uncompressed sizes. */
+  csize: number;
+  size: number;
+}
+
 /** A streamed entry: its bytes through `push`, then `end`. */
 export interface ZipEntryStream {
   push(data: Uint8Array): void;
@@ -107,9 +120,10 @@ export class ZipWriter {
     const name = this.#encoder.encode(path);
     const method = deflate ? 8 : 0;
     const offset = this.#offset;
-    this.#put(this.#local(name, method, 0, crc, body.length, data.length));
+    const fields = { name, method, flags: 0, crc, csize: body.length, size: data.length };
+    this.#put(this.#local(fields));
     this.#put(body);
-    this.#central(name, method, 0, crc, body.length, data.length, offset);
+    this.#central(fields, offset);
   }
 
   /** Starts an entry deflated as its bytes come; another may start once it has ended. */
@@ -118,7 +132,7 @@ export class ZipWriter {
     this.#open = true;
     const name = this.#encoder.encode(path);
     const offset = this.#offset;
-    this.#put(this.#local(name, 8, 8, 0, 0, 0));
+    this.#put(this.#local({ name, method: 8, flags: 8, crc: 0, csize: 0, size: 0 }));
     let crc = 0;
     let size = 0;
     let compressed = 0;
@@ -142,7 +156,7 @@ export class ZipWriter {
         view.setUint32(8, compressed, true);
         view.setUint32(12, size, true);
         this.#put(descriptor);
-        this.#central(name, 8, 8, crc, compressed, size, offset);
+        this.#central({ name, method: 8, flags: 8, crc, csize: compressed, size }, offset);
         this.#open = false;
       },
     };
@@ -191,55 +205,41 @@ export class ZipWriter {
     this.emit(bytes);
   }
 
-  #local(
-    name: Uint8Array,
-    method: number,
-    flags: number,
-    crc: number,
-    csize: number,
-    size: number,
-  ) {
-    const header = new Uint8Array(30 + name.length);
+  /**
+   * The fields a local header and a central directory record share, in the same order from
+   * "version needed" on (at 4 in a local header, at 6 in a central record).
+   */
+  #shared(view: DataView, at: number, fields: EntryFields, version: number, extra: number) {
+    view.setUint16(at, version, true);
+    view.setUint16(at + 2, fields.flags | 0x800, true);
+    view.setUint16(at + 4, fields.method, true);
+    view.setUint16(at + 6, this.#time, true);
+    view.setUint16(at + 8, this.#date, true);
+    view.setUint32(at + 10, fields.crc, true);
+    view.setUint32(at + 14, fields.csize, true);
+    view.setUint32(at + 18, fields.size, true);
+    view.setUint16(at + 22, fields.name.length, true);
+    view.setUint16(at + 24, extra, true);
+  }
+
+  #local(fields: EntryFields) {
+    const header = new Uint8Array(30 + fields.name.length);
     const view = new DataView(header.buffer);
     view.setUint32(0, 0x04034b50, true);
-    view.setUint16(4, 20, true);
-    view.setUint16(6, flags | 0x800, true);
-    view.setUint16(8, method, true);
-    view.setUint16(10, this.#time, true);
-    view.setUint16(12, this.#date, true);
-    view.setUint32(14, crc, true);
-    view.setUint32(18, csize, true);
-    view.setUint32(22, size, true);
-    view.setUint16(26, name.length, true);
-    header.set(name, 30);
+    this.#shared(view, 4, fields, 20, 0);
+    header.set(fields.name, 30);
     return header;
   }
 
   /** Appends the entry's central directory record (with a ZIP64 offset past 4 GiB). */
-  #central(
-    name: Uint8Array,
-    method: number,
-    flags: number,
-    crc: number,
-    csize: number,
-    size: number,
-    offset: number,
-  ) {
+  #central(fields: EntryFields, offset: number) {
+    const { name } = fields;
     const far = offset >= U32;
     const record = this.#directory.reserve(46 + name.length + (far ? 12 : 0));
     const view = new DataView(record.buffer, record.byteOffset, record.byteLength);
     view.setUint32(0, 0x02014b50, true);
     view.setUint16(4, far ? 45 : 20, true);
-    view.setUint16(6, far ? 45 : 20, true);
-    view.setUint16(8, flags | 0x800, true);
-    view.setUint16(10, method, true);
-    view.setUint16(12, this.#time, true);
-    view.setUint16(14, this.#date, true);
-    view.setUint32(16, crc, true);
-    view.setUint32(20, csize, true);
-    view.setUint32(24, size, true);
-    view.setUint16(28, name.length, true);
-    view.setUint16(30, far ? 12 : 0, true);
+    this.#shared(view, 6, fields, far ? 45 : 20, far ? 12 : 0);
     view.setUint32(42, far ? U32 : offset, true);
     record.set(name, 46);
     if (far) {
