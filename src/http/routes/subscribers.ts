@@ -108,7 +108,8 @@ subscriberRoutes.openapi(
     method: "get",
     path: "/service/status",
     operationId: "getServiceStatus",
-    tags,
+    // The whole service's status (mail and live work), read by every dashboard page.
+    tags: ["Service"],
     summary:
       "What this service can do: whether email is configured and live work runs (signed-in users)",
     description:
