@@ -402,8 +402,11 @@ export function expansionTerms(
     seen.add(term);
     out.push({ term, word: spelled });
   }
+  // The words behind the question's own terms only (so a long cell's words past its first
+  // MAX_QUERY_TERMS terms bring nothing either).
+  const asked = new Set(query.flatMap((t) => t.word.split(" ")));
   for (const word of new Set(words(text))) {
-    if (word.length < 2 || STOP_WORDS.has(word)) continue;
+    if (word.length < 2 || STOP_WORDS.has(word) || !asked.has(word)) continue;
     let added = 0;
     for (const lemma of lemmas(word)) {
       for (const synonym of synonymsOf(lemma)) {
