@@ -4,7 +4,8 @@
  * accepts every id match at once, edits one row, rejects one, saves the edited answer to the
  * knowledge base, moves the evidence column, downloads the answered workbook (read back with
  * SheetJS, a reader independent of the service's writer) and the signed manifest, and shares
- * the file with the buyer (1280 px). A member at 375 px reviews (a suggestion below the
+ * the file with the buyer: the NDA written on the way, a link in plain words, email said to be
+ * off, and the buyer's request form opened from it (1280 px). A member at 375 px reviews (a suggestion below the
  * threshold chosen by hand; no share, no saving to the knowledge base), drops a free-form CSV on the import, and deletes it. Axe on every view, no
  * sideways scrolling at 375 px.
  */
@@ -57,7 +58,6 @@ Deno.test("[browser] questionnaires: import, review, columns, export and share",
   const orgId = boot.organization.id;
   const answersPath = `/organizations/${orgId}/answers`;
   await api(base, owner, "POST", `/projects/${boot.project.id}/publish`);
-  await api(base, owner, "PUT", `/organizations/${orgId}/nda`, { text: "Keep it." });
   const { controls } = await api(base, owner, "GET", `/projects/${boot.project.id}/controls`);
   const scan = controls.find((c: { key: string }) => c.key === "evidence.vulnerability_scan");
   const answer = (question: string, text: string, refs: string[], citations: unknown[] = []) =>
@@ -123,22 +123,25 @@ Deno.test("[browser] questionnaires: import, review, columns, export and share",
       await page.getByText(/^Review: 0 accepted, 0 edited, 0 rejected; 40 to review$/).waitFor();
       await assertAccessible(page, "a questionnaire");
 
-      // The first page shows 25 rows; the rest come with "More rows".
-      await page.getByText("25 rows shown").waitFor();
-      await page.getByRole("button", { name: "More rows" }).click();
-      await page.getByText("40 rows shown").waitFor();
-      const iam = page.locator("tr", { has: page.getByText("IAM-02.1", { exact: true }) });
-      await iam.getByText("matched by id IAM-02.1").waitFor();
-      const backups = page.locator("tr", { has: page.getByText("BCR-08.1", { exact: true }) });
-      await backups.getByText(/shared terms: .*backups/).waitFor();
-      const encryption = page.locator("tr", { has: page.getByText("CEK-03.1", { exact: true }) });
-      await encryption.getByRole("link", { name: /Vulnerability scan/ }).first().waitFor();
-      await encryption.getByText(/acme-cloud v1/).first().waitFor();
+      // Every row in one dense table; a row chosen shows in full beside it.
+      await page.getByText("40 rows", { exact: true }).waitFor();
+      const detail = page.locator(".review-detail");
+      const open = (id: string) =>
+        page.locator(".review-grid tr", { has: page.getByText(id, { exact: true }) })
+          .locator(".row-open").click();
+      await open("IAM-02.1");
+      await detail.getByText("matched by id IAM-02.1").waitFor();
+      await open("BCR-08.1");
+      await detail.getByText(/shared terms: .*backups/).waitFor();
+      await open("CEK-03.1");
+      await detail.getByRole("link", { name: /Vulnerability scan/ }).first().waitFor();
+      await detail.getByText(/acme-cloud v1/).first().waitFor();
 
       await page.getByRole("button", { name: "Accept all id matches" }).click();
       await page.getByRole("status").filter({ hasText: "3 id matches accepted" }).waitFor();
       await page.getByText(/^Review: 3 accepted, 0 edited, 0 rejected; 37 to review$/).waitFor();
 
+      await open("HRS-01.1");
       await page.getByRole("button", { name: "Edit the answer to HRS-01.1" }).click();
       await page.getByLabel("Answer to HRS-01.1", { exact: true }).fill(
         "Yes: for everyone, before the first day.",
@@ -146,16 +149,18 @@ Deno.test("[browser] questionnaires: import, review, columns, export and share",
       await page.getByRole("button", { name: "Save edit" }).click();
       await page.getByRole("status").filter({ hasText: "HRS-01.1: edited" }).waitFor();
       // Keyboard: the row's Reject button, reached by focus and pressed with Enter.
+      await open("BCR-08.1");
       await page.getByRole("button", { name: "Reject the answer to BCR-08.1" }).focus();
       await page.keyboard.press("Enter");
       await page.getByRole("status").filter({ hasText: "BCR-08.1: rejected" }).waitFor();
       assert.equal(
         await page.evaluate("document.activeElement.getAttribute('aria-label')"),
         "Accept the suggestion for BCR-08.1",
-        "focus stays in the row, on its first action",
+        "focus stays on the row's first action",
       );
       await page.getByText(/^Review: 3 accepted, 1 edited, 1 rejected; 35 to review$/).waitFor();
 
+      await open("HRS-01.1");
       await page.getByRole("button", {
         name: "Save to knowledge base: the answer to HRS-01.1",
       }).click();
@@ -229,26 +234,47 @@ Deno.test("[browser] questionnaires: import, review, columns, export and share",
       assert.match(manifest.name, /\.manifest\.jws$/);
       assert.match(new TextDecoder().decode(manifest.bytes), /^[\w-]+\.[\w-]+\.[\w-]+$/);
 
+      // Sharing, in a person's words: no NDA yet, so it is written on the way; then the link.
       await page.getByRole("button", { name: "Share with the buyer" }).click();
-      const shared = page.getByRole("status").filter({ hasText: "Shared as the restricted" });
-      await shared.waitFor();
+      const sharing = page.getByRole("form", { name: "Share with the buyer" });
+      await sharing.getByText("You have not written one yet").waitFor();
+      await assertAccessible(page, "sharing, with the NDA to write");
+      await sharing.getByLabel("Your NDA").fill("Keep it.");
+      await sharing.getByRole("button", { name: "Save the NDA and create the link" }).click();
+      await page.getByRole("heading", { name: "Send this link to the buyer" }).waitFor();
+      const shared = page.locator(".share-result");
+      const words = await shared.innerText();
+      assert.doesNotMatch(words, /requestAccessUrl|documentIds|unlisted|warning|\bPUT\b/);
+      // Email is off on this service: said, and no promise of an email.
+      await shared.getByText("This service does not send email").waitFor();
+      assert.doesNotMatch(words, /you will get an email|You get an email|they get an email/i);
       assert.equal(
-        await shared.getByRole("link", { name: "Manage access links" }).getAttribute("href"),
+        await shared.getByRole("link", { name: "Documents" }).getAttribute("href"),
         `#/orgs/${orgId}/documents`,
       );
+      const nda = await api(base, owner, "GET", `/organizations/${orgId}/nda`);
+      assert.equal(nda.current.text, "Keep it.");
       const { documents } = await api(base, owner, "GET", `/organizations/${orgId}/documents`);
       assert.equal(documents.length, 2);
       assert.ok(documents.every((d: { visibility: string }) => d.visibility === "restricted"));
       assert.ok(documents.every((d: { unlisted?: boolean }) => d.unlisted === true));
       const ids = documents.map((d: { id: string }) => d.id);
-      const requestLink = await shared.getByRole("link", {
-        name: /\/documents\/request\?document=/,
-      })
-        .getAttribute("href");
+      const requestLink = await page.getByLabel("Link for the buyer").inputValue();
       assert.deepEqual(
-        new URL(requestLink!).searchParams.get("document")!.split(",").sort(),
+        new URL(requestLink).searchParams.get("document")!.split(",").sort(),
         ids.sort(),
       );
+      await assertAccessible(page, "the link for the buyer");
+
+      // The buyer's side: the link opens the request form, both documents chosen, the NDA shown.
+      const buyer = await openPage(browser);
+      await buyer.page.goto(requestLink);
+      await buyer.page.getByRole("heading", { level: 1, name: /Request documents/ }).waitFor();
+      await buyer.page.getByText("Keep it.").waitFor();
+      for (const document of documents) {
+        assert.ok(await buyer.page.getByLabel(document.title).isChecked(), document.title);
+      }
+      await buyer.page.context().close();
       await assertAccessible(page, "an exported questionnaire");
       assertCleanPage(log, base);
       await page.context().close();
@@ -260,13 +286,15 @@ Deno.test("[browser] questionnaires: import, review, columns, export and share",
       await viewDashboard(page, questionnaireUrl);
       await page.locator(".coverage-text").waitFor();
       // A suggestion below the threshold, chosen by hand: the decision shows its text.
-      const audits = page.locator("tr", { has: page.getByText("A&A-02.1", { exact: true }) });
+      await page.locator(".review-grid tr", { has: page.getByText("A&A-02.1", { exact: true }) })
+        .locator(".row-open").click();
+      const audits = page.locator(".review-detail");
       await audits.getByText(/^Below the threshold/).click();
       const chosen = await audits.locator(".other-suggestions .suggestion-text").first()
         .textContent();
       await audits.getByRole("button", { name: "Use this one: suggestion 1 for A&A-02.1" }).click();
       await page.getByRole("status").filter({ hasText: "A&A-02.1: accepted" }).waitFor();
-      assert.equal(await audits.locator(".decision-answer").textContent(), chosen);
+      assert.equal(await audits.locator(".decision-answer .markdown").textContent(), chosen);
       await page.getByRole("button", { name: "Edit the answer to A&A-02.1" }).click();
       await page.getByLabel("Answer to A&A-02.1", { exact: true }).waitFor();
       // Members review and download; owners share and write the knowledge base.

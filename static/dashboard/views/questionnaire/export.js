@@ -1,12 +1,13 @@
 /**
  * What leaves a questionnaire: the gap list (questions the knowledge base cannot answer yet,
  * also as CSV), the buyer's own file with the answer and evidence columns filled, the signed
- * manifest beside it, and sharing the answered file with the buyer through the access-link
- * flow of the Documents view.
+ * manifest beside it, and sharing the answered file with the buyer: one flow from "Share" to
+ * the link the buyer uses (the NDA written on the way when there is none), saying in plain
+ * words what happens next and whether email carries it.
  */
-import { h, replace } from "../../dom.js";
+import { field, h, handleSubmit, replace } from "../../dom.js";
 import { href } from "../../routes.js";
-import { runButton, saveFile } from "../../widgets.js";
+import { copyField, runButton, saveFile } from "../../widgets.js";
 import { dataTable, emptyState } from "../layout.js";
 import { questionnairePath } from "./common.js";
 
@@ -82,41 +83,166 @@ export async function gapsContent(app, organization, questionnaire) {
   );
 }
 
+/** What happens after the buyer has the link, in plain words; honest about email. */
+function nextSteps(app, organization) {
+  const mail = app.config?.mail === true;
+  return h(
+    "ol",
+    { class: "share-steps" },
+    h(
+      "li",
+      {},
+      "The buyer opens the link, accepts your NDA and asks for the answered questionnaire " +
+        "(and the signature file that lets them check it).",
+    ),
+    h(
+      "li",
+      {},
+      mail
+        ? "You get an email when they ask. "
+        : "This service does not send email, so nobody is told when they ask: check ",
+      mail ? "Approve their request in " : null,
+      h("a", { href: href.documents(organization.id) }, "Documents"),
+      mail ? ", under Access requests." : ", under Access requests, and approve it there.",
+    ),
+    h(
+      "li",
+      {},
+      mail
+        ? "Once you approve, they get an email with a download link, valid for 7 days. Every download is logged."
+        : "Once you approve, the download link is shown to you: copy it and send it to the buyer " +
+          "yourself (it is valid for 7 days, and every download is logged).",
+    ),
+  );
+}
+
+/** The link for the buyer, with what happens next. */
+function shareResult(app, organization, result) {
+  const heading = h("h3", { class: "share-title", tabindex: "-1" }, "Send this link to the buyer");
+  const panel = h(
+    "div",
+    { class: "share-result" },
+    heading,
+    copyField("Link for the buyer", result.requestAccessUrl, {
+      what: "The link",
+      button: "Copy link",
+      hint:
+        "Only people with this link can ask for the file: it is not listed on your trust center.",
+    }),
+    result.warning
+      ? h(
+        "p",
+        { class: "alert alert-warning" },
+        "Buyers cannot ask for it yet: your NDA is missing. Write it in ",
+        h("a", { href: href.documents(organization.id) }, "Documents"),
+        ", then share again.",
+      )
+      : nextSteps(app, organization),
+  );
+  return { panel, heading };
+}
+
+/**
+ * "Share with the buyer": one flow to a link the buyer can use. Buyers accept the
+ * organization's NDA before they can ask, so when none is set it is written here first.
+ */
+function shareFlow(app, organization, questionnaire, slot, opener) {
+  const base = questionnairePath(organization.id, questionnaire.id, "/share");
+  const errorSlot = h("div", { class: "form-errors" });
+  const close = () => {
+    replace(slot);
+    opener.setAttribute("aria-expanded", "false");
+    opener.focus();
+  };
+  const form = h("form", { class: "form share-form", "aria-label": "Share with the buyer" });
+  const done = (result) => {
+    const { panel, heading } = shareResult(app, organization, result);
+    replace(slot, panel);
+    opener.setAttribute("aria-expanded", "false");
+    heading.focus();
+  };
+  const draw = (nda) => {
+    const intro = h(
+      "p",
+      {},
+      "The buyer gets a link to ask for the answered questionnaire. Nothing is sent yet, and " +
+        "nothing is public: you approve each request before anything can be downloaded.",
+    );
+    const ndaPart = nda
+      ? h(
+        "p",
+        { class: "hint" },
+        `Before asking, the buyer accepts your NDA (version ${nda.version}).`,
+      )
+      : [
+        h(
+          "p",
+          {},
+          "Before asking, the buyer accepts your non-disclosure agreement. You have not " +
+            "written one yet: write it here. It applies to every document buyers ask you for.",
+        ),
+        field(
+          "Your NDA",
+          h("textarea", { name: "nda", rows: "6", maxlength: "20000", required: true }),
+          "Plain text. You can change it later in Documents; buyers accept the version shown to them.",
+        ),
+      ];
+    replace(
+      form,
+      intro,
+      ndaPart,
+      errorSlot,
+      h(
+        "div",
+        { class: "form-actions" },
+        h(
+          "button",
+          { type: "submit", class: "btn btn-primary" },
+          nda ? "Create the link" : "Save the NDA and create the link",
+        ),
+        h("button", { type: "button", class: "btn btn-secondary", on: { click: close } }, "Cancel"),
+      ),
+    );
+  };
+  handleSubmit(form, errorSlot, async (data) => {
+    const text = data.get("nda");
+    if (text !== null) {
+      await app.api.put(`/organizations/${encodeURIComponent(organization.id)}/nda`, {
+        text: String(text),
+      });
+    }
+    done(await app.api.post(base));
+  });
+  return {
+    async open() {
+      const { current } = await app.api.get(
+        `/organizations/${encodeURIComponent(organization.id)}/nda`,
+      );
+      draw(current);
+      replace(slot, form);
+      opener.setAttribute("aria-expanded", "true");
+      (form.querySelector("textarea") ?? form.querySelector("button[type=submit]"))?.focus();
+    },
+  };
+}
+
 /** The export card's body: the answered file, the manifest, and sharing. */
 export function exportContent(app, organization, questionnaire) {
   const base = (rest) => questionnairePath(organization.id, questionnaire.id, rest);
   const errorSlot = h("div", { class: "form-errors" });
-  const shared = h("div", {});
+  const shared = h("div", { class: "share-slot" });
   const owner = organization.role === "owner";
   const share = owner
-    ? h("button", { type: "button", class: "btn btn-secondary" }, "Share with the buyer")
+    ? h("button", {
+      type: "button",
+      class: "btn btn-secondary",
+      "aria-expanded": "false",
+    }, "Share with the buyer")
     : null;
   share?.addEventListener("click", () =>
     runButton(share, errorSlot, async () => {
-      const result = await app.api.post(base("/share"));
-      replace(
-        shared,
-        h(
-          "div",
-          { class: "alert alert-success", role: "status" },
-          h(
-            "p",
-            {},
-            `Shared as the restricted documents “${result.document.title}” and ` +
-              `“${result.manifest.title}”. They are unlisted: no public page names them. Send ` +
-              "the buyer the request link below; they ask for both there, accept the NDA, and " +
-              "download them through an access link once approved (every download is logged). ",
-            h("a", { href: href.documents(organization.id) }, "Manage access links"),
-          ),
-          h(
-            "p",
-            {},
-            "Request link for the buyer: ",
-            h("a", { href: result.requestAccessUrl }, h("code", {}, result.requestAccessUrl)),
-          ),
-          result.warning ? h("p", {}, result.warning) : null,
-        ),
-      );
+      if (share.getAttribute("aria-expanded") === "true") return;
+      await shareFlow(app, organization, questionnaire, shared, share).open();
     }));
   return h(
     "div",
