@@ -22,11 +22,13 @@
  * - The body fits a byte budget: texts cut at a word beyond MAX_PUBLIC_MATCH_TEXT characters,
  *   then, when the whole does not fit MAX_PUBLIC_MATCHES_BYTES, previews for the suggestions
  *   after the first, then questions omitted (src/serve/questionnaire_bounds.ts).
- * - CPU work that yields: the matcher is built and matches (each question a term at a time) in
- *   slices of about SLICE_MS with the event loop served between them, results are shown and
- *   sized in slices too, and the body is written as a stream a few results at a time
- *   (publicMatchesJson); one matching runs at a time per instance (PUBLIC_MATCHING_WORK), a few
- *   wait, and beyond that the answer is 503 with Retry-After.
+ * - CPU work off this isolate, or that yields: the matcher is built and matches on a Web Worker
+ *   of its own (src/serve/questionnaire_match_thread.ts), so neither the search nor collecting
+ *   its garbage pauses the isolate that answers other tenants; where no worker can run, in
+ *   slices of about SLICE_MS with the event loop served between them (each question a term at
+ *   a time). Results are shown and sized in slices here, and the body is written as a stream a
+ *   few results at a time (publicMatchesJson); one matching runs at a time per instance
+ *   (PUBLIC_MATCHING_WORK), a few wait, and beyond that the answer is 503 with Retry-After.
  */
 import type { Config } from "../config.ts";
 import { notFound, rateLimited, unavailable } from "../domain/errors.ts";
@@ -38,7 +40,6 @@ import {
 } from "../domain/questionnaires.ts";
 import type { Organization } from "../domain/workspace.ts";
 import type { KnowledgeBase, Suggestion } from "../questionnaire/types.ts";
-import type { YieldingMatcher } from "../questionnaire/match.ts";
 import { slicedPause } from "../questionnaire/match_pause.ts";
 import { sha256HexSync } from "../lib/hash.ts";
 import { createLimiter, type LimiterOptions } from "../lib/limiter.ts";
@@ -58,6 +59,7 @@ import {
   jsonPieces,
 } from "./questionnaire_bounds.ts";
 import { loadEngines } from "./questionnaire_engines.ts";
+import { buildKbMatcher, type KbMatcher, type MatchThread } from "./questionnaire_match_thread.ts";
 import { assembleKnowledgeBase } from "./questionnaire_kb.ts";
 import type { PublicReads } from "./public_read.ts";
 
@@ -86,7 +88,7 @@ const BUSY_RETRY_SECONDS = 5;
 
 /** A knowledge base as kept for one version: its matcher and what showing a match needs. */
 interface KeptKb {
-  matcher: YieldingMatcher;
+  matcher: KbMatcher;
   threshold: number;
   restricted: Set<string>;
   /** The access request form, or null while the organization takes no requests (no NDA). */
@@ -130,16 +132,27 @@ const newest = new Map<string, string>();
 /** Computations under way, by body key: a second identical request waits for the first. */
 const underWay = new Map<string, Promise<KeptBody>>();
 const counts = { matchings: 0, indexes: 0 };
+/** Where the last matching ran (src/serve/questionnaire_match_thread.ts). */
+let lastThread: MatchThread | null = null;
 
-/** How many matchings and matcher builds this instance did: for tests and benchmarks. */
+/**
+ * How many matchings and matcher builds this instance did, and where the last matching ran:
+ * for tests and benchmarks.
+ */
 export function publicMatchingStats(): {
   matchings: number;
   indexes: number;
   keptBodies: number;
   keptBodyBytes: number;
+  thread: MatchThread | null;
 } {
   const bodies = keptBodies.stats();
-  return { ...counts, keptBodies: bodies.entries, keptBodyBytes: bodies.bytes };
+  return {
+    ...counts,
+    keptBodies: bodies.entries,
+    keptBodyBytes: bodies.bytes,
+    thread: lastThread,
+  };
 }
 
 /** The knowledge base with restricted answers' text and citations taken out. */
@@ -229,8 +242,17 @@ async function keptKnowledgeBase(
     ]);
     counts.indexes++;
     const kb = publicKnowledgeBase(assembled.kb);
+    const chars = kb.answers.reduce((sum, a) => sum + a.answer.length + a.question.length, 0);
     const kept: KeptKb = {
-      matcher: await engines.yieldingMatcher(kb, SLICE_MS),
+      // On the matching worker when there is one: this isolate keeps no copy of the texts.
+      matcher: await buildKbMatcher(kb, {
+        key,
+        organizationId: organization.id,
+        version: options.version,
+        chars,
+        maxChars: KEPT_KB_CHARS,
+        sliceMs: SLICE_MS,
+      }),
       threshold: engines.threshold,
       restricted: new Set(
         assembled.kb.answers.filter((a) => a.visibility !== "public").map((a) => a.id),
@@ -239,7 +261,6 @@ async function keptKnowledgeBase(
       shownText: new Map(),
       changesAt: assembled.changesAt,
     };
-    const chars = kb.answers.reduce((sum, a) => sum + a.answer.length + a.question.length, 0);
     return { kept, chars };
   })();
   const entry = {
@@ -338,18 +359,25 @@ async function matchNow(
     now: Date;
   },
 ): Promise<KeptBody> {
-  const [kb, markdown] = await Promise.all([
-    keptKnowledgeBase(reads, organization, {
-      key: options.kbKey,
-      version: options.version,
-      now: options.now,
-    }),
-    loadMarkdown(),
-  ]);
+  const kbOptions = { key: options.kbKey, version: options.version, now: options.now };
+  const asked = options.questions.map((q, i) => ({ key: String(i), id: q.id, text: q.text }));
+  const markdown = await loadMarkdown();
+  let kb = await keptKnowledgeBase(reads, organization, kbOptions);
   counts.matchings++;
-  const matches = await kb.matcher.matchYielding(
-    options.questions.map((q, i) => ({ key: String(i), id: q.id, text: q.text })),
-  );
+  let matches = await kb.matcher.match(asked);
+  if (matches === null) {
+    // The worker no longer keeps this matcher (restarted, or let it go for room): built again.
+    keptKbs.delete(options.kbKey);
+    kb = await keptKnowledgeBase(reads, organization, kbOptions);
+    matches = await kb.matcher.match(asked);
+    if (matches === null) {
+      throw unavailable(
+        `Questionnaire matching is restarting on this instance; try again in ${BUSY_RETRY_SECONDS} s`,
+        BUSY_RETRY_SECONDS,
+      );
+    }
+  }
+  lastThread = kb.matcher.where;
   const pause = slicedPause(SLICE_MS);
   const answersUrl = `${trustCenterUrl(reads.config, organization.slug)}/answers`;
   const context = (max: number) => ({

@@ -194,6 +194,8 @@ Deno.test({
       }
     }
     assert.ok(served >= 2, `${served} of ${answers.length} calls were answered`);
+    // The search ran on the matching worker: its garbage is collected there, not here.
+    assert.equal(publicMatchingStats().thread, "worker");
     const figures = {
       calls: answers.map((a) => `${a.status}:${a.bytes}`),
       healthSamples: health.length,
