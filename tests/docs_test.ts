@@ -132,3 +132,18 @@ Deno.test("[docs] every `deno task` README.md and docs/ name is a task of deno.j
   }
   assert.deepEqual(unknown, []);
 });
+
+Deno.test("[docs] every file of the repository README.md and docs/ name in code exists", async () => {
+  const missing: string[] = [];
+  for (const [path, text] of await pages()) {
+    const named = text.matchAll(
+      /`((?:src|tests|static|deploy|scripts)\/[\w./-]+\.(?:ts|js|vcl|json|css|html|md))`/g,
+    );
+    for (const [, file] of named) {
+      if (!await Deno.stat(new URL(file, ROOT)).then(() => true, () => false)) {
+        missing.push(`${path}: ${file}`);
+      }
+    }
+  }
+  assert.deepEqual(missing, [], "a file moved or renamed: update the page that names it");
+});
