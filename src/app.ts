@@ -55,8 +55,12 @@ export const DEFAULT_BODY_LIMIT = 256 * 1024;
 
 const STATIC_DIR = new URL("../static/", import.meta.url);
 
-/** Questionnaire uploads: POST /organizations/{id}/questionnaires. */
-const QUESTIONNAIRE_UPLOAD = /^\/organizations\/[^/]+\/questionnaires$/;
+/**
+ * Questionnaire uploads: POST /organizations/{id}/questionnaires, and answered questionnaires
+ * imported into the knowledge base (…/answer-imports and its preview).
+ */
+const QUESTIONNAIRE_UPLOAD =
+  /^\/organizations\/[^/]+\/(questionnaires|answer-imports|answer-imports\/preview)$/;
 
 /** The largest body a path accepts: evidence, document and questionnaire uploads have their own. */
 function bodyLimit(config: Config): (path: string) => number {

@@ -20,6 +20,7 @@ import { evidenceRoutes } from "./routes/evidence.ts";
 import { faviconRoutes } from "./routes/favicon.ts";
 import { answerRoutes } from "./routes/answers.ts";
 import { questionnaireRoutes } from "./routes/questionnaires.ts";
+import { answerImportRoutes } from "./routes/answer_imports.ts";
 import { questionnaireKindRoutes } from "./routes/questionnaire_kinds.ts";
 import { questionnaireFileRoutes } from "./routes/questionnaire_files.ts";
 import { publicAnswerRoutes } from "./routes/public_answers.ts";
@@ -113,6 +114,7 @@ export function mountRoutes(app: OpenAPIHono<AppEnv>, config: Config): void {
   app.route("/", subprocessorRoutes);
   app.route("/", certificationRoutes);
   app.route("/", answerRoutes);
+  app.route("/", answerImportRoutes);
   app.route("/", questionnaireRoutes);
   app.route("/", questionnaireFileRoutes);
   app.route("/", questionnaireKindRoutes);
