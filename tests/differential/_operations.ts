@@ -186,6 +186,10 @@ export const OPERATIONS: Record<string, Entry> = {
       `/organizations/${w.target.orgId}/questionnaires/${w.target.questionnaireId}/accept-id-matches`,
     call: { token: w.tokens.owner },
   }),
+  acceptQuestionnaireRows: (w) => ({
+    path: `/organizations/${w.target.orgId}/questionnaires/${w.target.questionnaireId}/accept-rows`,
+    call: json(w.tokens.owner, { minScore: 0.9 }),
+  }),
   saveQuestionnaireAnswer: async (w) => ({
     path:
       `/organizations/${w.target.orgId}/questionnaires/${w.target.questionnaireId}/rows/${await rowKey(

@@ -77,6 +77,13 @@ export async function exerciseQuestionnaires(call: Call, fx: Record<string, stri
     expect: 400,
   });
   await call("acceptQuestionnaireIdMatches", { params: item, expect: 200 });
+  await call("acceptQuestionnaireRows", { params: item, json: { minScore: 0.5 }, expect: 200 });
+  await call("acceptQuestionnaireRows", {
+    params: item,
+    json: { keys: [byId.key] },
+    expect: 200,
+  });
+  await call("acceptQuestionnaireRows", { params: item, json: { minScore: 2 }, expect: 400 });
   await call("saveQuestionnaireAnswer", {
     params: { ...item, key: byId.key },
     json: { category: "Audit", visibility: "public" },
