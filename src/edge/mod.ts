@@ -21,8 +21,11 @@ export interface Edge {
   purger: Purger;
   /** Gives the render job the app that renders pages. */
   attach(fetch: (request: Request, env: RenderEnv) => Response | Promise<Response>): void;
-  /** Renders and purges what changed in one organization now (tests, and the job). */
-  render(organizationId: string): Promise<string[]>;
+  /**
+   * Renders and purges what changed in one organization now (tests, and the job): the groups
+   * `groups` names (`scope:groupId`), or every group whose generations moved.
+   */
+  render(organizationId: string, groups?: readonly string[] | null): Promise<string[]>;
 }
 
 export function createEdge(
@@ -38,10 +41,9 @@ export function createEdge(
 ): Edge {
   const purger = createPurger(deps.config.edge, deps.fetch ?? fetch);
   const renderDeps: RenderDeps = { ...deps, purger, fetch: null };
-  const render = async (organizationId: string) => {
-    const tags = await renderOrganization(renderDeps, organizationId);
+  const render = async (organizationId: string, groups: readonly string[] | null = null) => {
+    const tags = await renderOrganization(renderDeps, organizationId, groups);
     if (tags.length > 0 && purger.kind !== "none") {
-      deps.log.info("Edge purged", { organizationId, tags: tags.join(" ") });
       // A cache miss already in flight when the bytes were stored may reach the edge after
       // the purge with the older page: purging once more shortly after evicts it too.
       const now = deps.clock.now();
@@ -53,7 +55,9 @@ export function createEdge(
     return tags;
   };
   deps.jobs.on(RENDER_JOB, async (message: JobMessage) => {
-    await render(String(message.organizationId));
+    // The groups its commit changed; a job without them (a touch by hand) checks every group.
+    const groups = Array.isArray(message.groups) ? message.groups.map(String) : null;
+    await render(String(message.organizationId), groups);
   });
   deps.jobs.on(PURGE_AGAIN_JOB, async (message: JobMessage) => {
     await purger.purge((message.tags as string[]) ?? []);

@@ -1,7 +1,9 @@
 /**
- * The render job: after a change to an organization's public data, render every public URL
- * of each scope whose generation moved (each of its public projects, and its trust center),
- * through the app itself, store the bytes (src/edge/store.ts), and only then purge the edge.
+ * The render job: after a change to an organization's public data, render the stored URLs of
+ * each group whose generations moved (src/edge/targets.ts: the groups of each public project's
+ * pages, and of its trust center, by what they read), through the app itself, store the bytes
+ * (src/store/edge_pages.ts), and only then purge that group's tag at the edge. The job names
+ * the groups its commit changed; without names (a touch by hand) every group is checked.
  *
  * Pages are rendered by the same routes that answer a request (the app's `fetch`, with a
  * marker that skips the stored layer), so a stored page and a rendered one cannot differ.
@@ -22,7 +24,7 @@ import { listProjectsByOrganization } from "../store/projects.ts";
 import { getLatestPublication } from "../store/publications.ts";
 import type { Purger } from "./purge.ts";
 import {
-  CENTER_SCOPE,
+  CENTER_PAGES_SCOPE,
   clearPurgeFailure,
   dependencies,
   INLINE_BYTES,
@@ -36,7 +38,7 @@ import {
   type Variant,
 } from "../store/edge_pages.ts";
 import { pageTags } from "./tags.ts";
-import { CENTER_PATHS, PROJECT_PATHS } from "./targets.ts";
+import { CENTER_GROUPS, type PageGroup, PROJECT_GROUPS } from "./targets.ts";
 
 /** The `env` an internal render passes to the app: the stored layer lets it through. */
 export interface RenderEnv {
@@ -54,10 +56,12 @@ export interface RenderDeps {
   fetch: ((request: Request, env: RenderEnv) => Response | Promise<Response>) | null;
 }
 
-/** One scope to render: its pages' URL paths and what they depend on. */
+/** One group of one scope to render: its pages' URL paths, and their tags (the group's last). */
 interface Scope {
+  /** The scope: a project's id, or `center`. */
   id: string;
   projectId: string | null;
+  group: PageGroup;
   paths: string[];
   tags: string[];
 }
@@ -83,33 +87,56 @@ const TRANSFER_HEADERS = new Set([
   "connection",
 ]);
 
-/** The scopes of an organization: each public project with a version, and its trust center. */
-async function scopesOf(kv: Deno.Kv, organizationId: string, now: Date): Promise<Scope[]> {
+/**
+ * The groups of an organization's scopes (each public project with a version, and its trust
+ * center) that `wanted` names (`scope:groupId`, `org:groupId` for every project's), or all.
+ * The groups of the version's own documents come first: they are what machines poll.
+ */
+async function scopesOf(
+  kv: Deno.Kv,
+  organizationId: string,
+  now: Date,
+  wanted: ReadonlySet<string> | null,
+): Promise<Scope[]> {
   const organization = await getOrganization(kv, organizationId);
   // An organization (or project) whose deletion job may be running keeps no render state:
   // its pages were dropped when the deletion was scheduled, and the job removes the rest.
   if (!organization || await beingDeleted(kv, "organization", organizationId, now)) return [];
-  const projects = await listProjectsByOrganization(kv, organizationId);
+  const named = (scope: string, group: PageGroup) =>
+    wanted === null || wanted.has(`${scope}:${group.id}`) ||
+    (scope !== CENTER_PAGES_SCOPE && wanted.has(`org:${group.id}`));
   const scopes: Scope[] = [];
-  for (const project of projects) {
-    if (await beingDeleted(kv, "project", project.id, now)) continue;
-    const published = project.visibility === "public" &&
-      (await getLatestPublication(kv, project.id)) !== null;
+  if (wanted === null || [...wanted].some((w) => !w.startsWith(`${CENTER_PAGES_SCOPE}:`))) {
+    const projects = await listProjectsByOrganization(kv, organizationId);
+    for (const project of projects) {
+      const groups = PROJECT_GROUPS.filter((group) => named(project.id, group));
+      if (groups.length === 0 || await beingDeleted(kv, "project", project.id, now)) continue;
+      const published = project.visibility === "public" &&
+        (await getLatestPublication(kv, project.id)) !== null;
+      for (const group of groups) {
+        scopes.push({
+          id: project.id,
+          projectId: project.id,
+          group,
+          // A private or unpublished project keeps no stored page: its URLs answer 404 live.
+          paths: published ? group.paths.map((p) => `/trust/${project.slug}${p}`) : [],
+          tags: pageTags(organizationId, project.id, group.name),
+        });
+      }
+    }
+  }
+  for (const group of CENTER_GROUPS) {
+    if (!named(CENTER_PAGES_SCOPE, group)) continue;
     scopes.push({
-      id: project.id,
-      projectId: project.id,
-      // A private or unpublished project keeps no stored page: its URLs answer 404 live.
-      paths: published ? PROJECT_PATHS.map((p) => `/trust/${project.slug}${p}`) : [],
-      tags: pageTags(organizationId, project.id),
+      id: CENTER_PAGES_SCOPE,
+      projectId: null,
+      group,
+      paths: group.paths.map((p) => `/public/trust/${organization.slug}${p}`),
+      tags: pageTags(organizationId, null, group.name),
     });
   }
-  scopes.push({
-    id: CENTER_SCOPE,
-    projectId: null,
-    paths: CENTER_PATHS.map((p) => `/public/trust/${organization.slug}${p}`),
-    tags: pageTags(organizationId, null),
-  });
-  return scopes;
+  const first = (scope: Scope) => scope.group.name === "version" ? 0 : 1;
+  return scopes.sort((a, b) => first(a) - first(b));
 }
 
 /** Whether the deletion of a project or an organization is due (its job may be removing it). */
@@ -188,6 +215,7 @@ async function renderScope(
   const base = {
     organizationId,
     projectId: scope.projectId,
+    group: scope.group.id,
     generations: signature(generations),
     tags: scope.tags,
     renderedAt: clock.now().toISOString(),
@@ -255,33 +283,85 @@ async function renderScope(
   return { kind: "stored", paths: stored };
 }
 
+/** Purges `tags`; a failure is recorded (live status) on the organization and each state. */
+async function purgeOrFail(
+  deps: RenderDeps,
+  organizationId: string,
+  tags: string[],
+  states: Deno.KvEntryMaybe<ScopeState>[],
+): Promise<void> {
+  const { kv } = deps;
+  try {
+    await deps.purger.purge(tags);
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    await recordPurgeFailure(kv, {
+      organizationId,
+      error: message.slice(0, 500),
+      at: deps.clock.now().toISOString(),
+    });
+    for (const state of states) {
+      await kv.atomic().check(state).set(state.key, { ...state.value!, purgeError: message })
+        .commit();
+    }
+    throw error;
+  }
+  for (const state of states) {
+    await kv.atomic().check(state).set(state.key, {
+      ...state.value!,
+      purged: true,
+      purgeError: null,
+    }).commit();
+  }
+  if (deps.purger.kind !== "none") {
+    deps.log.info("Edge purged", { organizationId, tags: tags.join(" ") });
+  }
+}
+
 /**
- * Renders what changed in `organizationId` and purges its tags. Returns the tags purged
- * (empty when nothing had changed since the last run).
+ * Renders what changed in `organizationId` (the groups `groups` names, `scope:groupId`, or
+ * every group) and purges each group's tag as soon as its pages are stored, so the first
+ * group's pages reach readers without waiting for the rest. Returns the tags purged (empty
+ * when nothing had changed since the last run).
  */
 export async function renderOrganization(
   deps: RenderDeps,
   organizationId: string,
+  groups: readonly string[] | null = null,
 ): Promise<string[]> {
   if (!deps.fetch) throw new Error("The app is not ready to render pages yet");
   const { kv } = deps;
-  const scopes = await scopesOf(kv, organizationId, deps.clock.now());
-  const purge: { scope: Scope; state: Deno.KvEntryMaybe<ScopeState> }[] = [];
+  const wanted = groups === null ? null : new Set(groups);
+  const scopes = await scopesOf(kv, organizationId, deps.clock.now(), wanted);
+  const purged: string[] = [];
+  const fences = new Map<string, Deno.KvEntryMaybe<unknown>[] | null>();
   for (const scope of scopes) {
     // Every write below also checks the tenant's deletion keys as read here: a deletion that
     // starts meanwhile makes them fail, so no page, and no scope state, outlives it.
-    const fence = await renderFence(
-      kv,
-      { organizationId, projectId: scope.projectId },
-      deps.clock.now(),
-    );
+    if (!fences.has(scope.id)) {
+      fences.set(
+        scope.id,
+        await renderFence(
+          kv,
+          { organizationId, projectId: scope.projectId },
+          deps.clock.now(),
+        ),
+      );
+    }
+    const fence = fences.get(scope.id)!;
     if (fence === null) continue;
-    const generations = await kv.getMany(dependencies(organizationId, scope.projectId));
+    const stateKey = scopeStateKey(organizationId, scope.id, scope.group.id);
+    const dependencyKeys = dependencies({ organizationId, ...scope, group: scope.group.id });
+    const [stateEntry, ...generations] = await kv.getMany([stateKey, ...dependencyKeys]);
+    let state = stateEntry as Deno.KvEntryMaybe<ScopeState & { writing?: string[] }>;
     const sig = signature(generations).join(",");
-    const stateKey = scopeStateKey(organizationId, scope.id);
-    let state = await kv.get<ScopeState & { writing?: string[] }>(stateKey);
+    // The group's tag (pages also carry the organization's and the project's or center's).
+    const tag = scope.tags.at(-1)!;
     if (state.value?.rendered === sig) {
-      if (!state.value.purged) purge.push({ scope, state });
+      if (!state.value.purged) {
+        await purgeOrFail(deps, organizationId, [tag], [state as Deno.KvEntryMaybe<ScopeState>]);
+        purged.push(tag);
+      }
       continue;
     }
     // The paths about to be written are on the scope's state first (what a deletion lists):
@@ -315,39 +395,12 @@ export async function renderOrganization(
     const op = kv.atomic().check(state).set(stateKey, next);
     for (const entry of checked) op.check(entry);
     const committed = await op.commit();
-    if (committed.ok) {
-      purge.push({
-        scope,
-        state: { key: stateKey, value: next, versionstamp: committed.versionstamp },
-      });
-    }
+    if (!committed.ok) continue;
+    await purgeOrFail(deps, organizationId, [tag], [
+      { key: stateKey, value: next, versionstamp: committed.versionstamp },
+    ]);
+    purged.push(tag);
   }
-  // Projects deleted since the last render leave their scope state behind; nothing else.
-  const tags = [...new Set(purge.flatMap(({ scope }) => scope.tags.slice(1)))];
-  if (tags.length === 0) return [];
-  try {
-    await deps.purger.purge(tags);
-  } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
-    await recordPurgeFailure(kv, {
-      organizationId,
-      error: message.slice(0, 500),
-      at: deps.clock.now().toISOString(),
-    });
-    for (const { state } of purge) {
-      await kv.atomic().check(state).set(state.key, { ...state.value!, purgeError: message })
-        .commit();
-    }
-    throw error;
-  }
-  for (const { state } of purge) {
-    await kv.atomic().check(state).set(state.key, {
-      ...state.value!,
-      purged: true,
-      purgeError: null,
-    })
-      .commit();
-  }
-  await clearPurgeFailure(kv, organizationId);
-  return tags;
+  if (purged.length > 0) await clearPurgeFailure(kv, organizationId);
+  return purged;
 }

@@ -19,11 +19,27 @@ export const domainTag = (host: string) => `domain-${host.toLowerCase()}`;
 /** How long the edge may keep a page that purges keep fresh. */
 export const EDGE_TTL_SECONDS = 86_400;
 
-/** The tags of a page of `projectId` (null: a trust center page) in `organizationId`. */
-export function pageTags(organizationId: string, projectId: string | null): string[] {
-  return projectId === null
+/**
+ * The pages of one group (src/edge/targets.ts) of a project, or of the trust center (null):
+ * what a render of that group purges.
+ */
+export const groupTag = (organizationId: string, projectId: string | null, group: string) =>
+  `${projectId === null ? centerTag(organizationId) : projectTag(projectId)}-${group}`;
+
+/**
+ * The tags of a page of `projectId` (null: a trust center page) in `organizationId`, with its
+ * group's last when it is a stored URL's.
+ */
+export function pageTags(
+  organizationId: string,
+  projectId: string | null,
+  group?: string,
+): string[] {
+  const tags = projectId === null
     ? [orgTag(organizationId), centerTag(organizationId)]
     : [orgTag(organizationId), projectTag(projectId)];
+  if (group !== undefined) tags.push(groupTag(organizationId, projectId, group));
+  return tags;
 }
 
 /** Headers that let the edge keep a purgeable response: a long TTL for CDNs, and its tags. */

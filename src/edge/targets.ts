@@ -9,72 +9,183 @@
  * cross-vendor directory and search. What is answered live is not tagged for the edge either:
  * no purge would reach it, so the platform's CDN does not keep it.
  */
+import { sha256HexSync } from "../lib/hash.ts";
 
 /**
- * Paths under `/trust/{projectSlug}` ("" is the latest page itself; `.md` and `.html` choose
- * its format by suffix).
+ * What a stored page is rendered from, declared once per URL: names of key collections
+ * (src/store/tenant_keys.ts) whose writes alter public pages, and `changes`, the organization's
+ * last public change (any commit that alters a page of the organization: the latest page's
+ * "as of"). A commit re-renders (and purges) only the pages that read a collection it mutated
+ * (src/store/public_writes.ts); tests/edge/page_reads_test.ts traces every stored URL's render
+ * and fails on a public collection it reads without declaring it, and the differential suite
+ * (tests/differential/) compares every stored URL with a fresh render after every operation.
  */
-export const PROJECT_PATHS: readonly string[] = [
-  "",
-  ".md",
-  ".html",
-  "/trust.json",
-  "/trust.json.jws",
-  "/controls",
-  "/signals",
-  "/setup.md",
-  "/versions",
-  "/versions.html",
-  "/versions.md",
-  "/feed.xml",
-  "/badge.svg",
-  "/badge.json",
-  "/updates",
-  "/updates.html",
-  "/updates.md",
-  "/documents",
-  "/documents.md",
-  "/oscal-assessment-results.json",
-  "/oscal-assessment-results.json.jws",
-  "/vsa.intoto.json",
-  "/security-insights.json",
-  "/security-insights.json.jws",
-  "/frameworks",
-  "/frameworks.html",
-  "/frameworks.md",
-];
+export type PageRead = "changes" | string;
+
+/** The stored URLs that read the same data: rendered, kept current and purged together. */
+export interface PageGroup {
+  /** Short name, part of the group's id, its generation key and its edge tag. */
+  name: string;
+  /** Paths relative to the scope (`""` is the page itself; `.md` and `.html` by suffix). */
+  paths: readonly string[];
+  reads: readonly PageRead[];
+  /** `name` and a digest of `paths` and `reads`: a changed declaration is a new group. */
+  id: string;
+}
+
+/** A version's records, its parts and the latest pointer (always written together). */
+const PUBLICATION = ["publications", "publication_parts", "publications_latest"];
+const UPDATES = ["updates", "updates_by_posted", "updates_open_incidents"];
+/** A document or certification of one project names it (and is withdrawn with it). */
+const DOCUMENTS = ["documents", "nda_versions", "projects"];
+const CERTIFICATIONS = ["certifications", "projects"];
+const SUBPROCESSORS = ["subprocessors", "subprocessor_events"];
+/**
+ * What every page of a project reads: its record (slug, visibility; a custom domain or hosted
+ * subdomain answers its pages, so a domain verified or removed is a change of all of them), and
+ * whether its or its organization's deletion is scheduled (410).
+ */
+const PROJECT_BASE = ["projects", "deletions", "domains", "domains_by_project"];
+/** What every page of a trust center reads: the organization and whether it is scheduled gone. */
+const CENTER_BASE = ["organizations", "deletions"];
+
+function groups(
+  scope: string,
+  list: readonly { name: string; paths: readonly string[]; reads: readonly PageRead[] }[],
+  base: readonly string[],
+): readonly PageGroup[] {
+  return list.map((group) => {
+    const reads = [...new Set([...base, ...group.reads])].sort();
+    const digest = sha256HexSync(JSON.stringify([scope, group.paths, reads])).slice(0, 8);
+    return { ...group, reads, id: `${group.name}.${digest}` };
+  });
+}
+
+/** The stored pages under `/trust/{projectSlug}`, by what they read. */
+export const PROJECT_GROUPS: readonly PageGroup[] = groups("project", [
+  {
+    // The latest page: the signed version with its live sections (src/serve/live_sections.ts)
+    // and the footer's "as of" (the organization's last public change).
+    name: "latest",
+    paths: ["", ".md", ".html"],
+    reads: [
+      ...PUBLICATION,
+      ...UPDATES,
+      ...DOCUMENTS,
+      ...SUBPROCESSORS,
+      "organizations",
+      "organization_profiles",
+      ...CERTIFICATIONS,
+      "answers",
+      "control_criteria",
+      "changes",
+    ],
+  },
+  {
+    // The version's own documents and what is computed from the version alone.
+    name: "version",
+    paths: [
+      "/trust.json",
+      "/trust.json.jws",
+      "/controls",
+      "/versions",
+      "/versions.html",
+      "/versions.md",
+      "/badge.svg",
+      "/badge.json",
+      "/oscal-assessment-results.json",
+      "/oscal-assessment-results.json.jws",
+      "/vsa.intoto.json",
+      "/security-insights.json",
+      "/security-insights.json.jws",
+    ],
+    reads: PUBLICATION,
+  },
+  {
+    name: "frameworks",
+    paths: ["/frameworks", "/frameworks.html", "/frameworks.md"],
+    reads: [...PUBLICATION, "control_criteria"],
+  },
+  { name: "feed", paths: ["/feed.xml"], reads: [...PUBLICATION, ...UPDATES] },
+  { name: "signals", paths: ["/signals"], reads: ["signals_latest"] },
+  { name: "setup", paths: ["/setup.md"], reads: ["collectors", "collectors_by_project"] },
+  { name: "updates", paths: ["/updates", "/updates.html", "/updates.md"], reads: UPDATES },
+  {
+    name: "documents",
+    paths: ["/documents", "/documents.md"],
+    reads: [...DOCUMENTS, "organizations"],
+  },
+], PROJECT_BASE);
+
+/** The stored pages under `/public/trust/{orgSlug}` (the trust center), by what they read. */
+export const CENTER_GROUPS: readonly PageGroup[] = groups("center", [
+  {
+    // The organization's page lists its public projects with their latest versions.
+    name: "center",
+    paths: ["", ".md", ".html"],
+    reads: [
+      ...PUBLICATION,
+      ...UPDATES,
+      ...DOCUMENTS,
+      "organization_profiles",
+      ...CERTIFICATIONS,
+      "answers",
+      "projects",
+    ],
+  },
+  { name: "subprocessors", paths: ["/subprocessors", "/subprocessors.md"], reads: SUBPROCESSORS },
+  { name: "documents", paths: ["/documents", "/documents.md"], reads: DOCUMENTS },
+  {
+    // Answers cite controls (their live state), certifications and documents of the projects.
+    // The downloads (CSV, workbook) hold the same list as the pages.
+    name: "answers",
+    paths: ["/answers", "/answers.html", "/answers.md", "/answers.csv", "/answers.xlsx"],
+    reads: [
+      ...PUBLICATION,
+      ...DOCUMENTS,
+      "answers",
+      ...CERTIFICATIONS,
+      "controls",
+      "control_criteria",
+      "projects",
+    ],
+  },
+  {
+    name: "certifications",
+    paths: ["/certifications"],
+    reads: [...CERTIFICATIONS, "nda_versions"],
+  },
+], CENTER_BASE);
+
+/** Paths under `/trust/{projectSlug}` ("" is the latest page itself; `.md` and `.html` by suffix). */
+export const PROJECT_PATHS: readonly string[] = PROJECT_GROUPS.flatMap((g) => g.paths);
 
 /** Paths under `/public/trust/{orgSlug}` (the trust center, also by suffix). */
-export const CENTER_PATHS: readonly string[] = [
-  "",
-  ".md",
-  ".html",
-  "/subprocessors",
-  "/subprocessors.md",
-  "/documents",
-  "/documents.md",
-  "/answers",
-  "/answers.html",
-  "/answers.md",
-  "/answers.csv",
-  "/answers.xlsx",
-  "/certifications",
-];
+export const CENTER_PATHS: readonly string[] = CENTER_GROUPS.flatMap((g) => g.paths);
 
-/** Where a stored URL's project or organization is named: its scope and slug, or null. */
+const groupOfPath = (list: readonly PageGroup[]) =>
+  new Map(list.flatMap((group) => group.paths.map((path) => [path, group] as const)));
+const PROJECT_GROUP_OF = groupOfPath(PROJECT_GROUPS);
+const CENTER_GROUP_OF = groupOfPath(CENTER_GROUPS);
+
+/** Where a stored URL's project or organization is named (its scope and slug), its group. */
 export function storedScopeOf(
   path: string,
-): { kind: "project" | "center"; slug: string } | null {
+): { kind: "project" | "center"; slug: string; group: PageGroup } | null {
   const match = /^\/(trust|public\/trust)\/([^/]+)(\/.*)?$/.exec(path);
   if (!match) return null;
   const [, prefix, segment] = match;
   let [slug, rest] = [segment, match[3] ?? ""];
   const suffix = rest === "" ? /\.(md|html)$/.exec(segment) : null;
   if (suffix) [slug, rest] = [segment.slice(0, suffix.index), suffix[0]];
-  const paths = prefix === "trust" ? PROJECT_PATHS : CENTER_PATHS;
-  if (!paths.includes(rest)) return null;
+  const group = (prefix === "trust" ? PROJECT_GROUP_OF : CENTER_GROUP_OF).get(rest);
+  if (!group) return null;
   try {
-    return { kind: prefix === "trust" ? "project" : "center", slug: decodeURIComponent(slug) };
+    return {
+      kind: prefix === "trust" ? "project" : "center",
+      slug: decodeURIComponent(slug),
+      group,
+    };
   } catch {
     return null;
   }

@@ -1,8 +1,8 @@
 /**
  * The request path of public pages: stored bytes. A GET of a stored URL (src/edge/targets.ts)
  * without a query string is answered from the record of its path, format (Accept) and coding
- * (Accept-Encoding) when that record is current, that is when the generations it was rendered
- * at are still the latest ones. Between a change's commit and its re-render (milliseconds on a
+ * (Accept-Encoding) when that record is current, that is when the generations of its group
+ * (src/edge/targets.ts) it was rendered at are still the latest ones. Between a change's commit and its re-render (milliseconds on a
  * running instance, until the next cron tick on an idle one) the route answers live instead,
  * so the origin never answers older than the last committed change.
  *
@@ -155,14 +155,16 @@ export function createStoredPages(deps: StoredLayerDeps): StoredPages {
     return await deps.artifacts.bytes(deps.blobs, artifact).catch(() => null);
   }
 
-  /** The tags of a URL answered live: from its project's or organization's slug. */
-  async function tagsOf(scope: { kind: "project" | "center"; slug: string }): Promise<string[]> {
+  /** The tags of a URL answered live: from its project's or organization's slug, and group. */
+  async function tagsOf(
+    scope: { kind: "project" | "center"; slug: string; group: { name: string } },
+  ): Promise<string[]> {
     if (scope.kind === "project") {
       const project = await getProjectBySlug(kv, scope.slug);
-      return project ? pageTags(project.organizationId, project.id) : [];
+      return project ? pageTags(project.organizationId, project.id, scope.group.name) : [];
     }
     const organization = await getOrganizationBySlug(kv, scope.slug);
-    return organization ? pageTags(organization.id, null) : [];
+    return organization ? pageTags(organization.id, null, scope.group.name) : [];
   }
 
   const middleware: MiddlewareHandler<AppEnv> = async (c, next) => {
@@ -200,10 +202,13 @@ export function createStoredPages(deps: StoredLayerDeps): StoredPages {
       if (wanted) keys.push(pageKey(path, v, wanted));
       keys.push(pageKey(path, v, "identity"));
     }
-    const found = pick(await kv.getMany<StoredPage[]>(keys));
+    let found = pick(await kv.getMany<StoredPage[]>(keys));
+    // A record of another group (rendered before the path's declaration changed) is not
+    // current, whatever its generations say.
+    if (found && found.record.group !== scope.group.id) found = null;
     if (found) {
       const { record, coding } = found;
-      const current = await kv.getMany(dependencies(record.organizationId, record.projectId));
+      const current = await kv.getMany(dependencies(record));
       const body = signature(current).join(",") === record.generations.join(",")
         ? await bodyOf(record)
         : null;

@@ -5,7 +5,8 @@
  * remembering to, every collection declares in the key register (`KEY_COLLECTIONS[name].public`,
  * src/store/tenant_keys.ts) which public scope its writes alter, and the service's KV is wrapped
  * here: a commit (atomic or single set/delete) that mutates a key of a public collection gets the
- * touch of every scope it alters added before it is sent. A writer cannot forget, and a new
+ * touch of the page groups that read what it mutated (src/edge/targets.ts declares what each
+ * stored URL reads) added before it is sent. A writer cannot forget, and a new
  * collection cannot be registered without saying whether it is public (the type requires it;
  * tests/store/public_writes_test.ts checks every commit of a whole tenant's life).
  *
@@ -13,7 +14,7 @@
  * it, through `untracked`: it removes the pages with the data and re-renders once, at its end.
  */
 import type { Clock } from "../lib/clock.ts";
-import { ORG_SCOPE, stageTouch } from "./edge_pages.ts";
+import { type PublicChange, stageTouch } from "./edge_pages.ts";
 import { projectKey } from "./keys.ts";
 import { KEY_COLLECTIONS } from "./tenant_keys.ts";
 
@@ -48,22 +49,34 @@ const ORGANIZATION_OF_PROJECT_LIMIT = 10_000;
 
 type Mutation = { key: Deno.KvKey; value: unknown; removed: boolean };
 
-/** The touches (organization → scopes) a list of mutations needs. */
-async function scopesOf(
+/** What one organization's public data lost or gained in a commit, by collection. */
+type Change = { organization: Set<string>; projects: Map<string, Set<string>> };
+
+/** The touches (organization → what changed of its public data) a list of mutations needs. */
+async function changesOf(
   kv: Deno.Kv,
   mutations: readonly Mutation[],
   organizationOf: (projectId: string) => Promise<string | null>,
-): Promise<Map<string, Set<string>>> {
-  const targets: PublicTarget[] = [];
+): Promise<Map<string, PublicChange>> {
+  const targets: { collection: string; target: PublicTarget }[] = [];
   const removedRecords: Mutation[] = [];
   for (const mutation of mutations) {
+    const collection = String(mutation.key[0]);
     const effect = effectOf(mutation.key);
     if (effect === "none") continue;
-    if ("project" in effect) targets.push({ projectId: String(mutation.key[effect.project]) });
-    else if ("organization" in effect) {
-      targets.push({ organizationId: String(mutation.key[effect.organization]) });
+    if ("project" in effect) {
+      targets.push({ collection, target: { projectId: String(mutation.key[effect.project]) } });
+    } else if ("organization" in effect) {
+      targets.push({
+        collection,
+        target: { organizationId: String(mutation.key[effect.organization]) },
+      });
     } else if (mutation.removed) removedRecords.push(mutation);
-    else targets.push(...effect.targets(mutation.key, mutation.value));
+    else {
+      for (const target of effect.targets(mutation.key, mutation.value)) {
+        targets.push({ collection, target });
+      }
+    }
   }
   // A removal's record says whose it was: read before the commit removes it.
   for (let i = 0; i < removedRecords.length; i += READ_BATCH) {
@@ -72,22 +85,44 @@ async function scopesOf(
     entries.forEach((entry, j) => {
       const effect = effectOf(batch[j].key);
       if (entry.value !== null && typeof effect === "object" && "targets" in effect) {
-        targets.push(...effect.targets(entry.key, entry.value));
+        for (const target of effect.targets(entry.key, entry.value)) {
+          targets.push({ collection: String(batch[j].key[0]), target });
+        }
       }
     });
   }
-  const scopes = new Map<string, Set<string>>();
-  for (const target of targets) {
-    const organizationId = target.organizationId ??
-      (target.projectId ? await organizationOf(target.projectId) : null);
-    // A project not stored (yet: its creation, with nothing published; or any more) has no
-    // pages to render.
-    if (!organizationId) continue;
-    const set = scopes.get(organizationId) ?? new Set<string>();
-    set.add(target.projectId ?? ORG_SCOPE);
-    scopes.set(organizationId, set);
+  // A project whose record this same commit writes (its creation, or an organization's import,
+  // which writes a project's record with its versions) is that record's organization's.
+  const written = new Map<string, string>();
+  for (const mutation of mutations) {
+    const value = mutation.value as { organizationId?: unknown } | null | undefined;
+    if (mutation.key[0] === "projects" && !mutation.removed) {
+      if (typeof value?.organizationId === "string") {
+        written.set(String(mutation.key[1]), value.organizationId);
+      }
+    }
   }
-  return scopes;
+  const changes = new Map<string, Change>();
+  for (const { collection, target } of targets) {
+    const organizationId = target.organizationId ??
+      (target.projectId
+        ? (await organizationOf(target.projectId)) ?? written.get(target.projectId)
+        : null);
+    // A project not stored (any more) has no pages to render.
+    if (!organizationId) continue;
+    let change = changes.get(organizationId);
+    if (!change) {
+      change = { organization: new Set(), projects: new Map() };
+      changes.set(organizationId, change);
+    }
+    if (target.projectId === undefined) change.organization.add(collection);
+    else {
+      const set = change.projects.get(target.projectId) ?? new Set<string>();
+      set.add(collection);
+      change.projects.set(target.projectId, set);
+    }
+  }
+  return changes;
 }
 
 const UNTRACKED = Symbol("untracked");
@@ -134,7 +169,7 @@ export function untracked(kv: Deno.Kv): Deno.Kv {
 /** An atomic operation that records what it mutates and adds the touches when it commits. */
 function trackedAtomic(
   kv: Deno.Kv,
-  touchesOf: (mutations: Mutation[]) => Promise<Map<string, Set<string>>>,
+  touchesOf: (mutations: Mutation[]) => Promise<Map<string, PublicChange>>,
   now: () => Date,
 ): Deno.AtomicOperation {
   const inner = kv.atomic();
@@ -183,8 +218,8 @@ function trackedAtomic(
     },
     async commit() {
       if (mutations.length > 0) {
-        for (const [organizationId, scopes] of await touchesOf(mutations)) {
-          stageTouch(inner, organizationId, scopes, now());
+        for (const [organizationId, change] of await touchesOf(mutations)) {
+          stageTouch(inner, organizationId, change, now());
         }
       }
       return await inner.commit();
@@ -212,7 +247,7 @@ export function trackPublicWrites(kv: Deno.Kv, clock: Pick<Clock, "now">): Deno.
     return organizationId;
   };
   const now = () => clock.now();
-  const touchesOf = (mutations: Mutation[]) => scopesOf(kv, mutations, organizationOf);
+  const touchesOf = (mutations: Mutation[]) => changesOf(kv, mutations, organizationOf);
   const atomic = () => trackedAtomic(kv, touchesOf, now);
   const wrapped: Partial<Deno.Kv> & { [UNTRACKED]: Deno.Kv } = {
     [UNTRACKED]: kv,

@@ -262,8 +262,8 @@ export const KEY_COLLECTIONS: Readonly<Record<string, CollectionRule>> = {
     public: "none",
     note: "[path, variant, coding], from edge_state's paths",
   },
-  edge_gen: { owner: "organization", public: "none", note: "[orgId, scope]" },
-  edge_state: { owner: "organization", public: "none", note: "[orgId, scope]" },
+  edge_gen: { owner: "organization", public: "none", note: "[orgId, scope, group]" },
+  edge_state: { owner: "organization", public: "none", note: "[orgId, scope, group]" },
   edge_changed: { owner: "organization", public: "none", note: "[orgId]" },
   edge_purge_failed: { owner: "organization", public: "none", note: "[orgId]" },
   // The job store: a job is its tenant's while it waits.
@@ -438,24 +438,35 @@ function keyText(key: Deno.KvKey): string {
   return text;
 }
 
-/** The keys of stored pages of one edge scope (their paths are on the scope's state). */
+/**
+ * The keys of stored pages of one edge scope (a project's id, or the trust center's): each
+ * group's state lists its paths; the generations of the scope's groups (and of the form of
+ * earlier releases, one state and generation per scope).
+ */
 async function* edgeScopeKeys(kv: Deno.Kv, organizationId: string, scope: string): Found {
-  const stateKey = ["edge_state", organizationId, scope];
-  const state = await kv.get<{ paths?: string[]; writing?: string[] }>(stateKey);
-  for (const entry of state.value?.paths ?? []) {
-    const space = entry.indexOf(" ");
-    for (const coding of CODINGS) {
-      yield ["edge_page", entry.slice(space + 1), entry.slice(0, space), coding];
+  const legacy = ["edge_state", organizationId, scope];
+  const states = [await kv.get<{ paths?: string[]; writing?: string[] }>(legacy)];
+  for await (
+    const entry of kv.list<{ paths?: string[]; writing?: string[] }>({ prefix: legacy })
+  ) states.push(entry);
+  for (const state of states) {
+    for (const entry of state.value?.paths ?? []) {
+      const space = entry.indexOf(" ");
+      for (const coding of CODINGS) {
+        yield ["edge_page", entry.slice(space + 1), entry.slice(0, space), coding];
+      }
     }
-  }
-  // Paths a render announced before writing them (src/edge/render.ts), in every variant.
-  for (const path of state.value?.writing ?? []) {
-    for (const variant of ["any", "html", "md", "json"]) {
-      for (const coding of CODINGS) yield ["edge_page", path, variant, coding];
+    // Paths a render announced before writing them (src/edge/render.ts), in every variant.
+    for (const path of state.value?.writing ?? []) {
+      for (const variant of ["any", "html", "md", "json"]) {
+        for (const coding of CODINGS) yield ["edge_page", path, variant, coding];
+      }
     }
+    if (state.versionstamp !== null) yield state.key;
   }
-  yield stateKey;
-  yield ["edge_gen", organizationId, scope];
+  const generation = ["edge_gen", organizationId, scope];
+  if ((await kv.get(generation)).versionstamp !== null) yield generation;
+  yield* listKeys(kv, generation);
 }
 
 /** The job keys of `job` (record, due entries, dead entry). */

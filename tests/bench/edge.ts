@@ -22,8 +22,12 @@
  *   `X-Cache: HIT`, and the reads begun after a purge acknowledgement that still showed an
  *   older version (tests/support/deploy_reads.ts, as the Deploy-shaped test counts them).
  *
- * The target for the first is the product's: a change visible within 2 s while warm. Like every
- * benchmark this reports, never asserts on time.
+ * The target for the first is the product's: a change visible within 300 ms while warm. Like
+ * every benchmark this reports, never asserts on time.
+ *
+ * Each group of stored pages (src/edge/targets.ts) is purged by its own tag as soon as it is
+ * stored: trust.json's group ("version") is the one timed; a read of the HTML page (the "latest"
+ * group) counts as stale only after that group's purge too.
  */
 import { login, signUp } from "../support/builtin_login.ts";
 import { DEPLOY_DENO_VERSION, type DeployHost, startDeployHost } from "../support/deploy_host.ts";
@@ -36,6 +40,8 @@ import {
   staleAfterPurge,
 } from "../support/deploy_reads.ts";
 import { ACCOUNT, acmeProject, type Call, caller, sendScan } from "../support/live_vendor.ts";
+import { groupTag } from "../../src/edge/tags.ts";
+import { storedScopeOf } from "../../src/edge/targets.ts";
 
 const CHANGES = Number(Deno.env.get("BENCH_EDGE_CHANGES") ?? 20);
 const WARMUP = Number(Deno.env.get("BENCH_EDGE_WARMUP") ?? 2);
@@ -46,8 +52,8 @@ const PUBLISH_EVERY = 400;
 const READ_PAUSE_MS = 25;
 const POLL_MS = 20;
 const VISIBLE_TIMEOUT_MS = 30_000;
-/** The product's target: a change visible through the CDN within 2 s while warm. */
-const TARGET_MS = 2_000;
+/** The product's target (issue 32): a change visible through the CDN within 300 ms while warm. */
+const TARGET_MS = 300;
 /** The longest the hit-ratio run may take before it is abandoned. */
 const READS_TIMEOUT_MS = 10 * 60_000;
 const SLUG = "acme";
@@ -72,6 +78,11 @@ async function until<T>(
     if (Date.now() >= deadline) return null;
     await sleep(everyMs);
   }
+}
+
+/** The edge tag that purges the group of `path` of project `projectId`. */
+function tagOf(projectId: string, path: string): string {
+  return groupTag("", projectId, storedScopeOf(`/trust/${SLUG}${path}`)!.group.name);
 }
 
 /** trust.json through the CDN: its version and publishedAt (version 0 when not 200). */
@@ -172,7 +183,7 @@ async function change(
     next += POLL_MS;
     await sleep(next - Date.now());
   }
-  const tag = `project-${target.projectId}`;
+  const tag = tagOf(target.projectId, "/trust.json");
   const ack = seen ? await renderPurgeAfter(host, from, tag, seen.publishedAt, 5_000) : null;
   // Quiet before the next change: its render's purge is sent again 2 s later, and a purge of
   // this change arriving after the next publication would make that one visible early (the
@@ -243,15 +254,22 @@ async function readsWithPublishes(
         return latest.version > previous.version ? latest : null;
       }, VISIBLE_TIMEOUT_MS);
       if (!published) throw new Error(`no version after ${previous.version} within 30 s`);
-      const ack = await renderPurgeAfter(
-        host,
-        from,
-        `project-${target.projectId}`,
-        published.publishedAt,
-        VISIBLE_TIMEOUT_MS,
+      // Both URLs read show the version once both their groups were purged.
+      const purged = await Promise.all(
+        ["/trust.json", ""].map((path) =>
+          renderPurgeAfter(
+            host,
+            from,
+            tagOf(target.projectId, path),
+            published.publishedAt,
+            VISIBLE_TIMEOUT_MS,
+          )
+        ),
       );
-      if (ack === null) throw new Error(`no purge after version ${published.version} in 30 s`);
-      acks.push({ version: published.version, at: ack });
+      if (purged.includes(null)) {
+        throw new Error(`no purge after version ${published.version} in 30 s`);
+      }
+      acks.push({ version: published.version, at: Math.max(...(purged as number[])) });
       publishes++;
     }
   })().catch((error) => {
@@ -322,7 +340,7 @@ export async function benchEdge(): Promise<EdgeResult> {
       `edge (deploy.ts on Deno ${DENO_VERSION} behind Varnish): evidence → trust.json visible ` +
       `through the CDN p50 ${p50} ms, p99 ${p99} ms, max ${max} ms over ${changes.length} ` +
       `changes${missing ? ` (${missing} not visible within 30 s, counted as 30 s)` : ""} ` +
-      `(target: within ${TARGET_MS / 1000} s while warm; p50 ${meets(p50)} it, p99 ${
+      `(target: within ${TARGET_MS} ms while warm; p50 ${meets(p50)} it, p99 ${
         meets(p99)
       } it; ${warmth})`,
       `edge: where that time went (p50 / p99): publish ${part((c) => c.publishMs)} from the ` +

@@ -226,7 +226,7 @@ async function representations(
 
 /** Whether a stored record's generations are still the latest. */
 async function isCurrent(kv: Deno.Kv, record: StoredPage): Promise<boolean> {
-  const current = await kv.getMany(dependencies(record.organizationId, record.projectId));
+  const current = await kv.getMany(dependencies(record));
   return signature(current).join(",") === record.generations.join(",");
 }
 

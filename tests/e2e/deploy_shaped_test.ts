@@ -181,8 +181,9 @@ for (const version of [DEPLOY_DENO_VERSION, README_DENO_VERSION]) {
             const seen = await whenBothShowAfter(url, before.version, accepted, 20_000);
             // Where the time went: the publication, then the purge after its pages were stored.
             const published = await latestVersion(call, target.projectId);
+            // Each group of the project's pages is purged by its own tag once stored.
             const purged = purgeAcks(host.lines, from)
-              .find((a) => a.tags.includes(`project-${target.projectId}`));
+              .find((a) => a.tags.some((t) => t.startsWith(`project-${target.projectId}-`)));
             console.log(
               `warm: the new version through the CDN ${seen.json} ms (trust.json) and ${seen.html} ms ` +
                 `(page) after the scan was accepted; published after ${
@@ -237,7 +238,7 @@ for (const version of [DEPLOY_DENO_VERSION, README_DENO_VERSION]) {
             assert.equal(state.state, "stale");
             assert.ok(
               purgeAcks(tick.process.lines).some((a) =>
-                a.tags.includes(`project-${target.projectId}`)
+                a.tags.some((t) => t.startsWith(`project-${target.projectId}-`))
               ),
               "the process started for the tick purged the project's pages",
             );
@@ -285,17 +286,25 @@ for (const version of [DEPLOY_DENO_VERSION, README_DENO_VERSION]) {
                   return latest.version > previous.version ? latest : null;
                 }, 10_000);
                 const publishedAt = Date.parse(published.publishedAt);
-                const ack = await eventually(
-                  `the purge after version ${published.version}`,
-                  () =>
-                    Promise.resolve(
-                      purgeAcks(host.lines, from).find((a) =>
-                        a.at >= publishedAt && a.tags.includes(`project-${target.projectId}`)
+                // trust.json and the page are of two groups, each purged by its own tag: a
+                // read shows the version once both were acknowledged.
+                const groupAck = (group: string) =>
+                  eventually(
+                    `the ${group} purge after version ${published.version}`,
+                    () =>
+                      Promise.resolve(
+                        purgeAcks(host.lines, from).find((a) =>
+                          a.at >= publishedAt &&
+                          a.tags.includes(`project-${target.projectId}-${group}`)
+                        ),
                       ),
-                    ),
-                  10_000,
-                );
-                acks.push({ version: published.version, at: ack.at });
+                    10_000,
+                  );
+                const both = await Promise.all([groupAck("version"), groupAck("latest")]);
+                acks.push({
+                  version: published.version,
+                  at: Math.max(...both.map((a) => a.at)),
+                });
               }
             })();
             const [publishing] = await Promise.allSettled([publisher, Promise.all(readers)]);

@@ -6,12 +6,27 @@
  */
 import assert from "node:assert/strict";
 import { brotliDecompressSync, gunzipSync } from "node:zlib";
-import { CENTER_PATHS, PROJECT_PATHS, storedScopeOf } from "../../src/edge/targets.ts";
+import {
+  CENTER_GROUPS,
+  CENTER_PATHS,
+  PROJECT_GROUPS,
+  PROJECT_PATHS,
+  storedScopeOf,
+} from "../../src/edge/targets.ts";
 import { generationKey, pageKey, scopeStateKey } from "../../src/store/edge_pages.ts";
 import { createTestApp, type TestApp } from "../support/app.ts";
 import { publishVersion, workspace } from "../support/fixtures.ts";
 
 const BROWSER = "text/html";
+
+/** A project's group of stored pages (src/edge/targets.ts), by name. */
+const projectGroup = (name: string) => PROJECT_GROUPS.find((g) => g.name === name)!;
+
+/** Where `path` is stored: its scope's kind and slug, and its group's name. */
+function scopeOf(path: string) {
+  const scope = storedScopeOf(path);
+  return scope && { kind: scope.kind, slug: scope.slug, group: scope.group.name };
+}
 
 /** A local HTTP server that plays Varnish's purge endpoint, answering `status`. */
 function purgeReceiver(status: () => number) {
@@ -64,11 +79,16 @@ Deno.test("[edge] stored URLs are every public GET route with only the project's
     PROJECT_PATHS.filter((p) => !/^\.(md|html)$/.test(p)).sort(),
   );
   assert.deepEqual([...center].sort(), CENTER_PATHS.filter((p) => !/^\.(md|html)$/.test(p)).sort());
-  assert.deepEqual(storedScopeOf("/trust/acme.md"), { kind: "project", slug: "acme" });
-  assert.deepEqual(storedScopeOf("/trust/acme/badge.svg"), { kind: "project", slug: "acme" });
-  assert.deepEqual(storedScopeOf("/public/trust/acme/answers.csv"), {
+  assert.deepEqual(scopeOf("/trust/acme.md"), { kind: "project", slug: "acme", group: "latest" });
+  assert.deepEqual(scopeOf("/trust/acme/badge.svg"), {
+    kind: "project",
+    slug: "acme",
+    group: "version",
+  });
+  assert.deepEqual(scopeOf("/public/trust/acme/answers.csv"), {
     kind: "center",
     slug: "acme",
+    group: "answers",
   });
   // A project's index in the log shows the whole log's size: live, untagged.
   assert.equal(storedScopeOf("/log/publications/acme"), null);
@@ -97,17 +117,33 @@ Deno.test("[edge] the latest pages are stored bytes, current or answered live", 
     assert.equal(res.status, 200);
     assert.equal(res.headers.get("cache-control"), "public, s-maxage=300");
     assert.equal(res.headers.get("cdn-cache-control"), "public, max-age=86400");
-    assert.equal(res.headers.get("surrogate-key"), `org-${orgId} project-${ws.project.id}`);
-    assert.equal(res.headers.get("deno-cache-tag"), `org-${orgId},project-${ws.project.id}`);
+    assert.equal(
+      res.headers.get("surrogate-key"),
+      `org-${orgId} project-${ws.project.id} project-${ws.project.id}-latest`,
+    );
+    assert.equal(
+      res.headers.get("deno-cache-tag"),
+      `org-${orgId},project-${ws.project.id},project-${ws.project.id}-latest`,
+    );
   });
 
   await t.step(
-    "the render stores every format and coding, and purges the project's tags",
+    "the render stores every format and coding, and purges each group's tag once stored",
     async () => {
       const tags = await ctx.services.edge.render(orgId);
-      assert.deepEqual(tags.sort(), [`center-${orgId}`, `project-${ws.project.id}`].sort());
-      assert.deepEqual(purges.received.map((r) => r.method), ["PURGE"]);
-      assert.equal(purges.received[0].tags.split(" ").sort().join(" "), tags.sort().join(" "));
+      assert.deepEqual(
+        [...tags].sort(),
+        [
+          ...PROJECT_GROUPS.map((g) => `project-${ws.project.id}-${g.name}`),
+          ...CENTER_GROUPS.map((g) => `center-${orgId}-${g.name}`),
+        ].sort(),
+      );
+      // One purge per group, the version's own documents first (what machines poll).
+      assert.deepEqual(purges.received.map((r) => r.tags), [
+        `project-${ws.project.id}-version`,
+        ...tags.filter((tag) => tag !== `project-${ws.project.id}-version`),
+      ]);
+      assert.ok(purges.received.every((r) => r.method === "PURGE"));
       for (const variant of ["html", "md", "json"] as const) {
         for (const coding of ["identity", "gzip", "br"] as const) {
           const entry = await ctx.kv.get(pageKey("/trust/acme", variant, coding));
@@ -174,20 +210,33 @@ Deno.test("[edge] the latest pages are stored bytes, current or answered live", 
   await t.step(
     "a committed change is answered live until its render, then stored again",
     async () => {
+      // The previous step's writes rendered first: what follows is the update's alone.
+      await ctx.services.edge.render(orgId);
       await postUpdate(ctx, ws, "Planned maintenance tonight");
       const pending = await ctx.call("GET", "/trust/acme", { headers: { accept: BROWSER } });
       assert.match(await pending.text(), /Planned maintenance tonight/);
-      assert.equal(pending.headers.get("surrogate-key"), `org-${orgId} project-${ws.project.id}`);
+      assert.equal(
+        pending.headers.get("surrogate-key"),
+        `org-${orgId} project-${ws.project.id} project-${ws.project.id}-latest`,
+      );
       const before = purges.received.length;
-      await ctx.services.edge.render(orgId);
-      assert.equal(purges.received.length, before + 1);
+      const rendered = await ctx.services.edge.render(orgId);
+      // Only the pages that show updates: the latest page, the updates and the feed, and the
+      // trust center's page (open incidents); not the version's documents or the rest.
+      assert.deepEqual(rendered.sort(), [
+        `center-${orgId}-center`,
+        `project-${ws.project.id}-feed`,
+        `project-${ws.project.id}-latest`,
+        `project-${ws.project.id}-updates`,
+      ]);
+      assert.equal(purges.received.length, before + rendered.length);
       const stored = await ctx.kv.get<{ body: Uint8Array }>(
         pageKey("/trust/acme", "html", "identity"),
       );
       assert.match(new TextDecoder().decode(stored.value!.body), /Planned maintenance tonight/);
       // Nothing changed since: a second run renders and purges nothing.
       assert.deepEqual(await ctx.services.edge.render(orgId), []);
-      assert.equal(purges.received.length, before + 1);
+      assert.equal(purges.received.length, before + rendered.length);
     },
   );
 
@@ -251,11 +300,11 @@ Deno.test("[edge] a render overtaken by a newer change stores nothing of it; the
   const ws = await workspace(ctx, "alice", { projectSlug: "acme", visibility: "public" });
   await publishVersion(ctx, ws);
   const orgId = ws.organization.id;
-  // Bump the project's generation while the render is under way: its first write fails.
+  // Bump the latest page's generation while it is being rendered: its first write fails.
   const fetch = ctx.app.fetch;
   let bumped = false;
   ctx.services.edge.attach(async (request, env) => {
-    if (!bumped) {
+    if (!bumped && new URL(request.url).pathname === "/trust/acme") {
       bumped = true;
       await postUpdate(ctx, ws, "Arrived during the render");
     }
@@ -264,8 +313,9 @@ Deno.test("[edge] a render overtaken by a newer change stores nothing of it; the
   await ctx.services.edge.render(orgId);
   // The render announces the paths it is about to write (what a deletion lists), but records
   // no render of the project: no generation rendered, no path stored.
+  const latest = projectGroup("latest").id;
   const state = await ctx.kv.get<{ rendered: string; paths: string[]; writing?: string[] }>(
-    scopeStateKey(orgId, ws.project.id),
+    scopeStateKey(orgId, ws.project.id, latest),
   );
   assert.equal(state.value?.rendered ?? "", "", "the overtaken render recorded no render");
   assert.deepEqual(state.value?.paths ?? [], [], "the overtaken render stored no path");
@@ -274,8 +324,13 @@ Deno.test("[edge] a render overtaken by a newer change stores nothing of it; the
   await ctx.services.edge.render(orgId);
   const stored = await ctx.kv.get<{ body: Uint8Array }>(pageKey("/trust/acme", "html", "identity"));
   assert.match(new TextDecoder().decode(stored.value!.body), /Arrived during the render/);
-  const generation = await ctx.kv.get(generationKey(orgId, ws.project.id));
+  const generation = await ctx.kv.get(generationKey(orgId, ws.project.id, latest));
   assert.ok(generation.versionstamp);
+  // The version's documents, which the update does not change, were stored by the first run.
+  const version = await ctx.kv.get<{ rendered: string }>(
+    scopeStateKey(orgId, ws.project.id, projectGroup("version").id),
+  );
+  assert.ok(version.value?.rendered);
 });
 
 Deno.test("[edge] a purge that is not acknowledged fails the job, is shown, and is sent again", async () => {
@@ -287,18 +342,18 @@ Deno.test("[edge] a purge that is not acknowledged fails the job, is shown, and 
   await publishVersion(ctx, ws);
   const orgId = ws.organization.id;
   await assert.rejects(() => ctx.services.edge.render(orgId), /answered 503/);
-  const state = await ctx.kv.get<{ purged: boolean; purgeError: string }>(
-    scopeStateKey(orgId, ws.project.id),
-  );
+  // The first group stored (the version's documents) failed its purge, and the run stopped.
+  const stateKey = scopeStateKey(orgId, ws.project.id, projectGroup("version").id);
+  const state = await ctx.kv.get<{ purged: boolean; purgeError: string }>(stateKey);
   assert.equal(state.value!.purged, false);
   assert.match(state.value!.purgeError, /answered 503/);
   const status503 = await (await ctx.call("GET", "/service/status", { token: ws.token })).json();
   assert.match(JSON.stringify(status503.live.edge), /answered 503/);
   status = 200;
   const tags = await ctx.services.edge.render(orgId);
-  assert.ok(tags.includes(`project-${ws.project.id}`));
-  assert.equal(purges.received.length, 2);
-  const after = await ctx.kv.get<{ purged: boolean }>(scopeStateKey(orgId, ws.project.id));
+  assert.equal(tags[0], `project-${ws.project.id}-version`);
+  assert.equal(purges.received.length, 1 + PROJECT_GROUPS.length + CENTER_GROUPS.length);
+  const after = await ctx.kv.get<{ purged: boolean }>(stateKey);
   assert.equal(after.value!.purged, true);
 });
 

@@ -12,6 +12,7 @@ import { KEY_COLLECTIONS } from "../../src/store/tenant_keys.ts";
 import { trackPublicWrites } from "../../src/store/public_writes.ts";
 import { recordSignals } from "../../src/store/signals.ts";
 import { generationKey } from "../../src/store/edge_pages.ts";
+import { PROJECT_GROUPS } from "../../src/edge/targets.ts";
 import { fakeClock } from "../../src/lib/clock.ts";
 import { auditCommits } from "../support/commit_audit.ts";
 import { createTestApp } from "../support/app.ts";
@@ -81,11 +82,13 @@ Deno.test("[store] a writer that goes around the commit path is caught; through 
     assert.deepEqual(around.missing, [`["signals_latest","${projectId}"]`]);
     // The same writer through the path: its commit carries the project's touch.
     const through = auditCommits(raw);
-    const before = await raw.get(generationKey(organizationId, projectId));
+    // The signals page's group is the one that reads the detection.
+    const signals = PROJECT_GROUPS.find((g) => g.reads.includes("signals_latest"))!.id;
+    const before = await raw.get(generationKey(organizationId, projectId, signals));
     await recordSignals(trackPublicWrites(through.kv, clock), detection as never, { projectId });
     assert.deepEqual(through.missing, []);
     assert.equal(through.touched, 1);
-    const after = await raw.get(generationKey(organizationId, projectId));
+    const after = await raw.get(generationKey(organizationId, projectId, signals));
     assert.notEqual(after.versionstamp, before.versionstamp);
   } finally {
     raw.close();
