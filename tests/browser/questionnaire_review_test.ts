@@ -6,7 +6,8 @@
  * through every row still to review with n, a, r and e (typing the answer, Ctrl+Enter), and
  * searches and filters. Every key press is counted and printed; the rows are all decided at
  * the end (checked through the API), the line of what the answered file holds and the
- * summary's review line say so, Markdown shows rendered (no `**`), and axe finds nothing. Then
+ * summary's review line say so, Markdown shows rendered (no `**`; HTML and a script link stay
+ * text), and axe finds nothing. Then
  * the questionnaire is shared with an NDA already set on a service that sends email: one
  * press to the link, and the next steps promise the emails.
  */
@@ -55,7 +56,11 @@ const TOPICS: [string, string][] = [
   ["document a change management process", "Yes: every change is ticketed and approved."],
   ["separate development and production environments", "Yes, with separate accounts."],
   ["protect endpoints with anti-malware", "Yes, on every laptop and server."],
-  ["publish a vulnerability disclosure policy", "Yes, with a security.txt file."],
+  // Markdown that must stay text: HTML, and a link to a script.
+  [
+    "publish a vulnerability disclosure policy",
+    "Yes: see [the policy](javascript:alert(1)), <b>raw</b> and https://acme.example/security.",
+  ],
 ];
 /** Questions the knowledge base cannot answer. */
 const OTHER = [
@@ -267,9 +272,16 @@ Deno.test("[browser] questionnaire review: 300 questions with the keyboard alone
 
     // Search and filters (typed, so counted apart from the review).
     await page.keyboard.press("/");
-    await page.keyboard.type("VQ-3-1");
+    await page.keyboard.type("VQ-29-0");
     await page.keyboard.press("Enter");
     await page.getByText("1 of 300 rows match").waitFor();
+    // Its answer: the HTML shows as typed, the script link as text, the web address as a link.
+    const detail = page.locator(".review-detail .suggestion-text").first();
+    await detail.getByText("<b>raw</b>", { exact: false }).waitFor();
+    assert.equal(await detail.locator("b").count(), 0);
+    assert.equal(await detail.locator('a[href^="javascript"]').count(), 0);
+    assert.match(await detail.innerText(), /the policy \(javascript:alert\(1\)\)/);
+    await detail.getByRole("link", { name: "https://acme.example/security" }).waitFor();
     await page.keyboard.press("Escape");
     await page.getByLabel("Search", { exact: true }).fill("");
     await page.getByLabel("Show", { exact: true }).selectOption("rejected");
