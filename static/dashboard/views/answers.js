@@ -8,6 +8,7 @@ import { formatDate } from "../format.js";
 import { confirmAction, runButton } from "../widgets.js";
 import { card, emptyState } from "./layout.js";
 import { organizationHeader, trustCenterUrl } from "./organization.js";
+import { citableControls, controlPicker, importForm } from "./answer_import.js";
 
 const listPath = (id) => `/organizations/${encodeURIComponent(id)}/answers`;
 const QUESTIONNAIRES = ["caiq-v4", "sig", "other"];
@@ -25,7 +26,12 @@ function pairs(text) {
   });
 }
 
-function answerFields(answer) {
+function answerFields(answer, controls = []) {
+  const citations = h(
+    "textarea",
+    { name: "citations", rows: "3", spellcheck: "false" },
+    citationLines(answer?.citations ?? []),
+  );
   return [
     field(
       "Question",
@@ -77,14 +83,11 @@ function answerFields(answer) {
         QUESTIONNAIRES.join(", ")
       }) and the question id, e.g. “caiq-v4 IAM-02.1” or “sig A.1”.`,
     ),
+    controlPicker(controls, citations),
     field(
       "Citations, one per line",
-      h(
-        "textarea",
-        { name: "citations", rows: "3", spellcheck: "false" },
-        citationLines(answer?.citations ?? []),
-      ),
-      "The kind (control, document, certification) and the id, e.g. “document 3f1c9a52-…”. Controls and documents must be the organization's.",
+      citations,
+      "The kind (control, document, certification) and the id, e.g. “document 3f1c9a52-…”. Controls and documents must be the organization's: pick a control above.",
     ),
   ];
 }
@@ -104,12 +107,12 @@ function formBody(data) {
   };
 }
 
-function answerForm(app, organization, answer, onSaved) {
+function answerForm(app, organization, answer, onSaved, controls = []) {
   const errorSlot = h("div", { class: "form-errors" });
   const form = h(
     "form",
     { class: "form", "aria-label": answer ? `Edit ${answer.question}` : "New answer" },
-    answerFields(answer),
+    answerFields(answer, controls),
     errorSlot,
     h(
       "div",
@@ -133,7 +136,26 @@ function answerForm(app, organization, answer, onSaved) {
   return form;
 }
 
-function answerItem(app, organization, answer, { reload, messages }) {
+/** An answer's citations, controls named (with their id, which the form asks for). */
+function citationList(answer, controls) {
+  if (answer.citations.length === 0) return null;
+  const names = new Map(controls.map((c) => [c.id, c.label]));
+  return h(
+    "ul",
+    { class: "update-meta", "aria-label": "Citations" },
+    ...answer.citations.map((c) =>
+      h(
+        "li",
+        {},
+        c.kind === "control" && names.has(c.id)
+          ? `Control: ${names.get(c.id)} — ${c.id}`
+          : `${c.kind[0].toUpperCase()}${c.kind.slice(1)}: ${c.id}`,
+      )
+    ),
+  );
+}
+
+function answerItem(app, organization, answer, { reload, messages, controls }) {
   const isOwner = organization.role === "owner";
   const headingId = `answer-${answer.id}`;
   const refs = answer.questionnaireRefs.map((r) => `${r.questionnaire} ${r.id}`).join(", ");
@@ -168,15 +190,18 @@ function answerItem(app, organization, answer, { reload, messages }) {
       { class: "update-meta" },
       `Updated ${formatDate(answer.updatedAt, true)} by ${answer.updatedBy.email ?? "an owner"}`,
       refs ? ` · ${refs}` : "",
-      answer.citations.length ? ` · ${answer.citations.length} citation(s)` : "",
+      answer.aliases?.length
+        ? ` · also asked as: ${answer.aliases.map((a) => `“${a.text}”`).join(", ")}`
+        : "",
     ),
     h("p", { class: "update-body" }, answer.answer),
+    citationList(answer, controls),
     isOwner
       ? h(
         "details",
         { class: "disclosure" },
         h("summary", {}, "Edit"),
-        answerForm(app, organization, answer, reload),
+        answerForm(app, organization, answer, reload, controls),
       )
       : null,
   );
@@ -189,8 +214,10 @@ export async function answersView(app, organizationId) {
   const listSlot = h("div", { class: "update-list" });
   const messages = h("div", { class: "form-errors" });
   const more = h("div", {});
+  // The controls to cite, by name (owners write citations); a failure leaves the id field.
+  const controls = isOwner ? await citableControls(app, organization).catch(() => []) : [];
   const items = (answers) =>
-    answers.map((a) => answerItem(app, organization, a, { reload, messages }));
+    answers.map((a) => answerItem(app, organization, a, { reload, messages, controls }));
   /** The button that appends the page of answers after `cursor`; null when there is none. */
   function moreButton(cursor) {
     if (!cursor) return null;
@@ -240,9 +267,22 @@ export async function answersView(app, organizationId) {
           " and the trust pages, and downloadable as CSV and XLSX keyed by questionnaire id. Restricted answers open through an approved access request.",
         ],
       }),
-      isOwner
-        ? card("Add an answer", answerForm(app, organization, null, reload))
-        : card("Add an answer", h("p", {}, "Only owners of the organization can change answers.")),
+      h(
+        "div",
+        {},
+        isOwner
+          ? card("Add an answer", answerForm(app, organization, null, reload, controls))
+          : card(
+            "Add an answer",
+            h("p", {}, "Only owners of the organization can change answers."),
+          ),
+        isOwner
+          ? card(
+            "Import answered questionnaires",
+            importForm(app, organization, () => load()),
+          )
+          : null,
+      ),
     ),
   );
 }
