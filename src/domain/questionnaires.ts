@@ -356,7 +356,7 @@ export const MAX_ACCEPT_KEYS = 5_000;
 
 export const AcceptRowsRequest = z.union([
   z.strictObject({
-    keys: z.array(z.string().regex(ROW_KEY, "Must be a row key such as 1:12"))
+    keys: z.array(z.string().max(12).regex(ROW_KEY, "Must be a row key such as 1:12"))
       .min(1).max(MAX_ACCEPT_KEYS).openapi({
         description:
           "The rows chosen: each with a best suggestion that is pending or rejected is accepted (edited and accepted rows stay as they are; unknown keys are skipped)",
