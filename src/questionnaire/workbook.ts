@@ -66,6 +66,11 @@ export interface ReadOptions {
 export interface FillOptions {
   /** Written in the answer cell of every question row without a fill. */
   noAnswer?: string;
+  /**
+   * Filled with the keys of the rows whose answer was written (its prose or its choice): a row
+   * whose cells the buyer had filled is not, and a signed manifest must not claim it.
+   */
+  written?: Set<string>;
   limits?: QuestionnaireLimits;
 }
 
@@ -286,6 +291,7 @@ function writesOf(
   fills: RowFill[],
   noAnswer: string,
   grids: Grid[],
+  written = new Set<string>(),
 ): {
   writes: Map<number, SheetWrites>;
   links: Map<number, Map<string, string>>;
@@ -312,13 +318,14 @@ function writesOf(
     const headerChoice = choice.choice ? columnNumber(choice.choice) === targets.choice : false;
     for (const row of rows) {
       const fill = byKey.get(row.key);
-      put(row.row, targets.prose, fill ? fill.answer : noAnswer);
+      const prose = put(row.row, targets.prose, fill ? fill.answer : noAnswer);
       if (!fill) continue;
+      if (prose) written.add(row.key);
       if (targets.choice !== null) {
         const listed = listAt(grid, row.row, targets.choice);
         const allowed = listed === undefined ? (headerChoice ? DEFAULT_CHOICES : []) : listed;
         const value = choiceFor(stanceOf(fill.answer), allowed ?? []);
-        if (value) put(row.row, targets.choice, value);
+        if (value && put(row.row, targets.choice, value)) written.add(row.key);
       }
       if (!fill.evidence) continue;
       if (!put(row.row, targets.evidence, fill.evidence)) continue;
@@ -374,7 +381,7 @@ export async function fillQuestionnaire(
   const noAnswer = options.noAnswer ?? NO_ANSWER;
   if (kindOf(bytes) === "csv") {
     const csv = parseCsv(bytes, limits);
-    const { writes } = writesOf(read, fills, noAnswer, [csvGrid(csv, limits)]);
+    const { writes } = writesOf(read, fills, noAnswer, [csvGrid(csv, limits)], options.written);
     return writeCsv(csv, writes.get(0) ?? new Map());
   }
   const fflate = await loadFflate();
@@ -384,6 +391,7 @@ export async function fillQuestionnaire(
     fills,
     noAnswer,
     readWorkbookGrids(open, limits),
+    options.written,
   );
   const inert = new Map(
     [...writes].map(([sheet, rows]) => [

@@ -28,12 +28,13 @@ export interface Engines {
     columns?: SheetColumns[],
     kinds?: Record<string, RowKind>,
   ): Promise<ReadQuestionnaire>;
+  /** The answered file, and the keys of the rows whose answer was written into it. */
   fill(
     bytes: Uint8Array,
     columns: SheetColumns[],
     fills: RowFill[],
     kinds?: Record<string, RowKind>,
-  ): Promise<Uint8Array>;
+  ): Promise<{ bytes: Uint8Array; written: Set<string> }>;
   match(kb: KnowledgeBase, questions: Question[]): MatchResult[];
   /**
    * The matcher of `kb`, built in slices of about `sliceMs` of work with the event loop served
@@ -67,7 +68,12 @@ async function importEngines(): Promise<Engines> {
         columns,
         kinds: new Map(Object.entries(kinds ?? {})),
       });
-      return await workbook.fillQuestionnaire(bytes, read, fills, { noAnswer: NO_ANSWER_TEXT });
+      const written = new Set<string>();
+      const filled = await workbook.fillQuestionnaire(bytes, read, fills, {
+        noAnswer: NO_ANSWER_TEXT,
+        written,
+      });
+      return { bytes: filled, written };
     },
     match: (kb, questions) => matching.createMatcher(kb).match(questions),
     yieldingMatcher: (kb, sliceMs) =>

@@ -193,8 +193,15 @@ export async function exportQuestionnaire(
     answeredRows(deps, organization, record),
     loadEngines(),
   ]);
-  const bytes = await engines.fill(original, record.columns, answered.fills, record.rowKinds);
-  return { record, bytes, rows: answered.rows };
+  const { bytes, written } = await engines.fill(
+    original,
+    record.columns,
+    answered.fills,
+    record.rowKinds,
+  );
+  // The manifest names only the rows answered in the file: a row whose cells the buyer had
+  // filled keeps the buyer's text, and nothing of ours is claimed there.
+  return { record, bytes, rows: answered.rows.filter((row) => written.has(row.key)) };
 }
 
 /** The file name of the answered file. */

@@ -220,7 +220,10 @@ Deno.test("[questionnaire] a CAIQ-like export: CSP CAIQ Answer filled from the l
     { key: "0:4", answer: "We document them in the access standard.", evidence: "" },
     { key: "0:5", answer: "Yes, see the logging standard.", evidence: "https://t.example/log" },
   ];
-  const filled = await fillQuestionnaire(book, read, fills);
+  const written = new Set<string>();
+  const filled = await fillQuestionnaire(book, read, fills, { written });
+  // LOG-01.1 keeps the buyer's answer: it is not reported as answered (the manifest follows).
+  assert.deepEqual([...written].sort(), ["0:2", "0:3", "0:4"]);
   const before = sheetJs(book).Sheets.CAIQv4 as unknown as SheetCells;
   const after = sheetJs(filled).Sheets.CAIQv4 as unknown as SheetCells;
   assert.deepEqual(
