@@ -545,7 +545,8 @@ function otherSuggestions(view, row) {
 
 function editForm(view, row) {
   const errorSlot = h("div", { class: "form-errors" });
-  const text = row.decision.answer ?? row.best?.text ?? "";
+  // What the file would get now: the edit, the suggestion chosen, else the best one.
+  const text = decidedText(row) ?? row.best?.text ?? "";
   const close = () => {
     replace(view.editor);
     view.detail.querySelector("[data-action=edit]")?.focus();
