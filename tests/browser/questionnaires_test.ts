@@ -141,6 +141,13 @@ Deno.test("[browser] questionnaires: import, review, columns, export and share",
       await page.getByRole("status").filter({ hasText: "3 id matches accepted" }).waitFor();
       await page.getByText(/^Review: 3 accepted, 0 edited, 0 rejected; 37 to review$/).waitFor();
 
+      // "Next to review" from the first row: the next row still pending.
+      await page.getByRole("button", { name: "Next to review" }).click();
+      await page.getByRole("status").filter({ hasText: /^Next to review: / }).waitFor();
+      assert.equal(
+        (await page.locator(".review-grid tr.is-current .col-decision").innerText()).trim(),
+        "To review",
+      );
       await open("HRS-01.1");
       await page.getByRole("button", { name: "Edit the answer to HRS-01.1" }).click();
       await page.getByLabel("Answer to HRS-01.1", { exact: true }).fill(

@@ -1106,7 +1106,22 @@ export async function reviewCard(app, organization, questionnaire, onChange) {
     h(
       "div",
       { class: "review-split" },
-      h("div", { class: "review-table-pane" }, view.count, view.list, view.more),
+      h(
+        "div",
+        { class: "review-table-pane" },
+        h(
+          "div",
+          { class: "review-table-head" },
+          view.count,
+          h("button", {
+            type: "button",
+            class: "btn btn-secondary btn-small",
+            on: { click: () => goToNextPending(view) },
+          }, "Next to review"),
+        ),
+        view.list,
+        view.more,
+      ),
       h(
         "section",
         { class: "review-detail", "aria-label": "The row under review" },
