@@ -90,7 +90,7 @@ const TRANSFER_HEADERS = new Set([
 /**
  * The groups of an organization's scopes (each public project with a version, and its trust
  * center) that `wanted` names (`scope:groupId`, `org:groupId` for every project's), or all.
- * The groups of the version's own documents come first: they are what machines poll.
+ * The signed profile's group comes first: it is what machines poll.
  */
 async function scopesOf(
   kv: Deno.Kv,
@@ -135,8 +135,12 @@ async function scopesOf(
       tags: pageTags(organizationId, null, group.name),
     });
   }
-  const first = (scope: Scope) => scope.group.name === "version" ? 0 : 1;
-  return scopes.sort((a, b) => first(a) - first(b));
+  // In the declared order of groups (the signed profile first), each for every project.
+  const rank = (scope: Scope) =>
+    scope.projectId === null
+      ? PROJECT_GROUPS.length + CENTER_GROUPS.indexOf(scope.group)
+      : PROJECT_GROUPS.indexOf(scope.group);
+  return scopes.sort((a, b) => rank(a) - rank(b));
 }
 
 /** Whether the deletion of a project or an organization is due (its job may be removing it). */

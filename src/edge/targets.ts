@@ -5,8 +5,9 @@
  * answered live: URLs with a query (answer search), one update or one document by id, the
  * access-request form, versioned URLs (immutable artifacts served as they are), the log
  * (a project's index in it shows the whole log's size, which every publish of any project
- * moves), a project's security.txt (its Expires is counted from the moment it is read) and the
- * cross-vendor directory and search. What is answered live is not tagged for the edge either:
+ * moves), a project's security.txt (its Expires is counted from the moment it is read), a trust
+ * center's status, access guide and ADS document (the status moves with every answer; docs/ads.md)
+ * and the cross-vendor directory and search. What is answered live is not tagged for the edge either:
  * no purge would reach it, so the platform's CDN does not keep it.
  */
 import { sha256HexSync } from "../lib/hash.ts";
@@ -61,8 +62,35 @@ function groups(
   });
 }
 
-/** The stored pages under `/trust/{projectSlug}`, by what they read. */
+/**
+ * The stored pages under `/trust/{projectSlug}`, by what they read, in the order a render
+ * stores and purges them (then the trust center's).
+ */
 export const PROJECT_GROUPS: readonly PageGroup[] = groups("project", [
+  {
+    // The signed profile, what machines poll: rendered and purged first.
+    name: "signed",
+    paths: ["/trust.json", "/trust.json.jws"],
+    reads: PUBLICATION,
+  },
+  {
+    // The rest of what is computed from the version alone.
+    name: "version",
+    paths: [
+      "/controls",
+      "/versions",
+      "/versions.html",
+      "/versions.md",
+      "/badge.svg",
+      "/badge.json",
+      "/oscal-assessment-results.json",
+      "/oscal-assessment-results.json.jws",
+      "/vsa.intoto.json",
+      "/security-insights.json",
+      "/security-insights.json.jws",
+    ],
+    reads: PUBLICATION,
+  },
   {
     // The latest page: the signed version with its live sections (src/serve/live_sections.ts)
     // and the footer's "as of" (the organization's last public change).
@@ -80,26 +108,6 @@ export const PROJECT_GROUPS: readonly PageGroup[] = groups("project", [
       "control_criteria",
       "changes",
     ],
-  },
-  {
-    // The version's own documents and what is computed from the version alone.
-    name: "version",
-    paths: [
-      "/trust.json",
-      "/trust.json.jws",
-      "/controls",
-      "/versions",
-      "/versions.html",
-      "/versions.md",
-      "/badge.svg",
-      "/badge.json",
-      "/oscal-assessment-results.json",
-      "/oscal-assessment-results.json.jws",
-      "/vsa.intoto.json",
-      "/security-insights.json",
-      "/security-insights.json.jws",
-    ],
-    reads: PUBLICATION,
   },
   {
     name: "frameworks",

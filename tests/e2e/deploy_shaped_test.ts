@@ -300,7 +300,7 @@ for (const version of [DEPLOY_DENO_VERSION, README_DENO_VERSION]) {
                       ),
                     10_000,
                   );
-                const both = await Promise.all([groupAck("version"), groupAck("latest")]);
+                const both = await Promise.all([groupAck("signed"), groupAck("latest")]);
                 acks.push({
                   version: published.version,
                   at: Math.max(...both.map((a) => a.at)),

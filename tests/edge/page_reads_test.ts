@@ -158,9 +158,9 @@ Deno.test("[edge] every stored URL reads only what its group declares", async ()
       assert.ok(read === "changes" || PUBLIC.has(read), `${group.name} declares ${read}`);
     }
   }
-  // The trace can fail: the version's documents without their publication would be caught.
-  const version = PROJECT_GROUPS.find((g) => g.name === "version")!;
-  const broken = { ...version, reads: version.reads.filter((r) => r !== "publications") };
+  // The trace can fail: the signed profile without its publication would be caught.
+  const signed = PROJECT_GROUPS.find((g) => g.name === "signed")!;
+  const broken = { ...signed, reads: signed.reads.filter((r) => r !== "publications") };
   assert.deepEqual(undeclared(broken, reads.get(`/trust/${params.projectSlug}/trust.json`)!), [
     "publications",
   ]);
@@ -174,7 +174,9 @@ Deno.test("[edge] every stored URL reads only what its group declares", async ()
 async function stamps(ctx: TestApp, paths: string[]): Promise<Map<string, string | null>> {
   const found = new Map<string, string | null>();
   for (const path of paths) {
-    const variant = storedScopeOf(path)!.group.name === "version" ? "any" : "html";
+    const variant = ["signed", "version"].includes(storedScopeOf(path)!.group.name)
+      ? "any"
+      : "html";
     const stored = await ctx.kv.getMany([
       pageKey(path, variant, "identity"),
       pageKey(path, "any", "identity"),
@@ -270,18 +272,19 @@ Deno.test("[edge] a change re-renders and purges only the pages that read what i
     assert.deepEqual(after, before);
   });
 
-  await t.step("a publication: the version's documents first, not the lists", async () => {
+  await t.step("a publication: the signed profile first, not the lists", async () => {
     const before = await stamps(ctx, watched);
     const published = await ctx.call("POST", `/projects/${projectId}/publish`, { token });
     assert.equal(published.status, 201, await published.text());
     const rendered = await ctx.services.edge.render(organizationId);
-    assert.equal(rendered[0], project("version"), "the version's documents first");
+    assert.equal(rendered[0], project("signed"), "the signed profile first");
     assert.deepEqual([...rendered].sort(), [
       center("answers"),
       center("center"),
       project("feed"),
       project("frameworks"),
       project("latest"),
+      project("signed"),
       project("version"),
     ]);
     const after = await stamps(ctx, watched);

@@ -71,8 +71,13 @@ Deno.test("[edge] stored URLs are every public GET route with only the project's
     }
   }
   // Answered live on purpose: the access-request form takes its document from the query, and a
-  // project's security.txt counts its Expires from the moment it is read.
+  // project's security.txt counts its Expires from the moment it is read; the trust center's
+  // status changes with every answer the service gives, and the access guide and the ADS
+  // document (which carries the status) read the document settings (docs/ads.md).
   center.delete("/documents/request");
+  for (const live of ["/status", "/status.md", "/access", "/access.md", "/ads.json"]) {
+    center.delete(live);
+  }
   project.delete("/.well-known/security.txt");
   assert.deepEqual(
     [...project].sort(),
@@ -138,11 +143,9 @@ Deno.test("[edge] the latest pages are stored bytes, current or answered live", 
           ...CENTER_GROUPS.map((g) => `center-${orgId}-${g.name}`),
         ].sort(),
       );
-      // One purge per group, the version's own documents first (what machines poll).
-      assert.deepEqual(purges.received.map((r) => r.tags), [
-        `project-${ws.project.id}-version`,
-        ...tags.filter((tag) => tag !== `project-${ws.project.id}-version`),
-      ]);
+      // One purge per group as it is stored, the signed profile first (what machines poll).
+      assert.deepEqual(purges.received.map((r) => r.tags), tags);
+      assert.equal(tags[0], `project-${ws.project.id}-signed`);
       assert.ok(purges.received.every((r) => r.method === "PURGE"));
       for (const variant of ["html", "md", "json"] as const) {
         for (const coding of ["identity", "gzip", "br"] as const) {
@@ -326,9 +329,9 @@ Deno.test("[edge] a render overtaken by a newer change stores nothing of it; the
   assert.match(new TextDecoder().decode(stored.value!.body), /Arrived during the render/);
   const generation = await ctx.kv.get(generationKey(orgId, ws.project.id, latest));
   assert.ok(generation.versionstamp);
-  // The version's documents, which the update does not change, were stored by the first run.
+  // The signed profile, which the update does not change, was stored by the first run.
   const version = await ctx.kv.get<{ rendered: string }>(
-    scopeStateKey(orgId, ws.project.id, projectGroup("version").id),
+    scopeStateKey(orgId, ws.project.id, projectGroup("signed").id),
   );
   assert.ok(version.value?.rendered);
 });
@@ -342,8 +345,8 @@ Deno.test("[edge] a purge that is not acknowledged fails the job, is shown, and 
   await publishVersion(ctx, ws);
   const orgId = ws.organization.id;
   await assert.rejects(() => ctx.services.edge.render(orgId), /answered 503/);
-  // The first group stored (the version's documents) failed its purge, and the run stopped.
-  const stateKey = scopeStateKey(orgId, ws.project.id, projectGroup("version").id);
+  // The first group stored (the signed profile) failed its purge, and the run stopped.
+  const stateKey = scopeStateKey(orgId, ws.project.id, projectGroup("signed").id);
   const state = await ctx.kv.get<{ purged: boolean; purgeError: string }>(stateKey);
   assert.equal(state.value!.purged, false);
   assert.match(state.value!.purgeError, /answered 503/);
@@ -351,7 +354,7 @@ Deno.test("[edge] a purge that is not acknowledged fails the job, is shown, and 
   assert.match(JSON.stringify(status503.live.edge), /answered 503/);
   status = 200;
   const tags = await ctx.services.edge.render(orgId);
-  assert.equal(tags[0], `project-${ws.project.id}-version`);
+  assert.equal(tags[0], `project-${ws.project.id}-signed`);
   assert.equal(purges.received.length, 1 + PROJECT_GROUPS.length + CENTER_GROUPS.length);
   const after = await ctx.kv.get<{ purged: boolean }>(stateKey);
   assert.equal(after.value!.purged, true);
