@@ -313,12 +313,15 @@ Deno.test("[questionnaires] the answered workbook keeps no live part of the buye
   const after = book.Sheets.Questions;
   assert.equal(after.C2.v, answer);
   assert.equal(after.C3.v, "No answer");
-  // "Notes" is the evidence column: an edit's evidence says who wrote it.
-  assert.equal(after.D2.v, "Edited by the vendor");
+  // "Notes" holds the buyer's own notes: the evidence (an edit's says who wrote it) gets a column
+  // of its own after the last one used, and the buyer's note stays.
+  assert.equal(after.D2.v, "Buyer note kept");
+  assert.equal(after.H1.v, "Evidence");
+  assert.equal(after.H2.v, "Edited by the vendor");
   assert.equal(after.F3.l?.Target, "https://buyer.example/policy");
   assert.equal(after.D3.l, undefined, "the file: link is gone, its text stays");
   for (const ref of Object.keys(before).filter((key) => !key.startsWith("!"))) {
-    if (ref === "C2" || ref === "C3" || ref === "D2") continue;
+    if (ref === "C2" || ref === "C3") continue;
     assert.equal(after[ref]?.v, before[ref].v, `${ref} unchanged`);
     assert.equal(after[ref]?.f, undefined, `${ref} holds no formula`);
   }
