@@ -3,6 +3,7 @@
  * "ControlEvaluationSummary", "PublishJob", "PublishedProfile", "Published
  * trust profile (public)" and "ProjectDomain" shapes.
  */
+import { Offering } from "./offering.ts";
 import { z } from "@hono/zod-openapi";
 import { NextCursor } from "./list_page.ts";
 import { DateTime, Uuid } from "./common.ts";
@@ -364,6 +365,17 @@ export const OrganizationTrustCenter = z.object({
   documentsUrl: z.url().openapi({ description: "Its documents page, with the NDA" }),
   accessRequestUrl: z.url().nullable().openapi({
     description: "The form that requests restricted documents; null while no NDA is set",
+  }),
+  offering: Offering.nullable().openapi({
+    description:
+      "The cloud service offering (FedRAMP ADS-01: service and deployment model, services with impact levels, customer responsibilities, support); null until the vendor describes it",
+  }),
+  adsUrl: z.url().openapi({
+    description: "The same offering as a machine-readable document, with access and status",
+  }),
+  accessUrl: z.url().openapi({ description: "How to get access, in plain language" }),
+  statusUrl: z.url().openapi({
+    description: "The trust center's own availability and recent disruptions",
   }),
 }).openapi("OrganizationTrustCenter");
 export type OrganizationTrustCenter = z.infer<typeof OrganizationTrustCenter>;

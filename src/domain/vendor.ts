@@ -7,6 +7,10 @@ import { z } from "@hono/zod-openapi";
 import { contrastRatio, HEX_COLOR, MIN_TEXT_CONTRAST } from "../lib/contrast.ts";
 import { IMAGE_TYPES } from "../lib/image_type.ts";
 import { DateTime, oneLine, Uuid } from "./common.ts";
+import { HttpsUrl, plainText } from "./text_fields.ts";
+import { emptyOffering, Offering, UpdateOfferingRequest } from "./offering.ts";
+
+export { HttpsUrl, plainText };
 
 /** Longest description, in characters. */
 export const MAX_DESCRIPTION_LENGTH = 500;
@@ -19,37 +23,6 @@ export const MAX_LOGO_BYTES = 256 * 1024;
 export const MAX_LOGO_PIXELS = 4096;
 /** The text colour the brand colour is a background for, everywhere it is shown. */
 export const BRAND_TEXT_COLOR = "#ffffff";
-
-/** What to do about an address HttpsUrl refused: http:// and bare hosts are the usual ones. */
-function httpsUrlProblem(issue: { input?: unknown }): string {
-  const input = typeof issue.input === "string" ? issue.input.trim() : "";
-  const example = "e.g. https://acme.example";
-  if (/^http:\/\//i.test(input)) return `must start with https:// (not http://), ${example}`;
-  if (!/^[a-z][a-z0-9+.-]*:/i.test(input)) {
-    return `must be a full address starting with https://, ${example}`;
-  }
-  return `must be an https:// address with a domain name, ${example}`;
-}
-
-export const HttpsUrl = z.url({
-  protocol: /^https$/,
-  hostname: z.regexes.domain,
-  error: httpsUrlProblem,
-}).max(2048)
-  .openapi({ description: "An https URL", example: "https://acme.example" });
-
-/** C0 controls other than tab, line feed and carriage return, and DEL. */
-function isControl(code: number): boolean {
-  return (code < 0x20 && code !== 0x09 && code !== 0x0a && code !== 0x0d) || code === 0x7f;
-}
-
-/** Plain text without control characters other than line breaks and tabs. */
-export function plainText(max: number) {
-  return z.string().trim().max(max).refine(
-    (text) => ![...text].some((ch) => isControl(ch.charCodeAt(0))),
-    "Must be plain text without control characters",
-  );
-}
 
 export const BrandColor = z.string().max(7).regex(HEX_COLOR, "Must be #rrggbb").refine(
   (color) => !HEX_COLOR.test(color) || contrastRatio(color, BRAND_TEXT_COLOR) >= MIN_TEXT_CONTRAST,
@@ -84,6 +57,10 @@ export const OrganizationProfile = z.object({
   logo: OrganizationLogo.nullable(),
   securityContact: SecurityContact,
   brandColor: z.string().nullable(),
+  offering: Offering.openapi({
+    description:
+      "The cloud service offering as FedRAMP's Authorization Data Sharing process asks it described (docs/ads.md)",
+  }),
   updatedAt: DateTime.nullable().openapi({ description: "null until the profile is first set" }),
 }).openapi("OrganizationProfile");
 export type OrganizationProfile = z.infer<typeof OrganizationProfile>;
@@ -100,6 +77,7 @@ export const UpdateOrganizationProfileRequest = z.strictObject({
     url: HttpsUrl.nullable().optional(),
   }).optional(),
   brandColor: BrandColor.nullable().optional(),
+  offering: UpdateOfferingRequest.optional(),
 }).openapi("UpdateOrganizationProfileRequest");
 export type UpdateOrganizationProfileRequest = z.infer<typeof UpdateOrganizationProfileRequest>;
 
@@ -118,9 +96,10 @@ export type Vendor = z.infer<typeof Vendor>;
 
 /** A logo as stored: its URL is derived from the digest and type when shown. */
 export type StoredLogo = Omit<OrganizationLogo, "url">;
-/** A profile as stored. */
-export type StoredOrganizationProfile = Omit<OrganizationProfile, "logo"> & {
+/** A profile as stored (one stored before the offering existed has none). */
+export type StoredOrganizationProfile = Omit<OrganizationProfile, "logo" | "offering"> & {
   logo: StoredLogo | null;
+  offering?: Offering;
 };
 
 /** The root-relative public path of a logo: `/public/logos/<sha256>.<png|jpg|webp>`. */
@@ -134,7 +113,7 @@ export function presentProfile(
   baseUrl: string,
 ): OrganizationProfile {
   const logo = stored.logo && { ...stored.logo, url: new URL(logoPath(stored.logo), baseUrl).href };
-  return { ...stored, logo };
+  return { ...stored, logo, offering: { ...emptyOffering(), ...stored.offering } };
 }
 
 /** The profile of an organization that never set one. */
@@ -147,6 +126,7 @@ export function emptyProfile(organizationId: string): StoredOrganizationProfile 
     logo: null,
     securityContact: { email: null, url: null },
     brandColor: null,
+    offering: emptyOffering(),
     updatedAt: null,
   };
 }

@@ -18,7 +18,9 @@ import {
 import { publicUrls, trustCenterUrl } from "../publish/urls.ts";
 import { currentNda } from "../store/documents.ts";
 import { getOrganizationBySlug } from "../store/organizations.ts";
-import { getVendor } from "../store/org_profiles.ts";
+import { getOrganizationProfile, getVendor } from "../store/org_profiles.ts";
+import { offeringIsSet } from "../domain/offering.ts";
+import { presentProfile } from "../domain/vendor.ts";
 import { listProjectsByOrganization } from "../store/projects.ts";
 import { getDeletion } from "../store/deletions.ts";
 import { getLatestPublication } from "../store/publications.ts";
@@ -36,6 +38,7 @@ import {
   orgBannerContent,
   orgCertificationsContent,
   orgDocumentsContent,
+  orgOfferingContent,
 } from "./org_center_sections.ts";
 import { openPublicUpdates } from "./updates.ts";
 
@@ -49,7 +52,7 @@ export async function orgTrustCenter(
   const org = await getOrganizationBySlug(kv, orgSlug);
   if (!org) throw notFound("No public trust center by that name");
   const center = trustCenterUrl(config, org.slug);
-  const [projects, vendor, certifications, listed, nda] = await Promise.all([
+  const [projects, vendor, certifications, listed, nda, profile] = await Promise.all([
     listProjectsByOrganization(kv, org.id),
     getVendor(kv, org.id, { baseUrl: config.baseUrl }),
     publicCertificationsOf(kv, {
@@ -60,7 +63,9 @@ export async function orgTrustCenter(
     }),
     listedDocuments(kv, org.id),
     currentNda(kv, org.id),
+    getOrganizationProfile(kv, org.id),
   ]);
+  const offering = presentProfile(profile, config.baseUrl).offering;
   const body: OrganizationTrustCenter = {
     organization: { name: org.name, slug: org.slug },
     projects: [],
@@ -73,6 +78,10 @@ export async function orgTrustCenter(
     acceptingRequests: nda !== null,
     documentsUrl: `${center}/documents`,
     accessRequestUrl: nda ? `${center}/documents/request` : null,
+    offering: offeringIsSet(offering) ? offering : null,
+    adsUrl: `${center}/ads.json`,
+    accessUrl: `${center}/access`,
+    statusUrl: `${center}/status`,
   };
   for (const project of projects.filter((p) => p.visibility === "public")) {
     const publication = await getLatestPublication(kv, project.id);
@@ -118,6 +127,7 @@ export function orgTrustCenterPage(
     orgBannerContent(center),
     orgCertificationsContent(center),
     orgDocumentsContent(center),
+    orgOfferingContent(center),
     ...(options.sections ?? []),
     orgSubscribeContent(config, org),
   ]);

@@ -14,6 +14,7 @@ import {
 import { documentItem, DOCUMENTS_STYLE } from "../publish/render/documents.ts";
 import { escapeMarkdown, link } from "../publish/render/markdown.ts";
 import type { LiveSectionContent } from "./live_sections.ts";
+import { OFFERING_STYLE, offeringHtml, offeringMarkdown } from "../publish/render/offering.ts";
 
 /** Most documents the trust center lists; the rest are on its documents page. */
 const SHOWN_DOCUMENTS = 10;
@@ -91,5 +92,30 @@ export function orgDocumentsContent(center: OrganizationTrustCenter): LiveSectio
       ...(request && restricted ? ["", link("Request restricted documents", request)] : []),
     ].join("\n"),
     styles: [DOCUMENTS_STYLE],
+  };
+}
+
+/**
+ * The cloud service offering (FRR-ADS-01) with the links to "How to get access" and the trust
+ * center's status; only those links while the vendor has not described the offering.
+ */
+export function orgOfferingContent(center: OrganizationTrustCenter): LiveSectionContent {
+  if (!center.offering) {
+    const links = html`
+      <p><a href="${center.accessUrl}">How to get access</a> · <a href="${center
+        .statusUrl}">Trust center status</a></p>
+    `;
+    return {
+      html: links,
+      markdown: `${link("How to get access", center.accessUrl)} · ${
+        link("Trust center status", center.statusUrl)
+      }`,
+    };
+  }
+  const offering = center.offering;
+  return {
+    html: offeringHtml(offering, center.accessUrl, center.statusUrl),
+    markdown: offeringMarkdown(offering, center.accessUrl, center.statusUrl),
+    styles: [OFFERING_STYLE],
   };
 }

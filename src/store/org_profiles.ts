@@ -14,6 +14,7 @@ import {
   vendorOf,
 } from "../domain/vendor.ts";
 import { conflict } from "../domain/errors.ts";
+import { emptyOffering, mergeOffering } from "../domain/offering.ts";
 import { logoKey, organizationProfileKey } from "./keys.ts";
 import { getOrganization } from "./organizations.ts";
 import { reindexProfileUpdate } from "./search_index.ts";
@@ -53,6 +54,9 @@ function merged(
   const contact = change.securityContact;
   if (contact?.email !== undefined) next.securityContact.email = contact.email;
   if (contact?.url !== undefined) next.securityContact.url = contact.url;
+  if (change.offering !== undefined) {
+    next.offering = mergeOffering({ ...emptyOffering(), ...current.offering }, change.offering);
+  }
   return next;
 }
 

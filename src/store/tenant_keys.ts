@@ -298,6 +298,12 @@ export const KEY_COLLECTIONS: Readonly<Record<string, CollectionRule>> = {
   },
   search_organization_stamps: { owner: "organization", public: "none", note: "[orgId]" },
   search_index_meta: { owner: "service", public: "none", note: "the index's backfill marker" },
+  // The trust center's status (src/store/public_status.ts): counts of every tenant's answers.
+  public_status_hours: {
+    owner: "service",
+    public: "none",
+    note: "[hour]: public answers served and failed per UTC hour, expiring after 40 days",
+  },
   // Deletion (src/store/deletions.ts).
   deletions: {
     owner: "organization",

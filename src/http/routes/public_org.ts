@@ -24,6 +24,19 @@ import { createRouter } from "../env.ts";
 import { negotiatedFormat } from "../negotiation.ts";
 import { documentedJson, errors, json } from "../openapi.ts";
 import { publicHeaders, serveArtifact } from "../public_responses.ts";
+import { AccessGuide, AdsDocument } from "../../domain/ads.ts";
+import { PublicStatus } from "../../domain/public_status.ts";
+import {
+  accessPageCsp,
+  renderAccessHtml,
+  renderAccessMarkdown,
+  renderStatusHtml,
+  renderStatusMarkdown,
+} from "../../publish/render/offering.ts";
+import { trustCenterUrl } from "../../publish/urls.ts";
+import { accessGuide, adsDocument, publicOrganization } from "../../serve/ads.ts";
+import { readPublicStatus } from "../../store/public_status.ts";
+import { statusRecorder } from "../public_status.ts";
 
 /** The profile of a verified custom domain, mounted at /trust/domains. */
 export const trustDomainRoutes = createRouter();
@@ -178,4 +191,162 @@ trustCenterRoutes.openapi(
     },
   }),
   (c) => serveSubprocessors(c, c.req.valid("param").orgSlug, true),
+);
+
+const AccessContent = {
+  "application/json": { schema: AccessGuide },
+  "text/html": { schema: z.string() },
+  "text/markdown": { schema: z.string() },
+};
+
+/** "How to get access" as JSON, Markdown (`.md` or Accept) or HTML (Accept: text/html). */
+async function serveAccess(c: Context<AppEnv>, slug: string, markdown: boolean) {
+  const { kv, config } = c.var.services;
+  const org = await publicOrganization(kv, slug);
+  const guide = await accessGuide(kv, org, { config });
+  publicHeaders(c);
+  c.header("Vary", "Accept");
+  const format = negotiatedFormat(c, markdown ? "md" : undefined);
+  if (format === "md") {
+    return c.body(renderAccessMarkdown(guide), 200, {
+      "content-type": "text/markdown; charset=utf-8",
+    });
+  }
+  if (format === "html") {
+    return c.body(renderAccessHtml(guide), 200, trustPageHeaders(accessPageCsp()));
+  }
+  return c.json(guide, 200);
+}
+
+trustCenterRoutes.openapi(
+  createRoute({
+    method: "get",
+    path: "/{orgSlug}/access",
+    operationId: "getTrustCenterAccessGuide",
+    tags,
+    summary:
+      "How to get access to a trust center's documents, in plain language (FedRAMP ADS AC-01)",
+    description:
+      "Generated from the organization's settings: how many documents are public, whether restricted ones can be requested, the NDA, whether some work-email domains are approved at once (the domains are not listed), how the link arrives and how long it lasts; then the vendor's own words and support contacts. JSON by default; HTML for Accept: text/html; Markdown for Accept: text/markdown or at `/public/trust/{orgSlug}/access.md`. Answered live.",
+    request: { params: OrgSlugParams },
+    responses: {
+      200: { content: AccessContent, description: "The steps and the facts they come from" },
+      ...errors(404),
+    },
+  }),
+  (c) => serveAccess(c, c.req.valid("param").orgSlug, false),
+);
+
+trustCenterRoutes.openapi(
+  createRoute({
+    method: "get",
+    path: "/{orgSlug}/access.md",
+    operationId: "getTrustCenterAccessGuideMarkdown",
+    tags,
+    summary: "How to get access to a trust center's documents, as Markdown",
+    request: { params: OrgSlugParams },
+    responses: {
+      200: {
+        content: { "text/markdown": { schema: z.string() } },
+        description: "The steps in plain language",
+      },
+      ...errors(404),
+    },
+  }),
+  (c) => serveAccess(c, c.req.valid("param").orgSlug, true),
+);
+
+/** The trust center's status as JSON, Markdown (`.md` or Accept) or HTML (Accept: text/html). */
+async function serveStatus(c: Context<AppEnv>, slug: string, markdown: boolean) {
+  const { kv, config, clock } = c.var.services;
+  const org = await publicOrganization(kv, slug);
+  const now = clock.now();
+  await statusRecorder(c.var.services).flush(now);
+  const status = await readPublicStatus(kv, now);
+  const center = trustCenterUrl(config, org.slug);
+  c.header("Cache-Control", "public, max-age=60");
+  c.header("Vary", "Accept");
+  const format = negotiatedFormat(c, markdown ? "md" : undefined);
+  if (format === "md") {
+    return c.body(renderStatusMarkdown(status, org, center), 200, {
+      "content-type": "text/markdown; charset=utf-8",
+      "cache-control": "public, max-age=60",
+    });
+  }
+  if (format === "html") {
+    return c.body(renderStatusHtml(status, org, center), 200, {
+      ...trustPageHeaders(accessPageCsp()),
+      "cache-control": "public, max-age=60",
+    });
+  }
+  return c.json(status, 200);
+}
+
+const StatusContent = {
+  "application/json": { schema: PublicStatus },
+  "text/html": { schema: z.string() },
+  "text/markdown": { schema: z.string() },
+};
+
+trustCenterRoutes.openapi(
+  createRoute({
+    method: "get",
+    path: "/{orgSlug}/status",
+    operationId: "getTrustCenterStatus",
+    tags,
+    summary: "The trust center's own availability and recent disruptions (FedRAMP ADS-01, TC-07)",
+    description:
+      "As the service measures it: every answer of a public route (`/trust/…`, `/public/…`) is counted per UTC hour as served or failed (5xx); availability over the last 24 hours, 7 and 30 days, the days, and the disruptions (consecutive hours with failed answers). The counts are the service's, which serves every trust center. JSON by default; HTML for Accept: text/html; Markdown for Accept: text/markdown or at `/public/trust/{orgSlug}/status.md`. Answered live, cached a minute.",
+    request: { params: OrgSlugParams },
+    responses: {
+      200: { content: StatusContent, description: "Availability and disruptions" },
+      ...errors(404),
+    },
+  }),
+  (c) => serveStatus(c, c.req.valid("param").orgSlug, false),
+);
+
+trustCenterRoutes.openapi(
+  createRoute({
+    method: "get",
+    path: "/{orgSlug}/status.md",
+    operationId: "getTrustCenterStatusMarkdown",
+    tags,
+    summary: "The trust center's own availability and recent disruptions, as Markdown",
+    request: { params: OrgSlugParams },
+    responses: {
+      200: {
+        content: { "text/markdown": { schema: z.string() } },
+        description: "Availability and disruptions",
+      },
+      ...errors(404),
+    },
+  }),
+  (c) => serveStatus(c, c.req.valid("param").orgSlug, true),
+);
+
+trustCenterRoutes.openapi(
+  createRoute({
+    method: "get",
+    path: "/{orgSlug}/ads.json",
+    operationId: "getTrustCenterAdsDocument",
+    tags,
+    summary:
+      "Everything FedRAMP's ADS-01 lists, as one machine-readable document (offering, contacts, access, status)",
+    description:
+      "The cloud service offering (service and deployment model, business category, UEI, Marketplace link, services with impact levels, customer responsibilities, secure configuration guide, support contacts, next Ongoing Authorization Report), the vendor, how to get access and the trust center's status, with the URLs of the human-readable pages that render the same record (the trust center's HTML and Markdown). Answered live.",
+    request: { params: OrgSlugParams },
+    responses: {
+      200: json(AdsDocument, "The document"),
+      ...errors(404),
+    },
+  }),
+  async (c) => {
+    const { kv, config, clock } = c.var.services;
+    const now = clock.now();
+    await statusRecorder(c.var.services).flush(now);
+    const doc = await adsDocument(kv, c.req.valid("param").orgSlug, { config, now });
+    c.header("Cache-Control", "public, max-age=60");
+    return c.json(doc, 200);
+  },
 );

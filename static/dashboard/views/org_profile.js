@@ -8,6 +8,7 @@ import { field, h, handleSubmit, replace, successAlert } from "../dom.js";
 import { confirmAction, runButton } from "../widgets.js";
 import { card, facts } from "./layout.js";
 import { organizationHeader, trustCenterUrl } from "./organization.js";
+import { offeringFacts, offeringForm } from "./offering.js";
 
 const profilePath = (id) => `/organizations/${encodeURIComponent(id)}/profile`;
 const logoPath = (id) => `/organizations/${encodeURIComponent(id)}/logo`;
@@ -190,6 +191,21 @@ export async function organizationProfileView(app, organizationId) {
       card("Logo", owner ? logoEditor(app, organization, current, draw) : logoPreview(current), {
         description: "Served from this service with a strict content type.",
       }),
+      card(
+        "Service offering",
+        owner
+          ? offeringForm(current.offering, async (offering) => {
+            const { profile: saved } = await app.api.patch(profilePath(organization.id), {
+              offering,
+            });
+            draw(saved, "Offering saved");
+          })
+          : offeringFacts(current.offering),
+        {
+          description:
+            "What FedRAMP's Authorization Data Sharing process asks a provider to publish (ADS-01): shown on the trust center at once, as HTML, Markdown, JSON and ads.json.",
+        },
+      ),
     );
     replace(statusSlot, message ? successAlert(message) : null);
   };
