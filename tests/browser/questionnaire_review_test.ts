@@ -268,6 +268,8 @@ Deno.test("[browser] questionnaire review: 300 questions with the keyboard alone
     await page.getByText(
       new RegExp(`^Review: ${accepted} accepted, 3 edited, ${rejected} rejected; 0 to review$`),
     ).waitFor();
+    await page.getByText(`In the answered file: ${accepted + 3} of 300 questions answered`)
+      .waitFor();
     assert.ok(keys.count < 300, `${keys.count} key presses: fewer than one a question`);
 
     // Search and filters (typed, so counted apart from the review).

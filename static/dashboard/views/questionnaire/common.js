@@ -25,7 +25,10 @@ export function reviewText(coverage) {
   return `${accepted} accepted, ${edited} edited, ${rejected} rejected; ${pending} to review`;
 }
 
-/** The coverage at a glance: the sentence, then the review's progress. */
+/**
+ * The coverage at a glance: the sentence, the review's progress, and what the answered file
+ * holds (moved by every decision; the sentence counts what matching found).
+ */
 export function coverageBlock(coverage) {
   const done = coverage.needAnswer === 0;
   return h(
@@ -37,8 +40,19 @@ export function coverageBlock(coverage) {
       h("span", { class: "overall-label" }, "Coverage"),
       h("p", { class: "coverage-text" }, coverageText(coverage)),
     ),
-    h("p", { class: "overall-meta" }, "Review: ", reviewText(coverage)),
+    h(
+      "div",
+      { class: "overall-meta" },
+      h("p", {}, "Review: ", reviewText(coverage)),
+      h("p", { class: "answered-in-file" }, answeredText(coverage)),
+    ),
   );
+}
+
+/** "In the answered file: 213 of 300 questions answered" (accepted and edited rows). */
+export function answeredText(coverage) {
+  const answered = coverage.accepted + coverage.edited;
+  return `In the answered file: ${answered} of ${plural(coverage.questions, "question")} answered`;
 }
 
 /** A flag's kind in words. */
