@@ -59,6 +59,27 @@ export async function exerciseQuestionnaires(call: Call, fx: Record<string, stri
   });
   await call("updateQuestionnaire", { params: item, json: { name: "Globex review" }, expect: 200 });
   await call("updateQuestionnaire", { params: item, json: {}, expect: 400 });
+  // A question made a heading and back (the file read again each time), and refusals.
+  await call("classifyQuestionnaireRow", {
+    params: { ...item, key: "1:4" },
+    json: { kind: "heading" },
+    expect: 200,
+  });
+  await call("classifyQuestionnaireRow", {
+    params: { ...item, key: "1:4" },
+    json: { kind: "question" },
+    expect: 200,
+  });
+  await call("classifyQuestionnaireRow", {
+    params: { ...item, key: "1:9999" },
+    json: { kind: "question" },
+    expect: 404,
+  });
+  await call("classifyQuestionnaireRow", {
+    params: { ...item, key: "1:4" },
+    json: { kind: "maybe" },
+    expect: 400,
+  });
   const { rows } = await call("listQuestionnaireRows", {
     params: item,
     query: { status: "all", limit: "200" },
@@ -118,6 +139,40 @@ export async function exerciseQuestionnaires(call: Call, fx: Record<string, stri
   await call("deleteQuestionnaire", { params: item, expect: 404 });
   for (const document of [shared.document, shared.manifest]) {
     await call("removeDocument", { params: { ...org, documentId: document.id }, expect: 200 });
+  }
+  // An answered file into the knowledge base: previewed, refused with another digest, imported.
+  const answered = new TextEncoder().encode(
+    "Ref,Question,Response\nSEC-1,Do you keep an SBOM for every release?,Yes, in CycloneDX.\n",
+  ) as Uint8Array<ArrayBuffer>;
+  const csv = { "content-type": "text/csv" };
+  const preview = await call("previewAnswerImport", {
+    params: org,
+    body: answered,
+    headers: csv,
+    expect: 200,
+  });
+  await call("previewAnswerImport", {
+    params: org,
+    body: new TextEncoder().encode("%PDF-1.7\n") as Uint8Array<ArrayBuffer>,
+    headers: { "content-type": "application/octet-stream" },
+    expect: 415,
+  });
+  await call("importAnswers", {
+    params: org,
+    query: { digest: "0".repeat(64) },
+    body: answered,
+    headers: csv,
+    expect: 409,
+  });
+  const imported = await call("importAnswers", {
+    params: org,
+    query: { digest: preview.digest, visibility: "public" },
+    body: answered,
+    headers: csv,
+    expect: 201,
+  });
+  for (const id of imported.created) {
+    await call("removeAnswer", { params: { ...org, answerId: id }, expect: 200 });
   }
   await call("removeAnswer", { params: { ...org, answerId: answer.answer.id }, expect: 200 });
 }
