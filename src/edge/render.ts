@@ -287,12 +287,16 @@ async function renderScope(
   return { kind: "stored", paths: stored };
 }
 
-/** Purges `tags`; a failure is recorded (live status) on the organization and each state. */
+/**
+ * Purges `tags`; a failure is recorded (live status) on the organization and each state. The
+ * log line says how long after the render began (`startedAt`, epoch ms) the purge was done.
+ */
 async function purgeOrFail(
   deps: RenderDeps,
   organizationId: string,
   tags: string[],
   states: Deno.KvEntryMaybe<ScopeState>[],
+  startedAt: number,
 ): Promise<void> {
   const { kv } = deps;
   try {
@@ -318,7 +322,11 @@ async function purgeOrFail(
     }).commit();
   }
   if (deps.purger.kind !== "none") {
-    deps.log.info("Edge purged", { organizationId, tags: tags.join(" ") });
+    deps.log.info("Edge purged", {
+      organizationId,
+      tags: tags.join(" "),
+      sinceRenderStartMs: Date.now() - startedAt,
+    });
   }
 }
 
@@ -335,6 +343,7 @@ export async function renderOrganization(
 ): Promise<string[]> {
   if (!deps.fetch) throw new Error("The app is not ready to render pages yet");
   const { kv } = deps;
+  const startedAt = Date.now();
   const wanted = groups === null ? null : new Set(groups);
   const scopes = await scopesOf(kv, organizationId, deps.clock.now(), wanted);
   const purged: string[] = [];
@@ -363,7 +372,13 @@ export async function renderOrganization(
     const tag = scope.tags.at(-1)!;
     if (state.value?.rendered === sig) {
       if (!state.value.purged) {
-        await purgeOrFail(deps, organizationId, [tag], [state as Deno.KvEntryMaybe<ScopeState>]);
+        await purgeOrFail(
+          deps,
+          organizationId,
+          [tag],
+          [state as Deno.KvEntryMaybe<ScopeState>],
+          startedAt,
+        );
         purged.push(tag);
       }
       continue;
@@ -402,7 +417,7 @@ export async function renderOrganization(
     if (!committed.ok) continue;
     await purgeOrFail(deps, organizationId, [tag], [
       { key: stateKey, value: next, versionstamp: committed.versionstamp },
-    ]);
+    ], startedAt);
     purged.push(tag);
   }
   if (purged.length > 0) await clearPurgeFailure(kv, organizationId);

@@ -43,6 +43,8 @@ import { documentRoutes } from "./routes/documents.ts";
 import { accessRequestRoutes } from "./routes/access_requests.ts";
 import { accessLinkRoutes } from "./routes/access_links.ts";
 import { publicDocumentRoutes } from "./routes/public_documents.ts";
+import { buyerRoutes } from "./routes/buyers.ts";
+import { buyerInventoryRoutes } from "./routes/buyer_inventory.ts";
 import { subscriberRoutes } from "./routes/subscribers.ts";
 import { subscriptionLinkRoutes } from "./routes/subscription_links.ts";
 import {
@@ -81,6 +83,7 @@ export function mountRoutes(app: OpenAPIHono<AppEnv>, config: Config): void {
   app.route("/trust/domains", trustDomainRoutes);
   app.route("/public/trust", trustCenterRoutes);
   app.route("/public/trust", publicDocumentRoutes);
+  app.route("/public/trust", buyerRoutes);
   app.route("/public/trust", publicAnswerRoutes);
   app.route("/public/trust", publicQuestionnaireRoutes);
   app.route("/documents/access", accessLinkRoutes);
@@ -120,6 +123,7 @@ export function mountRoutes(app: OpenAPIHono<AppEnv>, config: Config): void {
   app.route("/", questionnaireKindRoutes);
   app.route("/", documentRoutes);
   app.route("/", accessRequestRoutes);
+  app.route("/", buyerInventoryRoutes);
   app.route("/", subscriberRoutes);
   app.route("/", projectRoutes);
   app.route("/", sigstoreIdentityRoutes);

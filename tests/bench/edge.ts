@@ -8,7 +8,9 @@
  *   failing and passing, each after BENCH_EDGE_WARMUP (2) untimed ones. One sample is the time
  *   from the evidence POST's answer until `GET /trust/<slug>/trust.json` through Varnish
  *   (polled every 20 ms, at most 30 s) shows the next version. It is split at the version's
- *   `publishedAt` (publish) and at the acknowledgement of the first render purge after it
+ *   `publishedAt` (publish), at the render job's start (the version's documents built, signed
+ *   and committed, and the job picked up: the `Edge purged` line says how long after its start)
+ *   and at the acknowledgement of the first render purge of trust.json's group after it
  *   (render + purge: the `deploy-emulation: purge acknowledged` line the preload logs, paired
  *   with the render job's `Edge purged` log line, so the purge sent again 2 s later is not
  *   taken for it); the rest is the way to the first read that showed the version. Changes are
@@ -130,6 +132,32 @@ function renderPurges(lines: string[], from: number, tag: string): number[] {
   return [...found].sort((a, b) => a - b);
 }
 
+/**
+ * When the render that ended with the purge acknowledged at `ack` began (epoch ms): its
+ * `Edge purged` line (the first with `tag` logged at or after `ack`) says how long after.
+ */
+function renderStart(lines: string[], from: number, tag: string, ack: number): number | null {
+  for (const line of lines.slice(from)) {
+    if (!line.startsWith("{") || !line.includes('"Edge purged"')) continue;
+    try {
+      const entry = JSON.parse(line) as {
+        message: string;
+        time: string;
+        tags: string;
+        sinceRenderStartMs?: number;
+      };
+      const at = Date.parse(entry.time);
+      if (
+        entry.message === "Edge purged" && entry.tags.split(" ").includes(tag) && at >= ack &&
+        typeof entry.sinceRenderStartMs === "number"
+      ) return at - entry.sinceRenderStartMs;
+    } catch {
+      continue;
+    }
+  }
+  return null;
+}
+
 /** The first render purge acknowledged at or after `at`, waiting up to `timeoutMs` for its lines. */
 function renderPurgeAfter(host: DeployHost, from: number, tag: string, at: number, ms: number) {
   return until(() => renderPurges(host.lines, from, tag).find((ack) => ack >= at), ms);
@@ -156,7 +184,12 @@ interface Change {
   visibleMs: number | null;
   /** POST answered → the version's publishedAt. */
   publishMs: number | null;
-  /** publishedAt → the first render purge acknowledged after it. */
+  /**
+   * publishedAt → the render job's start: the version's documents built and signed, committed,
+   * and the job that the commit staged picked up.
+   */
+  buildMs: number | null;
+  /** The render's start → its purge of trust.json's group acknowledged. */
   purgeMs: number | null;
   /** That acknowledgement → the read that showed the version. */
   readMs: number | null;
@@ -185,6 +218,7 @@ async function change(
   }
   const tag = tagOf(target.projectId, "/trust.json");
   const ack = seen ? await renderPurgeAfter(host, from, tag, seen.publishedAt, 5_000) : null;
+  const start = ack === null ? null : renderStart(host.lines, from, tag, ack);
   // Quiet before the next change: its render's purge is sent again 2 s later, and a purge of
   // this change arriving after the next publication would make that one visible early (the
   // origin answers live between a commit and its render). /health keeps the process warm.
@@ -200,13 +234,21 @@ async function change(
     200,
   );
   if (!seen) {
-    return { version: before, visibleMs: null, publishMs: null, purgeMs: null, readMs: null };
+    return {
+      version: before,
+      visibleMs: null,
+      publishMs: null,
+      buildMs: null,
+      purgeMs: null,
+      readMs: null,
+    };
   }
   return {
     version: seen.version,
     visibleMs: seen.at - answered,
     publishMs: seen.publishedAt - answered,
-    purgeMs: ack === null ? null : ack - seen.publishedAt,
+    buildMs: start === null ? null : start - seen.publishedAt,
+    purgeMs: ack === null || start === null ? null : ack - start,
     readMs: ack === null ? null : seen.at - ack,
   };
 }
@@ -344,9 +386,12 @@ export async function benchEdge(): Promise<EdgeResult> {
         meets(p99)
       } it; ${warmth})`,
       `edge: where that time went (p50 / p99): publish ${part((c) => c.publishMs)} from the ` +
-      `POST's answer to publishedAt, render + purge ${
+      `POST's answer to publishedAt (the recompute debounce and the recompute), the version ${
+        part((c) => c.buildMs)
+      } from publishedAt to the render's start (documents built and signed, committed, the job ` +
+      `picked up), render + purge ${
         part((c) => c.purgeMs)
-      } from publishedAt to the purge acknowledged, ${
+      } from there to trust.json's purge acknowledged, ${
         part((c) => c.readMs)
       } from there to the first read showing it`,
       `edge: CDN hit ratio ${(ratio * 100).toFixed(1)} % over ${reads.length} reads of ` +
