@@ -83,6 +83,11 @@ const TAGS = [
   },
   { name: "Documentation", description: "Human- and agent-readable guides" },
   { name: "Discovery", description: "Machine-readable descriptions of the service for agents" },
+  {
+    name: "Buyers",
+    description:
+      "Buyer organizations of a trust center: their people, service tokens, grants, access rules, the access inventory and summaries",
+  },
   { name: "MCP", description: "Model Context Protocol server over published trust data" },
   { name: "OAuth", description: "The built-in identity provider (AUTH_MODE=builtin)" },
 ];
@@ -96,6 +101,12 @@ export function describeApi(app: OpenAPIHono<AppEnv>, services: Services): void 
     bearerFormat: "JWT",
     description:
       `An access token (JWT) from the identity provider (${config.auth.authUrl}/oauth2/authorize)`,
+  });
+  app.openAPIRegistry.registerComponent("securitySchemes", "buyerBearer", {
+    type: "http",
+    scheme: "bearer",
+    description:
+      "A buyer token (tpb_…) of one trust center: a person's session from an emailed sign-in link, or a buyer organization's service token",
   });
   app.openAPIRegistry.registerComponent("securitySchemes", "collectorBearer", {
     type: "http",

@@ -24,6 +24,8 @@ import {
 import { getOrganization } from "../store/organizations.ts";
 import { accessTokenHash } from "./access_requests.ts";
 import { readDocumentBytes } from "./documents.ts";
+import { recordRead } from "./buyers.ts";
+import { domainOf } from "../domain/buyers.ts";
 import { watermarkPdf } from "./watermark.ts";
 
 const TOKEN = /^[A-Za-z0-9_-]{43}$/;
@@ -96,6 +98,15 @@ export async function downloadThroughLink(
     ip: options.ip,
     watermarked: served.watermarked,
   });
+  // The access inventory and its summaries count it under the recipient and their domain.
+  await recordRead(deps.kv, opened.org, {
+    kind: "download",
+    domain: domainOf(opened.link.email),
+    person: opened.link.email,
+    document,
+    via: "link",
+    now,
+  });
   return { state: "ok", document, bytes: served.bytes };
 }
 
@@ -103,7 +114,7 @@ export async function downloadThroughLink(
  * The PDF as stamped for `email`: the copy kept from an earlier download, or a new one made
  * (and kept) under the limiter; "busy" when the limiter turned it away.
  */
-async function stampedFor(
+export async function stampedFor(
   deps: StampDeps,
   organizationId: string,
   document: TrustDocument,

@@ -13,6 +13,7 @@ import {
 } from "../support/openapi_validator.ts";
 import { startTestServer } from "../support/server.ts";
 import { exerciseAnswers, exerciseFrameworks } from "./_contract_buyer.ts";
+import { exerciseBuyers } from "./_contract_buyers.ts";
 import { exerciseDeletion } from "./_contract_deletion.ts";
 import { exerciseDocuments } from "./_contract_documents.ts";
 import { exerciseQuestionnaires } from "./_contract_questionnaires.ts";
@@ -413,6 +414,7 @@ Deno.test("[contract] every operation answers as /openapi.json documents", async
       await call("deleteProjectUpdate", { params: updateItem, expect: 200 });
       await call("deleteProjectUpdate", { params: updateItem, expect: 404 });
       await exerciseDocuments(call, { ...fx, projectSlug: slug.projectSlug });
+      await exerciseBuyers(call, fx, server.kv);
       await exerciseFrameworks(call, { ...fx, projectSlug: slug.projectSlug });
       await exerciseAnswers(call, fx);
       await exerciseQuestionnaires(call, fx);

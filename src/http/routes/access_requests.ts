@@ -16,6 +16,7 @@ import {
 import { uuidParam } from "../../domain/common.ts";
 import { forbidden } from "../../domain/errors.ts";
 import { approveAccessRequest, denyAccessRequest } from "../../serve/access_requests.ts";
+import { grantApprovedToBuyer } from "../../serve/buyers.ts";
 import {
   listAccessLinks,
   listAccessRequests,
@@ -128,6 +129,13 @@ accessRequestRoutes.openapi(
       id: requestId,
       days: c.req.valid("json")?.expiresInDays,
       actor,
+      now: clock.now(),
+    });
+    // A person of a buyer organization asked: the whole organization reads it from now on.
+    await grantApprovedToBuyer(kv, {
+      org,
+      request: approved.request,
+      expiresAt: approved.link.expiresAt,
       now: clock.now(),
     });
     return c.json(approved, 200);
