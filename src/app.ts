@@ -14,6 +14,7 @@ import { MAX_QUESTIONNAIRE_UPLOAD_BYTES } from "./domain/questionnaires.ts";
 import type { AppDeps, AppEnv, Services } from "./http/env.ts";
 import { handleError, validationHook } from "./http/errors.ts";
 import { mountRoutes } from "./http/mount.ts";
+import { countPageViews } from "./http/page_views.ts";
 import { recordPublicStatus } from "./http/public_status.ts";
 import { notFoundHandler } from "./http/not_found.ts";
 import { hostRouting, withParseableUrl } from "./http/host_routing.ts";
@@ -206,6 +207,7 @@ export async function createApp(
     c.header("X-Content-Type-Options", "nosniff");
   });
   app.use("*", recordPublicStatus());
+  app.use("*", countPageViews());
   app.use("*", cacheSafeErrors());
   app.use("*", publicCors(config));
   app.use("*", hostRouting(config, (request, env) => app.fetch(request, env)));

@@ -426,14 +426,21 @@ export async function listAccessEvents(
   return out;
 }
 
-/** Counts one anonymous view of `path` on `day` (YYYY-MM-DD): a number, nothing else. */
-export async function countPageView(
+/**
+ * Adds anonymous page views to their counters (one per organization, day as YYYY-MM-DD and
+ * path): numbers, nothing else.
+ */
+export async function countPageViews(
   kv: Deno.Kv,
-  orgId: string,
-  day: string,
-  path: string,
+  counts: readonly { orgId: string; day: string; path: string; n: number }[],
 ): Promise<void> {
-  await kv.atomic().sum(pageViewKey(orgId, day, path), 1n).commit();
+  for (let i = 0; i < counts.length; i += 100) {
+    const op = kv.atomic();
+    for (const { orgId, day, path, n } of counts.slice(i, i + 100)) {
+      op.sum(pageViewKey(orgId, day, path), BigInt(n));
+    }
+    await op.commit();
+  }
 }
 
 /** Page counters from `fromDay` on: day, path, count. */

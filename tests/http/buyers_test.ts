@@ -10,6 +10,7 @@ import { createTestApp, snapshotKv, type TestApp } from "../support/app.ts";
 import { documentsWorkspace, makePdf, upload } from "../support/documents.ts";
 import type { Mailer, MailMessage } from "../../src/mail/mod.ts";
 import { organizationKeys } from "../../src/store/tenant_keys.ts";
+import { flushPageViews } from "../../src/http/page_views.ts";
 
 function recordingMailer() {
   const sent: MailMessage[] = [];
@@ -483,4 +484,36 @@ Deno.test("[http] buyers: without email no address can be verified", async () =>
   });
   assert.equal(res.status, 409);
   assert.match((await res.json()).error.message, /cannot send email/);
+});
+
+Deno.test("[http] buyers: anonymous page views are counted per page and day, nothing else kept", async () => {
+  await using ctx = await createTestApp();
+  const { owner, orgId, orgSlug } = await documentsWorkspace(ctx);
+  const html = { headers: { accept: "text/html" } };
+  for (const path of ["", "", "/documents", "/buyer/me"]) {
+    const res = await ctx.call("GET", `/public/trust/${orgSlug}${path}`, {
+      ...html,
+      headers: { ...html.headers, "x-forwarded-for": "203.0.113.9", cookie: "a=b" },
+    });
+    assert.equal(res.headers.get("set-cookie"), null);
+    await res.body?.cancel();
+  }
+  await flushPageViews(ctx.services);
+  const views = await (await ctx.call("GET", `/organizations/${orgId}/page-views`, {
+    token: owner,
+  })).json();
+  assert.deepEqual(views.views, [
+    { day: "2026-11-01", path: `/public/trust/${orgSlug}`, views: 2 },
+    { day: "2026-11-01", path: `/public/trust/${orgSlug}/documents`, views: 1 },
+  ]);
+  // A counter is a number under its path and day: no address, agent or cookie stored.
+  for await (const entry of ctx.kv.list({ prefix: ["page_views"] })) {
+    assert.equal(entry.key.length, 4);
+    assert.ok(entry.value instanceof Deno.KvU64);
+  }
+  assert.ok(!(await snapshotKv(ctx.kv)).includes("203.0.113.9"));
+  const stranger = await ctx.tokenFor("stranger", { email: "stranger@else.test" });
+  const refused = await ctx.call("GET", `/organizations/${orgId}/page-views`, { token: stranger });
+  assert.equal(refused.status, 403);
+  await refused.body?.cancel();
 });
