@@ -21,6 +21,10 @@ type Entry = (w: DifferentialWorld) => Step | Promise<Step>;
 
 const json = (token: string, body?: unknown): Call => ({ token, json: body });
 
+/** An answered questionnaire imported into the knowledge base (a public answer created). */
+const ANSWERED_CSV = "Ref,Question,Response\n" +
+  "SEC-1,Do you keep an SBOM for every release?,Yes, in CycloneDX for every build.\n";
+
 async function firstDelivery(w: DifferentialWorld): Promise<string> {
   const t = w.target;
   const list: Answer = await w.send(
@@ -197,6 +201,30 @@ export const OPERATIONS: Record<string, Entry> = {
       )}/save-answer`,
     call: json(w.tokens.owner, { category: "Security", visibility: "public" }),
   }),
+  classifyQuestionnaireRow: async (w) => ({
+    path:
+      `/organizations/${w.target.orgId}/questionnaires/${w.target.questionnaireId}/rows/${await rowKey(
+        w,
+      )}/kind`,
+    call: json(w.tokens.owner, { kind: "heading" }),
+  }),
+  previewAnswerImport: (w) => ({
+    path: `/organizations/${w.target.orgId}/answer-imports/preview`,
+    call: { token: w.tokens.owner, body: ANSWERED_CSV, type: "text/csv" },
+  }),
+  importAnswers: async (w) => {
+    const preview = await w.ok("POST", `/organizations/${w.target.orgId}/answer-imports/preview`, {
+      token: w.tokens.owner,
+      body: ANSWERED_CSV,
+      type: "text/csv",
+    });
+    return {
+      path:
+        `/organizations/${w.target.orgId}/answer-imports?digest=${preview.digest}&visibility=public`,
+      call: { token: w.tokens.owner, body: ANSWERED_CSV, type: "text/csv" },
+      expect: 201,
+    };
+  },
   shareQuestionnaire: (w) => ({
     path: `/organizations/${w.target.orgId}/questionnaires/${w.target.questionnaireId}/share`,
     call: { token: w.tokens.owner },
@@ -619,6 +647,8 @@ export const GROUPS: Record<string, string[]> = {
     "addAnswer",
     "updateAnswer",
     "removeAnswer",
+    "previewAnswerImport",
+    "importAnswers",
     "uploadDocument",
     "updateDocument",
     "putNda",
@@ -633,6 +663,7 @@ export const GROUPS: Record<string, string[]> = {
     "acceptQuestionnaireIdMatches",
     "saveQuestionnaireAnswer",
     "shareQuestionnaire",
+    "classifyQuestionnaireRow",
     "deleteQuestionnaire",
     "inviteMember",
     "acceptInvitation",
