@@ -26,6 +26,7 @@ import { subprocessorsSection } from "./live/subprocessors.ts";
 import { updatesSection } from "./live/updates.ts";
 import { certificationsLiveSection } from "./live/certifications.ts";
 import { bannerSection } from "./live/banner.ts";
+import { failingSection } from "./live/failing.ts";
 import { changedAtKey } from "../store/edge_pages.ts";
 import { publicUrls } from "../publish/urls.ts";
 import { humanUtc } from "../publish/render/_format.ts";
@@ -37,6 +38,9 @@ export interface LiveContext {
   clock: Clock;
   project: Project;
   publication: Publication;
+  /** Where the version's artifacts are read (sections that read its trust.json need them). */
+  blobs?: BlobStore;
+  artifacts?: ArtifactCache;
 }
 
 /**
@@ -65,6 +69,7 @@ export interface LiveSection {
 /** The live sections, in page order (each within its placement). */
 export const LIVE_SECTIONS: readonly LiveSection[] = [
   bannerSection,
+  failingSection,
   certificationsLiveSection,
   updatesSection,
   frameworksSection,

@@ -65,7 +65,7 @@ function controlRow(control: PublishedTrustControl, evidence: Anchor, schedule: 
     ? html`<span class="none">Not recorded in this version</span>`
     : html`${control.reason}`;
   return html`
-    <tr>
+    <tr id="control-${control.key}">
       <th scope="row">${control.name}${checks}${key}</th>
       <td data-label="State">${pill(control.state)}<span class="rel">Confidence ${percent(
         control.confidence,
