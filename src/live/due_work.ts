@@ -17,11 +17,13 @@ import {
 } from "../store/job_index.ts";
 import {
   type FairnessLimits,
+  lightOutboundWaiting,
   NO_USAGE,
   parkable,
   planClaims,
   type Running,
   type Usage,
+  withPicks,
 } from "./fairness.ts";
 
 /** Entries of the time index's front read per look. */
@@ -45,6 +47,11 @@ export interface DueLook {
    * running, finds nothing more to start: a plan only picks less when more runs.
    */
   unseen: boolean;
+  /**
+   * A due outbound job of light parties waits only for an outbound slot, all of them held
+   * (with the picks started): the worker may cut a heavy party's attempt short.
+   */
+  lightWaiting: boolean;
 }
 
 /** The looks of one worker (it remembers whose backlog's turn is next). */
@@ -82,7 +89,16 @@ export function createDueWork(kv: Deno.Kv, limits: FairnessLimits) {
         reads.some((refs) =>
           refs.length === BACKLOG_ENTRIES && refs.every((ref) => picked.has(keyOf(ref)))
         );
-      return { picks, parked: park.length, left: candidates.length > picks.length, unseen };
+      const unpicked = candidates.filter((ref) => !picked.has(keyOf(ref)));
+      const lightWaiting = unpicked.length > 0 &&
+        lightOutboundWaiting(unpicked, withPicks(running, picks), limits, usage);
+      return {
+        picks,
+        parked: park.length,
+        left: candidates.length > picks.length,
+        unseen,
+        lightWaiting,
+      };
     },
   };
 }

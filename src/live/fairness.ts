@@ -183,6 +183,46 @@ export function planClaims(
   return picks;
 }
 
+/** What runs once `picks` have started too. */
+export function withPicks(running: Running, picks: DueRef[]): Running {
+  const state: Running = {
+    total: running.total,
+    byTenant: new Map(running.byTenant),
+    outbound: running.outbound,
+    lanes: new Set(running.lanes),
+    groups: new Map(running.groups),
+    destinations: new Map(running.destinations),
+  };
+  for (const ref of picks) add(state, tagOfRef(ref));
+  return state;
+}
+
+/**
+ * Whether a due outbound job of light parties (under `heavyMs` of slot time lately) is left
+ * waiting because every outbound slot is held, and would start were one of them free: the
+ * worker then cuts short the attempt of a heavy party that has run `heavyMs` already
+ * (src/live/worker.ts), so that such a job waits about `heavyMs`, not a whole attempt timeout,
+ * behind attempts to hosts not yet known to be silent.
+ */
+export function lightOutboundWaiting(
+  waiting: DueRef[],
+  running: Running,
+  limits: FairnessLimits = DEFAULT_LIMITS,
+  usage: Usage = NO_USAGE,
+): boolean {
+  if (running.outbound < limits.outbound) return false;
+  const relieved: Running = {
+    ...running,
+    total: running.total - 1,
+    outbound: running.outbound - 1,
+  };
+  return waiting.some((ref) => {
+    const tag = tagOfRef(ref);
+    return tag.cls === "outbound" && usage(tag) < limits.heavyMs &&
+      allowed(tag, relieved, limits, usage);
+  });
+}
+
 /**
  * The entries of the time index's front to park: of each tenant's entries not picked, all
  * but the first `keep` (one), so the front keeps showing every tenant's next jobs however many one

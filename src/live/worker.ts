@@ -34,7 +34,15 @@ import { nextDueAfter, oldestDueAt } from "../store/job_index.ts";
 import { createDueWork } from "./due_work.ts";
 import { createUsageMeter, DEFAULT_LIMITS, type FairnessLimits, runningOf } from "./fairness.ts";
 
-export type JobHandler = (message: JobMessage) => Promise<void>;
+/**
+ * What a handler is told beside its message: `signal` aborts when the worker cuts the run
+ * short (an outbound attempt of a heavy party while a light party's waits for its slot).
+ */
+export interface JobContext {
+  signal: AbortSignal;
+}
+
+export type JobHandler = (message: JobMessage, context: JobContext) => Promise<void>;
 
 /** What the worker reports about itself (readiness, start-up banner, dashboard). */
 export interface WorkerStatus {
@@ -98,6 +106,14 @@ export interface WorkerOptions {
   limits?: Partial<FairnessLimits>;
 }
 
+/** A job running here: its tag, start, and the signal that cuts it short. */
+interface Run {
+  tag: JobTag;
+  startedAt: number;
+  controller: AbortController;
+  cut: boolean;
+}
+
 export function createJobWorker(deps: WorkerOptions): JobWorker {
   const { kv, clock, log } = deps;
   const leaseMs = deps.leaseMs ?? JOB_LEASE_MS;
@@ -110,7 +126,7 @@ export function createJobWorker(deps: WorkerOptions): JobWorker {
    * The claims of the jobs running now with their tags: what fairness counts, and what a stop
    * with a deadline releases.
    */
-  const claims = new Map<JobClaim, { tag: JobTag; startedAt: number }>();
+  const claims = new Map<JobClaim, Run>();
   /** The slot time each tenant, account and destination held here lately (fairness). */
   const meter = createUsageMeter();
   const dueWork = createDueWork(kv, limits);
@@ -124,6 +140,11 @@ export function createJobWorker(deps: WorkerOptions): JobWorker {
   let lastCheckAt: Date | null = null;
   let lastClaimAt: Date | null = null;
   let wake: (() => void) | null = null;
+  /**
+   * When a light party's outbound job waits and no attempt can be cut short yet: when the
+   * first one can (Date.now() time); the loop looks again then instead of sleeping on.
+   */
+  let nextCutAt: number | null = null;
   let sleepingUntil = Infinity;
   // Set when work arrives while the loop is not asleep (it may have listed jobs already), so
   // the loop looks again instead of sleeping through it.
@@ -145,21 +166,22 @@ export function createJobWorker(deps: WorkerOptions): JobWorker {
     return running;
   }
 
-  async function handle(message: unknown): Promise<void> {
+  async function handle(message: unknown, signal: AbortSignal): Promise<void> {
     if (typeof message !== "object" || message === null) return;
     const kind = (message as JobMessage).kind;
     const handler = handlers.get(kind);
     if (!handler) throw new Error(`No handler for jobs of kind "${kind}"`);
-    await handler(message as JobMessage);
+    await handler(message as JobMessage, { signal });
   }
 
   /** Runs one claimed job to its end, renewing its lease while it runs. */
   async function run(claim: JobClaim): Promise<void> {
     const tag = claim.job.tag ?? tagOf(claim.job.message);
     const startedAt = Date.now();
-    claims.set(claim, { tag, startedAt });
+    const controller = new AbortController();
+    claims.set(claim, { tag, startedAt, controller, cut: false });
     try {
-      await runClaimed(claim);
+      await runClaimed(claim, controller.signal);
     } finally {
       claims.delete(claim);
       meter.record(tag, Date.now() - startedAt, Date.now());
@@ -189,7 +211,7 @@ export function createJobWorker(deps: WorkerOptions): JobWorker {
     }
   }
 
-  async function runClaimed(claim: JobClaim): Promise<void> {
+  async function runClaimed(claim: JobClaim, signal: AbortSignal): Promise<void> {
     const renewal = setInterval(() => {
       renewJobLease(kv, claim, { now: clock.now().getTime(), leaseMs }).catch((error) =>
         log.warn("A job's lease could not be renewed", { id: claim.job.id, error: String(error) })
@@ -197,7 +219,7 @@ export function createJobWorker(deps: WorkerOptions): JobWorker {
     }, Math.max(1000, leaseMs / 3));
     let end: () => Promise<unknown>;
     try {
-      await handle(claim.job.message);
+      await handle(claim.job.message, signal);
       end = () => ends.complete(claim);
     } catch (error) {
       if (error instanceof JobDeferred) {
@@ -235,11 +257,13 @@ export function createJobWorker(deps: WorkerOptions): JobWorker {
     now: number,
   ): Promise<{ started: number; parked: number; left: boolean; again: boolean }> {
     const runs = [...claims.values()];
+    const usage = meter.usage(Date.now(), runs);
     const seen = await dueWork.look(
       now,
       runningOf(runs.map((run) => run.tag), underWay.size),
-      meter.usage(Date.now(), runs),
+      usage,
     );
+    nextCutAt = seen.lightWaiting ? cutHeavyAttempt(usage) : null;
     let started = 0;
     // The picks are claimed together (one read and one commit), then started.
     const picked = stopping ? [] : await claimJobs(kv, seen.picks, { now, leaseMs, owner });
@@ -257,6 +281,38 @@ export function createJobWorker(deps: WorkerOptions): JobWorker {
     // is due, or lost picks to another worker; otherwise it would read the same entries again.
     const again = seen.parked > 0 || seen.unseen || started < seen.picks.length;
     return { started, parked: seen.parked, left: seen.left, again };
+  }
+
+  /**
+   * A light party's outbound job waits for a slot that attempts of heavy parties hold: the
+   * oldest such attempt that has run `heavyMs` (5 s) is cut short (its handler's signal aborts;
+   * a webhook attempt then fails as unanswered, and its host's pause counts it), one per look.
+   * So that job waits about `heavyMs` behind attempts to hosts not yet known to be silent,
+   * instead of their whole 10 s timeout (docs/live_layer.md, "The bound, outbound").
+   */
+  function cutHeavyAttempt(usage: ReturnType<typeof meter.usage>): number | null {
+    const now = Date.now();
+    let oldest: Run | null = null;
+    /** When the first outbound run that cannot be cut yet will have run `heavyMs`. */
+    let soonest: number | null = null;
+    for (const run of claims.values()) {
+      if (run.tag.cls !== "outbound" || run.cut) continue;
+      if (now - run.startedAt < limits.heavyMs || usage(run.tag) < limits.heavyMs) {
+        const at = run.startedAt + limits.heavyMs;
+        if (at > now && (soonest === null || at < soonest)) soonest = at;
+        continue;
+      }
+      if (!oldest || run.startedAt < oldest.startedAt) oldest = run;
+    }
+    if (!oldest) return soonest;
+    oldest.cut = true;
+    oldest.controller.abort();
+    log.info("An outbound attempt was cut short: a light party's job waits for its slot", {
+      tenant: oldest.tag.tenant,
+      destination: oldest.tag.destination ?? null,
+      ranMs: now - oldest.startedAt,
+    });
+    return null;
   }
 
   async function runDue(): Promise<number> {
@@ -319,11 +375,12 @@ export function createJobWorker(deps: WorkerOptions): JobWorker {
       if (nudged) continue;
       // A failed read is tried again soon: sleeping a minute on a busy database would leave
       // every due job waiting that long.
-      const wait = failed
+      const due = failed
         ? ERROR_SLEEP_MS
         : next === null
         ? maxSleepMs
         : next - clock.now().getTime();
+      const wait = nextCutAt === null ? due : Math.min(due, nextCutAt - Date.now());
       await sleep(Math.min(Math.max(wait, MIN_SLEEP_MS), maxSleepMs));
     }
   }
@@ -334,7 +391,7 @@ export function createJobWorker(deps: WorkerOptions): JobWorker {
       handlers.set(kind, handler);
     },
     dispatch(message) {
-      return track(handle(message));
+      return track(handle(message, new AbortController().signal));
     },
     runDue,
     async drain(budgetMs = 50_000) {

@@ -76,6 +76,7 @@ async function attempt(
   deps: DeliveryDeps,
   webhook: WebhookRecord | null,
   delivery: DeliveryRecord,
+  signal?: AbortSignal,
 ): Promise<PostOutcome & { final: boolean; posted: boolean }> {
   const none = { statusCode: null, durationMs: 0, final: true, posted: false };
   if (!webhook) return { ...none, error: "The webhook was removed" };
@@ -113,7 +114,7 @@ async function attempt(
     "webhook-signature": signature,
   };
   if (webhook.signing === "ed25519") headers["webhook-key-id"] = deps.key.kid;
-  const outcome = await postWebhook(target, { headers, body, ...deps.options });
+  const outcome = await postWebhook(target, { headers, body, ...deps.options, cutShort: signal });
   const code = outcome.statusCode;
   const error = outcome.error ??
     (code !== null && (code < 200 || code > 299)
@@ -172,7 +173,7 @@ export function afterAttempt(
 /** The handler of "webhook-delivery" jobs. */
 export function deliveryHandler(deps: DeliveryDeps) {
   const claimMs = deps.options.timeoutMs + 30_000;
-  return async (message: JobMessage): Promise<void> => {
+  return async (message: JobMessage, context?: { signal: AbortSignal }): Promise<void> => {
     if (!isDeliveryMessage(message)) return;
     const entry = await getDelivery(deps.kv, message.webhookId, message.deliveryId);
     const delivery = entry.value;
@@ -204,7 +205,7 @@ export function deliveryHandler(deps: DeliveryDeps) {
         failed = null;
         return;
       }
-      outcome = await attempt(deps, webhook, delivery);
+      outcome = await attempt(deps, webhook, delivery, context?.signal);
       failed = outcome.error !== null;
       unanswered = outcome.posted && outcome.statusCode === null;
       recorded = await recordAttempt(deps, { message, sequence: delivery.sequence, outcome });

@@ -56,6 +56,11 @@ export interface PostOptions {
   timeoutMs: number;
   /** Extra PEM roots to trust (tests' own certificate authority). */
   caCerts?: string[];
+  /**
+   * Aborts the exchange before its timeout: the job worker cuts a heavy party's attempt short
+   * while a light party's job waits for its slot (src/live/worker.ts).
+   */
+  cutShort?: AbortSignal;
 }
 
 function requestBytes(url: URL, headers: Record<string, string>, body: Uint8Array): Uint8Array {
@@ -325,6 +330,14 @@ export async function postWebhook(
     close();
   }, options.timeoutMs);
   const elapsed = () => Math.round(performance.now() - started);
+  let cut = false;
+  const cutNow = () => {
+    cut = true;
+    controller.abort();
+    close();
+  };
+  if (options.cutShort?.aborted) cutNow();
+  else options.cutShort?.addEventListener("abort", cutNow, { once: true });
   try {
     const https = target.url.protocol === "https:";
     const { statusCode, path } = await exchange(target, {
@@ -340,12 +353,17 @@ export async function postWebhook(
     });
     return { statusCode, error: null, durationMs: elapsed(), path };
   } catch (error) {
-    const detail = controller.signal.aborted
+    const detail = cut
+      ? `No answer within ${
+        Math.round(elapsed() / 1000)
+      } s, cut short: other parties' deliveries were waiting for this worker's outbound slots`
+      : controller.signal.aborted
       ? `No answer within ${Math.round(options.timeoutMs / 1000)} s`
       : messageOf(error);
     return { statusCode: null, error: detail.slice(0, 300), durationMs: elapsed() };
   } finally {
     clearTimeout(timer);
+    options.cutShort?.removeEventListener("abort", cutNow);
     close();
   }
 }

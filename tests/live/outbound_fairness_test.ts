@@ -8,10 +8,12 @@ import type { JobTag } from "../../src/domain/jobs.ts";
 import {
   createUsageMeter,
   DEFAULT_LIMITS,
+  lightOutboundWaiting,
   partiesOf,
   planClaims,
   runningOf,
   type Usage,
+  withPicks,
 } from "../../src/live/fairness.ts";
 import { liveStatus } from "../../src/live/jobs_view.ts";
 import type { JobWorker } from "../../src/live/worker.ts";
@@ -210,4 +212,31 @@ Deno.test("[live] readiness reports waiting webhook attempts apart and stays rea
   const behind = await liveStatus({ kv, clock, jobs: workerSeen(now, 1_000), config });
   assert.equal(behind.ready, false);
   assert.equal(behind.oldestDueSeconds, 600);
+});
+
+Deno.test("[live] lightOutboundWaiting(): a light party's attempt left behind four held outbound slots is reported, a heavy one's is not", () => {
+  // The start of a flood: four attempts to hosts not yet known to be silent hold every
+  // outbound slot, and a light tenant's delivery is due.
+  const flood = [0, 1, 2, 3].map((i) => attempt(`org-${i}`, `sybil-${i}`, `http://h${i}`, i));
+  const victim = attempt("victim", "owner", "http://fast", 10);
+  const running = withPicks(runningOf([], 0), flood);
+  assert.equal(running.outbound, DEFAULT_LIMITS.outbound);
+  // Nothing more can start now.
+  assert.deepEqual(planClaims([victim], running, DEFAULT_LIMITS), []);
+  // While the flood's parties are light too, the victim is light and waits only for the slot.
+  assert.equal(lightOutboundWaiting([victim], running, DEFAULT_LIMITS, usageOf({})), true);
+  // A waiting attempt of a heavy party (a host that already timed out) is not a reason.
+  const heavyHost = attempt("org-9", "sybil-9", "http://h9", 11);
+  const heavy = usageOf({ "outbound:destination:http://h9": 10_000 });
+  assert.equal(lightOutboundWaiting([heavyHost], running, DEFAULT_LIMITS, heavy), false);
+  // With a free outbound slot, nothing waits for one.
+  const three = withPicks(runningOf([], 0), flood.slice(0, 3));
+  assert.equal(lightOutboundWaiting([victim], three, DEFAULT_LIMITS, usageOf({})), false);
+  // A core job never counts.
+  const core: DueRef = {
+    id: "core",
+    dueAt: 12,
+    tag: { tenant: "victim", cls: "core", lane: null },
+  };
+  assert.equal(lightOutboundWaiting([core], running, DEFAULT_LIMITS, usageOf({})), false);
 });
