@@ -4,9 +4,12 @@
 import type { Context, MiddlewareHandler } from "hono";
 import { forbidden, unauthorized } from "../domain/errors.ts";
 import type { OrganizationMember, Project } from "../domain/workspace.ts";
+import { ACCESS_TOKEN_PREFIX } from "../domain/access_tokens.ts";
+import { sha256Hex } from "../lib/hash.ts";
+import { useAccessToken } from "../store/access_tokens.ts";
 import { getMembership } from "../store/organizations.ts";
 import { getProject } from "../store/projects.ts";
-import { upsertUser } from "../store/users.ts";
+import { getUser, upsertUser } from "../store/users.ts";
 import { refuseUnlessWritable } from "./storage_guard.ts";
 import type { AppEnv } from "./env.ts";
 
@@ -26,6 +29,7 @@ export const requireHuman: MiddlewareHandler<AppEnv> = async (c, next) => {
   const token = bearerToken(header);
   if (!token) throw unauthorized('The Authorization header must be "Bearer <token>"');
   const { verifier, kv, clock } = c.var.services;
+  if (token.startsWith(ACCESS_TOKEN_PREFIX)) return await withAccessToken(c, token, next);
   const payload = await verifier.verify(token);
   const identity = await verifier.identify(token, payload);
   const user = await upsertUser(
@@ -39,12 +43,53 @@ export const requireHuman: MiddlewareHandler<AppEnv> = async (c, next) => {
   await next();
 };
 
-/** The caller's membership of an organization; 403 for non-members (existing or not). */
+/** Where a personal access token is accepted: its organization's routes and its projects'. */
+const TOKEN_PATH = /^\/(organizations|projects)\/([^/]+)(\/[^?]*)?$/;
+/** Routes a token never reaches, read-write or not: minting tokens and deleting. */
+const SESSION_ONLY = /^\/(access-tokens|deletion)(\/|$)/;
+const READ_METHODS = new Set(["GET", "HEAD"]);
+
+/**
+ * A personal access token (docs/api_access.md): the request acts as the token's holder on its
+ * organization's routes only (requireMembership refuses any other organization, and the
+ * holder must still be a member), GET and HEAD only for a read-only token.
+ */
+async function withAccessToken(c: Context<AppEnv>, token: string, next: () => Promise<void>) {
+  const { kv, clock } = c.var.services;
+  const accessToken = token.length <= 128
+    ? await useAccessToken(kv, await sha256Hex(token), clock.now())
+    : null;
+  if (!accessToken) throw unauthorized("The personal access token is unknown, revoked or expired");
+  const place = c.req.path.match(TOKEN_PATH);
+  if (
+    !place || SESSION_ONLY.test(place[3] ?? "") ||
+    (place[1] === "organizations" && place[2] !== accessToken.organizationId)
+  ) {
+    throw forbidden(
+      "A personal access token is accepted only on its organization's and its projects' routes (not to manage tokens or delete)",
+    );
+  }
+  if (accessToken.scope === "read" && !READ_METHODS.has(c.req.method)) {
+    throw forbidden("This personal access token is read-only");
+  }
+  const user = await getUser(kv, accessToken.userId);
+  if (!user) throw unauthorized("The personal access token's holder no longer exists");
+  c.set("user", user);
+  c.set("accessToken", accessToken);
+  await next();
+}
+
+/**
+ * The caller's membership of an organization; 403 for non-members (existing or not), and for
+ * a personal access token of another organization.
+ */
 export async function requireMembership(
   c: Context<AppEnv>,
   organizationId: string,
   role?: "owner",
 ): Promise<OrganizationMember> {
+  const accessToken = c.var.accessToken;
+  if (accessToken && accessToken.organizationId !== organizationId) throw forbidden();
   const membership = await getMembership(c.var.services.kv, organizationId, c.var.user.id);
   if (!membership) throw forbidden();
   if (role && membership.role !== role) {

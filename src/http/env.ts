@@ -21,6 +21,7 @@ import type { Collector } from "../domain/collector.ts";
 import type { Publication } from "../domain/publication.ts";
 import type { ArtifactCache } from "../serve/artifacts.ts";
 import type { User } from "../domain/workspace.ts";
+import type { AccessToken } from "../domain/access_tokens.ts";
 import type { Clock } from "../lib/clock.ts";
 import type { Limiter, LimiterOptions } from "../lib/limiter.ts";
 import type { Logger } from "../lib/log.ts";
@@ -86,6 +87,8 @@ export interface AppEnv {
     services: Services;
     user: User;
     collector: Collector;
+    /** The personal access token the request came with (src/http/auth.ts), if any. */
+    accessToken?: AccessToken;
   };
 }
 

@@ -53,6 +53,7 @@ import {
 } from "./routes/subscriptions.ts";
 import { organizationRoutes } from "./routes/organizations.ts";
 import { organizationExportRoutes } from "./routes/organization_export.ts";
+import { accessTokenRoutes } from "./routes/access_tokens.ts";
 import { projectRoutes } from "./routes/projects.ts";
 import { trustCenterRoutes, trustDomainRoutes } from "./routes/public_org.ts";
 import { publicSearchRoutes } from "./routes/public_search.ts";
@@ -113,6 +114,7 @@ export function mountRoutes(app: OpenAPIHono<AppEnv>, config: Config): void {
   app.route("/", retentionRoutes);
   app.route("/", organizationRoutes);
   app.route("/", organizationExportRoutes);
+  app.route("/", accessTokenRoutes);
   app.route("/", organizationProfileRoutes);
   app.route("/", subprocessorRoutes);
   app.route("/", certificationRoutes);

@@ -49,8 +49,13 @@ export const MANIFEST_PATH = "manifest.json";
 export const KEYS_WARNING =
   "This archive holds the service's private publication and log signing keys. Anyone holding it can sign trust profiles and log checkpoints as this service: keep it secret, move it only to the instance that replaces this one, and delete it afterwards.";
 
-/** Collections never exported: secrets of webhooks and transient work, rebuilt or re-created. */
+/**
+ * Collections never exported: secrets of webhooks and personal access tokens, and transient
+ * work, rebuilt or re-created.
+ */
 export const SKIPPED: ReadonlySet<string> = new Set([
+  "access_tokens",
+  "access_tokens_by_hash",
   "webhooks",
   "webhooks_by_user",
   "webhook_writes",

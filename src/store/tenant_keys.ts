@@ -86,6 +86,13 @@ export const KEY_COLLECTIONS: Readonly<Record<string, CollectionRule>> = {
     public: "none",
     note: "[tokenHash]; scanned by organizationId",
   },
+  // Personal access tokens (src/store/access_tokens.ts): stored hashed, expiring with the token.
+  access_tokens: { owner: "organization", public: "none", note: "[orgId, id], expiring" },
+  access_tokens_by_hash: {
+    owner: "organization",
+    public: "none",
+    note: "[tokenHash], from the records; expiring",
+  },
   // Projects and what hangs on them.
   projects: { owner: "project", public: { project: 1 }, note: "[id]" },
   projects_by_slug: { owner: "project", public: "none", note: "[slug], from the record" },
@@ -759,6 +766,10 @@ async function* fillOrganization(kv: Deno.Kv, organizationId: string): Found {
     if ((await kv.get(marker)).value === id) yield marker;
   }
   yield* listKeys(kv, ["document_stamps", id]);
+  for await (const entry of kv.list<{ tokenHash: string }>({ prefix: ["access_tokens", id] })) {
+    yield entry.key;
+    yield ["access_tokens_by_hash", entry.value.tokenHash];
+  }
   // Throttling counters of the visitors who asked for its documents (they reset).
   for await (const entry of kv.list<{ email?: string }>({ prefix: ["access_requests", id] })) {
     if (entry.value.email) yield ["access_request_attempts", "email", entry.value.email];
@@ -849,6 +860,15 @@ async function* userFound(kv: Deno.Kv, userId: string): Found {
     );
     if (membership.value?.createdAt) {
       yield ["memberships_by_created", organizationId, membership.value.createdAt, userId];
+    }
+    // The person's access tokens for that organization.
+    const tokens = kv.list<{ userId: string; tokenHash: string }>({
+      prefix: ["access_tokens", organizationId],
+    });
+    for await (const token of tokens) {
+      if (token.value.userId !== userId) continue;
+      yield token.key;
+      yield ["access_tokens_by_hash", token.value.tokenHash];
     }
   }
   yield ["bootstraps_by_user", userId];

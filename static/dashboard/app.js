@@ -21,6 +21,7 @@ import { questionnairesView } from "./views/questionnaires.js";
 import { questionnaireView } from "./views/questionnaire.js";
 import { subscribersView } from "./views/subscribers.js";
 import { storageView } from "./views/storage.js";
+import { apiAccessView } from "./views/api_access.js";
 import { projectView } from "./views/project.js";
 import { renderTopbar, selectOrganization } from "./views/shell.js";
 import { signInView } from "./views/signin.js";
@@ -42,6 +43,7 @@ const VIEWS = {
   live: liveWorkView,
   certifications: certificationsView,
   storage: storageView,
+  apiAccess: apiAccessView,
   project: projectView,
 };
 

@@ -2,7 +2,7 @@
  * Hash routes of the dashboard. Every location is a fragment, so the server
  * serves one page and a reload keeps the view: `#/orgs/<id>`,
  * `#/orgs/<id>/members`, `#/orgs/<id>/profile`, `#/orgs/<id>/subprocessors`, `#/orgs/<id>/documents`,
- * `#/orgs/<id>/answers`, `#/orgs/<id>/questionnaires[/<questionnaireId>]`, `#/orgs/<id>/subscribers`, `#/orgs/<id>/live`, `#/orgs/<id>/certifications`, `#/orgs/<id>/storage`,
+ * `#/orgs/<id>/answers`, `#/orgs/<id>/questionnaires[/<questionnaireId>]`, `#/orgs/<id>/subscribers`, `#/orgs/<id>/live`, `#/orgs/<id>/certifications`, `#/orgs/<id>/storage`, `#/orgs/<id>/api-access`,
  * `#/projects/<id>[/<section>]`, and the accept link
  * of an invitation, `#invitation=<token>`.
  */
@@ -26,6 +26,7 @@ export const href = {
   live: (id) => `#/orgs/${seg(id)}/live`,
   certifications: (id) => `#/orgs/${seg(id)}/certifications`,
   storage: (id) => `#/orgs/${seg(id)}/storage`,
+  apiAccess: (id) => `#/orgs/${seg(id)}/api-access`,
   project: (id, section) => `#/projects/${seg(id)}${section ? `/${seg(section)}` : ""}`,
 };
 
@@ -44,6 +45,7 @@ const ROUTES = [
   { name: "live", pattern: /^\/orgs\/([^/]+)\/live$/ },
   { name: "certifications", pattern: /^\/orgs\/([^/]+)\/certifications$/ },
   { name: "storage", pattern: /^\/orgs\/([^/]+)\/storage$/ },
+  { name: "apiAccess", pattern: /^\/orgs\/([^/]+)\/api-access$/ },
   { name: "project", pattern: /^\/projects\/([^/]+)(?:\/([a-z-]+))?$/ },
 ];
 

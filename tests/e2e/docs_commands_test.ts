@@ -2,7 +2,8 @@
  * Every shell block of README.md and docs/ is run by a test as written. The register below names,
  * for each block (its file and first line), the test that runs it; a block added, changed or
  * moved without its test fails here. This file runs the blocks no other test reads: the start
- * command of README's quickstart, the collector CLI of docs/collector_setup.md, backup and
+ * command of README's quickstart, the collector CLI of docs/collector_setup.md, the curl calls
+ * of docs/api_access.md, backup and
  * restore of docs/lifecycle.md, the Varnish command of docs/edge.md and the verifier kit's first
  * command in docs/verifier_kit.md, each with only the
  * changes a shared machine needs (a free port for a fixed one, a temporary directory for a fixed
@@ -49,6 +50,8 @@ const RUN_BY: Record<string, string> = {
     "tests/e2e/docs_commands_test.ts",
   "README.md: export BASE_URL=http://localhost:8000 TRUST_PROJECT_ID=… TRUST_COLLECTOR_ID=… TRUST_COLLECTOR_SECRET=…":
     "tests/e2e/readme_quickstart_test.ts",
+  "docs/api_access.md: export BASE_URL=https://trust.example.com TRUST_ORGANIZATION_ID=… TRUST_TOKEN=tpat_…   # the token from your secret store":
+    "tests/e2e/docs_commands_test.ts",
   "docs/collector_setup.md: export TRUST_PROJECT_ID=… TRUST_COLLECTOR_ID=…   # TRUST_COLLECTOR_SECRET from the CI's secret store":
     "tests/e2e/docs_commands_test.ts",
   "docs/deploy.md: DENO_DEPLOY=true DENO_SERVE_ADDRESS=tcp:127.0.0.1:8000 BASE_URL=http://127.0.0.1:8000 KV_PATH=./data/rehearsal.sqlite3 npx --yes deno@2.5.0 run -A deploy.ts":
@@ -183,6 +186,39 @@ Deno.test("[docs] README's start command runs as written: it listens and prints 
   } finally {
     await Deno.remove(bin, { recursive: true });
     await Deno.remove(data, { recursive: true });
+  }
+});
+
+Deno.test("[docs] the curl block of docs/api_access.md runs as written with a read-only token", async () => {
+  const lines = await blockOf("docs/api_access.md", /^export BASE_URL=/);
+  assert.equal(lines.length, 3, lines.join("\n"));
+  await using server = await startTestServer();
+  const api = jsonApi(server.baseUrl, await server.tokenFor("alice"));
+  await bootstrapAcme(api);
+  const me = await api("GET", "/me");
+  const organizationId = me.json.organizations[0].id;
+  const created = await api("POST", `/organizations/${organizationId}/access-tokens`, {
+    name: "docs",
+    scope: "read",
+    expiresInDays: 7,
+  });
+  assert.equal(created.status, 201);
+  const cwd = await Deno.makeTempDir({ prefix: "docs-api-access-" });
+  // The organization's id the page elides (…) filled in, the token left to the environment (as
+  // a secret store would set it: the line's own placeholder is replaced by the real one), and
+  // the example host replaced by the test server.
+  const script = lines.join("\n")
+    .replace("TRUST_ORGANIZATION_ID=…", `TRUST_ORGANIZATION_ID=${organizationId}`)
+    .replace("TRUST_TOKEN=tpat_…", `TRUST_TOKEN=${created.json.token}`)
+    .replaceAll("https://trust.example.com", server.baseUrl);
+  try {
+    const run = await bash(script, cwd, shellEnv());
+    assert.equal(run.code, 0, `${run.stdout}\n${run.stderr}`);
+    assert.equal(JSON.parse(run.stdout).projects[0].slug, "acme");
+    const archive = await Deno.readFile(`${cwd}/organization-export.zip`);
+    assert.deepEqual([...archive.subarray(0, 4)], [0x50, 0x4b, 0x03, 0x04], "a ZIP archive");
+  } finally {
+    await Deno.remove(cwd, { recursive: true });
   }
 });
 

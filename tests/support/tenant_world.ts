@@ -2,7 +2,8 @@
  * Two tenants on one running service, built over HTTP, for the tests that must see every kind
  * of key a tenant leaves: "Globex" (tests/e2e/_surfaces.ts: two public projects with
  * controls, evidence, signals, versions, updates, certifications, documents, answers,
- * subprocessors, an approved access request) plus a member, a pending invitation, a webhook, a
+ * subprocessors, an approved access request) plus a member with a personal access token, a
+ * pending invitation, a webhook, a
  * custom domain claim, email subscribers and a shared questionnaire; and "Initech", a second organization with one
  * published project and its own subscriber, which deleting Globex must leave as it was.
  */
@@ -101,6 +102,17 @@ export async function startTenantWorld(
         json: { email: "pending.invitee@globex.example", role: "member" },
       }),
       "invite",
+    );
+    const accessToken = await ok(
+      call("POST", `/organizations/${globex.orgId}/access-tokens`, {
+        token: member,
+        json: { name: "Mia's CI", scope: "read", expiresInDays: 30 },
+      }),
+      "access token",
+    );
+    await ok(
+      call("GET", `/organizations/${globex.orgId}`, { token: String(accessToken.token) }),
+      "read with the access token",
     );
     const webhook = await ok(
       call("POST", `/projects/${globex.projectId}/webhooks`, {

@@ -48,6 +48,9 @@ organizationExportRoutes.openapi(
     const include = c.req.valid("query").include;
     const keys = include === "keys-and-log";
     await requireMembership(c, organizationId, "owner");
+    if (keys && c.var.accessToken) {
+      throw forbidden("An export with the private keys needs a signed-in session, not a token");
+    }
     const { kv, blobs, clock } = c.var.services;
     const organization = await getOrganization(kv, organizationId);
     if (!organization) throw forbidden();

@@ -34,6 +34,7 @@ export const ORGANIZATION_SECTIONS = [
   { id: "subscribers", label: "Subscribers", href: href.subscribers },
   { id: "live", label: "Live work", href: href.live },
   { id: "storage", label: "Storage", href: href.storage },
+  { id: "api-access", label: "API access", href: href.apiAccess },
 ];
 
 /** The organization's projects, in pages (GET; `cursor` for the next). */
