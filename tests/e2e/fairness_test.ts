@@ -400,6 +400,9 @@ Deno.test("[e2e] organizations of one owner flooded by many accounts do not hold
           silents.reduce((n, s) => n + s.connections(), 0)
         } connections; readiness ${JSON.stringify(live.outbound ?? live.backlog)}`,
     );
+    // Attempts the worker cut short for a light party's waiting job (src/live/worker.ts).
+    const cuts = service.lines.filter((line) => line.includes("was cut short")).length;
+    console.log(`outbound attempts cut short: ${cuts}`);
     const notReady = ready.filter((r) => r.status !== 200);
     console.log(
       `readiness: ${ready.length} checks, ${notReady.length} not 200${
