@@ -1,20 +1,15 @@
 /**
  * An organization's storage: per project its evidence records, blob and KV bytes and what the
- * next prune removes (GET /organizations/{id}/usage), pruning a project now (owners), and the
- * organization's default evidence retention (members read, owners set).
+ * next prune removes (GET /organizations/{id}/usage), pruning a project now (owners), the
+ * organization's default evidence retention (members read, owners set; the table follows a save
+ * at once) and the organization's export (owners).
  */
-import {
-  describeError,
-  errorAlert,
-  field,
-  h,
-  handleSubmit,
-  replace,
-  successAlert,
-} from "../dom.js";
+import { describeError, errorAlert, h, replace, successAlert } from "../dom.js";
 import { formatDate, plural } from "../format.js";
 import { href } from "../routes.js";
+import { saveFile } from "../widgets.js";
 import { card, dataTable, emptyState } from "./layout.js";
+import { retentionForm } from "./retention.js";
 import { organizationHeader } from "./organization.js";
 
 const orgPath = (id) => `/organizations/${encodeURIComponent(id)}`;
@@ -100,56 +95,33 @@ function usageTable(app, organization, usage, options) {
   return dataTable("Storage of each project", columns, usage.projects);
 }
 
-function retentionForm(app, organization, retention) {
-  const errorSlot = h("div", { class: "form-errors" });
+/** The organization's export (owners): the whole archive, downloaded as one file. */
+function exportCard(app, organization) {
   const status = h("div", { "aria-live": "polite" });
-  const isOwner = organization.role === "owner";
-  const number = (name, value, max) =>
-    h("input", {
-      name,
-      type: "number",
-      min: "1",
-      max: String(max),
-      step: "1",
-      inputmode: "numeric",
-      value: value ?? "",
-      placeholder: "inherit",
-      disabled: !isOwner,
-    });
-  const form = h(
-    "form",
-    { class: "form" },
-    field(
-      "Keep evidence for (days)",
-      number("days", retention.setting.days, 36500),
-      `Empty: the service's default (now ${retention.effective.days} days).`,
-    ),
-    field(
-      "Keep the newest records of each type",
-      number("recordsPerType", retention.setting.recordsPerType, 100000),
-      `Empty: the service's default (now ${retention.effective.recordsPerType}).`,
-    ),
-    errorSlot,
-    status,
-    isOwner &&
-      h(
-        "div",
-        { class: "form-actions" },
-        h("button", { type: "submit", class: "btn btn-primary" }, "Save retention"),
-      ),
-  );
-  handleSubmit(form, errorSlot, async (data) => {
-    const read = (name) => {
-      const text = String(data.get(name) ?? "").trim();
-      return text === "" ? null : Number(text);
-    };
-    await app.api.put(`${orgPath(organization.id)}/retention`, {
-      days: read("days"),
-      recordsPerType: read("recordsPerType"),
-    });
-    replace(status, successAlert("Retention saved; projects without their own setting use it."));
+  const button = h("button", { type: "button", class: "btn btn-primary" }, "Download export");
+  button.addEventListener("click", async () => {
+    button.disabled = true;
+    button.setAttribute("aria-busy", "true");
+    replace(status, h("p", { class: "hint" }, "Preparing the archive…"));
+    try {
+      const { blob, filename } = await app.api.download(
+        `${orgPath(organization.id)}/export`,
+        "application/zip",
+      );
+      const name = filename ?? `${organization.slug}-export.zip`;
+      saveFile(blob, name);
+      replace(status, successAlert(`Downloaded ${name} (${formatBytes(blob.size)}).`));
+    } catch (error) {
+      replace(status, errorAlert(describeError(error)));
+    } finally {
+      button.disabled = false;
+      button.removeAttribute("aria-busy");
+    }
   });
-  return form;
+  return card("Export", h("div", {}, h("div", { class: "form-actions" }, button), status), {
+    description:
+      "One ZIP archive of the organization's data: a JSON document per kind of record, every KV entry (what an import loads into an empty instance), the files they reference and a manifest of checksums. Webhook secrets and access tokens are left out.",
+  });
 }
 
 export async function storageView(app, organizationId) {
@@ -169,6 +141,7 @@ export async function storageView(app, organizationId) {
     app.api.get(`${orgPath(organization.id)}/retention`),
     load(),
   ]);
+  const isOwner = organization.role === "owner";
   return h(
     "div",
     {},
@@ -177,9 +150,21 @@ export async function storageView(app, organizationId) {
       description:
         "Evidence is kept by retention: always the latest of each type and everything a published version cites; otherwise for the days, or as the newest records of each type, whichever keeps more. Pruning runs daily; payloads no record names any more are then removed.",
     }),
-    card("Evidence retention", retentionForm(app, organization, retention), {
-      description:
-        "The organization's default; a project may set its own through the API (PUT /projects/{id}/retention).",
-    }),
+    card(
+      "Evidence retention",
+      retentionForm(app, {
+        path: `${orgPath(organization.id)}/retention`,
+        retention,
+        isOwner,
+        scope: "organization",
+        // The table's Retention column follows at once.
+        onSaved: () => load(),
+      }),
+      {
+        description:
+          "The organization's default; a project may set its own in its Settings section.",
+      },
+    ),
+    isOwner && exportCard(app, organization),
   );
 }

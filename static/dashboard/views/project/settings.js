@@ -1,11 +1,12 @@
 /**
- * A project's settings: name, hosted subdomain and visibility. Automatic publishing is
+ * A project's settings: name, hosted subdomain and visibility, and its own evidence retention. Automatic publishing is
  * turned on and off beside the Publish button (publish.js), where the README says it is.
  */
 import { field, h, handleSubmit, replace } from "../../dom.js";
 import { card } from "../layout.js";
 import { dangerZone } from "../danger_zone.js";
 import { visibilityChoice } from "../onboarding.js";
+import { retentionForm } from "../retention.js";
 import { privateNotice, projectPath, trustHost } from "./common.js";
 
 /** The fields of `next` that differ from `project`, as a PATCH body. */
@@ -85,10 +86,30 @@ export async function settingsSection(app, project) {
   const errorSlot = h("div", { class: "form-errors" });
   const form = settingsForm(app, project, errorSlot);
   handleSubmit(form, errorSlot, (data) => save(app, project, data, errorSlot));
-  const organization = await app.requireOrganization(project.organizationId);
+  const [organization, { retention }] = await Promise.all([
+    app.requireOrganization(project.organizationId),
+    app.api.get(`${projectPath(project.id)}/retention`),
+  ]);
   return [
     privateNotice(project, "below"),
     h("div", { class: "constrained" }, card("Project settings", form)),
+    h(
+      "div",
+      { class: "constrained" },
+      card(
+        "Evidence retention",
+        retentionForm(app, {
+          path: `${projectPath(project.id)}/retention`,
+          retention,
+          isOwner: organization.role === "owner",
+          scope: "project",
+        }),
+        {
+          description:
+            "How long this project keeps evidence: always the latest of each type and what a published version cites; otherwise the days, or the newest records of each type, whichever keeps more.",
+        },
+      ),
+    ),
     await dangerZone(app, {
       kind: "project",
       path: `${projectPath(project.id)}/deletion`,
