@@ -49,6 +49,8 @@ export async function exerciseBuyers(call: Call, fx: Record<string, string>, kv:
     expect: 200,
   });
 
+  await call("buyerPage", { params: center, auth: "none", expect: 200 });
+  await call("buyerPage", { params: { orgSlug: "no-such-center" }, auth: "none", expect: 404 });
   await call("buyerSignIn", {
     params: center,
     json: { email: "ada@gmail.com" },

@@ -58,6 +58,8 @@ import {
   revokeBuyerToken,
 } from "../../store/buyers.ts";
 import { getOrganizationBySlug } from "../../store/organizations.ts";
+import { buyerPageCsp, renderBuyerPageHtml } from "../../publish/render/buyer_page.ts";
+import { trustPageHeaders } from "../../serve/headers.ts";
 import { clientIp } from "../client_ip.ts";
 import { type AppEnv, createRouter } from "../env.ts";
 import { errors, json, jsonBody } from "../openapi.ts";
@@ -523,5 +525,34 @@ buyerRoutes.openapi(
       domain: who.buyer.domain,
     });
     return summaryAnswer(c, summary, query.format, `${org.slug}-${who.buyer.domain}`);
+  },
+);
+
+buyerRoutes.openapi(
+  createRoute({
+    method: "get",
+    path: "/{orgSlug}/buyer",
+    operationId: "buyerPage",
+    tags,
+    summary: "The buyer's self-service page (HTML): sign in, documents, people, tokens, summary",
+    description:
+      "A page whose script calls the buyer routes above with the session token (kept in the tab's session storage): what it shows, a buyer's tool gets from the same routes. The emailed sign-in link opens it with `#sign-in=<token>`.",
+    request: { params: OrgSlugParams },
+    responses: {
+      200: { content: { "text/html": { schema: z.string() } }, description: "The page" },
+      ...errors(404),
+    },
+  }),
+  async (c) => {
+    const org = await orgOf(c, c.req.valid("param").orgSlug);
+    const center = `${c.var.services.config.baseUrl}/public/trust/${org.slug}`;
+    return c.body(
+      renderBuyerPageHtml({ organization: { name: org.name, slug: org.slug }, center }),
+      200,
+      {
+        ...trustPageHeaders(buyerPageCsp()),
+        "cache-control": "no-store",
+      },
+    );
   },
 );
