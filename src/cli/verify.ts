@@ -1,7 +1,6 @@
 /**
  * The verifier kit: checks a project's published trust profile without
- * trusting the service that serves it. One module with no imports, served at
- * /verify.ts, so anyone with Deno runs
+ * trusting the service that serves it. Served at /verify.ts, so anyone with Deno runs
  *
  *   deno run --allow-net https://trust.example.com/verify.ts acme
  *   deno run --allow-net --allow-read https://trust.example.com/verify.ts \
@@ -26,170 +25,21 @@
  * kit reports "a different publisher since entry N" and fails, unless that
  * change is pinned (`--pin publisher=N`).
  *
+ * Its source is src/cli/verify/: the entry main.ts (served at /verify/main.ts) and one module
+ * a concern, each served at /verify/{module} and imported by relative URL only, with nothing
+ * else imported (Deno's WebCrypto and fetch are all it needs). `deno task kit` joins them
+ * into src/cli/verify.ts, the one file with no imports served at /verify.ts, so a buyer can
+ * keep a single copy, read it once and run it offline.
+ *
+ * Joined from src/cli/verify/ by `deno task kit` (scripts/verify_kit.ts): edit those
+ * modules, not this file.
+ *
  * @module
  */
 
-export function usage(moduleUrl: string): string {
-  const module = servedFrom(moduleUrl) ? moduleUrl : "<server>/verify.ts";
-  return `Usage: deno run --allow-net ${module} <trust page URL or slug> [options]
-
-Verifies every version of a trust profile: the listing is complete and in
-order, each JWS signature verifies against the service's JWKS, each version
-is chained to the previous one, each is in the publication log, the log's
-entries of the project are exactly the versions verified, and (with
---checkpoint) the log only grew since a checkpoint you pinned earlier.
-
-Options:
-  --server <url>             the service (default: from the URL, else where this file was loaded from)
-  --pin jwks=<kid>[,<kid>…]  trust only these JWKS keys (their RFC 7638 thumbprints) for the JWS
-  --pin log=<verifier key>   check the log's checkpoints with this key, not the one the service
-                             publishes at /log (--vkey <key> is the same)
-  --pin publisher=<N>        accept the change of publisher the log recorded at entry N (the
-                             slug now belongs to the publisher named there; a different change fails)
-  --checkpoint <file>        a checkpoint saved earlier (needs --allow-read)
-  --save-checkpoint <file>   write the verified latest checkpoint, to pin next time (needs --allow-write)
-  help, --help               print this text
-
-Without --pin, the keys are trusted on first use and printed, with the command
-that pins them: run that one from then on, so a server that swaps its keys fails.
-
-An answered questionnaire and its signed manifest are verified offline with
-"verify.ts questionnaire --help" (needs --allow-read only).
-
-Exit status: 0 verified; 1 a check failed; 2 usage error; 3 the service could not be read.`;
-}
-
-/** A mistake in the command line: exit status 2. */
-export class UsageError extends Error {
-  override name = "UsageError";
-}
-
-/** The service could not be read: exit status 3. */
-export class FetchError extends Error {
-  override name = "FetchError";
-  constructor(message: string, readonly status?: number) {
-    super(message);
-  }
-}
-
-/**
- * Keys trusted whatever the service says: JWKS key ids and the log's verifier key; and the
- * change of publisher under the slug the buyer accepted (its entry's leaf index).
- */
-export interface Pins {
-  jwks?: string[];
-  log?: string;
-  publisher?: number;
-}
-
-export interface Options {
-  server: string;
-  slug: string;
-  checkpoint?: string;
-  saveCheckpoint?: string;
-  pins: Pins;
-  /** How to run this kit again (its URL or path), for the command that pins the keys. */
-  kit?: string;
-}
-
-function servedFrom(moduleUrl: string): string | undefined {
-  const url = new URL(moduleUrl);
-  if (url.protocol !== "http:" && url.protocol !== "https:") return undefined;
-  return new URL(".", url).href.replace(/\/$/, "");
-}
-
-/** How to name this module in a command: its URL when served, else its path. */
-export function kitReference(moduleUrl: string): string {
-  const url = new URL(moduleUrl);
-  return url.protocol === "file:" ? decodeURIComponent(url.pathname) : url.href;
-}
-
-const SLUG = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
-/** An RFC 7638 SHA-256 thumbprint, base64url without padding: how the service names its keys. */
-const KID = /^[A-Za-z0-9_-]{43}$/;
-/** A C2SP signed-note verifier key: name+hex(key hash)+base64(type || key). */
-const VKEY = /^([^+\s]+)\+([0-9a-f]{8})\+([A-Za-z0-9+/]+=*)$/;
-
-function parsePin(value: string, pins: Pins): void {
-  const at = value.indexOf("=");
-  const [kind, text] = at < 0 ? [value, ""] : [value.slice(0, at), value.slice(at + 1)];
-  if (kind === "jwks") {
-    const kids = text.split(",").filter((kid) => kid !== "");
-    const bad = kids.find((kid) => !KID.test(kid));
-    if (kids.length === 0 || bad !== undefined) {
-      throw new UsageError(`--pin jwks= takes key ids (RFC 7638 thumbprints), not "${bad ?? ""}"`);
-    }
-    pins.jwks = [...new Set([...(pins.jwks ?? []), ...kids])];
-  } else if (kind === "log") {
-    if (!VKEY.test(text)) {
-      throw new UsageError(
-        `--pin log= takes the log's verifier key (name+hash+key), not "${text}"`,
-      );
-    }
-    if (pins.log !== undefined && pins.log !== text) {
-      throw new UsageError("Two different log keys are pinned");
-    }
-    pins.log = text;
-  } else if (kind === "publisher") {
-    if (!/^(0|[1-9][0-9]{0,14})$/.test(text)) {
-      throw new UsageError(`--pin publisher= takes a log entry's index, not "${text}"`);
-    }
-    if (pins.publisher !== undefined && pins.publisher !== Number(text)) {
-      throw new UsageError("Two different changes of publisher are pinned");
-    }
-    pins.publisher = Number(text);
-  } else {
-    throw new UsageError(
-      `--pin takes jwks=<kid>[,<kid>…], log=<verifier key> or publisher=<entry>`,
-    );
-  }
-}
-
-/** Parses the command line; `null` asks for the usage text. */
-export function parseArgs(args: string[], moduleUrl: string): Options | null {
-  const values = new Map<string, string>();
-  const pins: Pins = {};
-  const positional: string[] = [];
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i];
-    if (arg === "help" || arg === "--help" || arg === "-h") return null;
-    if (arg.startsWith("--")) {
-      const name = arg.slice(2);
-      if (!["server", "checkpoint", "save-checkpoint", "vkey", "pin"].includes(name)) {
-        throw new UsageError(`Unknown option "${arg}"`);
-      }
-      const value = args[++i];
-      if (value === undefined) throw new UsageError(`${arg} needs a value`);
-      if (name === "pin") parsePin(value, pins);
-      else if (name === "vkey") parsePin(`log=${value}`, pins);
-      else values.set(name, value);
-    } else positional.push(arg);
-  }
-  if (positional.length !== 1) throw new UsageError("Name one trust page URL or slug");
-  const target = positional[0];
-  let server = values.get("server");
-  let slug: string;
-  if (/^https?:\/\//.test(target)) {
-    const url = new URL(target);
-    const match = url.pathname.match(/^(.*?)\/trust\/([^/.]+)/);
-    if (!match) throw new UsageError(`"${target}" is not a /trust/<slug> page`);
-    slug = match[2];
-    server ??= `${url.origin}${match[1]}`;
-  } else {
-    slug = target;
-    server ??= servedFrom(moduleUrl);
-  }
-  if (!SLUG.test(slug)) throw new UsageError(`"${slug}" is not a project slug`);
-  if (!server) throw new UsageError("Give a trust page URL or --server");
-  return {
-    server: server.replace(/(?<!\/)\/+$/, ""),
-    slug,
-    checkpoint: values.get("checkpoint"),
-    saveCheckpoint: values.get("save-checkpoint"),
-    pins,
-    kit: kitReference(moduleUrl),
-  };
-}
+// ----------------------------------------------------------------------------------------------
+// bytes.ts
+// Bytes for the verifier kit: base64 and base64url, comparison, SHA-256 (WebCrypto) and hex.
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -222,6 +72,14 @@ async function sha256(...parts: Uint8Array[]): Promise<Uint8Array<ArrayBuffer>> 
 function hex(bytes: Uint8Array): string {
   return [...bytes].map((b) => b.toString(16).padStart(2, "0")).join("");
 }
+
+// ----------------------------------------------------------------------------------------------
+// log_proofs.ts
+// The publication log's proofs, checked offline: RFC 9162 inclusion and consistency proofs,
+// the leaf hash of an entry, and C2SP signed-note checkpoints with an Ed25519 verifier key.
+
+/** A C2SP signed-note verifier key: name+hex(key hash)+base64(type || key). */
+const VKEY = /^([^+\s]+)\+([0-9a-f]{8})\+([A-Za-z0-9+/]+=*)$/;
 
 const node = (left: Uint8Array, right: Uint8Array) => sha256(Uint8Array.of(1), left, right);
 
@@ -330,56 +188,175 @@ export async function verifyCheckpoint(note: string, vkey: string): Promise<Chec
   return { origin, size: Number(size), root: rootBytes, note };
 }
 
-/** RFC 7638 thumbprint (SHA-256, base64url) of an Ed25519 public JWK: the id it should have. */
-async function jwkThumbprint(jwk: { crv: string; kty: string; x: string }): Promise<string> {
-  const canonical = JSON.stringify({ crv: jwk.crv, kty: jwk.kty, x: jwk.x });
-  return toBase64Url(await sha256(encoder.encode(canonical)));
+const leafHashOf = (entry: string) => sha256(Uint8Array.of(0), encoder.encode(entry));
+
+// ----------------------------------------------------------------------------------------------
+// args.ts
+// The verifier kit's command line: the usage text, the options and the keys a buyer pins.
+
+export function usage(moduleUrl: string): string {
+  const module = servedFrom(moduleUrl) ? moduleUrl : "<server>/verify.ts";
+  return `Usage: deno run --allow-net ${module} <trust page URL or slug> [options]
+
+Verifies every version of a trust profile: the listing is complete and in
+order, each JWS signature verifies against the service's JWKS, each version
+is chained to the previous one, each is in the publication log, the log's
+entries of the project are exactly the versions verified, and (with
+--checkpoint) the log only grew since a checkpoint you pinned earlier.
+
+Options:
+  --server <url>             the service (default: from the URL, else where this file was loaded from)
+  --pin jwks=<kid>[,<kid>…]  trust only these JWKS keys (their RFC 7638 thumbprints) for the JWS
+  --pin log=<verifier key>   check the log's checkpoints with this key, not the one the service
+                             publishes at /log (--vkey <key> is the same)
+  --pin publisher=<N>        accept the change of publisher the log recorded at entry N (the
+                             slug now belongs to the publisher named there; a different change fails)
+  --checkpoint <file>        a checkpoint saved earlier (needs --allow-read)
+  --save-checkpoint <file>   write the verified latest checkpoint, to pin next time (needs --allow-write)
+  help, --help               print this text
+
+Without --pin, the keys are trusted on first use and printed, with the command
+that pins them: run that one from then on, so a server that swaps its keys fails.
+
+An answered questionnaire and its signed manifest are verified offline with
+"verify.ts questionnaire --help" (needs --allow-read only).
+
+Exit status: 0 verified; 1 a check failed; 2 usage error; 3 the service could not be read.`;
 }
 
-interface JwsHeader {
-  alg?: string;
-  kid?: string;
-  ver?: number;
-  prev?: string | null;
+/** A mistake in the command line: exit status 2. */
+export class UsageError extends Error {
+  override name = "UsageError";
 }
 
-/** The keys a JWS may be verified with, and the served ones that are not pinned. */
-interface Keyring {
-  keys: Map<string, CryptoKey>;
-  unpinned: Set<string>;
+/**
+ * Keys trusted whatever the service says: JWKS key ids and the log's verifier key; and the
+ * change of publisher under the slug the buyer accepted (its entry's leaf index).
+ */
+export interface Pins {
+  jwks?: string[];
+  log?: string;
+  publisher?: number;
 }
 
-/** Verifies a compact JWS with an attached payload; returns its header and payload bytes. */
-async function verifyJws(
-  jws: string,
-  ring: Keyring,
-): Promise<{ header: JwsHeader; payload: Uint8Array }> {
-  const segments = jws.trim().split(".");
-  if (segments.length !== 3) throw new Error("the signature is not a compact JWS");
-  let header: JwsHeader;
-  try {
-    header = JSON.parse(decoder.decode(fromBase64(segments[0])));
-  } catch {
-    throw new Error("the JWS header is not JSON");
-  }
-  if (header.alg !== "EdDSA") throw new Error(`unexpected JWS algorithm "${header.alg}"`);
-  const kid = String(header.kid);
-  const key = ring.keys.get(kid);
-  if (!key) {
-    throw new Error(
-      ring.unpinned.has(kid)
-        ? `signed by key "${kid}", which is not pinned`
-        : `signed by key "${kid}", which the JWKS does not hold`,
+export interface Options {
+  server: string;
+  slug: string;
+  checkpoint?: string;
+  saveCheckpoint?: string;
+  pins: Pins;
+  /** How to run this kit again (its URL or path), for the command that pins the keys. */
+  kit?: string;
+}
+
+function servedFrom(moduleUrl: string): string | undefined {
+  const url = new URL(moduleUrl);
+  if (url.protocol !== "http:" && url.protocol !== "https:") return undefined;
+  return new URL(".", url).href.replace(/\/$/, "");
+}
+
+/** How to name this module in a command: its URL when served, else its path. */
+export function kitReference(moduleUrl: string): string {
+  const url = new URL(moduleUrl);
+  return url.protocol === "file:" ? decodeURIComponent(url.pathname) : url.href;
+}
+
+const SLUG = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
+/** An RFC 7638 SHA-256 thumbprint, base64url without padding: how the service names its keys. */
+const KID = /^[A-Za-z0-9_-]{43}$/;
+
+function parsePin(value: string, pins: Pins): void {
+  const at = value.indexOf("=");
+  const [kind, text] = at < 0 ? [value, ""] : [value.slice(0, at), value.slice(at + 1)];
+  if (kind === "jwks") {
+    const kids = text.split(",").filter((kid) => kid !== "");
+    const bad = kids.find((kid) => !KID.test(kid));
+    if (kids.length === 0 || bad !== undefined) {
+      throw new UsageError(`--pin jwks= takes key ids (RFC 7638 thumbprints), not "${bad ?? ""}"`);
+    }
+    pins.jwks = [...new Set([...(pins.jwks ?? []), ...kids])];
+  } else if (kind === "log") {
+    if (!VKEY.test(text)) {
+      throw new UsageError(
+        `--pin log= takes the log's verifier key (name+hash+key), not "${text}"`,
+      );
+    }
+    if (pins.log !== undefined && pins.log !== text) {
+      throw new UsageError("Two different log keys are pinned");
+    }
+    pins.log = text;
+  } else if (kind === "publisher") {
+    if (!/^(0|[1-9][0-9]{0,14})$/.test(text)) {
+      throw new UsageError(`--pin publisher= takes a log entry's index, not "${text}"`);
+    }
+    if (pins.publisher !== undefined && pins.publisher !== Number(text)) {
+      throw new UsageError("Two different changes of publisher are pinned");
+    }
+    pins.publisher = Number(text);
+  } else {
+    throw new UsageError(
+      `--pin takes jwks=<kid>[,<kid>…], log=<verifier key> or publisher=<entry>`,
     );
   }
-  const ok = await crypto.subtle.verify(
-    "Ed25519",
-    key,
-    fromBase64(segments[2]),
-    encoder.encode(`${segments[0]}.${segments[1]}`),
-  );
-  if (!ok) throw new Error(`the JWS signature does not verify with key "${kid}"`);
-  return { header, payload: fromBase64(segments[1]) };
+}
+
+/** Parses the command line; `null` asks for the usage text. */
+export function parseArgs(args: string[], moduleUrl: string): Options | null {
+  const values = new Map<string, string>();
+  const pins: Pins = {};
+  const positional: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i];
+    if (arg === "help" || arg === "--help" || arg === "-h") return null;
+    if (arg.startsWith("--")) {
+      const name = arg.slice(2);
+      if (!["server", "checkpoint", "save-checkpoint", "vkey", "pin"].includes(name)) {
+        throw new UsageError(`Unknown option "${arg}"`);
+      }
+      const value = args[++i];
+      if (value === undefined) throw new UsageError(`${arg} needs a value`);
+      if (name === "pin") parsePin(value, pins);
+      else if (name === "vkey") parsePin(`log=${value}`, pins);
+      else values.set(name, value);
+    } else positional.push(arg);
+  }
+  if (positional.length !== 1) throw new UsageError("Name one trust page URL or slug");
+  const target = positional[0];
+  let server = values.get("server");
+  let slug: string;
+  if (/^https?:\/\//.test(target)) {
+    const url = new URL(target);
+    const match = url.pathname.match(/^(.*?)\/trust\/([^/.]+)/);
+    if (!match) throw new UsageError(`"${target}" is not a /trust/<slug> page`);
+    slug = match[2];
+    server ??= `${url.origin}${match[1]}`;
+  } else {
+    slug = target;
+    server ??= servedFrom(moduleUrl);
+  }
+  if (!SLUG.test(slug)) throw new UsageError(`"${slug}" is not a project slug`);
+  if (!server) throw new UsageError("Give a trust page URL or --server");
+  return {
+    server: server.replace(/(?<!\/)\/+$/, ""),
+    slug,
+    checkpoint: values.get("checkpoint"),
+    saveCheckpoint: values.get("save-checkpoint"),
+    pins,
+    kit: kitReference(moduleUrl),
+  };
+}
+
+// ----------------------------------------------------------------------------------------------
+// net.ts
+// What the verifier kit reads over the network: GETs that fail as FetchError (exit status 3),
+// bounded parallel fetching in order, and the check of a count in the service's JSON.
+
+/** The service could not be read: exit status 3. */
+export class FetchError extends Error {
+  override name = "FetchError";
+  constructor(message: string, readonly status?: number) {
+    super(message);
+  }
 }
 
 /** What the verification reads over the network. */
@@ -446,6 +423,12 @@ async function* inOrder<T, R>(
   }
 }
 
+const isCount = (n: unknown): n is number => Number.isSafeInteger(n) && (n as number) >= 0;
+
+// ----------------------------------------------------------------------------------------------
+// report.ts
+// The verifier kit's output: one line per check (ok, note, FAIL), with the failures counted.
+
 /** `2, 5-7` for [2, 5, 6, 7]. */
 function ranges(numbers: number[]): string {
   const parts: string[] = [];
@@ -457,8 +440,6 @@ function ranges(numbers: number[]): string {
   }
   return parts.join(", ");
 }
-
-const isCount = (n: unknown): n is number => Number.isSafeInteger(n) && (n as number) >= 0;
 
 /** Prints one line per check and counts the failures. */
 class Report {
@@ -476,11 +457,73 @@ class Report {
   }
 }
 
+// ----------------------------------------------------------------------------------------------
+// jws.ts
+// Keys and signatures: the JWKS's Ed25519 keys, each under its RFC 7638 thumbprint (only the
+// pinned ones when keys are pinned), and compact JWS verified over the exact bytes.
+
+/** RFC 7638 thumbprint (SHA-256, base64url) of an Ed25519 public JWK: the id it should have. */
+async function jwkThumbprint(jwk: { crv: string; kty: string; x: string }): Promise<string> {
+  const canonical = JSON.stringify({ crv: jwk.crv, kty: jwk.kty, x: jwk.x });
+  return toBase64Url(await sha256(encoder.encode(canonical)));
+}
+
+interface JwsHeader {
+  alg?: string;
+  kid?: string;
+  ver?: number;
+  prev?: string | null;
+}
+
+/** The keys a JWS may be verified with, and the served ones that are not pinned. */
+interface Keyring {
+  keys: Map<string, CryptoKey>;
+  unpinned: Set<string>;
+}
+
+/** Verifies a compact JWS with an attached payload; returns its header and payload bytes. */
+async function verifyJws(
+  jws: string,
+  ring: Keyring,
+): Promise<{ header: JwsHeader; payload: Uint8Array }> {
+  const segments = jws.trim().split(".");
+  if (segments.length !== 3) throw new Error("the signature is not a compact JWS");
+  let header: JwsHeader;
+  try {
+    header = JSON.parse(decoder.decode(fromBase64(segments[0])));
+  } catch {
+    throw new Error("the JWS header is not JSON");
+  }
+  if (header.alg !== "EdDSA") throw new Error(`unexpected JWS algorithm "${header.alg}"`);
+  const kid = String(header.kid);
+  const key = ring.keys.get(kid);
+  if (!key) {
+    throw new Error(
+      ring.unpinned.has(kid)
+        ? `signed by key "${kid}", which is not pinned`
+        : `signed by key "${kid}", which the JWKS does not hold`,
+    );
+  }
+  const ok = await crypto.subtle.verify(
+    "Ed25519",
+    key,
+    fromBase64(segments[2]),
+    encoder.encode(`${segments[0]}.${segments[1]}`),
+  );
+  if (!ok) throw new Error(`the JWS signature does not verify with key "${kid}"`);
+  return { header, payload: fromBase64(segments[1]) };
+}
+
 /**
  * The JWKS's Ed25519 keys that may verify a JWS: each must be served under its own RFC 7638
  * thumbprint, and with pinned key ids only those are used (a pinned one not served fails).
  */
-async function readKeys(io: Io, server: string, pins: Pins, report: Report): Promise<Keyring> {
+async function readKeys(
+  io: Io,
+  server: string,
+  pins: Pins,
+  report: Report,
+): Promise<Keyring> {
   const url = `${server}/.well-known/jwks.json`;
   return await keyringOf(await getJson<{ keys?: unknown }>(io, url), url, pins, report);
 }
@@ -531,57 +574,11 @@ async function keyringOf(
   return ring;
 }
 
-/**
- * The log's latest checkpoint, verified with the pinned log key (else the one /log names),
- * and with a pinned checkpoint the proof that the log only grew since. Null when the latest
- * checkpoint does not verify: nothing else can be checked.
- */
-async function readCheckpoint(
-  io: Io,
-  options: Options,
-  report: Report,
-): Promise<{ latest: Checkpoint; vkey: string } | null> {
-  const { server, pins } = options;
-  const vkey = pins.log ??
-    (await getJson<{ verifierKey?: string }>(io, `${server}/log`)).verifierKey ?? "";
-  const byKey = pins.log ? "the pinned log key" : "the log key the service publishes";
-  let latest: Checkpoint;
-  try {
-    latest = await verifyCheckpoint(await (await get(io, `${server}/log/checkpoint`)).text(), vkey);
-    report.pass(`log checkpoint: ${latest.origin}, ${latest.size} entries, signed by ${byKey}`);
-  } catch (error) {
-    if (error instanceof FetchError) throw error;
-    report.fail(`log checkpoint: ${(error as Error).message} (checked with ${byKey})`);
-    return null;
-  }
-  if (!options.checkpoint) return { latest, vkey };
-  try {
-    const pinned = await verifyCheckpoint(await io.readTextFile(options.checkpoint), vkey);
-    if (pinned.origin !== latest.origin) throw new Error("the pinned checkpoint is of another log");
-    if (pinned.size > latest.size) {
-      throw new Error(`the log shrank from ${pinned.size} to ${latest.size} entries`);
-    }
-    const proof = await getJson<{ proof: string[] }>(
-      io,
-      `${server}/log/consistency?from=${pinned.size}&to=${latest.size}`,
-    );
-    const ok = pinned.size === 0 || await verifyConsistency(
-      pinned.size,
-      latest.size,
-      proof.proof.map(fromBase64),
-      pinned.root,
-      latest.root,
-    );
-    if (!ok) throw new Error("the consistency proof does not verify: the log was rewritten");
-    report.pass(
-      `log only grew since the pinned checkpoint (${pinned.size} → ${latest.size} entries)`,
-    );
-  } catch (error) {
-    if (error instanceof FetchError) throw error;
-    report.fail(`pinned checkpoint: ${(error as Error).message}`);
-  }
-  return { latest, vkey };
-}
+// ----------------------------------------------------------------------------------------------
+// versions.ts
+// The version chain: every page of the version listing, each version's trust.json and JWS
+// (signature, `prev` chained to the version before, its log inclusion), and the latest
+// trust.json the service serves.
 
 /** A version as the listing gives it. */
 interface Listed {
@@ -716,8 +713,6 @@ function entryOf(profile: Profile, digest: string): string {
   return `trust-profile-publication/v1\n${profile.project?.slug}\n${profile.version}\n${digest}\n${profile.publishedAt}\n`;
 }
 
-const leafHashOf = (entry: string) => sha256(Uint8Array.of(0), encoder.encode(entry));
-
 /** A version that passed every check: where it is in the log, and its leaf hash. */
 interface Verified {
   leafIndex: number;
@@ -838,57 +833,10 @@ async function checkLatest(io: Io, page: string, newest: Listed, report: Report)
   } else report.pass(`latest: ${url} is version ${newest.version}`);
 }
 
-/** A project's entry as the log lists it. */
-interface LoggedEntry {
-  version: number;
-  leafIndex: number;
-  leafHash: string;
-  entry: string;
-}
-
-/**
- * Every page of the project's entries in the log up to the checkpoint, in version and leaf
- * order; a string says why the list is unusable.
- */
-async function readProjectEntries(
-  io: Io,
-  ctx: LogContext,
-): Promise<{ logged: LoggedEntry[]; change: unknown } | string> {
-  const logged: LoggedEntry[] = [];
-  let change: unknown = null;
-  const size = ctx.latest.size;
-  for (let cursor: string | null = null; size > 0;) {
-    const url: string = `${ctx.server}/log/publications/${ctx.slug}?treeSize=${size}${
-      cursor ? `&cursor=${cursor}` : ""
-    }`;
-    const body = await getJson<
-      { entries?: unknown; nextCursor?: unknown; publisherChange?: unknown }
-    >(io, url);
-    if (cursor === null) change = body.publisherChange ?? null;
-    const items = Array.isArray(body.entries) ? body.entries as LoggedEntry[] : null;
-    const malformed = (e: LoggedEntry) =>
-      !isCount(e?.version) || !isCount(e.leafIndex) || typeof e.leafHash !== "string" ||
-      typeof e.entry !== "string";
-    if (!items || items.some(malformed)) return `${url} is not a list of log entries`;
-    for (const item of items) {
-      const last = logged.at(-1);
-      if (
-        item.leafIndex >= size ||
-        (last && (item.version <= last.version || item.leafIndex <= last.leafIndex))
-      ) {
-        return `entry ${item.leafIndex} (version ${item.version}) is out of order or beyond the checkpoint`;
-      }
-      logged.push(item);
-    }
-    const next = body.nextCursor ?? null;
-    if (next === null) break;
-    if (items.length === 0 || next !== String(logged.at(-1)!.version)) {
-      return `the page after version ${cursor ?? 0} gives the cursor "${next}"`;
-    }
-    cursor = next;
-  }
-  return { logged, change };
-}
+// ----------------------------------------------------------------------------------------------
+// publisher.ts
+// The change of publisher under a slug: the log entry recording that a deleted project's
+// slug was taken by another project, verified, and failed unless the buyer pinned it.
 
 /** The first line of the log entry that records a change of publisher under a slug. */
 const PUBLISHER_CHANGE = "trust-profile-publisher-change/v1";
@@ -973,6 +921,116 @@ async function checkPublisher(
   );
 }
 
+// ----------------------------------------------------------------------------------------------
+// log.ts
+// The publication log as the service serves it: its latest checkpoint (and, with a pinned
+// checkpoint, the proof that the log only grew), and the project's entries, which must be
+// exactly the versions verified.
+
+/**
+ * The log's latest checkpoint, verified with the pinned log key (else the one /log names),
+ * and with a pinned checkpoint the proof that the log only grew since. Null when the latest
+ * checkpoint does not verify: nothing else can be checked.
+ */
+async function readCheckpoint(
+  io: Io,
+  options: Options,
+  report: Report,
+): Promise<{ latest: Checkpoint; vkey: string } | null> {
+  const { server, pins } = options;
+  const vkey = pins.log ??
+    (await getJson<{ verifierKey?: string }>(io, `${server}/log`)).verifierKey ?? "";
+  const byKey = pins.log ? "the pinned log key" : "the log key the service publishes";
+  let latest: Checkpoint;
+  try {
+    latest = await verifyCheckpoint(await (await get(io, `${server}/log/checkpoint`)).text(), vkey);
+    report.pass(`log checkpoint: ${latest.origin}, ${latest.size} entries, signed by ${byKey}`);
+  } catch (error) {
+    if (error instanceof FetchError) throw error;
+    report.fail(`log checkpoint: ${(error as Error).message} (checked with ${byKey})`);
+    return null;
+  }
+  if (!options.checkpoint) return { latest, vkey };
+  try {
+    const pinned = await verifyCheckpoint(await io.readTextFile(options.checkpoint), vkey);
+    if (pinned.origin !== latest.origin) throw new Error("the pinned checkpoint is of another log");
+    if (pinned.size > latest.size) {
+      throw new Error(`the log shrank from ${pinned.size} to ${latest.size} entries`);
+    }
+    const proof = await getJson<{ proof: string[] }>(
+      io,
+      `${server}/log/consistency?from=${pinned.size}&to=${latest.size}`,
+    );
+    const ok = pinned.size === 0 || await verifyConsistency(
+      pinned.size,
+      latest.size,
+      proof.proof.map(fromBase64),
+      pinned.root,
+      latest.root,
+    );
+    if (!ok) throw new Error("the consistency proof does not verify: the log was rewritten");
+    report.pass(
+      `log only grew since the pinned checkpoint (${pinned.size} → ${latest.size} entries)`,
+    );
+  } catch (error) {
+    if (error instanceof FetchError) throw error;
+    report.fail(`pinned checkpoint: ${(error as Error).message}`);
+  }
+  return { latest, vkey };
+}
+
+/** A project's entry as the log lists it. */
+interface LoggedEntry {
+  version: number;
+  leafIndex: number;
+  leafHash: string;
+  entry: string;
+}
+
+/**
+ * Every page of the project's entries in the log up to the checkpoint, in version and leaf
+ * order; a string says why the list is unusable.
+ */
+async function readProjectEntries(
+  io: Io,
+  ctx: LogContext,
+): Promise<{ logged: LoggedEntry[]; change: unknown } | string> {
+  const logged: LoggedEntry[] = [];
+  let change: unknown = null;
+  const size = ctx.latest.size;
+  for (let cursor: string | null = null; size > 0;) {
+    const url: string = `${ctx.server}/log/publications/${ctx.slug}?treeSize=${size}${
+      cursor ? `&cursor=${cursor}` : ""
+    }`;
+    const body = await getJson<
+      { entries?: unknown; nextCursor?: unknown; publisherChange?: unknown }
+    >(io, url);
+    if (cursor === null) change = body.publisherChange ?? null;
+    const items = Array.isArray(body.entries) ? body.entries as LoggedEntry[] : null;
+    const malformed = (e: LoggedEntry) =>
+      !isCount(e?.version) || !isCount(e.leafIndex) || typeof e.leafHash !== "string" ||
+      typeof e.entry !== "string";
+    if (!items || items.some(malformed)) return `${url} is not a list of log entries`;
+    for (const item of items) {
+      const last = logged.at(-1);
+      if (
+        item.leafIndex >= size ||
+        (last && (item.version <= last.version || item.leafIndex <= last.leafIndex))
+      ) {
+        return `entry ${item.leafIndex} (version ${item.version}) is out of order or beyond the checkpoint`;
+      }
+      logged.push(item);
+    }
+    const next = body.nextCursor ?? null;
+    if (next === null) break;
+    if (items.length === 0 || next !== String(logged.at(-1)!.version)) {
+      return `the page after version ${cursor ?? 0} gives the cursor "${next}"`;
+    }
+    cursor = next;
+  }
+  return { logged, change };
+}
+
 /**
  * The versions verified must be exactly the project's entries in the log up to the
  * checkpoint: the same count, leaf indexes and leaf hashes. An entry that is not listed is
@@ -1036,6 +1094,11 @@ async function checkLogEntries(
     report.fail(`log: ${logged.length} entries for ${verified.size} verified version(s)`);
   }
 }
+
+// ----------------------------------------------------------------------------------------------
+// profile.ts
+// A trust profile's whole check, in order: keys, checkpoint, listing, versions, latest, log
+// entries and publisher; then the keys to pin.
 
 /** After a clean run: the pins used, or the keys trusted on first use and how to pin them. */
 function reportPins(
@@ -1101,8 +1164,10 @@ export async function verify(options: Options, io: Io): Promise<number> {
   return report.failures;
 }
 
-// ---------------------------------------------------------------------------------------------
-// An answered questionnaire, offline (docs/verifier_kit.md, "Answered questionnaires")
+// ----------------------------------------------------------------------------------------------
+// questionnaire.ts
+// An answered questionnaire, offline (docs/verifier_kit.md, "Answered questionnaires"): the
+// signed manifest, the file's digest and the published versions the answers rest on.
 
 /** `cty` of a questionnaire manifest's protected header. */
 const MANIFEST_CTY = "application/vnd.trust-profile.questionnaire-manifest+json";
@@ -1367,6 +1432,13 @@ async function runQuestionnaire(args: string[]): Promise<never> {
   }
 }
 
+// ----------------------------------------------------------------------------------------------
+// main.ts
+// The command line: the check of a trust profile, or of a questionnaire.
+
+/** Where the kit is served from: /verify.ts (the joined file; this module's URL there). */
+const KIT = import.meta.url.replace(/\/verify\/main\.ts$/, "/verify.ts");
+
 if (import.meta.main && Deno.args[0] === "questionnaire") {
   await runQuestionnaire(Deno.args.slice(1));
 }
@@ -1374,14 +1446,14 @@ if (import.meta.main && Deno.args[0] === "questionnaire") {
 if (import.meta.main) {
   let options: Options | null;
   try {
-    options = parseArgs(Deno.args, import.meta.url);
+    options = parseArgs(Deno.args, KIT);
   } catch (error) {
     console.error(`error: ${(error as Error).message}`);
     console.error("Run with --help for usage.");
     Deno.exit(2);
   }
   if (!options) {
-    console.log(usage(import.meta.url));
+    console.log(usage(KIT));
     Deno.exit(0);
   }
   try {
