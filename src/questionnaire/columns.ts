@@ -202,6 +202,19 @@ export function validateColumns(
 const PROMPT =
   /^(please\s+)?(describe|provide|list|explain|specify|state|indicate|confirm|identify|outline|attach|detail|summari[sz]e|define|document|demonstrate|clarify|enumerate|submit|supply|share|upload|give|name|is|are|do|does|did|has|have|had|can|could|will|would|should|shall|may|must|how|what|which|who|whom|whose|when|where|why|whether)\b/i;
 
+/** Request words that are also nouns of a category ("Document Management", "State Laws"). */
+const NOUN_LIKE =
+  /^(document|name|state|list|detail|share|upload|outline|attach|supply|submit|give|define)\b/i;
+const DETERMINER =
+  /^\S+\s+(your|the|all|any|each|every|a|an|how|what|which|who|whom|where|when|why|whether|if|our|its|their|them|those|these|this|that)\b/i;
+
+/** A row opening with such a word reads as a heading unless it goes on like a request. */
+function nounHeading(words: string): boolean {
+  if (!NOUN_LIKE.test(words)) return false;
+  return !DETERMINER.test(words) && !/[.!:]\s*$/.test(words) &&
+    words.trim().split(/\s+/).length < 5;
+}
+
 /**
  * Why a row whose question cell has words is a question, or null for a heading: a row with an
  * id, one that asks ("?"), one that opens with a request or a question word ("Describe…",
@@ -217,7 +230,7 @@ function questionRule(
   if (!hasIdColumn) return "no_id_column";
   if (text.includes("?")) return "asks";
   const words = text.replace(/^[\s\p{P}\d]+/u, "");
-  if (PROMPT.test(words)) return "prompt";
+  if (PROMPT.test(words) && !nounHeading(words)) return "prompt";
   if (/[.!]\s*$/.test(text) && text.trim().split(/\s+/).length >= 5) return "sentence";
   return null;
 }

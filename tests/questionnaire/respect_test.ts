@@ -118,16 +118,24 @@ Deno.test("[questionnaire] rows without id or question mark that ask (Describeâ€
     kind: "heading",
     rule: "chosen",
   });
-  // A CSV reads alike: the id-less prompt is a question.
+  // A CSV reads alike: id-less prompts are questions; a heading opening with a word that is
+  // also a request ("Document Management") stays a heading unless it goes on like one.
   const csv = strToU8(
-    "#,Question,Answer\n1,Do you encrypt backups?,\n,Network Security,\n,Describe your firewall rules,\n",
+    "#,Question,Answer\n1,Do you encrypt backups?,\n,Network Security,\n" +
+      ",Describe your firewall rules,\n,Document Management,\n,Document your change process.,\n" +
+      ",List all subprocessors,\n",
   );
   const fromCsv = await readQuestionnaire(csv);
   assert.deepEqual(fromCsv.rows.map((r) => r.question), [
     "Do you encrypt backups?",
     "Describe your firewall rules",
+    "Document your change process.",
+    "List all subprocessors",
   ]);
-  assert.deepEqual(fromCsv.others.map((o) => [o.text, o.kind]), [["Network Security", "heading"]]);
+  assert.deepEqual(fromCsv.others.map((o) => [o.text, o.kind]), [
+    ["Network Security", "heading"],
+    ["Document Management", "heading"],
+  ]);
 });
 
 Deno.test("[questionnaire] a SIG-like export: the drop-down gets only Yes/No/N/A, prose and evidence where the buyer wrote nothing, the instructions untouched", async () => {
