@@ -12,13 +12,21 @@ import {
   launchBrowser,
   openPage,
 } from "../support/browser.ts";
-import { api, assertCleanPage, dashboardTeam } from "../support/dashboard.ts";
+import {
+  api,
+  assertCleanPage,
+  dashboardTeam,
+  OWNER,
+  PASSWORD,
+  signInToDashboard,
+  viewDashboard,
+} from "../support/dashboard.ts";
 import { makePdf } from "../support/documents.ts";
 import { startTestServer } from "../support/server.ts";
 import { tokenHash } from "../../src/serve/buyers.ts";
 import { saveBuyerSignIn } from "../../src/store/buyers.ts";
 
-Deno.test("[browser] buyers: the self-service page at 1280 and 375 px, light and dark", async (t) => {
+Deno.test("[browser] buyers: the self-service page and the vendor's inventory, 1280 and 375 px, light and dark", async (t) => {
   await using server = await startTestServer({ env: { SIGNUP: "open" }, worker: false });
   const base = server.baseUrl;
   const { owner, boot } = await dashboardTeam(base);
@@ -102,6 +110,37 @@ Deno.test("[browser] buyers: the self-service page at 1280 and 375 px, light and
         assertCleanPage(log, base);
         await page.context().close();
       });
+    }
+
+    for (
+      const [width, colorScheme] of [[1280, "light"], [375, "dark"]] as const
+    ) {
+      await t.step(
+        `the vendor's inventory and summary at ${width} px, ${colorScheme}`,
+        async () => {
+          const { page, log } = await openPage(browser, {
+            viewport: { width, height: 860 },
+            colorScheme,
+          });
+          await signInToDashboard(page, base, { email: OWNER.email, password: PASSWORD });
+          await viewDashboard(page, `${base}/dashboard/#/orgs/${orgId}/documents`);
+          const inventory = page.getByRole("table", { name: "Buyer organizations" });
+          await inventory.getByText("customer.example", { exact: true }).waitFor();
+          await inventory.getByText("ada@customer.example (admin), bob@customer.example (member)")
+            .waitFor();
+          await inventory.getByText(/SOC 2 report until/).waitFor();
+          await page.getByRole("img", { name: "Reads per month: views and downloads" }).waitFor();
+          const month = page.getByRole("table", { name: "Reads per month" });
+          assert.match((await month.textContent())!, /\d{4}-\d{2}/);
+          const csv = page.waitForEvent("download");
+          await page.getByRole("button", { name: "Export CSV" }).click();
+          assert.match((await csv).suggestedFilename(), /^access-summary-.*\.csv$/);
+          await assertAccessible(page, `the access inventory at ${width} px, ${colorScheme}`);
+          await assertNoHorizontalOverflow(page, `the access inventory at ${width} px`);
+          assertCleanPage(log, base);
+          await page.context().close();
+        },
+      );
     }
   } finally {
     await browser.close();
