@@ -11,7 +11,16 @@ import {
   launchBrowser,
   openPage,
 } from "../support/browser.ts";
-import { api, dashboardTeam } from "../support/dashboard.ts";
+import {
+  api,
+  assertCleanPage,
+  dashboardTeam,
+  OWNER,
+  PASSWORD,
+  signInToDashboard,
+  viewDashboard,
+} from "../support/dashboard.ts";
+import type { Browser } from "../deps.ts";
 import { startTestServer } from "../support/server.ts";
 
 Deno.test("[browser] first screen: the failing control's name, since when and why, above the fold", async (t) => {
@@ -23,6 +32,36 @@ Deno.test("[browser] first screen: the failing control's name, since when and wh
     name: "ci",
   });
   const secret = created.secret.value;
+  const browser = await launchBrowser();
+  try {
+    await t.step(
+      "before the first publish, the review suggests switching off silent controls",
+      async () => {
+        const { page, log, context } = await openPage(browser);
+        await signInToDashboard(page, base, { email: OWNER.email, password: PASSWORD });
+        await api(base, owner, "POST", `/projects/${projectId}/evaluations/recompute`);
+        await viewDashboard(page, `${base}/dashboard/#/projects/${projectId}/publish`);
+        await page.getByRole("button", { name: "Review and publish" }).click();
+        const notice = page.getByRole("region", { name: "7 controls never reported" });
+        await notice.waitFor();
+        await page.getByRole("button", { name: "Publish version 1" }).waitFor();
+        await assertAccessible(page, "the first publish's review");
+        assertCleanPage(log, base);
+        await context.close();
+      },
+    );
+    await checkFailing(t, browser, { base, owner, projectId, secret });
+  } finally {
+    await browser.close();
+  }
+});
+
+async function checkFailing(
+  t: Deno.TestContext,
+  browser: Browser,
+  options: { base: string; owner: string; projectId: string; secret: string },
+) {
+  const { base, owner, projectId, secret } = options;
   for (const critical of [0, 2]) {
     const res = await fetch(`${base}/ingest/evidence`, {
       method: "POST",
@@ -42,8 +81,7 @@ Deno.test("[browser] first screen: the failing control's name, since when and wh
   const profile = await (await fetch(`${base}/trust/acme-cloud/trust.json`)).json();
   const failing = profile.controls.find((c: { state: string }) => c.state === "fail");
   assert.ok(failing, "a control fails");
-  const browser = await launchBrowser();
-  try {
+  {
     for (const width of [375, 1280]) {
       for (const colorScheme of ["light", "dark"] as const) {
         await t.step(`${width} px, ${colorScheme}`, async () => {
@@ -76,7 +114,5 @@ Deno.test("[browser] first screen: the failing control's name, since when and wh
         });
       }
     }
-  } finally {
-    await browser.close();
   }
-});
+}

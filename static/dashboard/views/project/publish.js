@@ -10,6 +10,7 @@ import { runButton } from "../../widgets.js";
 import { card, dataTable, dateTime, emptyState, facts, timeAgo } from "../layout.js";
 import { projectPath, publicUrls } from "./common.js";
 import { previewPanel } from "./publish_preview.js";
+import { unreportedNotice } from "./unreported.js";
 
 /** DESIGN.md §7: the dashboard says a private project's pages answer 404, next to the button. */
 function privateBeside(project) {
@@ -124,9 +125,22 @@ async function review(view) {
       },
     },
   }, "Cancel");
-  replace(previewSlot, previewPanel(preview, { confirm, cancel }));
+  // Before the first version, the controls that never reported are suggested for switching
+  // off: once published, a buyer sees each of them as "not reported".
+  const unreported = preview.previousVersion === null
+    ? await firstPublishNotice(app, project)
+    : null;
+  replace(previewSlot, unreported, previewPanel(preview, { confirm, cancel }));
   replace(messages);
   previewSlot.querySelector("h3").focus();
+}
+
+async function firstPublishNotice(app, project) {
+  const [{ controls }, { evaluations }] = await Promise.all([
+    app.api.get(projectPath(project.id, "/controls")),
+    app.api.get(projectPath(project.id, "/evaluations")),
+  ]);
+  return unreportedNotice(app, project, evaluations, controls);
 }
 
 async function publish(view) {
@@ -138,7 +152,10 @@ async function publish(view) {
   view.button.focus();
 }
 
-/** "Publish now": opens the review of the next version. */
+/**
+ * "Review and publish": shows what the next version changes, and only there the button that
+ * publishes it ("Publish version N"); Cancel closes the review without publishing.
+ */
 function publishButton(view) {
   const button = h("button", {
     type: "button",
@@ -146,7 +163,7 @@ function publishButton(view) {
     "aria-describedby": view.project.visibility !== "public" ? "publish-private-notice" : null,
     "aria-controls": "publish-review",
     on: { click: () => runButton(button, view.messages, () => review(view)) },
-  }, "Publish now");
+  }, "Review and publish");
   return button;
 }
 
