@@ -134,8 +134,9 @@ export async function evaluateProject(
     }
     return observations.get(stream)!;
   };
-  // Every stream's reads start at once (a remote KV answers each after a round trip).
-  for (const control of enabled) observe(control);
+  // Every stream's reads start at once (a remote KV answers each after a round trip); a failed
+  // one is handled (no unhandled rejection while an earlier one is awaited) and thrown below.
+  for (const control of enabled) observe(control).catch(() => {});
   const evaluations: ControlEvaluationSummary[] = [];
   for (const control of enabled) {
     const observation = await observe(control);
