@@ -294,7 +294,7 @@ export function renderStatusHtml(
           <p class="eyebrow">Trust center</p>
           <h1 id="title">${name}: trust center status</h1>
           <p
-            class="lede">How the trust center's public pages answered, as this service measured every answer it gave (a failure is a server error, 5xx), per hour. As of ${time(
+            class="lede">How the trust center's public pages answered, as this service measured every answer it gave (a failure is a server error, 5xx), per hour; failures in front of the service (network, DNS) and time it answered nothing are not seen here. As of ${time(
               status.measuredAt,
             )}. <a href="${trustCenterUrl}">Back to the trust center</a>.</p>
         </div>
@@ -351,7 +351,7 @@ export function renderStatusMarkdown(
   return [
     `# ${escapeMarkdown(org.name)}: trust center status`,
     "",
-    `How the trust center's public pages answered, as this service measured every answer it gave (a failure is a server error, 5xx), per hour. As of ${
+    `How the trust center's public pages answered, as this service measured every answer it gave (a failure is a server error, 5xx), per hour; failures in front of the service (network, DNS) and time it answered nothing are not seen here. As of ${
       utc(status.measuredAt)
     }. ${link("Trust center", trustCenterUrl)}`,
     "",
