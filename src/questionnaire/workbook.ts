@@ -378,21 +378,39 @@ export async function fillQuestionnaire(
 ): Promise<Uint8Array> {
   const limits = options.limits ?? QUESTIONNAIRE_LIMITS;
   checkSize(bytes, limits);
-  const noAnswer = options.noAnswer ?? NO_ANSWER;
+  const opened = await openFile(bytes, limits);
+  return fillOpened(opened, read, fills, options);
+}
+
+/** A file opened once: its grids, and what writing it back needs (the CSV or the workbook). */
+type Opened =
+  | { kind: "csv"; csv: ReturnType<typeof parseCsv>; grids: Grid[] }
+  | {
+    kind: "xlsx";
+    open: ReturnType<typeof openWorkbook>;
+    fflate: typeof import("fflate");
+    grids: Grid[];
+  };
+
+async function openFile(bytes: Uint8Array, limits: QuestionnaireLimits): Promise<Opened> {
   if (kindOf(bytes) === "csv") {
     const csv = parseCsv(bytes, limits);
-    const { writes } = writesOf(read, fills, noAnswer, [csvGrid(csv, limits)], options.written);
-    return writeCsv(csv, writes.get(0) ?? new Map());
+    return { kind: "csv", csv, grids: [csvGrid(csv, limits)] };
   }
   const fflate = await loadFflate();
   const open = openWorkbook(bytes, limits, fflate);
-  const { writes, links, looks } = writesOf(
-    read,
-    fills,
-    noAnswer,
-    readWorkbookGrids(open, limits),
-    options.written,
-  );
+  return { kind: "xlsx", open, fflate, grids: readWorkbookGrids(open, limits) };
+}
+
+function fillOpened(
+  opened: Opened,
+  read: ReadQuestionnaire,
+  fills: RowFill[],
+  options: FillOptions,
+): Uint8Array {
+  const noAnswer = options.noAnswer ?? NO_ANSWER;
+  const { writes, links, looks } = writesOf(read, fills, noAnswer, opened.grids, options.written);
+  if (opened.kind === "csv") return writeCsv(opened.csv, writes.get(0) ?? new Map());
   const inert = new Map(
     [...writes].map(([sheet, rows]) => [
       sheet,
@@ -404,5 +422,28 @@ export async function fillQuestionnaire(
       ),
     ]),
   );
-  return patchWorkbook(open, inert, links, looks, fflate);
+  return patchWorkbook(opened.open, inert, links, looks, opened.fflate);
+}
+
+/**
+ * `readQuestionnaire` and `fillQuestionnaire` in one: the file is opened, inflated and read
+ * once (the export's path), with the same result as the two calls.
+ */
+export async function readAndFill(
+  bytes: Uint8Array,
+  fills: RowFill[],
+  options: ReadOptions & FillOptions = {},
+): Promise<{ read: ReadQuestionnaire; bytes: Uint8Array }> {
+  const limits = options.limits ?? QUESTIONNAIRE_LIMITS;
+  checkSize(bytes, limits);
+  const opened = await openFile(bytes, limits);
+  const read = questionnaireOf(
+    opened.kind,
+    opened.kind === "csv" ? opened.csv.encoding : null,
+    opened.grids,
+    options.columns,
+    limits,
+    options.kinds,
+  );
+  return { read, bytes: fillOpened(opened, read, fills, options) };
 }

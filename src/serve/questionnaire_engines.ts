@@ -64,16 +64,14 @@ async function importEngines(): Promise<Engines> {
     read: (bytes, columns, kinds) =>
       workbook.readQuestionnaire(bytes, { columns, kinds: new Map(Object.entries(kinds ?? {})) }),
     fill: async (bytes, columns, fills, kinds) => {
-      const read = await workbook.readQuestionnaire(bytes, {
+      const written = new Set<string>();
+      const filled = await workbook.readAndFill(bytes, fills, {
         columns,
         kinds: new Map(Object.entries(kinds ?? {})),
-      });
-      const written = new Set<string>();
-      const filled = await workbook.fillQuestionnaire(bytes, read, fills, {
         noAnswer: NO_ANSWER_TEXT,
         written,
       });
-      return { bytes: filled, written };
+      return { bytes: filled.bytes, written };
     },
     match: (kb, questions) => matching.createMatcher(kb).match(questions),
     yieldingMatcher: (kb, sliceMs) =>

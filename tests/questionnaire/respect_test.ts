@@ -13,6 +13,7 @@ import {
   choiceFor,
   fillQuestionnaire,
   NO_ANSWER,
+  readAndFill,
   readQuestionnaire,
   stanceOf,
 } from "../../src/questionnaire/workbook.ts";
@@ -269,4 +270,26 @@ Deno.test("[questionnaire] the value a Yes/No/NA list gets is derived from the a
   assert.equal(choiceFor("na", ["Yes", "No", "Not Applicable"]), "Not Applicable");
   assert.equal(choiceFor("na", ["Yes", "No"]), null);
   assert.equal(choiceFor(null, ["Yes", "No"]), null);
+});
+
+Deno.test("[questionnaire] reading and filling in one pass gives what the two calls give, byte for byte", async () => {
+  const files = [
+    workbook([["Instructions", INSTRUCTIONS], ["SIG Lite", SIG]]),
+    workbook([["CAIQv4", CAIQ], ["Lists", LISTS]]),
+    strToU8("#,Question,Answer,Comments\n1,Do you encrypt backups?,,kept\n,Describe your RTO,,\n"),
+  ];
+  for (const bytes of files) {
+    const read = await readQuestionnaire(bytes);
+    const fills = read.rows.filter((_, i) => i % 2 === 0).map((row) => ({
+      key: row.key,
+      answer: `Yes. ${row.question}`,
+      evidence: "https://t.example/e",
+    }));
+    const [written, once] = [new Set<string>(), new Set<string>()];
+    const expected = await fillQuestionnaire(bytes, read, fills, { written });
+    const both = await readAndFill(bytes, fills, { written: once });
+    assert.deepEqual(both.read, read);
+    assert.deepEqual(both.bytes, expected);
+    assert.deepEqual(once, written);
+  }
 });
