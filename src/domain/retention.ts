@@ -77,6 +77,9 @@ export const ProjectUsage = z.object({
   nextPrune: PruneSummary.openapi({
     description: "What pruning would remove if it ran now",
   }),
+  deletionDueAt: DateTime.nullable().openapi({
+    description: "When the project's scheduled deletion is due, or null when none is scheduled",
+  }),
 }).openapi("ProjectUsage");
 export type ProjectUsage = z.infer<typeof ProjectUsage>;
 

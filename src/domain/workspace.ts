@@ -127,6 +127,10 @@ export const ProjectResponse = z.object({ project: Project }).openapi("ProjectRe
 export const ProjectListResponse = z.object({
   projects: z.array(Project),
   nextCursor: NextCursor,
+  deletionsDue: z.record(Uuid, DateTime).openapi({
+    description:
+      "The listed projects whose deletion is scheduled: project id → when it is due (undo before then)",
+  }),
 }).openapi("ProjectListResponse");
 
 export const Invitation = z.object({

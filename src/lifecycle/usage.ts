@@ -7,6 +7,7 @@
  */
 import type { ProjectUsage, UsageResponse } from "../domain/retention.ts";
 import { listProjectsByOrganization } from "../store/projects.ts";
+import { getDeletion } from "../store/deletions.ts";
 import { measureProjectStorage } from "../store/retention.ts";
 import { effectiveRetention, pruneProject, type RetentionDeps, STREAMS } from "./retention.ts";
 
@@ -34,10 +35,11 @@ export async function organizationUsage(
   const projects: ProjectUsage[] = [];
   for (const project of await listProjectsByOrganization(deps.kv, organizationId)) {
     const storage = await measureProjectStorage(deps.kv, project.id, STREAMS);
-    const [bytes, retention, next] = await Promise.all([
+    const [bytes, retention, next, deletion] = await Promise.all([
       blobBytes(deps, storage.blobKeys),
       effectiveRetention(deps.kv, deps.config, project),
       pruneProject(deps, project, { dryRun: true }),
+      getDeletion(deps.kv, "project", project.id),
     ]);
     projects.push({
       projectId: project.id,
@@ -48,6 +50,7 @@ export async function organizationUsage(
       kvBytes: storage.kvBytes,
       retention,
       nextPrune: next.pruned,
+      deletionDueAt: deletion?.dueAt ?? null,
     });
   }
   return { measuredAt, projects };

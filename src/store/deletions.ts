@@ -68,6 +68,27 @@ export async function withdrawnProjectIds(
   return withdrawn;
 }
 
+/**
+ * When each of `projectIds` with its own deletion scheduled is due, by project id (the lists
+ * that name projects mark them). One read of ten deletion keys at a time.
+ */
+export async function projectDeletionsDue(
+  kv: Deno.Kv,
+  projectIds: readonly string[],
+): Promise<Record<string, string>> {
+  const due: Record<string, string> = {};
+  for (let i = 0; i < projectIds.length; i += READ_BATCH) {
+    const batch = projectIds.slice(i, i + READ_BATCH);
+    const entries = await kv.getMany<DeletionRecord[]>(
+      batch.map((id) => deletionKey("project", id)),
+    );
+    entries.forEach((entry, j) => {
+      if (entry.value) due[batch[j]] = entry.value.dueAt;
+    });
+  }
+  return due;
+}
+
 /** Whether a slug of `kind` belonged to something deleted. */
 export async function wasDeleted(kv: Deno.Kv, kind: DeletionKind, slug: string): Promise<boolean> {
   const key = deletedSlugKey(kind, await sha256Hex(slug));

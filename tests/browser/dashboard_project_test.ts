@@ -257,7 +257,7 @@ Deno.test("[browser] dashboard project: collectors, evidence, status, publishing
     await t.step("publishes version 1; the private notice sits next to the button", async () => {
       await openSection(page, "Publish");
       await page.getByText("Not published yet").waitFor();
-      const button = page.getByRole("button", { name: "Publish now" });
+      const button = page.getByRole("button", { name: "Review and publish" });
       const bar = page.locator(".publish-bar");
       const notice = bar.locator("#publish-private-notice");
       assert.match(
@@ -295,7 +295,7 @@ Deno.test("[browser] dashboard project: collectors, evidence, status, publishing
       assert.equal(await review.count(), 0, "cancel closes the review");
       assert.equal(
         await page.evaluate("document.activeElement.textContent") as string,
-        "Publish now",
+        "Review and publish",
       );
       const nothing = await fetch(`${base}/projects/${projectId}/published-profiles`, {
         headers: { authorization: `Bearer ${await accessToken(page)}` },

@@ -177,13 +177,13 @@ Deno.test("[browser] onboarding: sign-up → checklist → collector → first p
               "to do",
             ]);
             await page.getByRole("link", { name: "Next: publish the first version" }).click();
-            await page.getByRole("button", { name: "Publish now" }).waitFor();
+            await page.getByRole("button", { name: "Review and publish" }).waitFor();
             await ready(page);
           },
         );
 
         await t.step(`${width} px: the first publish`, async () => {
-          await page.getByRole("button", { name: "Publish now" }).click();
+          await page.getByRole("button", { name: "Review and publish" }).click();
           const review = page.getByRole("region", { name: "Review version 1" });
           await review.getByRole("button", { name: "Publish version 1" }).click();
           await page.getByText("Published version 1").waitFor();

@@ -25,6 +25,7 @@ import {
   removeMember,
 } from "../../store/organizations.ts";
 import { listProjectsPage } from "../../store/projects.ts";
+import { projectDeletionsDue } from "../../store/deletions.ts";
 import { getUsers } from "../../store/users.ts";
 import { requireHuman, requireMembership } from "../auth.ts";
 import { createRouter } from "../env.ts";
@@ -112,7 +113,11 @@ organizationRoutes.openapi(
     const page = pageOf("projects", c.req.valid("query"));
     const { values, nextCursor } = await listProjectsPage(c.var.services.kv, organizationId, page);
     linkNext(c, nextCursor);
-    return c.json({ projects: values, nextCursor }, 200);
+    const deletionsDue = await projectDeletionsDue(
+      c.var.services.kv,
+      values.map((p) => p.id),
+    );
+    return c.json({ projects: values, nextCursor, deletionsDue }, 200);
   },
 );
 

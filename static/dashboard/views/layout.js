@@ -65,6 +65,47 @@ export function tabs(label, items) {
 }
 
 /**
+ * Section links in named groups (an organization's sections), in one navigation landmark:
+ * each group's name above its links, the current section's link with aria-current="page" and
+ * its group marked. Groups and links wrap onto further lines instead of scrolling, so every
+ * section stays in sight at any width (nothing overflows out of view).
+ */
+export function groupedTabs(label, groups) {
+  return h(
+    "nav",
+    { class: "tab-groups", "aria-label": label },
+    h(
+      "ul",
+      {},
+      groups.map((group) => {
+        const id = uniqueId("tab-group");
+        const current = group.items.some((item) => item.current);
+        return h(
+          "li",
+          { class: current ? "tab-group tab-group-current" : "tab-group" },
+          h("span", { class: "tab-group-label", id }, group.label),
+          h(
+            "ul",
+            { "aria-labelledby": id },
+            group.items.map((item) =>
+              h(
+                "li",
+                {},
+                h(
+                  "a",
+                  { href: item.href, "aria-current": item.current ? "page" : null },
+                  item.label,
+                ),
+              )
+            ),
+          ),
+        );
+      }),
+    ),
+  );
+}
+
+/**
  * A titled panel; its h2 labels the section. `actions` sit at the right of
  * the header (a button that acts on the whole card).
  */

@@ -15,27 +15,56 @@ import {
   card,
   dataTable,
   emptyState,
+  groupedTabs,
   pageHeader,
   tableRow,
-  tabs,
   visibilityBadge,
 } from "./layout.js";
 
-/** Sections of an organization; later features add entries here. */
-export const ORGANIZATION_SECTIONS = [
-  { id: "projects", label: "Projects", href: href.organization },
-  { id: "members", label: "Members", href: href.members },
-  { id: "profile", label: "Vendor profile", href: href.profile },
-  { id: "certifications", label: "Certifications", href: href.certifications },
-  { id: "subprocessors", label: "Subprocessors", href: href.subprocessors },
-  { id: "documents", label: "Documents", href: href.documents },
-  { id: "answers", label: "Answers", href: href.answers },
-  { id: "questionnaires", label: "Questionnaires", href: href.questionnaires },
-  { id: "subscribers", label: "Subscribers", href: href.subscribers },
-  { id: "live", label: "Live work", href: href.live },
-  { id: "storage", label: "Storage", href: href.storage },
-  { id: "api-access", label: "API access", href: href.apiAccess },
+/**
+ * Sections of an organization, in the groups the navigation shows; later features add entries
+ * to a group (or a group).
+ */
+export const ORGANIZATION_GROUPS = [
+  {
+    label: "Projects",
+    sections: [{ id: "projects", label: "Projects", href: href.organization }],
+  },
+  {
+    label: "Trust center",
+    sections: [
+      { id: "profile", label: "Vendor profile", href: href.profile },
+      { id: "certifications", label: "Certifications", href: href.certifications },
+      { id: "subprocessors", label: "Subprocessors", href: href.subprocessors },
+      { id: "documents", label: "Documents", href: href.documents },
+      { id: "subscribers", label: "Subscribers", href: href.subscribers },
+    ],
+  },
+  {
+    label: "Questionnaires",
+    sections: [
+      { id: "answers", label: "Answers", href: href.answers },
+      { id: "questionnaires", label: "Questionnaires", href: href.questionnaires },
+    ],
+  },
+  {
+    label: "Access",
+    sections: [
+      { id: "members", label: "Members", href: href.members },
+      { id: "api-access", label: "API access", href: href.apiAccess },
+    ],
+  },
+  {
+    label: "Settings",
+    sections: [
+      { id: "storage", label: "Storage", href: href.storage },
+      { id: "live", label: "Live work", href: href.live },
+    ],
+  },
 ];
+
+/** Every section of an organization, in the navigation's order. */
+export const ORGANIZATION_SECTIONS = ORGANIZATION_GROUPS.flatMap((g) => g.sections);
 
 /** The organization's projects, in pages (GET; `cursor` for the next). */
 export const projectsPath = (organization) =>
@@ -57,12 +86,15 @@ export function organizationHeader(organization, current) {
         h("a", { href: trustCenterUrl(organization) }, "Public trust center"),
       ],
     }),
-    tabs(
+    groupedTabs(
       "Organization",
-      ORGANIZATION_SECTIONS.map((s) => ({
-        label: s.label,
-        href: s.href(organization.id),
-        current: s.id === current,
+      ORGANIZATION_GROUPS.map((group) => ({
+        label: group.label,
+        items: group.sections.map((s) => ({
+          label: s.label,
+          href: s.href(organization.id),
+          current: s.id === current,
+        })),
       })),
     ),
   ];
@@ -71,7 +103,13 @@ export function organizationHeader(organization, current) {
 const PROJECT_COLUMNS = [
   {
     label: "Project",
-    cell: (p) => h("a", { href: href.project(p.id), class: "strong-link" }, p.name),
+    cell: (p) =>
+      h(
+        "span",
+        { class: "project-cell" },
+        h("a", { href: href.project(p.id), class: "strong-link" }, p.name),
+        p.deletionDueAt && deletionMark(p.deletionDueAt),
+      ),
   },
   { label: "Slug", cell: (p) => h("code", {}, p.slug) },
   { label: "Visibility", cell: (p) => visibilityBadge(p.visibility) },
@@ -82,8 +120,19 @@ const PROJECT_COLUMNS = [
   },
 ];
 
+/** The mark of a project whose deletion is scheduled, wherever the project is listed. */
+export function deletionMark(dueAt) {
+  return badge(`Deletion scheduled: ${formatDate(dueAt, true)}`, "danger");
+}
+
+/** Projects of a page, each with when its scheduled deletion is due (or null). */
+const withDeletions = (page) =>
+  page.projects.map((p) => ({ ...p, deletionDueAt: page.deletionsDue?.[p.id] ?? null }));
+
 /** The first page of projects, with a "Show more projects" button while pages remain. */
-function projectList(app, organization, { projects, nextCursor }) {
+function projectList(app, organization, page) {
+  const { nextCursor } = page;
+  const projects = withDeletions(page);
   if (projects.length === 0) {
     return emptyState("No projects yet", "Create one below to get its default control catalog.");
   }
@@ -93,7 +142,7 @@ function projectList(app, organization, { projects, nextCursor }) {
     noun: ["project", "projects"],
     next: async (cursor) => {
       const page = await app.api.get(withQuery(projectsPath(organization), "cursor", cursor));
-      return { items: page.projects, nextCursor: page.nextCursor };
+      return { items: withDeletions(page), nextCursor: page.nextCursor };
     },
     add: (items) => {
       const rows = items.map((p) => tableRow(PROJECT_COLUMNS, p));

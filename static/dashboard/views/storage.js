@@ -10,7 +10,7 @@ import { href } from "../routes.js";
 import { saveFile } from "../widgets.js";
 import { card, dataTable, emptyState } from "./layout.js";
 import { retentionForm } from "./retention.js";
-import { organizationHeader } from "./organization.js";
+import { deletionMark, organizationHeader } from "./organization.js";
 
 const orgPath = (id) => `/organizations/${encodeURIComponent(id)}`;
 
@@ -71,7 +71,13 @@ function usageTable(app, organization, usage, options) {
   const columns = [
     {
       label: "Project",
-      cell: (p) => h("a", { href: href.project(p.projectId), class: "strong-link" }, p.name),
+      cell: (p) =>
+        h(
+          "span",
+          { class: "project-cell" },
+          h("a", { href: href.project(p.projectId), class: "strong-link" }, p.name),
+          p.deletionDueAt && deletionMark(p.deletionDueAt),
+        ),
     },
     { label: "Evidence records", cell: (p) => String(p.evidenceRecords) },
     { label: "Blobs", cell: (p) => formatBytes(p.blobBytes) },
