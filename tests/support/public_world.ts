@@ -95,6 +95,7 @@ export async function world(ctx: TestApp) {
     token: "x".repeat(43),
     webhookId: crypto.randomUUID(),
     questionnaireId: questionnaire.questionnaire.id,
+    module: "main.ts",
   };
   const queries: Record<string, Record<string, string>> = {
     "/log/consistency": { from: "1", to: "2" },
