@@ -355,6 +355,25 @@ Deno.test("[contract] every operation answers as /openapi.json documents", async
       });
       await call("removeSubprocessor", { params: subItem, expect: 200 });
       await call("removeSubprocessor", { params: subItem, expect: 404 });
+      // FedRAMP ADS (docs/ads_profile.md): the offering's document, access guide and status.
+      await call("updateOrganizationProfile", {
+        params: org,
+        json: {
+          offering: {
+            serviceModel: "saas",
+            services: [{ name: "Evidence API", impactLevel: "moderate" }],
+            supportContacts: [{ label: "Support", email: "support@acme.example" }],
+          },
+        },
+        expect: 200,
+      });
+      const center = { orgSlug: fx.orgSlug };
+      await call("getTrustCenterAdsDocument", { params: center, expect: 200 });
+      await call("getTrustCenterAccessGuide", { params: center, expect: 200 });
+      await call("getTrustCenterAccessGuideMarkdown", { params: center, expect: 200 });
+      await call("getTrustCenterStatus", { params: center, expect: 200 });
+      await call("getTrustCenterStatusMarkdown", { params: center, expect: 200 });
+      await call("getTrustCenterStatus", { params: { orgSlug: "no-such-center" }, expect: 404 });
       await call("listCertificationFrameworks", { expect: 200 });
       const certified = await call("createCertification", {
         params: org,
