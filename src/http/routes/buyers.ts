@@ -78,15 +78,21 @@ async function orgOf(c: Context<AppEnv>, slug: string): Promise<Organization> {
 }
 
 /** The trust center and the buyer calling it (401 without a valid buyer token). */
-/** Refuses a call without a buyer token's shape before its body is read (401, not 400). */
-const requireBuyerBearer: MiddlewareHandler<AppEnv> = async (_c, next) => {
-  if (!BEARER.test(_c.req.header("authorization") ?? "")) {
+/**
+ * Refuses a call without a bearer token before its body is read (401, not 400); the token
+ * itself is checked by the handler, after the body's validation, as human routes do.
+ */
+const requireBuyerBearer: MiddlewareHandler<AppEnv> = async (c, next) => {
+  if (!/^Bearer\s+\S+$/.test(c.req.header("authorization") ?? "")) {
     throw unauthorized("A buyer token (tpb_...) of this trust center is required");
   }
   await next();
 };
 
 async function caller(c: Context<AppEnv>, slug: string) {
+  if (!BEARER.test(c.req.header("authorization") ?? "")) {
+    throw unauthorized("A buyer token (tpb_...) of this trust center is required");
+  }
   const org = await orgOf(c, slug);
   const { kv, clock } = c.var.services;
   const now = clock.now();
