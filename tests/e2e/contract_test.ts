@@ -93,6 +93,8 @@ Deno.test("[contract] every operation answers as /openapi.json documents", async
       await call("getEvaluationRules", { expect: 200 });
       await call("getCollectorCli", { expect: 200 });
       await call("getVerifierKit", { expect: 200 });
+      await call("getVerifierKitModule", { params: { module: "main.ts" }, expect: 200 });
+      await call("getVerifierKitModule", { params: { module: "nothing.ts" }, expect: 404 });
       await call("getFavicon", { expect: 200 });
       await call("getMe", { expect: 200 });
       const boot = await call("bootstrapWorkspace", {
