@@ -248,10 +248,10 @@ Deno.test("[lifecycle] every module that stores blobs is one the collector reads
   const known = [
     "edge/render.ts",
     "ingest/evidence.ts",
-    // Restore writes back the blobs of a backup, named by the records it restored with them.
-    "lifecycle/backup.ts",
     // An organization's import writes its blobs beside the records it imports, which name them.
     "lifecycle/org_import.ts",
+    // Restore writes back the blobs of a backup, named by the records it restored with them.
+    "lifecycle/restore.ts",
     "publish/publish.ts",
     "serve/access_links.ts",
     "serve/documents.ts",
