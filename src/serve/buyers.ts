@@ -380,9 +380,15 @@ export function personOf(caller: BuyerCaller): string {
   return caller.token.kind === "session" ? caller.token.email : `token:${caller.token.name}`;
 }
 
-/** The rule of a document: the one set, or the default. */
+/**
+ * The rule of a document: its own, else the trust center's rule for every restricted document
+ * (access settings' `defaultRule`), else the built-in default.
+ */
 export async function ruleOf(kv: Deno.Kv, orgId: string, documentId: string): Promise<AccessRule> {
-  return (await getAccessRule(kv, orgId, documentId)) ?? defaultRule(documentId);
+  const own = await getAccessRule(kv, orgId, documentId);
+  if (own) return own;
+  const { defaultRule: group } = await getAccessSettings(kv, orgId, DEFAULT_ACCESS_SETTINGS);
+  return group ? { ...group, documentId, updatedAt: null } : defaultRule(documentId);
 }
 
 /**

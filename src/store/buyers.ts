@@ -308,6 +308,8 @@ export async function deleteAccessRule(
 export interface AccessSettings {
   denyDomains: string[];
   summaryMonths: number;
+  /** The rule of every restricted document without its own (null: by domain, else by hand). */
+  defaultRule?: Omit<AccessRule, "documentId" | "updatedAt"> | null;
 }
 
 export async function getAccessSettings(

@@ -336,6 +336,34 @@ Deno.test("[http] buyers: organizations, colleagues, service tokens, rules, summ
         json: { denyDomains: ["rival.test"], summaryMonths: 12 },
       });
       assert.equal((await ask(rival.bearer, [soc2])).decisions[0].outcome, "denied");
+      // The trust center's rule for every document without its own: a new document follows it.
+      const newDoc = (await (await upload(ctx, orgId, {
+        token: owner,
+        bytes: await makePdf("Bridge letter"),
+        query: "title=Bridge%20letter",
+      })).json()).document.id as string;
+      await ctx.call("PUT", `/organizations/${orgId}/access-settings`, {
+        token: owner,
+        json: {
+          denyDomains: ["rival.test"],
+          summaryMonths: 12,
+          defaultRule: { mode: "verified", buyerOrganizations: true, expiresInDays: 3 },
+        },
+      });
+      const other0 = await session(ctx, mail.sent, orgSlug, "olga@other.test");
+      const byGroup = await ask(other0.bearer, [newDoc]);
+      assert.equal(byGroup.decisions[0].outcome, "granted");
+      assert.match(byGroup.decisions[0].explanation, /every buyer organization at once/);
+      const rules = await (await ctx.call("GET", `/organizations/${orgId}/access-rules`, {
+        token: owner,
+      })).json();
+      const bridge = rules.rules.find((r: { title: string }) => r.title === "Bridge letter");
+      assert.equal(bridge.mode, "verified");
+      assert.equal(bridge.buyerOrganizations, true);
+      await ctx.call("PUT", `/organizations/${orgId}/access-settings`, {
+        token: owner,
+        json: { denyDomains: ["rival.test"], summaryMonths: 12, defaultRule: null },
+      });
       // Verified domain: granted at once; buyer organizations: every existing one.
       const other = await session(ctx, mail.sent, orgSlug, "olga@other.test");
       await ctx.call("PUT", `/organizations/${orgId}/access-rules/${pentest}`, {

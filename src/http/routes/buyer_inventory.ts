@@ -14,7 +14,6 @@ import {
   BuyerMember,
   BuyerOrganization,
   BuyerToken,
-  defaultRule,
   EmailDomain,
   MAX_BUYER_ORGANIZATIONS,
   MAX_DENY_DOMAINS,
@@ -245,7 +244,7 @@ buyerInventoryRoutes.openapi(
     path: "/organizations/{organizationId}/access-rules/{documentId}",
     operationId: "deleteAccessRule",
     tags,
-    summary: "Put a document back on the default rule (owners)",
+    summary: "Put a document back on the trust center's rule for every document (owners)",
     security: HUMAN,
     middleware: [requireHuman] as const,
     request: { params: DocParams },
@@ -258,7 +257,7 @@ buyerInventoryRoutes.openapi(
     const { organizationId, documentId } = c.req.valid("param");
     const org = await orgFor(c, organizationId, "owner");
     await deleteAccessRule(c.var.services.kv, org.id, documentId);
-    return c.json({ rule: defaultRule(documentId) }, 200);
+    return c.json({ rule: await ruleOf(c.var.services.kv, org.id, documentId) }, 200);
   },
 );
 
@@ -270,10 +269,17 @@ const AccessSettings = z.object({
     description:
       `Months reads and summaries are kept (${MIN_SUMMARY_MONTHS}–${MAX_SUMMARY_MONTHS})`,
   }),
+  defaultRule: AccessRule.omit({ documentId: true, updatedAt: true }).nullable().openapi({
+    description:
+      "The rule of every restricted document that has none of its own; null: auto-approved domains, else an owner decides",
+  }),
 }).openapi("AccessSettings");
 const PutAccessSettings = z.strictObject({
   denyDomains: z.array(EmailDomain).max(MAX_DENY_DOMAINS),
   summaryMonths: z.number().int().min(MIN_SUMMARY_MONTHS).max(MAX_SUMMARY_MONTHS),
+  defaultRule: PutAccessRuleRequest.nullable().default(null).openapi({
+    description: "The rule of every restricted document without its own (null: none)",
+  }),
 }).openapi("PutAccessSettings");
 
 buyerInventoryRoutes.openapi(
@@ -290,7 +296,8 @@ buyerInventoryRoutes.openapi(
   }),
   async (c) => {
     const org = await orgFor(c, c.req.valid("param").organizationId);
-    return c.json(await getAccessSettings(c.var.services.kv, org.id, DEFAULT_ACCESS_SETTINGS), 200);
+    const settings = await getAccessSettings(c.var.services.kv, org.id, DEFAULT_ACCESS_SETTINGS);
+    return c.json({ ...settings, defaultRule: settings.defaultRule ?? null }, 200);
   },
 );
 
@@ -314,9 +321,17 @@ buyerInventoryRoutes.openapi(
   async (c) => {
     const org = await orgFor(c, c.req.valid("param").organizationId, "owner");
     const body = c.req.valid("json");
+    const group = body.defaultRule;
     const value = {
       denyDomains: [...new Set(body.denyDomains)],
       summaryMonths: body.summaryMonths,
+      defaultRule: group && {
+        mode: group.mode,
+        autoApproveDomains: [...new Set(group.autoApproveDomains)],
+        buyerOrganizations: group.buyerOrganizations,
+        denyDomains: [...new Set(group.denyDomains)],
+        expiresInDays: group.expiresInDays,
+      },
     };
     await setAccessSettings(c.var.services.kv, org.id, value);
     return c.json(value, 200);
