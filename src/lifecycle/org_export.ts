@@ -18,15 +18,18 @@
  *   instance signs and logs as this one (pinned verifiers keep working), and `WARNING.txt`;
  * - `manifest.json` last: the SHA-256 and size of every other entry.
  *
- * Memory (docs/lifecycle.md "Export and import", tests/lifecycle/org_export_memory_test.ts):
- * the archive is produced as it is read; the organization's keys are walked as they are found
- * (`organizationKeys` streams) into a `KeySpool` (about 60 bytes per key in 64 KiB pages), the
- * text entries are deflated in 64 KiB pieces by one streaming compressor each, entries are
- * serialized 128 at a time (`EntryList`), blobs under 16 KiB are stored and larger ones
- * deflated in one call, one at a time; the blob keys stay in a `CompactStringSet` and the ZIP's
- * central directory as its own bytes (./zip_writer.ts). At most
- * `MAX_CONCURRENT_EXPORTS` run at once per instance; another is refused with 503 and
- * Retry-After.
+ * Memory (docs/lifecycle.md "Export and import", docs/bounded-work.md "Organization export
+ * memory", tests/lifecycle/org_export_memory_test.ts): the archive is produced as it is read.
+ * `kv/entries.bin` is written as the organization's keys are walked (`organizationKeys`
+ * streams), 128 entries a frame (`EntryList`); the JSON documents follow, each from the keys
+ * the walk kept for it (at most `DOCUMENT_SPOOL_KEYS`) or, for a larger one, from a walk of its
+ * own: nothing is kept per record for them. Text entries are deflated in 64 KiB pieces by one
+ * streaming compressor each; blobs under 16 KiB are stored and larger ones deflated in one
+ * call, one at a time. What still grows with the organization: the walk's seen-set (in
+ * src/store/tenant_keys.ts), the blob keys (a `CompactStringSet`, to carry each blob once),
+ * their sizes for the manifest and the ZIP's central directory (46 bytes and the name per
+ * file, ./zip_writer.ts). At most `MAX_CONCURRENT_EXPORTS` run at once per instance; another
+ * is refused with 503 and Retry-After.
  */
 import { createHash } from "node:crypto";
 import { Buffer } from "node:buffer";
@@ -139,6 +142,8 @@ export interface ExportOptions {
   /** Carry the private publication and log signing keys (and the log). */
   keys: boolean;
   now: Date;
+  /** Keys kept per JSON document before it gets a walk of its own (`DOCUMENT_SPOOL_KEYS`). */
+  documentSpoolKeys?: number;
 }
 
 /** One manifest line. */
@@ -244,77 +249,25 @@ const DOCUMENT_OF: ReadonlyMap<string, number> = new Map(
 );
 
 /**
- * Keys kept compactly until the archive is written: each as its JSON text (bigints and bytes
- * tagged) behind a byte naming its document and two of length, in pages of 64 KiB. About 60
- * bytes per key and no object per key, where an array of keys held several hundred.
+ * Keys a document keeps from the first walk while it has at most this many; past it, the
+ * document is written from a walk of its own instead (`DocumentSpool`), so what an export holds
+ * for the JSON documents is bounded, not a key per record.
  */
-class KeySpool {
-  #pages: Uint8Array[] = [];
-  #used = PIECE_BYTES;
-  #encoder = new TextEncoder();
-  #decoder = new TextDecoder();
-  count = 0;
-
-  add(key: Deno.KvKey): void {
-    const text = this.#encoder.encode(JSON.stringify(key.map(encodePart)));
-    const size = 3 + text.length;
-    if (this.#used + size > PIECE_BYTES) {
-      this.#pages.push(new Uint8Array(Math.max(PIECE_BYTES, size)));
-      this.#used = 0;
-    }
-    const page = this.#pages.at(-1)!;
-    page[this.#used] = DOCUMENT_OF.get(String(key[0])) ?? 0;
-    page[this.#used + 1] = text.length >> 8;
-    page[this.#used + 2] = text.length & 0xff;
-    page.set(text, this.#used + 3);
-    this.#used += size;
-    this.count++;
-  }
-
-  /** The keys in the order added; only those of `document` (an index plus one) when given. */
-  *keys(document?: number): Generator<Deno.KvKey> {
-    for (let p = 0; p < this.#pages.length; p++) {
-      const page = this.#pages[p];
-      const end = p === this.#pages.length - 1 ? this.#used : page.length;
-      let at = 0;
-      while (at + 3 <= end) {
-        const length = (page[at + 1] << 8) | page[at + 2];
-        if (length === 0) break;
-        if (document === undefined || page[at] === document) {
-          const text = this.#decoder.decode(page.subarray(at + 3, at + 3 + length));
-          yield (JSON.parse(text) as unknown[]).map(decodePart);
-        }
-        at += 3 + length;
-      }
-    }
-  }
-}
-
-type KeyPart = Deno.KvKeyPart;
-
-function encodePart(part: KeyPart): unknown {
-  if (typeof part === "bigint") return { n: part.toString() };
-  if (part instanceof Uint8Array) return { b: Buffer.from(part).toString("base64") };
-  return part;
-}
-
-function decodePart(part: unknown): KeyPart {
-  if (part !== null && typeof part === "object") {
-    const tagged = part as { n?: string; b?: string };
-    if (tagged.n !== undefined) return BigInt(tagged.n);
-    return new Uint8Array(Buffer.from(tagged.b ?? "", "base64"));
-  }
-  return part as KeyPart;
-}
+export const DOCUMENT_SPOOL_KEYS = 1000;
 
 /**
- * Every key the export carries, in order, into a spool (the organization's keys as the tenant
- * key register yields them, then its members' user records, then with `log` the instance's
- * public keys and the log's head and nodes, with `keys` the moved private keys).
+ * Every key the export carries, in order, as it is found (the organization's keys as the
+ * tenant key register yields them, then its members' user records, then with `log` the
+ * instance's public keys and the log's head and nodes, with `keys` the moved private keys).
+ * With `only`, just the keys of those collections (a document's second walk), without the
+ * instance's keys and the log.
  */
-async function exportedKeys(options: ExportOptions): Promise<KeySpool> {
+async function* exportedKeys(
+  options: ExportOptions,
+  only?: ReadonlySet<string>,
+): AsyncGenerator<Deno.KvKey> {
   const { kv, organizationId } = options;
-  const keys = new KeySpool();
+  const wanted = (collection: string) => only === undefined || only.has(collection);
   const members: string[] = [];
   for await (const key of organizationKeys(kv, organizationId)) {
     const collection = String(key[0]);
@@ -323,30 +276,67 @@ async function exportedKeys(options: ExportOptions): Promise<KeySpool> {
     // belong to no tenant, and the import writes only tenants' keys: they stay behind.
     if (KEY_COLLECTIONS[collection]?.owner === "visitor") continue;
     if (!withLog(options) && LOG_COLLECTIONS.has(collection)) continue;
-    keys.add(key);
-    if (collection === "memberships") members.push(String(key[2]));
+    if (wanted(collection)) yield key;
+    if (collection === "memberships" && (wanted("users") || wanted("users_by_idp_sub"))) {
+      members.push(String(key[2]));
+    }
   }
   for (const userId of members) {
     const user = await kv.get<{ idpSub?: string }>(["users", userId]);
     if (!user.value) continue;
-    keys.add(user.key);
-    if (user.value.idpSub) keys.add(["users_by_idp_sub", user.value.idpSub]);
+    if (wanted("users")) yield user.key;
+    if (user.value.idpSub && wanted("users_by_idp_sub")) {
+      yield ["users_by_idp_sub", user.value.idpSub];
+    }
   }
+  if (only !== undefined) return;
   // Public keys are the instance's: they travel with the log, which an import writes only when
   // its operator says so (`--include log`).
   if (withLog(options)) {
-    for await (const entry of kv.list({ prefix: ["signing_public_keys"] })) keys.add(entry.key);
+    for await (const entry of kv.list({ prefix: ["signing_public_keys"] })) yield entry.key;
   }
   if (options.keys) {
-    for (const purpose of MOVED_KEY_PURPOSES) keys.add(["signing_keys", purpose]);
+    for (const purpose of MOVED_KEY_PURPOSES) yield ["signing_keys", purpose];
   }
   if (withLog(options)) {
-    keys.add(["log_head"]);
+    yield ["log_head"];
     for await (const entry of kv.list({ prefix: ["log_nodes"] }, { batchSize: 500 })) {
-      keys.add(entry.key);
+      yield entry.key;
     }
   }
-  return keys;
+}
+
+/**
+ * The JSON documents' keys seen by the first walk: up to DOCUMENT_SPOOL_KEYS per document,
+ * `null` for a document that had more (written from a walk of its own).
+ */
+class DocumentSpool {
+  #keys = new Map<number, Deno.KvKey[] | null>();
+  constructor(private readonly limit: number) {}
+
+  add(key: Deno.KvKey): void {
+    const document = DOCUMENT_OF.get(String(key[0]));
+    if (document === undefined) return;
+    let held = this.#keys.get(document);
+    if (held === null) return;
+    if (held === undefined) this.#keys.set(document, held = []);
+    if (held.length >= this.limit) this.#keys.set(document, null);
+    else held.push(key);
+  }
+
+  /**
+   * The document's keys (its collections in the order DOCUMENTS lists them, each in the order
+   * walked): from what was kept, or, past the limit, from one filtered walk per collection.
+   */
+  async *keys(options: ExportOptions, document: number): AsyncGenerator<Deno.KvKey> {
+    const collections = Object.values(DOCUMENTS)[document - 1];
+    const held = this.#keys.get(document);
+    if (held === undefined) return;
+    for (const collection of collections) {
+      if (held === null) yield* exportedKeys(options, new Set([collection]));
+      else yield* held.filter((key) => key[0] === collection);
+    }
+  }
 }
 
 /** Reads `keys` ten at a time (the KV's getMany limit), skipping absent ones. */
@@ -409,7 +399,6 @@ async function* archiveChunks(options: ExportOptions): AsyncGenerator<Uint8Array
     while (out.length > 0) yield out.shift()!;
   }
 
-  const keys = await exportedKeys(options);
   const encoder = new TextEncoder();
 
   if (options.keys) {
@@ -418,23 +407,9 @@ async function* archiveChunks(options: ExportOptions): AsyncGenerator<Uint8Array
     warning.end();
   }
 
-  // The JSON documents, one entity after another.
-  let document = 0;
-  for (const [name, collections] of Object.entries(DOCUMENTS)) {
-    document++;
-    const file = open(`${name}.jsonl`, 6);
-    const own = collections.includes("webhooks")
-      ? webhookKeys(options.kv, keys.keys(DOCUMENT_OF.get("projects")))
-      : keys.keys(document);
-    for await (const entry of entriesOf(options.kv, inCollectionOrder(own, collections))) {
-      file.push(encoder.encode(`${jsonLine(entry.key, entry.value)}\n`));
-      yield* drain();
-    }
-    file.end();
-    yield* drain();
-  }
-
-  // The entries themselves, and the blobs they reference.
+  // The entries themselves as the walk finds them, and the blobs they reference; the JSON
+  // documents after them (from the few keys kept per document, or a walk of their own).
+  const documents = new DocumentSpool(options.documentSpoolKeys ?? DOCUMENT_SPOOL_KEYS);
   const blobKeys = new CompactStringSet();
   const ownLog = new Set<number>();
   const entries = open(ENTRIES_PATH, 6);
@@ -444,9 +419,10 @@ async function* archiveChunks(options: ExportOptions): AsyncGenerator<Uint8Array
     list.add(key, value);
     kvEntries++;
   };
-  for await (const entry of entriesOf(options.kv, keys.keys())) {
+  for await (const entry of entriesOf(options.kv, exportedKeys(options))) {
     for (const key of declaredBlobRefs(entry)) blobKeys.add(key);
     if (entry.key[0] === "log_entries") ownLog.add(Number(entry.key[1]));
+    documents.add(entry.key);
     add(entry.key, entry.value);
     yield* drain();
   }
@@ -472,6 +448,22 @@ async function* archiveChunks(options: ExportOptions): AsyncGenerator<Uint8Array
   list.flush();
   entries.end();
   yield* drain();
+
+  // The JSON documents, one entity after another.
+  let document = 0;
+  for (const name of Object.keys(DOCUMENTS)) {
+    document++;
+    const file = open(`${name}.jsonl`, 6);
+    const own = name === "webhooks"
+      ? webhookKeys(options.kv, documents.keys(options, DOCUMENT_OF.get("projects")!))
+      : documents.keys(options, document);
+    for await (const entry of entriesOf(options.kv, own)) {
+      file.push(encoder.encode(`${jsonLine(entry.key, entry.value)}\n`));
+      yield* drain();
+    }
+    file.end();
+    yield* drain();
+  }
   // Each blob's bytes are read, written and let go one at a time, in the order the entries
   // name them; what stays per blob is its key (in the set) and its size, for the manifest.
   const sizes: number[] = [];
@@ -530,27 +522,12 @@ async function* archiveChunks(options: ExportOptions): AsyncGenerator<Uint8Array
   yield* drain();
 }
 
-/** A collection's keys before the next one's (a document lists its collections in order). */
-async function* inCollectionOrder(
-  keys: Iterable<Deno.KvKey> | AsyncIterable<Deno.KvKey>,
-  collections: string[],
-): AsyncGenerator<Deno.KvKey> {
-  if (collections.length === 1) {
-    yield* keys;
-    return;
-  }
-  // Few records (the organization's own, its members): read once per collection.
-  const all: Deno.KvKey[] = [];
-  for await (const key of keys) all.push(key);
-  for (const collection of collections) yield* all.filter((key) => key[0] === collection);
-}
-
 /** The webhooks of the organization's projects (for the JSON document only). */
 async function* webhookKeys(
   kv: Deno.Kv,
-  keys: Iterable<Deno.KvKey>,
+  keys: AsyncIterable<Deno.KvKey>,
 ): AsyncGenerator<Deno.KvKey> {
-  for (const key of keys) {
+  for await (const key of keys) {
     if (key[0] !== "projects" || key.length !== 2) continue;
     for await (const entry of kv.list({ prefix: ["webhooks", key[1]] })) yield entry.key;
   }

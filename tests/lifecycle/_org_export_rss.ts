@@ -6,8 +6,10 @@
  * seeding, the highest RSS sampled while the exports ran, the archive sizes and the blobs in them.
  *
  * With a third argument `live`, it also collects garbage every 250 ms while the exports run and
- * reports the most JS heap still in use after a collection (`liveHeap`, over the heap before):
- * what the exports hold, free of when V8 chooses to collect (the RSS figures then mean less).
+ * reports the most JS heap still in use after a collection (`liveHeap`, over the heap before)
+ * and the most bytes of typed arrays (`liveExternal`, where the export's spools, sets and the
+ * ZIP's central directory live): what the exports hold, free of when V8 chooses to collect (the
+ * RSS figures then mean less).
  *
  * Usage: deno run -A --v8-flags=--expose-gc tests/lifecycle/_org_export_rss.ts <records> <exports> [live]
  */
@@ -83,6 +85,8 @@ const baseline = Deno.memoryUsage().rss;
 const baselineHeap = Deno.memoryUsage().heapUsed;
 let peak = baseline;
 let liveHeap = 0;
+let liveExternal = 0;
+const baselineExternal = Deno.memoryUsage().external;
 let collected = performance.now();
 const sampler = setInterval(() => {
   peak = Math.max(peak, Deno.memoryUsage().rss);
@@ -103,7 +107,9 @@ async function one(): Promise<{ bytes: number }> {
     peak = Math.max(peak, Deno.memoryUsage().rss);
     if (live && performance.now() - collected > 250) {
       gc();
-      liveHeap = Math.max(liveHeap, Deno.memoryUsage().heapUsed - baselineHeap);
+      const usage = Deno.memoryUsage();
+      liveHeap = Math.max(liveHeap, usage.heapUsed - baselineHeap);
+      liveExternal = Math.max(liveExternal, usage.external - baselineExternal);
       collected = performance.now();
     }
   }
@@ -146,7 +152,7 @@ console.log(JSON.stringify({
   archiveBytes: results.map((r) => r.bytes),
   seconds: Number(seconds.toFixed(1)),
   oneMore,
-  ...(live ? { liveHeap } : {}),
+  ...(live ? { liveHeap, liveExternal } : {}),
   heapUsed: Deno.memoryUsage().heapUsed,
   external: Deno.memoryUsage().external,
 }));
