@@ -162,6 +162,16 @@ async function restock(ctx: TestApp, fx: Fixtures) {
   if (ping.status === 429 && fx.deliveryId) await ping.body?.cancel();
   else fx.deliveryId = (await expectOk(ping, "webhook ping")).delivery.id;
   fx.subdomain = `h${crypto.randomUUID().slice(0, 8)}`;
+  await keepProjectHost(ctx, fx);
+  await restockQuestionnaire(ctx, fx);
+}
+
+/**
+ * Makes the project public on its hosted subdomain again: requests sent to that host are checked
+ * as the project's pages, so a fuzzed PATCH that hid the project or moved its subdomain is undone
+ * at once, not at the next restock.
+ */
+async function keepProjectHost(ctx: TestApp, fx: Fixtures) {
   const project = await expectOk(
     await ctx.call("PATCH", `/projects/${fx.id}`, {
       token: fx.owner,
@@ -170,7 +180,6 @@ async function restock(ctx: TestApp, fx: Fixtures) {
     "project",
   );
   fx.projectSlug = project.slug ?? project.project?.slug;
-  await restockQuestionnaire(ctx, fx);
 }
 
 /** A buyer's CAIQ workbook, uploaded, so the questionnaire routes are reached with real ids. */
@@ -486,6 +495,10 @@ export async function fuzz(
     const request = nextRequest(op, gen);
     const res = await send(ctx, serverUrl, request);
     report.requests++;
+    if (
+      request.init.method === "PATCH" && res.status < 300 &&
+      new URL(request.url).pathname === `/projects/${gen.fx.id}`
+    ) await keepProjectHost(ctx, gen.fx);
     if (request.host !== undefined) report.overHttp++;
     const key = `${res.status}`;
     report.statuses[key] = (report.statuses[key] ?? 0) + 1;
