@@ -30,12 +30,13 @@ export function pageHeaders(formAction: string[] = []): Record<string, string> {
 
 /**
  * A complete page around `body`: a narrow card (forms) or a wide document
- * (documentation pages).
+ * (documentation pages), with a description for search results and link previews.
  */
 export function renderPage(
   title: string,
   body: Html,
   layout: "card" | "document" = "card",
+  description = `${title}: Trust Profile Service`,
 ): string {
   return `<!doctype html>
 <html lang="en">
@@ -43,6 +44,7 @@ export function renderPage(
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(title)}</title>
+<meta name="description" content="${escapeHtml(description)}">
 <link rel="stylesheet" href="/static/tokens.css">
 <link rel="stylesheet" href="/static/service.css">
 <link rel="icon" href="/static/dashboard/icon.svg" type="image/svg+xml">

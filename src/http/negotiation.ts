@@ -58,5 +58,10 @@ export async function sendDoc(
   }
   const { markdownToHtml } = await loadMarkdown();
   const body = html`<article class="doc">${new Html(markdownToHtml(markdown))}</article>`;
-  return c.body(renderPage(title, body, "document"), 200, pageHeaders());
+  // The page is the same for everyone: public (so the compression middleware takes it), where
+  // pageHeaders' no-store is meant for forms.
+  return c.body(renderPage(title, body, "document"), 200, {
+    ...pageHeaders(),
+    "cache-control": "public, max-age=300",
+  });
 }

@@ -24,7 +24,40 @@ renderer.renderer.rules.th_open = (tokens, idx, options, _env, self) => {
   return self.renderToken(tokens, idx, options);
 };
 
+// Code blocks and tables may be wider than the screen and scroll sideways: each is a labelled
+// region that takes the keyboard's focus, so it can be scrolled without a mouse (WCAG 2.1.1;
+// axe's scrollable-region-focusable). Labels are numbered so each region's name is its own.
+interface Regions {
+  code: number;
+  tables: number;
+}
+const escapeAttribute = (text: string) =>
+  text.replace(/&/g, "&amp;").replace(/"/g, "&quot;").replace(/</g, "&lt;");
+for (const rule of ["fence", "code_block"] as const) {
+  const base = renderer.renderer.rules[rule]!;
+  renderer.renderer.rules[rule] = (tokens, idx, options, env: Regions, self) => {
+    const label = `Code example ${++env.code}`;
+    return base(tokens, idx, options, env, self).replace(
+      /^<pre>/,
+      `<pre tabindex="0" role="region" aria-label="${label}">`,
+    );
+  };
+}
+renderer.renderer.rules.table_open = (tokens, idx, options, env: Regions, self) => {
+  const headers: string[] = [];
+  for (let i = idx + 1; i < tokens.length && tokens[i].type !== "thead_close"; i++) {
+    if (tokens[i].type === "inline") headers.push(tokens[i].content);
+  }
+  const label = `Table ${++env.tables}: ${headers.join(", ")}`.slice(0, 120);
+  return `<div class="table-scroll" tabindex="0" role="region" aria-label="${
+    escapeAttribute(label)
+  }">` + self.renderToken(tokens, idx, options);
+};
+renderer.renderer.rules.table_close = (tokens, idx, options, _env, self) =>
+  self.renderToken(tokens, idx, options) + "</div>\n";
+
 /** Converts `markdown` to an HTML fragment. */
 export function markdownToHtml(markdown: string): string {
-  return renderer.render(markdown);
+  const regions: Regions = { code: 0, tables: 0 };
+  return renderer.render(markdown, regions);
 }

@@ -10,7 +10,10 @@ Deno.test("[lib] markdownToHtml() renders the service's documents with markdown-
     assert.match(html, /<h1 id="rules">Rules<\/h1>/);
     assert.match(html, /<ul>\n<li>one<\/li>/);
     assert.match(html, /<table>[\s\S]*<th scope="col">a<\/th>[\s\S]*<td>1<\/td>/);
-    assert.match(html, /<pre><code class="language-sh">echo &lt;x&gt;/);
+    assert.match(
+      html,
+      /<pre tabindex="0" role="region" aria-label="Code example 1"><code class="language-sh">echo &lt;x&gt;/,
+    );
     assert.match(html, /<a href="\/docs\/evaluation">the page<\/a>/);
     assert.match(html, /<code>code<\/code>/);
   });

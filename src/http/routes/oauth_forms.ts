@@ -152,5 +152,11 @@ ${hidden}
 ${offer}
 ${signup}`;
   const origin = new URL(p.redirect_uri).origin;
-  return c.body(renderPage("Sign in", body), options.status ?? 200, pageHeaders([origin]));
+  const description =
+    "Sign in to the Trust Profile Service to manage your organization's trust profile, evidence and documents.";
+  return c.body(
+    renderPage("Sign in", body, "card", description),
+    options.status ?? 200,
+    pageHeaders([origin]),
+  );
 }

@@ -163,9 +163,18 @@ async function formInput(c: Context<AppEnv>, slug: string, named: readonly strin
   };
 }
 
-function formPage(c: Context<AppEnv>, body: string, status: 200 | 400 | 409 | 429) {
+function formPage(
+  c: Context<AppEnv>,
+  body: string,
+  status: 200 | 400 | 409 | 429,
+  options: { sameForEveryone?: boolean } = {},
+) {
   const origin = new URL(c.var.services.config.baseUrl).origin;
-  const headers = { ...trustPageHeaders(documentsCsp(origin)), "cache-control": "no-store" };
+  // The empty form is the same for every visitor (no token, nothing of theirs): public, so the
+  // compression middleware takes it, and revalidated on every use (no-cache) so a changed NDA or
+  // document list shows at once. An answer to a submission echoes what was sent: no-store.
+  const cache = options.sameForEveryone ? "public, no-cache" : "no-store";
+  const headers = { ...trustPageHeaders(documentsCsp(origin)), "cache-control": cache };
   return c.body(body, status, headers);
 }
 
@@ -198,7 +207,9 @@ publicDocumentRoutes.openapi(
     const input = await formInput(c, c.req.valid("param").orgSlug, named).catch(() => null);
     if (!input) return notAvailable(c);
     const selected = [...named, ...(query.answers === "1" ? [ANSWERS_CHOICE] : [])];
-    return formPage(c, renderRequestFormHtml({ ...input, selected }), 200);
+    return formPage(c, renderRequestFormHtml({ ...input, selected }), 200, {
+      sameForEveryone: true,
+    });
   },
 );
 
