@@ -17,16 +17,38 @@ export interface ControlGroup {
 /** Versions published before controls carried a group keep them under one heading. */
 const UNGROUPED = { id: "other", label: "Other controls", about: "Controls without a category" };
 
-/** The non-empty groups of `controls`, in the registry's order, ungrouped ones last. */
+/**
+ * Controls that never reported (unknown, without any evidence ever received) are listed apart,
+ * after every category, so a reader meets what is reported first (issue 35).
+ */
+const NOT_REPORTED = {
+  id: "not-reported",
+  label: "Not reported yet",
+  about:
+    "No evidence has ever arrived for these controls, so they say nothing yet about the project",
+};
+
+/** Whether `control` never reported: unknown, and no evidence has ever arrived for it. */
+export function neverReported(control: PublishedTrustControl): boolean {
+  return control.state === "unknown" && control.latestEvidenceAt === null;
+}
+
+/**
+ * The non-empty groups of `controls`, in the registry's order, ungrouped ones next, and the
+ * controls that never reported last, in a group of their own.
+ */
 export function groupControls(controls: readonly PublishedTrustControl[]): ControlGroup[] {
-  const groups: ControlGroup[] = [...BUYER_GROUPS, UNGROUPED].map((g) => ({
+  const groups: ControlGroup[] = [...BUYER_GROUPS, UNGROUPED, NOT_REPORTED].map((g) => ({
     id: g.id,
     label: g.label,
     about: g.about,
     controls: [],
   }));
   const byId = new Map(groups.map((g) => [g.id, g]));
-  for (const control of controls) byId.get(control.group ?? UNGROUPED.id)!.controls.push(control);
+  for (const control of controls) {
+    const id = neverReported(control) ? NOT_REPORTED.id : control.group ?? UNGROUPED.id;
+    byId.get(id)!.controls.push(control);
+  }
   return groups.filter((g) => g.controls.length > 0);
 }
 
