@@ -7,6 +7,8 @@
  * on screen): j/k next and previous row, a accept, e edit, r reject, u undo, n next row to
  * review, x select, / search. Rows are accepted in bulk by score or by selection. The line
  * of what the answered file holds moves with every decision; the summary's coverage follows.
+ * The rows set aside (headings, ignored) are listed with their rule and can be made questions;
+ * the row under review can be set aside (set_aside.js).
  */
 import { describeError, errorAlert, field, h, handleSubmit, icon, replace } from "../../dom.js";
 import { formatRelative, plural } from "../../format.js";
@@ -16,6 +18,7 @@ import { runButton } from "../../widgets.js";
 import { card, emptyState } from "../layout.js";
 import { stateBadge } from "../project/state.js";
 import { decisionBadge, flaggedRows, questionnairePath } from "./common.js";
+import { kindPath, setAsideName, setAsideSection } from "./set_aside.js";
 
 /** Rows per page read from the API (its maximum), and pages read at most (5,000 questions). */
 const LOAD_PAGE = 200;
@@ -693,6 +696,67 @@ function detailActions(view, row) {
   return h("div", { class: "row-actions detail-actions" }, buttons);
 }
 
+/** Sets the row under review aside as a heading or an ignored row (read again by the service). */
+function notAQuestion(view, row) {
+  const name = rowName(row);
+  const choice = (kind, label) => {
+    const button = h("button", {
+      type: "button",
+      class: "btn btn-secondary btn-small",
+      "aria-label": `${label}: ${name}`,
+    }, label);
+    button.addEventListener("click", () =>
+      runButton(button, view.messages, async () => {
+        const next = view.visible[indexOfCurrent(view) + 1]?.key ?? null;
+        const { questionnaire } = await view.app.api.put(
+          kindPath(view.organization.id, view.questionnaire.id, row.key),
+          { kind },
+        );
+        await reclassified(view, questionnaire, next);
+        announce(
+          view,
+          `${name} set aside as ${kind === "heading" ? "a heading" : "an ignored row"}`,
+        );
+      }));
+    return button;
+  };
+  return h(
+    "details",
+    { class: "disclosure not-a-question" },
+    h("summary", {}, "Not a question?"),
+    h(
+      "p",
+      { class: "hint" },
+      "Set this row aside: it leaves the review and the export, and is listed under “Set aside”, where it can be made a question again.",
+    ),
+    h(
+      "div",
+      { class: "row-actions" },
+      choice("heading", "Set aside as a heading"),
+      choice("ignored", "Ignore this row"),
+    ),
+  );
+}
+
+/**
+ * After a row changed kind: the rows read again, the set-aside list and the progress redrawn
+ * from the questionnaire the service returned, `current` (when still a row) under review, and
+ * the summary's coverage and gaps read again.
+ */
+async function reclassified(view, questionnaire, current) {
+  view.questionnaire = questionnaire;
+  view.flagged = flaggedRows(questionnaire.flags);
+  await loadRows(view);
+  view.setAside.draw(questionnaire.setAside);
+  applyFilters(view);
+  drawProgress(view);
+  if (current && view.visible.some((row) => row.key === current)) {
+    setCurrent(view, current);
+  }
+  clearTimeout(view.refreshTimer);
+  await view.onChange();
+}
+
 function drawDetail(view) {
   replace(view.editor);
   const row = view.byKey.get(view.current);
@@ -733,6 +797,7 @@ function drawDetail(view) {
       )
       : null,
     detailActions(view, row),
+    notAQuestion(view, row),
     view.editor,
     h("p", { class: "detail-label" }, row.best ? "Best suggestion" : "Suggestion"),
     row.best
@@ -1092,12 +1157,29 @@ export async function reviewCard(app, organization, questionnaire, onChange) {
     count: h("p", { class: "hint review-count" }),
   };
   await loadRows(view);
+  view.setAside = setAsideSection({
+    organizationId: organization.id,
+    questionnaireId: questionnaire.id,
+    messages: view.messages,
+    api: app.api,
+    onQuestion: async (row, saved) => {
+      await reclassified(view, saved, row.key);
+      announce(
+        view,
+        view.visible.some((shown) => shown.key === row.key)
+          ? `${setAsideName(row)} is now a question to review`
+          : `${setAsideName(row)} is now a question (hidden by the search or filters)`,
+      );
+    },
+  });
+  view.setAside.draw(questionnaire.setAside);
   const bulk = bulkBar(view);
   const filters = filterBar(view);
   view.root = h(
     "div",
     { class: "review" },
     view.progress,
+    view.setAside.root,
     filters,
     bulk,
     legend(),
