@@ -1,7 +1,7 @@
 /**
  * The public URLs kept as stored bytes, relative to a project's `/trust/{projectSlug}` and an
  * organization's `/public/trust/{orgSlug}`: every GET route there with no other parameter
- * (tests/edge/targets_test.ts checks this list against /openapi.json). Not stored, and so
+ * (tests/edge/stored_pages_test.ts checks this list against /openapi.json). Not stored, and so
  * answered live: URLs with a query (answer search), one update or one document by id, the
  * access-request form, versioned URLs (immutable artifacts served as they are), the log
  * (a project's index in it shows the whole log's size, which every publish of any project

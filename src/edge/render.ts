@@ -1,6 +1,6 @@
 /**
  * The render job: after a change to an organization's public data, render the stored URLs of
- * each group whose generations moved (src/edge/targets.ts: the groups of each public project's
+ * each group whose generations moved (src/domain/stored_urls.ts: the groups of each public project's
  * pages, and of its trust center, by what they read), through the app itself, store the bytes
  * (src/store/edge_pages.ts), and only then purge that group's tag at the edge. The job names
  * the groups its commit changed; without names (a touch by hand) every group is checked.
@@ -38,7 +38,7 @@ import {
   type Variant,
 } from "../store/edge_pages.ts";
 import { pageTags } from "./tags.ts";
-import { CENTER_GROUPS, type PageGroup, PROJECT_GROUPS } from "./targets.ts";
+import { CENTER_GROUPS, type PageGroup, PROJECT_GROUPS } from "../domain/stored_urls.ts";
 
 /** The `env` an internal render passes to the app: the stored layer lets it through. */
 export interface RenderEnv {

@@ -20,7 +20,7 @@ export const domainTag = (host: string) => `domain-${host.toLowerCase()}`;
 export const EDGE_TTL_SECONDS = 86_400;
 
 /**
- * The pages of one group (src/edge/targets.ts) of a project, or of the trust center (null):
+ * The pages of one group (src/domain/stored_urls.ts) of a project, or of the trust center (null):
  * what a render of that group purges.
  */
 export const groupTag = (organizationId: string, projectId: string | null, group: string) =>

@@ -4,7 +4,7 @@
  */
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import { API_VERSION } from "../domain/common.ts";
-import { storedScopeOf } from "../edge/targets.ts";
+import { storedScopeOf } from "../domain/stored_urls.ts";
 import { answerPrepared, prepareBody, type PreparedBody } from "./compression.ts";
 import type { AppEnv, Services } from "./env.ts";
 import { goneScopeOf } from "./gone.ts";

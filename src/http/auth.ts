@@ -7,7 +7,7 @@ import type { OrganizationMember, Project } from "../domain/workspace.ts";
 import { ACCESS_TOKEN_PREFIX } from "../domain/access_tokens.ts";
 import { sha256Hex } from "../lib/hash.ts";
 import { useAccessToken } from "../store/access_tokens.ts";
-import { getMembership } from "../store/organizations.ts";
+import { getMembership, getOrganization } from "../store/organizations.ts";
 import { getProject } from "../store/projects.ts";
 import { getUser, upsertUser } from "../store/users.ts";
 import { refuseUnlessWritable } from "./storage_guard.ts";
@@ -111,4 +111,19 @@ export async function requireProjectAccess(
   if (!project) throw forbidden();
   await requireMembership(c, project.organizationId);
   return project;
+}
+
+/**
+ * The caller of an organization's route (a member, or an owner with `role`), the organization and
+ * the actor its changes are recorded under; 403 otherwise, as `requireMembership`.
+ */
+export async function organizationCaller(
+  c: Context<AppEnv>,
+  organizationId: string,
+  role?: "owner",
+) {
+  await requireMembership(c, organizationId, role);
+  const organization = await getOrganization(c.var.services.kv, organizationId);
+  if (!organization) throw forbidden();
+  return { organization, actor: { userId: c.var.user.id, email: c.var.user.email ?? null } };
 }

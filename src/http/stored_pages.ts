@@ -1,8 +1,8 @@
 /**
- * The request path of public pages: stored bytes. A GET of a stored URL (src/edge/targets.ts)
+ * The request path of public pages: stored bytes. A GET of a stored URL (src/domain/stored_urls.ts)
  * without a query string is answered from the record of its path, format (Accept) and coding
  * (Accept-Encoding) when that record is current, that is when the generations of its group
- * (src/edge/targets.ts) it was rendered at are still the latest ones. Between a change's commit and its re-render (milliseconds on a
+ * (src/domain/stored_urls.ts) it was rendered at are still the latest ones. Between a change's commit and its re-render (milliseconds on a
  * running instance, until the next cron tick on an idle one) the route answers live instead,
  * so the origin never answers older than the last committed change.
  *
@@ -41,7 +41,7 @@ import {
   type Variant,
 } from "../store/edge_pages.ts";
 import { edgeHeaders, pageTags } from "../edge/tags.ts";
-import { storedScopeOf } from "../edge/targets.ts";
+import { storedScopeOf } from "../domain/stored_urls.ts";
 import { onJobsCommitted } from "../store/jobs.ts";
 import { serviceHostTest } from "../serve/hosts.ts";
 import type { Config } from "../config.ts";

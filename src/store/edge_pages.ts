@@ -5,7 +5,7 @@
  * commit (the one commit path, src/store/public_writes.ts) and stages the job that renders
  * again, so the request path can tell a current record from one that waits for its re-render.
  *
- * Stored URLs come in groups that read the same data (src/edge/targets.ts declares what each
+ * Stored URLs come in groups that read the same data (src/domain/stored_urls.ts declares what each
  * reads). Generations are counted per organization and group: a project's page of group `g`
  * depends on `[org, "org", g]` (organization-wide data it reads, and `changes` when it reads
  * those) and `[org, projectId, g]` (its project's data); a trust center's page of group `g` on
@@ -13,7 +13,7 @@
  * collection it mutated, and `*`, bumped by every change (answer downloads and shared
  * questionnaires version their caches by it).
  */
-import { CENTER_GROUPS, type PageGroup, PROJECT_GROUPS } from "../edge/targets.ts";
+import { CENTER_GROUPS, type PageGroup, PROJECT_GROUPS } from "../domain/stored_urls.ts";
 import { stageJob } from "./jobs.ts";
 
 /** Which representation of a URL: `any` when it does not vary by Accept. */
@@ -32,7 +32,7 @@ export interface StoredPage {
   organizationId: string;
   /** The project whose page this is, or null for the trust center's pages. */
   projectId: string | null;
-  /** The id of the page's group (src/edge/targets.ts); absent on records of older releases. */
+  /** The id of the page's group (src/domain/stored_urls.ts); absent on records of older releases. */
   group?: string;
   /** The generations (versionstamps, "" for none) this page was rendered at, in scope order. */
   generations: string[];

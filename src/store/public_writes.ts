@@ -5,7 +5,7 @@
  * remembering to, every collection declares in the key register (`KEY_COLLECTIONS[name].public`,
  * src/store/tenant_keys.ts) which public scope its writes alter, and the service's KV is wrapped
  * here: a commit (atomic or single set/delete) that mutates a key of a public collection gets the
- * touch of the page groups that read what it mutated (src/edge/targets.ts declares what each
+ * touch of the page groups that read what it mutated (src/domain/stored_urls.ts declares what each
  * stored URL reads) added before it is sent. A writer cannot forget, and a new
  * collection cannot be registered without saying whether it is public (the type requires it;
  * tests/store/public_writes_test.ts checks every commit of a whole tenant's life).

@@ -27,7 +27,7 @@
  * The target for the first is the product's: a change visible within 300 ms while warm. Like
  * every benchmark this reports, never asserts on time.
  *
- * Each group of stored pages (src/edge/targets.ts) is purged by its own tag as soon as it is
+ * Each group of stored pages (src/domain/stored_urls.ts) is purged by its own tag as soon as it is
  * stored: trust.json's group ("version") is the one timed; a read of the HTML page (the "latest"
  * group) counts as stale only after that group's purge too.
  */
@@ -43,7 +43,7 @@ import {
 } from "../support/deploy_reads.ts";
 import { ACCOUNT, acmeProject, type Call, caller, sendScan } from "../support/live_vendor.ts";
 import { groupTag } from "../../src/edge/tags.ts";
-import { storedScopeOf } from "../../src/edge/targets.ts";
+import { storedScopeOf } from "../../src/domain/stored_urls.ts";
 
 const CHANGES = Number(Deno.env.get("BENCH_EDGE_CHANGES") ?? 20);
 const WARMUP = Number(Deno.env.get("BENCH_EDGE_WARMUP") ?? 2);

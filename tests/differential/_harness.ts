@@ -17,7 +17,7 @@
  * records: public search, answer search and the paged lists.
  */
 import { brotliDecompressSync, gunzipSync } from "node:zlib";
-import { CENTER_PATHS, PROJECT_PATHS } from "../../src/edge/targets.ts";
+import { CENTER_PATHS, PROJECT_PATHS } from "../../src/domain/stored_urls.ts";
 import {
   dependencies,
   signature,

@@ -1,5 +1,5 @@
 /**
- * What each stored URL reads (src/edge/targets.ts) against what its render really reads, and
+ * What each stored URL reads (src/domain/stored_urls.ts) against what its render really reads, and
  * what a change re-renders. A commit re-renders only the groups of pages that read a
  * collection it mutated, so a page that reads something it does not declare would keep
  * serving its stored bytes after that changed: the trace below renders every stored URL in
@@ -14,7 +14,7 @@ import {
   type PageGroup,
   PROJECT_GROUPS,
   storedScopeOf,
-} from "../../src/edge/targets.ts";
+} from "../../src/domain/stored_urls.ts";
 import {
   dependencies,
   pageKey,

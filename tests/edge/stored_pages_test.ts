@@ -12,14 +12,14 @@ import {
   PROJECT_GROUPS,
   PROJECT_PATHS,
   storedScopeOf,
-} from "../../src/edge/targets.ts";
+} from "../../src/domain/stored_urls.ts";
 import { generationKey, pageKey, scopeStateKey } from "../../src/store/edge_pages.ts";
 import { createTestApp, type TestApp } from "../support/app.ts";
 import { publishVersion, workspace } from "../support/fixtures.ts";
 
 const BROWSER = "text/html";
 
-/** A project's group of stored pages (src/edge/targets.ts), by name. */
+/** A project's group of stored pages (src/domain/stored_urls.ts), by name. */
 const projectGroup = (name: string) => PROJECT_GROUPS.find((g) => g.name === name)!;
 
 /** Where `path` is stored: its scope's kind and slug, and its group's name. */
@@ -59,8 +59,11 @@ Deno.test("[edge] stored URLs are every public GET route with only the project's
   const doc = await (await ctx.call("GET", "/openapi.json")).json();
   const project = new Set<string>();
   const center = new Set<string>();
-  for (const [path, item] of Object.entries(doc.paths as Record<string, { get?: unknown }>)) {
+  type Get = { security?: unknown[] };
+  for (const [path, item] of Object.entries(doc.paths as Record<string, { get?: Get }>)) {
     if (!item.get) continue;
+    // A route that needs a credential (a buyer's session or service token) answers per caller.
+    if (item.get.security?.length) continue;
     const params = path.match(/\{[^}]+\}/g) ?? [];
     if (params.length !== 1) continue;
     if (path.startsWith("/trust/{projectSlug}")) {
@@ -73,9 +76,10 @@ Deno.test("[edge] stored URLs are every public GET route with only the project's
   // Answered live on purpose: the access-request form takes its document from the query, and a
   // project's security.txt counts its Expires from the moment it is read; the trust center's
   // status changes with every answer the service gives, and the access guide and the ADS
-  // document (which carries the status) read the document settings (docs/ads.md).
+  // document (which carries the status) read the document settings (docs/ads.md); the buyers'
+  // self-service page is a shell whose data it fetches with the buyer's own token.
   center.delete("/documents/request");
-  for (const live of ["/status", "/status.md", "/access", "/access.md", "/ads.json"]) {
+  for (const live of ["/status", "/status.md", "/access", "/access.md", "/ads.json", "/buyer"]) {
     center.delete(live);
   }
   project.delete("/.well-known/security.txt");

@@ -12,7 +12,7 @@ import { KEY_COLLECTIONS } from "../../src/store/tenant_keys.ts";
 import { trackPublicWrites } from "../../src/store/public_writes.ts";
 import { recordSignals } from "../../src/store/signals.ts";
 import { generationKey } from "../../src/store/edge_pages.ts";
-import { PROJECT_GROUPS } from "../../src/edge/targets.ts";
+import { PROJECT_GROUPS } from "../../src/domain/stored_urls.ts";
 import { fakeClock } from "../../src/lib/clock.ts";
 import { auditCommits } from "../support/commit_audit.ts";
 import { createTestApp } from "../support/app.ts";

@@ -10,10 +10,9 @@ import {
 } from "../../domain/answer_imports.ts";
 import { MAX_QUESTIONNAIRE_UPLOAD_BYTES, OrgParams } from "../../domain/questionnaires.ts";
 import { importAnswers, previewAnswerImport } from "../../serve/answer_imports.ts";
-import { requireHuman } from "../auth.ts";
+import { organizationCaller, requireHuman } from "../auth.ts";
 import { createRouter } from "../env.ts";
 import { errors, HUMAN, json } from "../openapi.ts";
-import { caller } from "./questionnaires.ts";
 
 export const answerImportRoutes = createRouter();
 
@@ -50,7 +49,7 @@ answerImportRoutes.openapi(
   }),
   async (c) => {
     const { organizationId } = c.req.valid("param");
-    const { organization } = await caller(c, organizationId, "owner");
+    const { organization } = await organizationCaller(c, organizationId, "owner");
     const preview = await previewAnswerImport(c.var.services.kv, {
       organization,
       bytes: new Uint8Array(await c.req.arrayBuffer()),
@@ -78,7 +77,7 @@ answerImportRoutes.openapi(
   }),
   async (c) => {
     const { organizationId } = c.req.valid("param");
-    const { organization, actor } = await caller(c, organizationId, "owner");
+    const { organization, actor } = await organizationCaller(c, organizationId, "owner");
     const query = c.req.valid("query");
     const result = await importAnswers(c.var.services.kv, {
       organization,

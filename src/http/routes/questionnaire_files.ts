@@ -2,10 +2,8 @@
  * What comes out of a reviewed questionnaire: the gap list, the buyer's own file answered,
  * its signed manifest, and the share through the access-link flow (docs/questionnaires.md).
  */
-import type { Context } from "hono";
 import { createRoute, z } from "@hono/zod-openapi";
 import { DocumentResponse } from "../../domain/documents.ts";
-import { forbidden } from "../../domain/errors.ts";
 import {
   GapsQuery,
   MANIFEST_CONTENT_TYPE,
@@ -22,9 +20,8 @@ import {
   signManifest,
 } from "../../serve/questionnaire_export.ts";
 import { gapsOf } from "../../serve/questionnaire_rows.ts";
-import { getOrganization } from "../../store/organizations.ts";
-import { requireHuman, requireMembership } from "../auth.ts";
-import { type AppEnv, createRouter } from "../env.ts";
+import { organizationCaller, requireHuman } from "../auth.ts";
+import { createRouter } from "../env.ts";
 import { errors, HUMAN, json } from "../openapi.ts";
 
 export const questionnaireFileRoutes = createRouter();
@@ -36,13 +33,6 @@ const FILE_TYPES = {
   xlsx: "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
   csv: "text/csv",
 } as const;
-
-async function member(c: Context<AppEnv>, organizationId: string, role?: "owner") {
-  await requireMembership(c, organizationId, role);
-  const organization = await getOrganization(c.var.services.kv, organizationId);
-  if (!organization) throw forbidden();
-  return { organization, actor: { userId: c.var.user.id, email: c.var.user.email ?? null } };
-}
 
 questionnaireFileRoutes.openapi(
   createRoute({
@@ -69,7 +59,7 @@ questionnaireFileRoutes.openapi(
   }),
   async (c) => {
     const { organizationId, questionnaireId } = c.req.valid("param");
-    await member(c, organizationId);
+    await organizationCaller(c, organizationId);
     const gaps = await gapsOf(c.var.services.kv, organizationId, questionnaireId);
     const asked = c.req.valid("query").format;
     const csv = asked === "csv" ||
@@ -112,7 +102,7 @@ questionnaireFileRoutes.openapi(
   }),
   async (c) => {
     const { organizationId, questionnaireId } = c.req.valid("param");
-    const { organization } = await member(c, organizationId);
+    const { organization } = await organizationCaller(c, organizationId);
     const exported = await exportQuestionnaire(c.var.services, {
       organization,
       id: questionnaireId,
@@ -147,7 +137,7 @@ questionnaireFileRoutes.openapi(
   }),
   async (c) => {
     const { organizationId, questionnaireId } = c.req.valid("param");
-    const { organization } = await member(c, organizationId);
+    const { organization } = await organizationCaller(c, organizationId);
     const { services } = c.var;
     const exported = await exportQuestionnaire(services, { organization, id: questionnaireId });
     const manifest = await manifestOf(organization, exported, services.clock.now());
@@ -190,7 +180,7 @@ questionnaireFileRoutes.openapi(
   }),
   async (c) => {
     const { organizationId, questionnaireId } = c.req.valid("param");
-    const { organization, actor } = await member(c, organizationId, "owner");
+    const { organization, actor } = await organizationCaller(c, organizationId, "owner");
     const { services } = c.var;
     const shared = await shareQuestionnaire({ ...services, key: services.keys.publications }, {
       organization,

@@ -11,10 +11,9 @@ import {
   RowParams,
 } from "../../domain/questionnaires.ts";
 import { classifyRow } from "../../serve/questionnaires.ts";
-import { requireHuman } from "../auth.ts";
+import { organizationCaller, requireHuman } from "../auth.ts";
 import { createRouter } from "../env.ts";
 import { errors, HUMAN, json, jsonBody } from "../openapi.ts";
-import { caller } from "./questionnaires.ts";
 
 export const questionnaireKindRoutes = createRouter();
 
@@ -37,7 +36,7 @@ questionnaireKindRoutes.openapi(
   }),
   async (c) => {
     const { organizationId, questionnaireId, key } = c.req.valid("param");
-    const { organization } = await caller(c, organizationId);
+    const { organization } = await organizationCaller(c, organizationId);
     const questionnaire = await classifyRow(c.var.services, {
       organization,
       id: questionnaireId,

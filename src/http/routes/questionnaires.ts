@@ -3,10 +3,8 @@
  * and owners upload, review, export and delete; owners save answers into the knowledge base
  * and share the answered file. Uploads are the file's raw bytes; the type is read from them.
  */
-import type { Context } from "hono";
 import { createRoute, z } from "@hono/zod-openapi";
 import { TrustAnswerResponse } from "../../domain/answers.ts";
-import { forbidden } from "../../domain/errors.ts";
 import {
   AcceptRowsRequest,
   AcceptRowsResponse,
@@ -45,9 +43,8 @@ import {
   listDecisions,
   listQuestionnaires,
 } from "../../store/questionnaires.ts";
-import { getOrganization } from "../../store/organizations.ts";
-import { requireHuman, requireMembership } from "../auth.ts";
-import { type AppEnv, createRouter } from "../env.ts";
+import { organizationCaller, requireHuman } from "../auth.ts";
+import { createRouter } from "../env.ts";
 import { errors, HUMAN, json, jsonBody } from "../openapi.ts";
 
 export const questionnaireRoutes = createRouter();
@@ -60,14 +57,6 @@ const UPLOAD_TYPES = [
   "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
   "text/csv",
 ];
-
-/** The caller (a member, or an owner with `role`) and the organization; 403 otherwise. */
-export async function caller(c: Context<AppEnv>, organizationId: string, role?: "owner") {
-  await requireMembership(c, organizationId, role);
-  const organization = await getOrganization(c.var.services.kv, organizationId);
-  if (!organization) throw forbidden();
-  return { organization, actor: { userId: c.var.user.id, email: c.var.user.email ?? null } };
-}
 
 questionnaireRoutes.openapi(
   createRoute({
@@ -95,7 +84,7 @@ questionnaireRoutes.openapi(
   }),
   async (c) => {
     const { organizationId } = c.req.valid("param");
-    const { organization, actor } = await caller(c, organizationId);
+    const { organization, actor } = await organizationCaller(c, organizationId);
     const questionnaire = await uploadQuestionnaire(c.var.services, {
       organization,
       bytes: new Uint8Array(await c.req.arrayBuffer()),
@@ -126,7 +115,7 @@ questionnaireRoutes.openapi(
   }),
   async (c) => {
     const { organizationId } = c.req.valid("param");
-    await caller(c, organizationId);
+    await organizationCaller(c, organizationId);
     const { kv } = c.var.services;
     const query = c.req.valid("query");
     const page = await listQuestionnaires(kv, organizationId, {
@@ -162,7 +151,7 @@ questionnaireRoutes.openapi(
   }),
   async (c) => {
     const { organizationId, questionnaireId } = c.req.valid("param");
-    await caller(c, organizationId);
+    await organizationCaller(c, organizationId);
     const questionnaire = await readQuestionnaire(
       c.var.services.kv,
       organizationId,
@@ -191,7 +180,7 @@ questionnaireRoutes.openapi(
   }),
   async (c) => {
     const { organizationId, questionnaireId } = c.req.valid("param");
-    const { organization } = await caller(c, organizationId);
+    const { organization } = await organizationCaller(c, organizationId);
     const questionnaire = await updateQuestionnaire(c.var.services, {
       organization,
       id: questionnaireId,
@@ -218,7 +207,7 @@ questionnaireRoutes.openapi(
   }),
   async (c) => {
     const { organizationId, questionnaireId } = c.req.valid("param");
-    await caller(c, organizationId);
+    await organizationCaller(c, organizationId);
     await deleteQuestionnaire(c.var.services.kv, organizationId, questionnaireId);
     return c.body(null, 204);
   },
@@ -243,7 +232,7 @@ questionnaireRoutes.openapi(
   }),
   async (c) => {
     const { organizationId, questionnaireId } = c.req.valid("param");
-    await caller(c, organizationId);
+    await organizationCaller(c, organizationId);
     const page = await rowsPage(c.var.services.kv, organizationId, {
       id: questionnaireId,
       query: c.req.valid("query"),
@@ -271,7 +260,7 @@ questionnaireRoutes.openapi(
   }),
   async (c) => {
     const { organizationId, questionnaireId, key } = c.req.valid("param");
-    const { actor } = await caller(c, organizationId);
+    const { actor } = await organizationCaller(c, organizationId);
     const row = await decideRow(c.var.services.kv, organizationId, {
       id: questionnaireId,
       key,
@@ -300,7 +289,7 @@ questionnaireRoutes.openapi(
   }),
   async (c) => {
     const { organizationId, questionnaireId } = c.req.valid("param");
-    const { actor } = await caller(c, organizationId);
+    const { actor } = await organizationCaller(c, organizationId);
     const accepted = await acceptIdMatches(c.var.services.kv, organizationId, {
       id: questionnaireId,
       actor,
@@ -329,7 +318,7 @@ questionnaireRoutes.openapi(
   }),
   async (c) => {
     const { organizationId, questionnaireId } = c.req.valid("param");
-    const { actor } = await caller(c, organizationId);
+    const { actor } = await organizationCaller(c, organizationId);
     const keys = await acceptRows(c.var.services.kv, organizationId, {
       id: questionnaireId,
       request: c.req.valid("json"),
@@ -359,7 +348,7 @@ questionnaireRoutes.openapi(
   }),
   async (c) => {
     const { organizationId, questionnaireId, key } = c.req.valid("param");
-    const { actor } = await caller(c, organizationId, "owner");
+    const { actor } = await organizationCaller(c, organizationId, "owner");
     const answer = await saveRowAnswer(c.var.services.kv, organizationId, {
       id: questionnaireId,
       key,
