@@ -130,7 +130,10 @@ function assertOnlyAnswersChanged(
       const fill = byKey.get(row.key);
       const buyerAnswered = row.existingAnswer !== null;
       if (!buyerAnswered) {
-        assert.ok(inRow.includes(inertText(fill ? fill.answer : noAnswer)), `${name} row ${number}`);
+        assert.ok(
+          inRow.includes(inertText(fill ? fill.answer : noAnswer)),
+          `${name} row ${number}`,
+        );
       }
       if (fill?.evidence) {
         const ref = [...refs].find((r) =>
