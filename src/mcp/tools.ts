@@ -52,6 +52,39 @@ export interface TrustTool {
   read(reader: TrustReader, input: Record<string, unknown>): Promise<string>;
 }
 
+/**
+ * What each input property of a tool means, as tools/list shows it (the JSON Schema of an MCP
+ * tool carries `description`s from the schema itself, not the OpenAPI notes of the routes).
+ */
+export const INPUT_DESCRIPTIONS: Readonly<Record<string, string>> = {
+  projectSlug:
+    "The project's public slug, as in /trust/{projectSlug} (search_trust_profiles finds it)",
+  orgSlug:
+    "The organization's public slug, as in /public/trust/{orgSlug} (list_organization_projects and search_trust_profiles name it)",
+  query:
+    "Part of a project's name or slug, or of its organization's name, slug or description, case-insensitive",
+  q: "Words that must all appear in the question, category, questionnaire ids (e.g. IAM-02.1) or the public answer; omit to list every answer",
+  cursor: "The nextCursor of the previous answer, for the next page; omit for the first page",
+  limit: "How many entries per page (the schema gives the range; omit for the default)",
+  questions: "The buyer's questions, one string each, in the order the answers should follow",
+};
+
+/**
+ * The input schema a tool declares: every property described (INPUT_DESCRIPTIONS) and unknown
+ * properties refused, so a misspelt argument is a tool error that names it instead of being
+ * ignored silently.
+ */
+export function toolInput<S extends z.ZodObject>(schema: S): S {
+  const shape = Object.fromEntries(
+    Object.entries(schema.shape).map(([name, property]) => {
+      const description = INPUT_DESCRIPTIONS[name];
+      if (!description) throw new Error(`MCP input property ${name} has no description`);
+      return [name, (property as z.ZodType).describe(description)];
+    }),
+  );
+  return z.strictObject(shape) as unknown as S;
+}
+
 /** A tool whose `read` receives its own validated input type. */
 function tool<S extends z.ZodObject>(
   definition: Omit<TrustTool, "inputSchema" | "read"> & {
@@ -59,7 +92,7 @@ function tool<S extends z.ZodObject>(
     read(reader: TrustReader, input: z.infer<S>): Promise<string>;
   },
 ): TrustTool {
-  return definition as unknown as TrustTool;
+  return { ...definition, inputSchema: toolInput(definition.inputSchema) } as unknown as TrustTool;
 }
 
 /** A tool over one project's latest data, taking `{ projectSlug }`. */
