@@ -161,6 +161,7 @@ export async function renderVersion(
     pageUrl: urls.page,
     versions: history,
     versionUrl: urls.versionTrustJson,
+    versionPageUrl: urls.versionPage,
     maxEntries: FEED_ENTRIES,
   }).map((part) => encoder.encode(part));
   // The page shows the signals known at publication, dated: it never changes afterwards.

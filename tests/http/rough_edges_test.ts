@@ -2,12 +2,13 @@
  * Rough edges of issue 36, each checked where it showed: the documentation pages and the
  * access-request form come compressed (public, the same for everyone); every service page, the
  * sign-in form included, has a meta description; wide code blocks and tables of the
- * documentation pages are labelled regions that take the keyboard's focus.
+ * documentation pages are labelled regions that take the keyboard's focus; a feed entry links
+ * to its version's HTML page.
  */
 import assert from "node:assert/strict";
 import { markdownToHtml } from "../../src/lib/markdown.ts";
-import { createTestApp } from "../support/app.ts";
-import { team } from "../support/fixtures.ts";
+import { createTestApp, TEST_BASE_URL } from "../support/app.ts";
+import { publishVersion, team, workspace } from "../support/fixtures.ts";
 
 const GZIP = { "accept-encoding": "gzip", accept: "text/html" };
 
@@ -68,4 +69,19 @@ Deno.test("[http] code blocks and tables of the service's documents are focusabl
     /<div class="table-scroll" tabindex="0" role="region" aria-label="Table 1: Probe, Reads">\n?<table>/,
   );
   assert.match(out, /<\/table>\n?<\/div>/);
+});
+
+Deno.test("[http] each feed entry links to its version's HTML page, which answers", async () => {
+  await using ctx = await createTestApp();
+  const ws = await workspace(ctx, "alice", { projectSlug: "acme", visibility: "public" });
+  await publishVersion(ctx, ws);
+  const xml = await (await ctx.call("GET", "/trust/acme/feed.xml")).text();
+  const entry = xml.match(/<entry>[\s\S]*?<\/entry>/)?.[0] ?? "";
+  const page = entry.match(/<link rel="alternate" type="text\/html" href="([^"]+)"\/>/)?.[1];
+  assert.ok(page, `no text/html link in the entry:\n${entry}`);
+  assert.equal(page, `${TEST_BASE_URL}/trust/acme/versions/1/index.html`);
+  const res = await ctx.call("GET", new URL(page).pathname);
+  assert.equal(res.status, 200);
+  assert.match(res.headers.get("content-type") ?? "", /^text\/html/);
+  assert.match(await res.text(), /Version 1|version 1/);
 });

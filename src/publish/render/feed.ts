@@ -18,6 +18,8 @@ export interface AtomFeedInput {
   versions: readonly PublishedVersion[];
   /** Absolute URL of one version's trust.json; defaults to `<pageUrl>/versions/<n>/trust.json`. */
   versionUrl?: (version: number) => string;
+  /** Absolute URL of one version's HTML page; defaults to `<pageUrl>/versions/<n>/index.html`. */
+  versionPageUrl?: (version: number) => string;
   /** Most entries to include, newest first (default 50); the feed id still uses the oldest. */
   maxEntries?: number;
 }
@@ -40,7 +42,11 @@ function changeLines(version: PublishedVersion): string[] {
   );
 }
 
-function entry(input: AtomFeedInput, version: PublishedVersion, versionUrl: string): string {
+function entry(
+  input: AtomFeedInput,
+  version: PublishedVersion,
+  urls: { json: string; page: string },
+): string {
   const at = utc(version.publishedAt);
   const content = [
     `Overall state: ${version.overallState}.`,
@@ -55,7 +61,8 @@ function entry(input: AtomFeedInput, version: PublishedVersion, versionUrl: stri
     `    <title>Version ${version.version}: ${version.overallState}</title>`,
     `    <updated>${at}</updated>`,
     `    <published>${at}</published>`,
-    `    <link rel="alternate" type="application/json" href="${text(versionUrl)}"/>`,
+    `    <link rel="alternate" type="text/html" href="${text(urls.page)}"/>`,
+    `    <link rel="alternate" type="application/json" href="${text(urls.json)}"/>`,
     `    <content type="text">${text(content)}</content>`,
     "  </entry>",
   ].join("\n");
@@ -65,7 +72,8 @@ function entry(input: AtomFeedInput, version: PublishedVersion, versionUrl: stri
  * Renders an Atom 1.0 feed of a project's published versions: feed id, title, author,
  * updated (the newest publication), self and alternate links, and one entry per version
  * (newest first, at most `maxEntries`) titled "Version 7: pass" with a stable tag: URI
- * id, `updated` = its publication time, a link to that version's immutable trust.json and
+ * id, `updated` = its publication time, links to that version's page (text/html, what a feed
+ * reader opens) and its immutable trust.json, and
  * plain-text content listing the state changes and the digest. Vendor text is escaped and
  * characters XML cannot carry are replaced, so the feed is always well-formed. Throws a
  * RangeError without versions: a project that never published has no feed.
@@ -88,6 +96,8 @@ export function renderAtomFeedParts(input: AtomFeedInput): string[] {
   }
   const base = input.pageUrl.replace(/(?<!\/)\/+$/, "");
   const versionUrl = input.versionUrl ?? ((n: number) => `${base}/versions/${n}/trust.json`);
+  const versionPageUrl = input.versionPageUrl ??
+    ((n: number) => `${base}/versions/${n}/index.html`);
   const oldest = versions[versions.length - 1];
   const entries = versions.slice(0, input.maxEntries ?? 50);
   const head = [
@@ -104,7 +114,9 @@ export function renderAtomFeedParts(input: AtomFeedInput): string[] {
   ];
   return [
     `${head.join("\n")}\n`,
-    ...entries.map((v) => `${entry(input, v, versionUrl(v.version))}\n`),
+    ...entries.map((v) =>
+      `${entry(input, v, { json: versionUrl(v.version), page: versionPageUrl(v.version) })}\n`
+    ),
     "</feed>\n",
   ];
 }
