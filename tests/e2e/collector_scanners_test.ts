@@ -83,7 +83,9 @@ Deno.test("[e2e] collector CLI: npm audit --json passes, then fails, the vulnera
       assert.equal(
         evaluation.reason,
         "npm audit report: 0 critical, 0 high, 0 medium, 1 low (1 more package vulnerable " +
-          "only through a dependency, whose advisories are counted there); no finding above medium",
+          "only through a dependency, whose advisories are counted there) (counted per advisory " +
+          "in each package; npm audit's own summary counts vulnerable packages: 2 low); " +
+          "no finding above medium",
       );
     });
 

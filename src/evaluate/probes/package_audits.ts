@@ -90,9 +90,37 @@ export function readNpmAudit(report: JsonObject): ScanReading {
       });
     }
   }
-  const note = through === 0 ? undefined : ` (${count(through, "more package")} vulnerable only ` +
+  const throughNote = through === 0 ? "" : ` (${count(through, "more package")} vulnerable only ` +
     "through a dependency, whose advisories are counted there)";
+  const note = `${throughNote}${npmTotalsNote(report, findings)}` || undefined;
   return { format, findings, artifacts: [], note };
+}
+
+/**
+ * npm audit's own summary (`metadata.vulnerabilities`) counts vulnerable packages, each at its
+ * highest severity; the findings here count each advisory in each package. When the two tell
+ * different numbers, the reason says so and gives npm's, so a reader comparing them with the
+ * terminal's output knows why they differ.
+ */
+function npmTotalsNote(report: JsonObject, findings: readonly Finding[]): string {
+  const metadata = own(report, "metadata");
+  const totals = isObject(metadata) ? own(metadata, "vulnerabilities") : undefined;
+  if (!isObject(totals)) return "";
+  const words = ["critical", "high", "moderate", "low", "info"] as const;
+  const npm = words.map((word) => [word, own(totals, word)] as const)
+    .filter((pair): pair is readonly [typeof words[number], number] =>
+      typeof pair[1] === "number" && pair[1] > 0
+    );
+  // A summary of nothing (or none at all) is no count to compare with.
+  if (npm.length === 0) return "";
+  const ours = new Map<string, number>();
+  for (const finding of findings) ours.set(finding.severity, (ours.get(finding.severity) ?? 0) + 1);
+  const same = npm.length === ours.size &&
+    npm.every(([word, n]) => ours.get(word === "moderate" ? "medium" : word) === n);
+  if (same) return "";
+  const theirs = npm.map(([word, n]) => `${n} ${word}`).join(", ");
+  return ` (counted per advisory in each package; npm audit's own summary counts vulnerable ` +
+    `packages: ${theirs})`;
 }
 
 /** The v1 report: one finding per advisory and installed version (`findings[].version`). */
