@@ -12,6 +12,7 @@ import {
   operations,
 } from "../support/openapi_validator.ts";
 import { startTestServer } from "../support/server.ts";
+import { exerciseAccessTokens } from "./_contract_access_tokens.ts";
 import { exerciseAnswers, exerciseFrameworks } from "./_contract_buyer.ts";
 import { exerciseBuyers } from "./_contract_buyers.ts";
 import { exerciseDeletion } from "./_contract_deletion.ts";
@@ -436,6 +437,7 @@ Deno.test("[contract] every operation answers as /openapi.json documents", async
       await call("deleteProjectUpdate", { params: updateItem, expect: 404 });
       await exerciseDocuments(call, { ...fx, projectSlug: slug.projectSlug });
       await exerciseBuyers(call, fx, server.kv);
+      await exerciseAccessTokens(call, fx);
       await exerciseFrameworks(call, { ...fx, projectSlug: slug.projectSlug });
       await exerciseAnswers(call, fx);
       await exerciseQuestionnaires(call, fx);
