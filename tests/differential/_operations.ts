@@ -6,6 +6,7 @@
 import { makePdf } from "../support/documents.ts";
 import type { Answer, Call, DifferentialWorld } from "../support/differential_world.ts";
 import { authorize, signUp, tokenRequest } from "../support/builtin_login.ts";
+import { ACCESS_GROUP, ACCESS_OPERATIONS } from "./_operations_access.ts";
 
 /** A request the table makes: its concrete path and what it sends; `expect`: its status. */
 export interface Step {
@@ -631,6 +632,7 @@ export const OPERATIONS: Record<string, Entry> = {
     path: `/organizations/${w.target.orgId}/deletion`,
     call: { token: w.tokens.owner },
   }),
+  ...ACCESS_OPERATIONS,
 };
 
 /** The groups, each run on its own world in this order (destructive ones last). */
@@ -661,6 +663,7 @@ export const GROUPS: Record<string, string[]> = {
     "updateQuestionnaire",
     "decideQuestionnaireRow",
     "acceptQuestionnaireIdMatches",
+    "acceptQuestionnaireRows",
     "saveQuestionnaireAnswer",
     "shareQuestionnaire",
     "classifyQuestionnaireRow",
@@ -731,6 +734,7 @@ export const GROUPS: Record<string, string[]> = {
     "scheduleOrganizationDeletion",
     "cancelOrganizationDeletion",
   ],
+  access: ACCESS_GROUP,
 };
 
 /** Performs one step; returns the answer's status and text. */
