@@ -32,6 +32,8 @@ import { logPageRoutes, logRoutes } from "./routes/log.ts";
 import { mcpRoutes } from "./routes/mcp.ts";
 import { meRoutes } from "./routes/me.ts";
 import { oauthRoutes } from "./routes/oauth.ts";
+import { oauthSignInLinkRoutes } from "./routes/oauth_sign_in_link.ts";
+import { oauthTokenRoutes } from "./routes/oauth_token.ts";
 import { organizationProfileRoutes } from "./routes/org_profile.ts";
 import { subprocessorRoutes } from "./routes/subprocessors.ts";
 import {
@@ -142,6 +144,8 @@ export function mountRoutes(app: OpenAPIHono<AppEnv>, config: Config): void {
   app.route("/", webhookDeliveryRoutes);
   if (config.auth.mode === "builtin") {
     app.route("/", oauthRoutes);
+    app.route("/", oauthSignInLinkRoutes);
+    app.route("/", oauthTokenRoutes);
     app.route("/", signupRoutes);
   }
 }

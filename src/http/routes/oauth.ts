@@ -28,9 +28,7 @@ import {
   loginForm,
   SIGN_IN_COOKIE,
   tags,
-} from "./oauth_forms.ts";
-import { oauthSignInLinkRoutes } from "./oauth_sign_in_link.ts";
-import { oauthTokenRoutes } from "./oauth_token.ts";
+} from "../oauth_forms.ts";
 
 export const oauthRoutes = createRouter();
 
@@ -136,6 +134,3 @@ oauthRoutes.openapi(
     if (!result.success) return errorPage(c, "The sign-in form is incomplete");
   },
 );
-
-oauthRoutes.route("/", oauthSignInLinkRoutes);
-oauthRoutes.route("/", oauthTokenRoutes);

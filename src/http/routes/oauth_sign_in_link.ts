@@ -24,7 +24,7 @@ import {
   HtmlPage,
   LinkRequestForm,
   tags,
-} from "./oauth_forms.ts";
+} from "../oauth_forms.ts";
 
 export const oauthSignInLinkRoutes = createRouter();
 

@@ -16,7 +16,7 @@ import {
   tags,
   TokenForm,
   TokenResponse,
-} from "./oauth_forms.ts";
+} from "../oauth_forms.ts";
 
 export const oauthTokenRoutes = createRouter();
 

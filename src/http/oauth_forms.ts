@@ -5,13 +5,13 @@
  */
 import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import { type AuthorizationRequest } from "../../auth/builtin/authorize.ts";
-import { OAuthFailure } from "../../auth/builtin/failure.ts";
-import { SIGN_IN_LINK_TTL_MS } from "../../auth/builtin/sign_in_link.ts";
-import { html } from "../../lib/html.ts";
-import { issueCsrfToken } from "../csrf.ts";
-import { type AppEnv } from "../env.ts";
-import { pageHeaders, renderPage } from "../html.ts";
+import { type AuthorizationRequest } from "../auth/builtin/authorize.ts";
+import { OAuthFailure } from "../auth/builtin/failure.ts";
+import { SIGN_IN_LINK_TTL_MS } from "../auth/builtin/sign_in_link.ts";
+import { html } from "../lib/html.ts";
+import { issueCsrfToken } from "./csrf.ts";
+import { type AppEnv } from "./env.ts";
+import { pageHeaders, renderPage } from "./html.ts";
 
 export const tags = ["OAuth"];
 export const CSRF_COOKIE = "tp_csrf";
