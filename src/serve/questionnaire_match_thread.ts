@@ -40,9 +40,17 @@ const PIECE_CHARS = 256 * 1024;
 /** Starts (or failed starts) of the worker after which matching stays in this isolate. */
 const MAX_WORKER_FAILURES = 3;
 
+/**
+ * A worker with nothing to do is ended after this long: a live worker keeps the process running
+ * (Deno's workers have no `unref`), so a command or test that matched once would never exit.
+ * The next request starts a new one.
+ */
+const IDLE_MS = 5_000;
+
 interface Thread {
   worker: Worker;
   pending: Map<number, { resolve: (m: FromMatchWorker) => void; reject: (e: Error) => void }>;
+  idle: ReturnType<typeof setTimeout> | null;
 }
 
 let thread: Thread | null = null;
@@ -67,7 +75,7 @@ function currentThread(): Thread | null {
     failures = MAX_WORKER_FAILURES;
     return null;
   }
-  const started: Thread = { worker, pending: new Map() };
+  const started: Thread = { worker, pending: new Map(), idle: null };
   const fail = (why: string) => {
     if (thread === started) thread = null;
     failures++;
@@ -80,6 +88,7 @@ function currentThread(): Thread | null {
     if (!waiting) return;
     started.pending.delete(event.data.id);
     waiting.resolve(event.data);
+    if (started.pending.size === 0) endWhenIdle(started);
   };
   worker.onerror = (event) => {
     event.preventDefault();
@@ -90,10 +99,29 @@ function currentThread(): Thread | null {
   return started;
 }
 
+/** Ends the worker once it has had nothing to do for IDLE_MS (a new request cancels it). */
+function endWhenIdle(on: Thread): void {
+  if (on.idle !== null) clearTimeout(on.idle);
+  on.idle = setTimeout(() => {
+    on.idle = null;
+    if (on.pending.size > 0) return;
+    if (thread === on) thread = null;
+    on.worker.terminate();
+  }, IDLE_MS);
+}
+
+/** Cancels the worker's idle end: a build or a request is starting on it. */
+function keepAwake(on: Thread): void {
+  if (on.idle === null) return;
+  clearTimeout(on.idle);
+  on.idle = null;
+}
+
 function ask(
   on: Thread,
   message: Exclude<ToMatchWorker, { op: "part" }>,
 ): Promise<FromMatchWorker> {
+  keepAwake(on);
   return new Promise((resolve, reject) => {
     on.pending.set(message.id, { resolve, reject });
     on.worker.postMessage(message);
@@ -147,6 +175,7 @@ async function workerMatcher(
     sliceMs: number;
   },
 ): Promise<KbMatcher> {
+  keepAwake(on);
   // The answers go in pieces, with the event loop served between them once a slice is used.
   const { sliceMs, ...build } = options;
   // Each build its own key on the worker, so a matcher never reads another build's texts.
