@@ -550,6 +550,15 @@ async function* fillProject(kv: Deno.Kv, project: ProjectRef): Found {
   if (project.createdAt) {
     yield ["projects_by_created", project.organizationId, project.createdAt, project.slug, id];
   }
+  // The page-view counters of its public pages, kept under the organization by path.
+  const pages = `/trust/${project.slug}`;
+  for await (const { key } of kv.list({ prefix: ["page_views", project.organizationId] })) {
+    const path = key[3];
+    if (
+      typeof path === "string" &&
+      (path === pages || path.startsWith(`${pages}/`) || path.startsWith(`${pages}.`))
+    ) yield key;
+  }
   for (
     const collection of [
       "sigstore_identities",
