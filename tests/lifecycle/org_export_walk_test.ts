@@ -40,6 +40,7 @@ Deno.test("[lifecycle] export: documents kept from the walk or walked again give
     running = false;
 
     const blobs = createKvBlobStore(kv);
+    // fixed-instant: the archives' own timestamp, the same in each so they compare byte for byte
     const now = new Date(Date.parse("2026-01-01T00:00:00Z"));
     for (const log of [false, true]) {
       const run = (documentSpoolKeys?: number) =>

@@ -18,12 +18,17 @@ function cellBreaks(line: string): number {
   return [...line.matchAll(/(?<!\\)\|/g)].length;
 }
 
+/** The rows of every table whose header starts so, in page order (controls come in groups). */
 function tableRows(markdown: string, header: string): string[] {
   const lines = markdown.split("\n");
-  const start = lines.findIndex((l) => l.startsWith(header));
-  assert.ok(start >= 0, `table starting "${header}"`);
-  const end = lines.findIndex((l, i) => i > start && !l.startsWith("|"));
-  return lines.slice(start + 2, end);
+  const rows: string[] = [];
+  lines.forEach((line, start) => {
+    if (!line.startsWith(header)) return;
+    const end = lines.findIndex((l, i) => i > start && !l.startsWith("|"));
+    rows.push(...lines.slice(start + 2, end < 0 ? undefined : end));
+  });
+  assert.ok(rows.length > 0, `a table starting "${header}"`);
+  return rows;
 }
 
 Deno.test("[publish] escapeMarkdown() neutralizes Markdown and HTML", async (t) => {
