@@ -11,6 +11,7 @@ import { createKvBlobStore } from "../src/blobs/kv.ts";
 import { Env, loadConfig } from "../src/config.ts";
 import { systemClock } from "../src/lib/clock.ts";
 import { memoryLogger } from "../src/lib/log.ts";
+import { denoFmt } from "./fmt.ts";
 
 const ROOT = new URL("../", import.meta.url);
 
@@ -144,20 +145,8 @@ export async function apiDocument(): Promise<ApiDocument> {
 }
 
 /** Markdown as `deno fmt` writes it (tables aligned), so the quality test's check agrees. */
-async function formatted(markdown: string): Promise<string> {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["fmt", "--ext=md", "-"],
-    cwd: ROOT,
-    stdin: "piped",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  const writer = child.stdin.getWriter();
-  await writer.write(new TextEncoder().encode(markdown));
-  await writer.close();
-  const out = await child.output();
-  if (!out.success) throw new Error(new TextDecoder().decode(out.stderr));
-  return new TextDecoder().decode(out.stdout);
+function formatted(markdown: string): Promise<string> {
+  return denoFmt(markdown, "md");
 }
 
 /** The generated files, path → the text they should hold now. */

@@ -7,6 +7,8 @@
  * exports. tests/http/verifier_kit_modules_test.ts fails when the file differs from a fresh join.
  */
 
+import { denoFmt } from "./fmt.ts";
+
 const ROOT = new URL("../", import.meta.url);
 const DIR = new URL("src/cli/verify/", ROOT);
 /** The joined kit, served at /verify.ts. */
@@ -42,20 +44,8 @@ function splitDoc(name: string, text: string): { doc: string[]; body: string } {
 }
 
 /** `deno fmt` of TypeScript text, with the project's settings. */
-async function formatted(text: string): Promise<string> {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["fmt", "--ext=ts", "-"],
-    cwd: ROOT,
-    stdin: "piped",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  const writer = child.stdin.getWriter();
-  await writer.write(new TextEncoder().encode(text));
-  await writer.close();
-  const out = await child.output();
-  if (!out.success) throw new Error(new TextDecoder().decode(out.stderr));
-  return new TextDecoder().decode(out.stdout);
+function formatted(text: string): Promise<string> {
+  return denoFmt(text, "ts");
 }
 
 /** The joined kit, as src/cli/verify.ts must read. */

@@ -122,6 +122,12 @@ export function summaryCsv(summary: Summary): string {
   return lines.join("");
 }
 
+/** The two forms `summaryAnswer` gives, for a route's documented 200. */
+export const SUMMARY_CONTENT = {
+  "application/json": { schema: SummaryResponse },
+  "text/csv": { schema: z.string() },
+};
+
 /** Answers a summary as JSON or as a CSV attachment. */
 export function summaryAnswer(
   c: Context,

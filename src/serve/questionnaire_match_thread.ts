@@ -128,6 +128,16 @@ function ask(
   });
 }
 
+/** What a matcher is built for, and the bounds it is built within (see `buildKbMatcher`). */
+interface MatcherOptions {
+  key: string;
+  organizationId: string;
+  version: string;
+  chars: number;
+  maxChars: number;
+  sliceMs: number;
+}
+
 /**
  * The matcher of `kb` (already without restricted answers' text): built on the worker, or here
  * when there is none. `key` names the knowledge base (organization and version); `chars` is its
@@ -135,14 +145,7 @@ function ask(
  */
 export async function buildKbMatcher(
   kb: KnowledgeBase,
-  options: {
-    key: string;
-    organizationId: string;
-    version: string;
-    chars: number;
-    maxChars: number;
-    sliceMs: number;
-  },
+  options: MatcherOptions,
 ): Promise<KbMatcher> {
   const on = currentThread();
   if (on) {
@@ -166,14 +169,7 @@ export async function buildKbMatcher(
 async function workerMatcher(
   on: Thread,
   kb: KnowledgeBase,
-  options: {
-    key: string;
-    organizationId: string;
-    version: string;
-    chars: number;
-    maxChars: number;
-    sliceMs: number;
-  },
+  options: MatcherOptions,
 ): Promise<KbMatcher> {
   keepAwake(on);
   // The answers go in pieces, with the event loop served between them once a slice is used.

@@ -25,10 +25,10 @@ import { DateTime, uuidParam } from "../../domain/common.ts";
 import { forbidden, notFound, validationFailed } from "../../domain/errors.ts";
 import {
   buyerSummary,
+  SUMMARY_CONTENT,
   summaryAnswer,
   summaryChartSvg,
   SummaryQuery,
-  SummaryResponse,
 } from "../../serve/buyer_summaries.ts";
 import { DEFAULT_ACCESS_SETTINGS, liveGrants, ruleOf } from "../../serve/buyers.ts";
 import {
@@ -351,10 +351,7 @@ buyerInventoryRoutes.openapi(
     request: { params: OrgParams, query: SummaryQuery },
     responses: {
       200: {
-        content: {
-          "application/json": { schema: SummaryResponse },
-          "text/csv": { schema: z.string() },
-        },
+        content: SUMMARY_CONTENT,
         description: "The summary",
       },
       ...errors(400, 401, 403),

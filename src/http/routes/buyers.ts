@@ -46,9 +46,9 @@ import {
 } from "../../serve/buyers.ts";
 import {
   buyerSummary,
+  SUMMARY_CONTENT,
   summaryAnswer,
   SummaryQuery,
-  SummaryResponse,
 } from "../../serve/buyer_summaries.ts";
 import { downloadHeaders, readDocumentBytes } from "../../serve/documents.ts";
 import {
@@ -513,10 +513,7 @@ buyerRoutes.openapi(
     request: { params: OrgSlugParams, query: SummaryQuery },
     responses: {
       200: {
-        content: {
-          "application/json": { schema: SummaryResponse },
-          "text/csv": { schema: z.string() },
-        },
+        content: SUMMARY_CONTENT,
         description: "The summary",
       },
       ...errors(400, 401, 404),
