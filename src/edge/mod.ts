@@ -15,7 +15,7 @@ import { insertJob } from "../store/jobs.ts";
 
 /** The job that purges a render's tags a second time, and how long after the first. */
 const PURGE_AGAIN_JOB = "edge.purge-again";
-const PURGE_AGAIN_MS = 2000;
+export const PURGE_AGAIN_MS = 2000;
 
 export interface Edge {
   purger: Purger;

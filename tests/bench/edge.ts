@@ -39,6 +39,7 @@ import {
   hitRatio,
   purgeAcks,
   readVersion,
+  secondPurgeAck,
   staleAfterPurge,
 } from "../support/deploy_reads.ts";
 import { ACCOUNT, acmeProject, type Call, caller, sendScan } from "../support/live_vendor.ts";
@@ -262,6 +263,9 @@ async function readsWithPublishes(
 ) {
   const reads: EdgeRead[] = [];
   const acks: Acknowledged[] = [];
+  const firsts: Array<
+    { version: number; from: number; groups: Array<{ tag: string; at: number }> }
+  > = [];
   const deadline = Date.now() + READS_TIMEOUT_MS;
   let started = 0;
   let publishes = 0;
@@ -312,6 +316,14 @@ async function readsWithPublishes(
         throw new Error(`no purge after version ${published.version} in 30 s`);
       }
       acks.push({ version: published.version, at: Math.max(...(purged as number[])) });
+      firsts.push({
+        version: published.version,
+        from,
+        groups: ["/trust.json", ""].map((path, i) => ({
+          tag: tagOf(target.projectId, path),
+          at: purged[i] as number,
+        })),
+      });
       publishes++;
     }
   })().catch((error) => {
@@ -319,7 +331,21 @@ async function readsWithPublishes(
   });
   await Promise.all([publisher, ...readers]);
   if (failed !== null) throw failed;
-  return { reads, acks, elapsedMs: Date.now() - began };
+  const elapsedMs = Date.now() - began;
+  // Each render's second purge (src/edge/mod.ts), which evicts a miss that was in flight
+  // across the first one.
+  const settled: Acknowledged[] = [];
+  for (const first of firsts) {
+    const at = await Promise.all(first.groups.map(({ tag, at }) =>
+      until(
+        () => Promise.resolve(secondPurgeAck(host.lines, first.from, tag, at)),
+        VISIBLE_TIMEOUT_MS,
+      )
+    ));
+    if (at.includes(null)) throw new Error(`no second purge after version ${first.version}`);
+    settled.push({ version: first.version, at: Math.max(...(at as number[])) });
+  }
+  return { reads, acks, settled, elapsedMs };
 }
 
 export interface EdgeResult {
@@ -356,8 +382,14 @@ export async function benchEdge(): Promise<EdgeResult> {
     }
     const restarts = host.starts - startsBefore;
 
-    const { reads, acks, elapsedMs } = await readsWithPublishes(host, call, target, critical);
-    const stale = staleAfterPurge(reads, acks);
+    const { reads, acks, settled, elapsedMs } = await readsWithPublishes(
+      host,
+      call,
+      target,
+      critical,
+    );
+    const early = staleAfterPurge(reads, acks);
+    const stale = staleAfterPurge(reads, settled);
     const ratio = hitRatio(reads);
     const hits = reads.filter((r) => r.cache === "HIT").length;
     const errors = reads.filter((r) => r.status !== 200).length;
@@ -399,8 +431,8 @@ export async function benchEdge(): Promise<EdgeResult> {
       `${acks.length} publish${
         acks.length === 1 ? "" : "es"
       }, one every ${PUBLISH_EVERY} reads, ${elapsedMs} ms)`,
-      `edge: ${stale.length} of ${reads.length} reads begun after a purge acknowledgement ` +
-      `still showed an older version (purges for versions ${
+      `edge: ${stale.length} of ${reads.length} reads begun after a render's second purge ` +
+      `still showed an older version (${early.length} after its first; purges for versions ${
         acks.map((a) => a.version).join(", ") || "none"
       })`,
     ];

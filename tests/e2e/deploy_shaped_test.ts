@@ -23,6 +23,7 @@ import {
   hitRatio,
   purgeAcks,
   readVersion,
+  secondPurgeAck,
   staleAfterPurge,
 } from "../support/deploy_reads.ts";
 import {
@@ -248,12 +249,14 @@ for (const version of [DEPLOY_DENO_VERSION, README_DENO_VERSION]) {
 
       results.push(
         await t.step(
-          "[~10 s] 2,000 reads through the CDN with publishes between: none older than an acknowledged purge",
+          "[~12 s] 2,000 reads through the CDN with publishes between: none older than a render's second purge",
           async () => {
             const TOTAL = 2_000;
             const PUBLISH_AT = [300, 700, 1_100, 1_500];
             const reads: EdgeRead[] = [];
             const acks: Acknowledged[] = [];
+            const firstPurges: Array<{ from: number; groups: Array<{ tag: string; at: number }> }> =
+              [];
             let started = 0;
             const readers = Array.from({ length: 8 }, async () => {
               while (started < TOTAL) {
@@ -305,17 +308,39 @@ for (const version of [DEPLOY_DENO_VERSION, README_DENO_VERSION]) {
                   version: published.version,
                   at: Math.max(...both.map((a) => a.at)),
                 });
+                firstPurges.push({
+                  from,
+                  groups: ["signed", "latest"].map((group, i) => ({
+                    tag: `project-${target.projectId}-${group}`,
+                    at: both[i].at,
+                  })),
+                });
               }
             })();
             const [publishing] = await Promise.allSettled([publisher, Promise.all(readers)]);
-            const stale = staleAfterPurge(reads, acks);
+            // A cache miss in flight across a render's purge may still land in the cache with
+            // the older page (docs/edge.md, "The race one purge cannot close"); the render's
+            // second purge, PURGE_AGAIN_MS later, evicts it. What is promised holds from there.
+            const settled: Acknowledged[] = [];
+            for (const [i, first] of firstPurges.entries()) {
+              const at = await Promise.all(first.groups.map(({ tag, at }) =>
+                eventually(
+                  `the second purge of ${tag}`,
+                  () => Promise.resolve(secondPurgeAck(host.lines, first.from, tag, at)),
+                  10_000,
+                )
+              ));
+              settled.push({ version: acks[i].version, at: Math.max(...at) });
+            }
+            const stale = staleAfterPurge(reads, settled);
+            const early = staleAfterPurge(reads, acks);
             const ratio = hitRatio(reads);
             console.log(
               `${reads.length} reads through the CDN: hit ratio ${(ratio * 100).toFixed(1)} % ` +
                 `(${
                   reads.filter((r) => r.cache === "HIT").length
-                } HIT), ${stale.length} showed an ` +
-                `older version after an acknowledged purge; purges acknowledged for versions ` +
+                } HIT), ${stale.length} showed an older version after a render's second purge ` +
+                `(${early.length} after its first); purges acknowledged for versions ` +
                 `${acks.map((a) => a.version).join(", ") || "none"}`,
             );
             assert.equal(reads.length, TOTAL);

@@ -134,16 +134,32 @@ async function runUntil(
     }
   };
   const pumps = Promise.all([pump(child.stdout), pump(child.stderr)]);
+  const ended: { status: Deno.CommandStatus | null } = { status: null };
+  child.status.then((status) => ended.status = status);
   try {
     const deadline = Date.now() + 60_000;
     while (!done(lines)) {
+      // A command that ended before it was ready fails at once, with what it printed.
+      assert.equal(
+        ended.status,
+        null,
+        `exited (${ended.status?.code}) before it was ready:\n${lines.join("\n")}`,
+      );
       assert.ok(Date.now() < deadline, lines.join("\n"));
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     await check(lines);
   } finally {
-    Deno.kill(-child.pid, "SIGINT");
-    const stopper = setTimeout(() => Deno.kill(-child.pid, "SIGKILL"), 10_000);
+    // The group may be gone already (a command that ended by itself).
+    const signal = (name: Deno.Signal) => {
+      try {
+        Deno.kill(-child.pid, name);
+      } catch {
+        // nothing left to stop
+      }
+    };
+    signal("SIGINT");
+    const stopper = setTimeout(() => signal("SIGKILL"), 10_000);
     await child.status;
     clearTimeout(stopper);
     await pumps;
@@ -313,10 +329,16 @@ Deno.test("[docs] backup and restore of docs/lifecycle.md run as written", async
 
 Deno.test("[docs] the Varnish command of docs/edge.md runs as written", async () => {
   const [command] = await blockOf("docs/edge.md", /^varnishd /);
-  // Port 6081 becomes a free one: this machine is shared.
+  // Port 6081 becomes a free one, and the working directory (-n, by default one per host name
+  // under /var/lib/varnish, where another varnishd or a killed run's files may be) a temporary
+  // one: this machine is shared.
   const port = freePort();
-  const shown = command.replace("-a :6081", `-a 127.0.0.1:${port}`);
+  const parent = await Deno.makeTempDir({ prefix: "docs-varnish-" });
+  // varnishd started as root runs its compiler and cache process as other users.
+  await Deno.chmod(parent, 0o755);
+  const shown = command.replace("-a :6081", `-a 127.0.0.1:${port} -n ${parent}/work`);
   assert.notEqual(shown, command, "the block listens on :6081");
+  await using _workdir = { [Symbol.asyncDispose]: () => Deno.remove(parent, { recursive: true }) };
   await runUntil(
     shown,
     shellEnv(),

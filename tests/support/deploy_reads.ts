@@ -3,6 +3,7 @@
  * response shows (trust.json or the HTML page), whether the cache answered it, and the count of
  * reads that began after a purge was acknowledged and still showed an older version.
  */
+import { PURGE_AGAIN_MS } from "../../src/edge/mod.ts";
 
 /** One read through the edge. */
 export interface EdgeRead {
@@ -58,6 +59,22 @@ export function purgeAcks(lines: string[], from = 0): Array<{ tags: string[]; at
     const match = line.match(/^deploy-emulation: purge acknowledged (\S*) (\d+)$/);
     return match ? [{ tags: match[1].split(","), at: Number(match[2]) }] : [];
   });
+}
+
+/**
+ * When the second purge of `tag` (src/edge/mod.ts, `PURGE_AGAIN_MS` after a render) was
+ * acknowledged, for a render whose first purge of it was acknowledged at `firstAt`: the first
+ * acknowledgement of `tag` at least that long after. Null while there is none.
+ */
+export function secondPurgeAck(
+  lines: string[],
+  from: number,
+  tag: string,
+  firstAt: number,
+): number | null {
+  return purgeAcks(lines, from).find((a) =>
+    a.tags.includes(tag) && a.at >= firstAt + PURGE_AGAIN_MS
+  )?.at ?? null;
 }
 
 /** Share of reads the cache answered. */
