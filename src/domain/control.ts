@@ -72,6 +72,11 @@ export const TrustControl = z.object({
     description: "Evidence stream the control reads; null for collector controls",
   }),
   rule: ControlRule.nullable(),
+  // Addition to SPEC.md's fields (controls stored before it read as false).
+  required: z.boolean().openapi({
+    description:
+      'Whether the vendor marks the control required: a required control that has not reported makes the published headline\'s verdict `unknown` ("Not reported: <name> (required)"); a control neither reported nor required does not change the verdict. Recorded in each version at publication (docs/first_screen.md)',
+  }),
 }).openapi("TrustControl");
 export type TrustControl = z.infer<typeof TrustControl>;
 
@@ -99,6 +104,9 @@ export const CreateControlRequest = z.strictObject({
   freshnessPolicyJson: FreshnessPolicy.optional(),
   degradationPolicyJson: DegradationPolicy.optional(),
   enabled: z.boolean().optional(),
+  required: z.boolean().optional().openapi({
+    description: "Mark the control required (default false); see TrustControl.required",
+  }),
 }).openapi("CreateControlRequest");
 export type CreateControlRequest = z.infer<typeof CreateControlRequest>;
 
@@ -108,5 +116,9 @@ export const UpdateControlRequest = z.strictObject({
   freshnessPolicyJson: FreshnessPolicy.optional(),
   degradationPolicyJson: DegradationPolicy.optional(),
   rule: ControlRule.nullable().optional(),
+  required: z.boolean().optional().openapi({
+    description:
+      "Mark or unmark the control required; the published pages follow at the next version",
+  }),
 }).openapi("UpdateControlRequest");
 export type UpdateControlRequest = z.infer<typeof UpdateControlRequest>;

@@ -90,6 +90,15 @@ export const PublishedTrustSummary = z.object({
   staleCount: z.int().min(0),
   degradedCount: z.int().min(0),
   unknownCount: z.int().min(0),
+  // Additions to SPEC.md's fields, after them; absent in versions published before them.
+  requiredUnknownCount: z.int().min(0).optional().openapi({
+    description:
+      "Of the controls not reported (unknownCount), those the vendor marks required (absent in older versions: none was)",
+  }),
+  verdict: ControlState.optional().openapi({
+    description:
+      "The headline's verdict: the worst state among reported controls and required ones (a required control not reported counts as unknown), in overallState's order; a control neither reported nor required leaves it unchanged, and it is unknown when nothing reported and nothing is required. overallState keeps the evaluator's rule over every control (absent in older versions)",
+  }),
 }).openapi("PublishedTrustSummary");
 export type PublishedTrustSummary = z.infer<typeof PublishedTrustSummary>;
 
@@ -130,6 +139,10 @@ export const PublishedTrustControl = z.object({
   }),
   description: z.string().optional().openapi({
     description: "What this control checks, in one plain-language line (absent in older versions)",
+  }),
+  required: z.literal(true).optional().openapi({
+    description:
+      "Present (true) when the vendor marked the control required at publication; absent when not",
   }),
 }).openapi("PublishedTrustControl");
 export type PublishedTrustControl = z.infer<typeof PublishedTrustControl>;

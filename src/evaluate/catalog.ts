@@ -106,6 +106,7 @@ export function catalogControls(now: Date): TrustControl[] {
     createdAt: now.toISOString(),
     evidenceType: entry.evidenceType,
     rule: null,
+    required: false,
   }));
 }
 

@@ -53,6 +53,7 @@ export async function publishedControls(
       },
       group: groupOf(described.evidenceType),
       description: describeControl(described),
+      ...(control?.required === true ? { required: true as const } : {}),
     };
   });
 }

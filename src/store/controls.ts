@@ -9,6 +9,11 @@ import {
 import { conflict } from "../domain/errors.ts";
 import { controlByKeyKey, controlCountKey, controlKey, controlsOfProjectPrefix } from "./keys.ts";
 
+/** A stored control as the API gives it: one stored before `required` existed is not required. */
+function withDefaults(control: TrustControl): TrustControl {
+  return control.required === undefined ? { ...control, required: false } : control;
+}
+
 /**
  * Adds the writes that seed `controls` into `projectId` to an atomic operation. Each control's
  * key is checked to be free, unless `newProject` says the same commit creates the project: its
@@ -41,7 +46,7 @@ export async function listControlsByProject(
 ): Promise<TrustControl[]> {
   const controls: TrustControl[] = [];
   for await (const entry of kv.list<TrustControl>({ prefix: controlsOfProjectPrefix(projectId) })) {
-    controls.push(entry.value);
+    controls.push(withDefaults(entry.value));
   }
   return controls;
 }
@@ -51,7 +56,8 @@ export async function getControl(
   projectId: string,
   controlId: string,
 ): Promise<TrustControl | null> {
-  return (await kv.get<TrustControl>(controlKey(projectId, controlId))).value;
+  const control = (await kv.get<TrustControl>(controlKey(projectId, controlId))).value;
+  return control === null ? null : withDefaults(control);
 }
 
 /** Counts the project's controls the slow way, for projects made before the count was kept. */
@@ -103,7 +109,10 @@ export async function updateControl(
     const entry = await kv.get<TrustControl>(controlKey(projectId, controlId));
     if (!entry.value) return null;
     const defined = Object.entries(patch).filter(([, v]) => v !== undefined);
-    const updated = { ...entry.value, ...Object.fromEntries(defined) } as TrustControl;
+    const updated = {
+      ...withDefaults(entry.value),
+      ...Object.fromEntries(defined),
+    } as TrustControl;
     const op = kv.atomic().check(entry).set(entry.key, updated);
     if ((await op.commit()).ok) return updated;
   }

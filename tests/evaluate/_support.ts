@@ -38,6 +38,7 @@ export function control(options: ControlOptions = {}): TrustControl {
     createdAt: L,
     evidenceType,
     rule: options.rule ?? null,
+    required: false,
   };
 }
 

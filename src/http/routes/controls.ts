@@ -1,7 +1,7 @@
 /**
  * The control catalog of a project: list, add custom controls, change
- * policies, names, rules and whether a control is enabled. Every change
- * schedules a recompute.
+ * policies, names, rules, whether a control is enabled and whether it is
+ * required. Every change schedules a recompute.
  */
 import { createRoute, z } from "@hono/zod-openapi";
 import { uuidParam } from "../../domain/common.ts";
@@ -90,6 +90,7 @@ controlRoutes.openapi(
       createdAt: clock.now().toISOString(),
       evidenceType: body.evidenceType,
       rule: body.rule ?? null,
+      required: body.required ?? false,
     });
     await notifyActivity(project.id);
     return c.json({ control }, 201);
@@ -102,7 +103,7 @@ controlRoutes.openapi(
     path: "/projects/{id}/controls/{controlId}",
     operationId: "updateProjectControl",
     tags,
-    summary: "Enable, rename, or change a control's policies or rule",
+    summary: "Enable, rename, mark required, or change a control's policies or rule",
     security: HUMAN,
     middleware: [requireHuman] as const,
     request: {

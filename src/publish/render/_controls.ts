@@ -57,6 +57,9 @@ function controlRow(control: PublishedTrustControl, evidence: Anchor, schedule: 
     ? html``
     : html`<span class="checks">${control.description}</span>`;
   const key = html`<span class="key"><code>${code}</code></span>`;
+  const required = control.required === true
+    ? html`<span class="rel">Required by the vendor</span>`
+    : html``;
   const observed = control.latestEvidenceAt !== null;
   const observedAt = control.evidence?.observedAt ?? control.latestEvidenceAt;
   const latest = moment(observedAt, evidence, "No evidence yet");
@@ -66,7 +69,7 @@ function controlRow(control: PublishedTrustControl, evidence: Anchor, schedule: 
     : html`${control.reason}`;
   return html`
     <tr id="control-${control.key}">
-      <th scope="row">${control.name}${checks}${key}</th>
+      <th scope="row">${control.name}${required}${checks}${key}</th>
       <td data-label="State">${pill(control.state)}<span class="rel">Confidence ${percent(
         control.confidence,
       )}</span></td>

@@ -5,7 +5,11 @@
  */
 import { formatAge } from "../../lib/duration.ts";
 import type { ControlState } from "../../domain/control.ts";
-import type { PublishedTrustSummary, PublishedVersionChange } from "../../domain/publish.ts";
+import type {
+  PublishedTrustControl,
+  PublishedTrustSummary,
+  PublishedVersionChange,
+} from "../../domain/publish.ts";
 
 /** What each state means to a reader of the page (the rules are in /docs/evaluation.md). */
 export const STATE_MEANING: Readonly<Record<ControlState, string>> = {
@@ -72,21 +76,51 @@ export function percent(confidence: number): string {
 }
 
 /**
+ * The headline's verdict: the worst state among the reported controls and the required ones
+ * (a required control not reported counts as `unknown`), in the evaluator's order (fail,
+ * stale, degraded, unknown, pass). A control neither reported nor required leaves it
+ * unchanged; nothing reported and nothing required is `unknown`. trust.json's `overallState`
+ * keeps the evaluator's rule over every control; this is what the headline leads with.
+ * Versions published before controls could be required count none as required.
+ */
+export function headlineVerdict(
+  counts: Omit<PublishedTrustSummary, "verdict" | "requiredUnknownCount" | "overallState">,
+  requiredUnknown: number,
+): ControlState {
+  if (counts.failCount > 0) return "fail";
+  if (counts.staleCount > 0) return "stale";
+  if (counts.degradedCount > 0) return "degraded";
+  if (requiredUnknown > 0) return "unknown";
+  return counts.passCount > 0 ? "pass" : "unknown";
+}
+
+/** The verdict of a published summary (the same rule for versions that do not record it). */
+export function verdict(summary: PublishedTrustSummary): ControlState {
+  return headlineVerdict(summary, summary.requiredUnknownCount ?? 0);
+}
+
+/**
  * One line on the overall state that keeps what was reported apart from what was not:
  * "3 of 3 reported controls pass · 4 not reported", so controls without evidence never read
- * as failing ones; or why there is nothing to say.
+ * as failing ones, and says how many of those not reported the vendor requires ("· 4 not
+ * reported, 1 required"); or why there is nothing to say.
  */
 export function summaryLine(summary: PublishedTrustSummary): string {
   if (summary.totalControls === 0) return "No control is enabled yet";
+  const required = summary.requiredUnknownCount ?? 0;
   const reported = summary.totalControls - summary.unknownCount;
   if (reported === 0) {
-    return summary.totalControls === 1
-      ? "The control has not reported yet"
-      : `None of ${summary.totalControls} controls has reported yet`;
+    if (summary.totalControls === 1) {
+      return `The control has not reported yet${required > 0 ? " (required)" : ""}`;
+    }
+    const of = required === 0 ? "" : `, ${required} of them required`;
+    return `None of ${summary.totalControls} controls has reported yet${of}`;
   }
   const of = `of ${reported} reported control${reported === 1 ? "" : "s"}`;
   const passing = `${summary.passCount} ${of} pass${summary.passCount === 1 ? "es" : ""}`;
-  return summary.unknownCount === 0 ? passing : `${passing} · ${summary.unknownCount} not reported`;
+  if (summary.unknownCount === 0) return passing;
+  const marked = required === 0 ? "" : `, ${required} required`;
+  return `${passing} · ${summary.unknownCount} not reported${marked}`;
 }
 
 /** What the page leads with: the state it is coloured by, a label, the words and the detail. */
@@ -100,15 +134,22 @@ export interface Headline {
 const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
 
 /**
- * The headline of a profile. When every reported control passes it leads with that ("All 3
- * reported controls pass", "4 not reported yet · overall: unknown"), since an overall state of
- * unknown only says that some controls never reported; otherwise the overall state (the
- * worst of any control) with the summary line. Nothing reported reads as such, never as a
- * bare "Unknown".
+ * The headline of a profile, led by its verdict (`verdict`). When every reported control
+ * passes and none required is missing it leads with that ("All 3 reported controls pass",
+ * "4 not reported yet · overall: unknown"), since an overall state of unknown only says that
+ * some controls never reported; when a required control has not reported it names it ("Not
+ * reported: SBOM (required)", or how many when several; `controls` gives the names);
+ * otherwise the verdict (then the overall state: the worst of any control) with the summary
+ * line. Nothing reported reads as such, never as a bare "Unknown".
  */
-export function headline(summary: PublishedTrustSummary): Headline {
+export function headline(
+  summary: PublishedTrustSummary,
+  controls: readonly PublishedTrustControl[] = [],
+): Headline {
   const { totalControls: total, unknownCount: unknown, passCount: pass } = summary;
+  const required = summary.requiredUnknownCount ?? 0;
   const reported = total - unknown;
+  const state = verdict(summary);
   if (total === 0) {
     return {
       state: "unknown",
@@ -116,6 +157,13 @@ export function headline(summary: PublishedTrustSummary): Headline {
       title: "No controls",
       detail: summaryLine(summary),
     };
+  }
+  if (state === "unknown" && required > 0) {
+    const missing = controls.filter((c) => c.required === true && c.state === "unknown");
+    const title = required === 1 && missing.length === 1
+      ? `Not reported: ${missing[0].name} (required)`
+      : `${plural(required, "required control", "required controls")} not reported`;
+    return { state, label: "Required controls", title, detail: summaryLine(summary) };
   }
   if (reported === 0) {
     return {
@@ -137,9 +185,9 @@ export function headline(summary: PublishedTrustSummary): Headline {
     return { state: "pass", label: "Reported controls", title, detail };
   }
   return {
-    state: summary.overallState,
+    state,
     label: "Overall state",
-    title: stateLabel(summary.overallState),
+    title: stateLabel(state),
     detail: summaryLine(summary),
   };
 }

@@ -19,7 +19,8 @@ const UNGROUPED = { id: "other", label: "Other controls", about: "Controls witho
 
 /**
  * Controls that never reported (unknown, without any evidence ever received) are listed apart,
- * after every category, so a reader meets what is reported first (issue 35).
+ * after every category, so a reader meets what is reported first (issue 35); a control the
+ * vendor marks required stays in its category, since it counts in the headline's verdict.
  */
 const NOT_REPORTED = {
   id: "not-reported",
@@ -46,7 +47,8 @@ export function groupControls(controls: readonly PublishedTrustControl[]): Contr
   }));
   const byId = new Map(groups.map((g) => [g.id, g]));
   for (const control of controls) {
-    const id = neverReported(control) ? NOT_REPORTED.id : control.group ?? UNGROUPED.id;
+    const apart = neverReported(control) && control.required !== true;
+    const id = apart ? NOT_REPORTED.id : control.group ?? UNGROUPED.id;
     byId.get(id)!.controls.push(control);
   }
   return groups.filter((g) => g.controls.length > 0);

@@ -101,7 +101,7 @@ function publisherName(profile: PublishedTrustProfile, options: TrustPageOptions
 
 function hero(profile: PublishedTrustProfile, options: TrustPageOptions): Html {
   const { summary } = profile;
-  const lead = headline(summary);
+  const lead = headline(summary, profile.controls);
   const lede = "Security controls evaluated from live evidence by deterministic, published " +
     "rules, and signed at every publication.";
   const publisher = publisherName(profile, options);

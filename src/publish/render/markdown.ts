@@ -13,12 +13,12 @@ import {
   type ChangeList,
   countsLine,
   firstVersion,
+  headline,
   NO_REASON,
   percent,
   publicationAnchor,
   relative,
   STATE_MEANING,
-  summaryLine,
   utc,
 } from "./_format.ts";
 import type { TrustSignalDetection } from "../../domain/collector.ts";
@@ -99,9 +99,21 @@ function evidenceCell(control: PublishedTrustControl, anchor: Anchor): string {
   return digest ? `${at}, \`${digest}\`` : at;
 }
 
+/**
+ * The page's first line, the HTML headline's words: "**Overall state: fail.** 2 of 3
+ * reported controls pass · 4 not reported." when the page leads with the overall state, else
+ * the headline itself ("**Not reported: SBOM (required).** …").
+ */
+function headlineMarkdown(profile: PublishedTrustProfile): string {
+  const lead = headline(profile.summary, profile.controls);
+  return lead.label === "Overall state"
+    ? `**Overall state: ${profile.summary.overallState}.** ${lead.detail}.`
+    : `**${escapeMarkdown(lead.title)}.** ${lead.detail}.`;
+}
+
 function controlRow(control: PublishedTrustControl, anchor: Anchor): string {
   return row([
-    escapeMarkdown(control.name),
+    escapeMarkdown(control.name) + (control.required === true ? " (required)" : ""),
     key(control.key),
     escapeMarkdown(control.description ?? ""),
     control.state,
@@ -194,7 +206,7 @@ export function renderTrustPageMarkdown(
   return [
     `# ${escapeMarkdown(profile.project.name)}: trust profile`,
     "",
-    `**Overall state: ${summary.overallState}.** ${summaryLine(summary)}.`,
+    headlineMarkdown(profile),
     "",
     `- Version: ${profile.version}`,
     `- Published: ${utc(profile.publishedAt)}`,

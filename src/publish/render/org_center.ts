@@ -6,7 +6,7 @@
  */
 import type { OrganizationTrustCenter } from "../../domain/publish.ts";
 import { type Html, html } from "../../lib/html.ts";
-import { summaryLine, utc } from "./_format.ts";
+import { summaryLine, utc, verdict } from "./_format.ts";
 import { page, pill, time, topBar } from "./_page.ts";
 import { trustPageCsp } from "./_style.ts";
 import { escapeMarkdown, link, row } from "./markdown.ts";
@@ -31,7 +31,7 @@ function projectItem(project: CenterProject, href: string): Html {
           )}
         </p>
       </div>
-      ${pill(project.summary.overallState)}
+      ${pill(verdict(project.summary))}
     </li>
   `;
 }
@@ -49,7 +49,7 @@ export function orgTrustCenterCsp(center: TrustCenterPage): string {
 /**
  * Renders an organization's trust center as a complete HTML document: the vendor's name,
  * its card (logo, description, website, security contact) and one entry per published
- * project with its overall state (word and icon), how many controls pass, its version and
+ * project with its headline verdict (word and icon; `verdict`), how many controls pass, its version and
  * publication time, linking to `links(slug)`. Serve it with `orgTrustCenterCsp(center)`.
  */
 export function renderOrgTrustCenterHtml(
@@ -97,8 +97,8 @@ export function renderOrgTrustCenterHtml(
 
 /**
  * Renders an organization's trust center as Markdown: the vendor's name and section, and
- * a table with one row per published project (linked to `links(slug)`), its overall state,
- * how many controls pass, its version and publication time. Pure.
+ * a table with one row per published project (linked to `links(slug)`), its headline verdict
+ * (`verdict`: reported and required controls), how many controls pass, its version and publication time. Pure.
  */
 export function renderOrgTrustCenterMarkdown(
   center: TrustCenterPage,
@@ -107,12 +107,12 @@ export function renderOrgTrustCenterMarkdown(
   const name = escapeMarkdown(displayName(center));
   const count = center.projects.length;
   const projects = count === 0 ? [`No project of ${name} has published a trust profile yet.`] : [
-    "| Project | Overall state | Controls | Version | Published |",
+    "| Project | Verdict | Controls | Version | Published |",
     "|---|---|---|---:|---|",
     ...center.projects.map((p) =>
       row([
         link(p.name, links(p.slug)),
-        p.summary.overallState,
+        verdict(p.summary),
         summaryLine(p.summary),
         String(p.version),
         utc(p.publishedAt),

@@ -11,6 +11,7 @@ import type {
 import type { Vendor } from "../../domain/vendor.ts";
 import type { DeclaredByVendor, DeclaredCertification } from "../../domain/certifications.ts";
 import { summarizeStates } from "../../evaluate/mod.ts";
+import { headlineVerdict } from "./_format.ts";
 
 /** What a publication is built from; every value is already validated. */
 export interface TrustProfileInput {
@@ -42,7 +43,7 @@ export function buildTrustProfile(input: TrustProfileInput): PublishedTrustProfi
     },
     version: input.version,
     publishedAt: input.publishedAt,
-    summary: pickSummary(summarizeStates(controls.map((c) => c.state))),
+    summary: pickSummary(summarize(controls)),
     controls,
     vendor: pickVendor(input.vendor ?? null),
     ...declaredOf(input.declaredByVendor ?? null),
@@ -76,8 +77,24 @@ export function serializeTrustJson(profile: PublishedTrustProfile): Uint8Array {
   return new TextEncoder().encode(JSON.stringify(ordered, null, 2) + "\n");
 }
 
-function pickSummary(summary: PublishedTrustSummary): PublishedTrustSummary {
+/**
+ * SPEC.md's summary (the evaluator's counts and overall state) and this service's additions:
+ * how many of the controls not reported are required, and the headline's verdict.
+ */
+function summarize(controls: readonly PublishedTrustControl[]): PublishedTrustSummary {
+  const counts = summarizeStates(controls.map((c) => c.state));
+  const requiredUnknownCount =
+    controls.filter((c) => c.required === true && c.state === "unknown").length;
   return {
+    ...counts,
+    requiredUnknownCount,
+    verdict: headlineVerdict(counts, requiredUnknownCount),
+  };
+}
+
+/** SPEC.md's fields in order, then the additions (left out when absent, as in older versions). */
+function pickSummary(summary: PublishedTrustSummary): PublishedTrustSummary {
+  const picked: PublishedTrustSummary = {
     overallState: summary.overallState,
     totalControls: summary.totalControls,
     passCount: summary.passCount,
@@ -86,11 +103,16 @@ function pickSummary(summary: PublishedTrustSummary): PublishedTrustSummary {
     degradedCount: summary.degradedCount,
     unknownCount: summary.unknownCount,
   };
+  if (summary.requiredUnknownCount !== undefined) {
+    picked.requiredUnknownCount = summary.requiredUnknownCount;
+  }
+  if (summary.verdict !== undefined) picked.verdict = summary.verdict;
+  return picked;
 }
 
 /**
  * SPEC.md's control fields in their order, then this service's additions in a fixed order
- * (reason, evidence, group, description); an addition the input lacks is left out, so a
+ * (reason, evidence, group, description, required); an addition the input lacks is left out, so a
  * profile built before the additions serializes to the same bytes as then.
  */
 function pickControl(control: PublishedTrustControl): PublishedTrustControl {
@@ -110,6 +132,7 @@ function pickControl(control: PublishedTrustControl): PublishedTrustControl {
   }
   if (control.group !== undefined) picked.group = control.group;
   if (control.description !== undefined) picked.description = control.description;
+  if (control.required === true) picked.required = true;
   return picked;
 }
 

@@ -19,7 +19,7 @@ const PROFILE_KEYS = [
   "vendor",
 ];
 const PROJECT_KEYS = ["slug", "name", "hostedSubdomain"];
-const SUMMARY_KEYS = [
+const SPEC_SUMMARY_KEYS = [
   "overallState",
   "totalControls",
   "passCount",
@@ -28,6 +28,8 @@ const SUMMARY_KEYS = [
   "degradedCount",
   "unknownCount",
 ];
+// Versions built now add how many required controls are not reported and the headline's verdict.
+const SUMMARY_KEYS = [...SPEC_SUMMARY_KEYS, "requiredUnknownCount", "verdict"];
 const CONTROL_KEYS = [
   "key",
   "category",
@@ -72,6 +74,13 @@ Deno.test("[publish] serializeTrustJson() writes keys in SPEC.md's order at ever
   for (const control of parsed.controls) assert.deepEqual(Object.keys(control), CONTROL_KEYS);
 });
 
+Deno.test("[publish] serializeTrustJson() keeps a version published before the additions as it was", () => {
+  const built = acmeProfile();
+  const { requiredUnknownCount: _r, verdict: _v, ...older } = built.summary;
+  const parsed = JSON.parse(decode(serializeTrustJson({ ...built, summary: older })));
+  assert.deepEqual(Object.keys(parsed.summary), SPEC_SUMMARY_KEYS);
+});
+
 Deno.test("[publish] serializeTrustJson() writes exactly the documented bytes", () => {
   const profile = buildTrustProfile({
     project: { slug: "acme", name: "Acme", hostedSubdomain: null },
@@ -95,7 +104,9 @@ Deno.test("[publish] serializeTrustJson() writes exactly the documented bytes", 
     "failCount": 0,
     "staleCount": 0,
     "degradedCount": 0,
-    "unknownCount": 1
+    "unknownCount": 1,
+    "requiredUnknownCount": 0,
+    "verdict": "pass"
   },
   "controls": [
     {
@@ -159,17 +170,24 @@ Deno.test("[publish] buildTrustProfile() keeps input order and only the contract
 });
 
 Deno.test("[publish] buildTrustProfile() summarizes states (one row per overall-state branch)", async (t) => {
-  const zero = { passCount: 0, failCount: 0, staleCount: 0, degradedCount: 0, unknownCount: 0 };
+  const zero = {
+    passCount: 0,
+    failCount: 0,
+    staleCount: 0,
+    degradedCount: 0,
+    unknownCount: 0,
+    requiredUnknownCount: 0,
+  };
   const rows: { name: string; input: ControlState[]; expected: PublishedTrustSummary }[] = [
     {
       name: "no control is unknown",
       input: [],
-      expected: { overallState: "unknown", totalControls: 0, ...zero },
+      expected: { overallState: "unknown", totalControls: 0, ...zero, verdict: "unknown" },
     },
     {
       name: "all pass is pass",
       input: ["pass", "pass"],
-      expected: { overallState: "pass", totalControls: 2, ...zero, passCount: 2 },
+      expected: { overallState: "pass", totalControls: 2, ...zero, passCount: 2, verdict: "pass" },
     },
     {
       name: "unknown beats pass",
@@ -180,6 +198,8 @@ Deno.test("[publish] buildTrustProfile() summarizes states (one row per overall-
         ...zero,
         passCount: 1,
         unknownCount: 1,
+        // Not reported and not required: the headline's verdict stays with what reported.
+        verdict: "pass",
       },
     },
     {
@@ -192,6 +212,7 @@ Deno.test("[publish] buildTrustProfile() summarizes states (one row per overall-
         passCount: 1,
         degradedCount: 1,
         unknownCount: 1,
+        verdict: "degraded",
       },
     },
     {
@@ -203,6 +224,7 @@ Deno.test("[publish] buildTrustProfile() summarizes states (one row per overall-
         ...zero,
         staleCount: 1,
         degradedCount: 1,
+        verdict: "stale",
       },
     },
     {
@@ -216,6 +238,8 @@ Deno.test("[publish] buildTrustProfile() summarizes states (one row per overall-
         staleCount: 1,
         degradedCount: 1,
         unknownCount: 1,
+        requiredUnknownCount: 0,
+        verdict: "fail",
       },
     },
   ];
