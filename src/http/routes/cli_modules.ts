@@ -3,7 +3,9 @@
  * the service:
  * - GET /collector.ts, the collector CLI (src/cli/collector.ts): `deno run --allow-net
  *   --allow-env --allow-read <base_url>/collector.ts heartbeat`; loaded from the service, it
- *   talks to that service by default.
+ *   talks to that service by default. It is a thin entry whose modules (src/cli/collector/,
+ *   one concern each) GET /collector/{module} serves; Deno loads them from the entry's own
+ *   host, which needs no --allow-import.
  * - GET /verify.ts, the verifier kit (src/cli/verify.ts): `deno run --allow-net
  *   <base_url>/verify.ts <slug>` checks a trust profile's signatures, hash chain,
  *   completeness and publication log proofs without trusting the service. It is one file with
@@ -110,6 +112,20 @@ serveModule(new URL("../../cli/collector.ts", import.meta.url), {
     "`deno run --allow-net --allow-env --allow-read <base_url>/collector.ts help` prints its usage. " +
     "It sends heartbeats, evidence (single or in batches of 100) and signals with the secret " +
     "from TRUST_COLLECTOR_SECRET, retrying network errors, 408, 429 and 5xx.",
+});
+
+serveModuleDirectory(new URL("../../cli/collector/", import.meta.url), {
+  prefix: "/collector",
+  operationId: "getCollectorCliModule",
+  tag: "Collector API",
+  summary: "One module of the collector CLI",
+  description:
+    "The collector CLI's modules, one a concern (src/cli/collector/*.ts: command line, " +
+    "commands, input files, sending with retries, output, errors), which the entry " +
+    "/collector.ts imports by relative URL, so `deno run <base_url>/collector.ts` loads them " +
+    "from the service. Each is served as /collector.ts is: TypeScript with a strong ETag. " +
+    "404 for a name that is not one of them.",
+  example: "args.ts",
 });
 
 serveModule(new URL("../../cli/verify.ts", import.meta.url), {
