@@ -215,7 +215,13 @@ export const Suggestion = z.object({
   by: z.enum(["id", "text"]),
   reason: z.union([
     z.object({ questionnaireId: z.string() }),
-    z.object({ terms: z.array(z.string()) }),
+    z.object({
+      terms: z.array(z.string()),
+      lead: z.number().optional().openapi({
+        description:
+          "On the top text suggestion whose lead raised its score: its score over the next one's (99.99 when alone)",
+      }),
+    }),
   ]),
   citations: z.array(CitationSchema),
 }).openapi("QuestionnaireSuggestion");

@@ -64,6 +64,10 @@ export interface MatchTechniques {
   synonyms?: boolean;
   /** A qualifier in the question that a suggestion lacks lowers its score. */
   negatives?: boolean;
+  /** A hyphenated compound of the question is also read as one word ("post-mortems"). */
+  compounds?: boolean;
+  /** The top text suggestion's score rises with its lead over the next suggestion's. */
+  lead?: boolean;
 }
 
 interface Techniques {
@@ -72,6 +76,8 @@ interface Techniques {
   aliases: boolean;
   synonyms: boolean;
   negatives: boolean;
+  compounds: boolean;
+  lead: boolean;
 }
 
 function techniquesOf(options: MatcherOptions): Techniques {
@@ -82,6 +88,8 @@ function techniquesOf(options: MatcherOptions): Techniques {
     aliases: t.aliases !== false,
     synonyms: t.synonyms !== false,
     negatives: t.negatives !== false,
+    compounds: t.compounds !== false,
+    lead: t.lead !== false,
   };
 }
 
@@ -98,6 +106,10 @@ const NON_ANSWER_WEIGHT = 0.5;
 const SYNONYM_WEIGHT = 0.9;
 /** A suggestion's score is multiplied by this for each qualifier of the question it lacks. */
 const NEGATIVE_FACTOR = 0.5;
+/** A top text suggestion LEAD_RATIO times the next one's, from LEAD_FLOOR, gains LEAD_BONUS. */
+const LEAD_RATIO = 1.4;
+const LEAD_FLOOR = 0.3;
+const LEAD_BONUS = 0.1;
 
 /**
  * Builds the matcher of one knowledge base: the id table and the full-text index are made
@@ -542,7 +554,9 @@ function textQuery(question: Question, text: TextMatcher): TextQuery {
   const rest = leadingId(raw)?.rest ?? raw;
   const own = queryTerms(rest);
   const added = text.techniques.synonyms && own.length > 0
-    ? expansionTerms(rest, own, (term) => text.index.has(term))
+    ? expansionTerms(rest, own, (term) => text.index.has(term), {
+      compounds: text.techniques.compounds,
+    })
     : [];
   const expanded = new Set(added.map((t) => t.term));
   return {
@@ -576,12 +590,16 @@ function suggestionsOf(
 ): Suggestion[] {
   const self = text.index.selfScore(query.own.map((t) => t.term));
   const asked = [...query.qualifiers];
+  /** The sources a qualifier of the question is missing from. */
+  const lacking = new Set<string>();
   /** The score less the negative evidence: each qualifier asked that the source lacks. */
   const weighed = (score: number, key: string) => {
     if (asked.length === 0) return score;
     const held = text.qualifiersOf(key);
     const missing = asked.filter((name) => !held.has(name)).length;
-    return missing === 0 ? score : Math.floor(score * NEGATIVE_FACTOR ** missing * 10_000) / 10_000;
+    if (missing === 0) return score;
+    lacking.add(key);
+    return Math.floor(score * NEGATIVE_FACTOR ** missing * 10_000) / 10_000;
   };
   const hits = found.slice(0, CANDIDATES);
   const byKey = new Map<string, Suggestion>();
@@ -622,9 +640,31 @@ function suggestionsOf(
       }
     }
   }
-  return [...byKey.values()].sort((a, b) =>
+  const ranked = [...byKey.values()].sort((a, b) =>
     b.score - a.score || compareCodePoints(sourceKey(a), sourceKey(b))
   );
+  const leads = text.techniques.lead && ranked.length > 0 && !lacking.has(sourceKey(ranked[0]));
+  return leads ? withLead(ranked) : ranked;
+}
+
+/**
+ * The suggestions with the first one's score raised when it stands clear of the second: from
+ * LEAD_FLOOR up, a top suggestion scoring at least LEAD_RATIO times the next one's (or alone)
+ * gains LEAD_BONUS. Two suggestions scoring alike leave the question open; one well ahead of
+ * every other is more likely its answer than its plain score says (chosen on the tuning split:
+ * docs/questionnaires.md). A suggestion that negative evidence lowered (a qualifier of the
+ * question it lacks) gains nothing: leading the others does not make it answer the question.
+ * The order does not change; the reason says the lead: the ratio of the two scores, two
+ * decimals, at most 99.99 (a lone suggestion).
+ */
+function withLead(ranked: Suggestion[]): Suggestion[] {
+  const [first, second] = ranked;
+  if (!first || first.score < LEAD_FLOOR || !("terms" in first.reason)) return ranked;
+  const ratio = second && second.score > 0 ? first.score / second.score : Infinity;
+  if (!(ratio >= LEAD_RATIO)) return ranked;
+  const score = Math.floor(Math.min(first.score + LEAD_BONUS, 0.9999) * 10_000) / 10_000;
+  const lead = Math.floor(Math.min(ratio, 99.99) * 100) / 100;
+  return [{ ...first, score, reason: { ...first.reason, lead } }, ...ranked.slice(1)];
 }
 
 /**

@@ -377,6 +377,36 @@ function lemmas(word: string): string[] {
   return out;
 }
 
+/** A hyphen between two words: ASCII's, and Unicode's hyphen and non-breaking hyphen. */
+const COMPOUND = /([\p{L}\p{N}]+)[-\u2010\u2011]([\p{L}\p{N}]+)/gu;
+
+/**
+ * The terms of a question's hyphenated compounds read as one word ("post-mortems" is a
+ * postmortem, "sub-processors" a subprocessor, which the trade's table makes a vendor), each
+ * with the compound as the buyer's word: the split parts alone miss the word the knowledge base
+ * writes whole or the trade's table knows. Only terms the index knows (`known`), only
+ * compounds with a part among the question's own terms, in order, each term once.
+ */
+export function compoundTerms(
+  text: string,
+  query: AnalysedTerm[],
+  known: (term: string) => boolean,
+): AnalysedTerm[] {
+  const asked = new Set(query.flatMap((t) => t.word.split(" ")));
+  const seen = new Set(query.map((t) => t.term));
+  const out: AnalysedTerm[] = [];
+  const normal = text.normalize("NFKD").replace(MARKS, "").toLowerCase();
+  for (const [, first, second] of normal.matchAll(COMPOUND)) {
+    if (!asked.has(first) && !asked.has(second)) continue;
+    for (const { term } of analyse(`${first}${second}`)) {
+      if (seen.has(term) || !known(term)) continue;
+      seen.add(term);
+      out.push({ term, word: `${first}-${second}` });
+    }
+  }
+  return out;
+}
+
 /** Most expansion terms per word of the question, and per question. */
 const PER_WORD = 4;
 const PER_QUESTION = 32;
@@ -384,15 +414,25 @@ const PER_QUESTION = 32;
 /**
  * The terms a question's words' synonyms add (a synonym analysed as any text: stemmed, a phrase
  * of the trade brought to its one term) (each with the buyer's word that brought it), new
- * to the question and known to the index (`known`), at most PER_WORD per word, in order.
+ * to the question and known to the index (`known`), at most PER_WORD per word, in order;
+ * first the terms of its hyphenated compounds read as one word (compoundTerms) unless
+ * `compounds` is false.
  */
 export function expansionTerms(
   text: string,
   query: AnalysedTerm[],
   known: (term: string) => boolean,
+  options: { compounds?: boolean } = {},
 ): AnalysedTerm[] {
   const seen = new Set(query.map((t) => t.term));
   const out: AnalysedTerm[] = [];
+  if (options.compounds !== false) {
+    for (const t of compoundTerms(text, query, known)) {
+      if (seen.has(t.term) || out.length >= PER_QUESTION) continue;
+      seen.add(t.term);
+      out.push(t);
+    }
+  }
   // A spelled-out name brings its acronym ("California Consumer Privacy Act" → CCPA).
   const spelledText = ` ${words(text).join(" ")} `;
   for (const [acronym, spelled] of Object.entries(ACRONYMS)) {

@@ -251,8 +251,11 @@ export interface Suggestion {
   /** 1 for an id match; a text match's relevance in [0, 1). */
   score: number;
   by: "id" | "text";
-  /** Why it matched: the questionnaire id, or the shared terms (sorted). */
-  reason: { questionnaireId: string } | { terms: string[] };
+  /**
+   * Why it matched: the questionnaire id, or the shared terms (sorted), and for the top text
+   * suggestion when its lead over the next one raised its score, that lead (score ratio).
+   */
+  reason: { questionnaireId: string } | { terms: string[]; lead?: number };
   citations: SuggestionCitation[];
 }
 

@@ -231,15 +231,33 @@ export const ABLATION: { name: string; techniques: MatchTechniques }[] = [
   { name: "ids only", techniques: { text: false } },
   {
     name: "+ text (BM25+)",
-    techniques: { similarity: false, aliases: false, synonyms: false, negatives: false },
+    techniques: {
+      similarity: false,
+      aliases: false,
+      synonyms: false,
+      negatives: false,
+      compounds: false,
+      lead: false,
+    },
   },
   {
     name: "+ phrasing similarity",
-    techniques: { aliases: false, synonyms: false, negatives: false },
+    techniques: {
+      aliases: false,
+      synonyms: false,
+      negatives: false,
+      compounds: false,
+      lead: false,
+    },
   },
-  { name: "+ learned phrasings", techniques: { synonyms: false, negatives: false } },
-  { name: "+ synonyms", techniques: { negatives: false } },
-  { name: "+ negatives (all)", techniques: {} },
+  {
+    name: "+ learned phrasings",
+    techniques: { synonyms: false, negatives: false, compounds: false, lead: false },
+  },
+  { name: "+ synonyms", techniques: { negatives: false, compounds: false, lead: false } },
+  { name: "+ negatives", techniques: { compounds: false, lead: false } },
+  { name: "+ hyphenated compounds", techniques: { lead: false } },
+  { name: "+ lead over the next (all)", techniques: {} },
 ];
 
 /** Without the techniques of issue 34: the matcher as it was, for the timing ratio. */
@@ -248,6 +266,8 @@ const BEFORE: MatchTechniques = {
   aliases: false,
   synonyms: false,
   negatives: false,
+  compounds: false,
+  lead: false,
 };
 
 const percent = (x: number) => `${(x * 100).toFixed(1)}%`;

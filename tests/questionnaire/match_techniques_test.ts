@@ -12,7 +12,12 @@ import {
   DEFAULT_MATCH_THRESHOLD,
   type MatchTechniques,
 } from "../../src/questionnaire/match.ts";
-import { expansionTerms, qualifiers, queryTerms } from "../../src/questionnaire/match_text.ts";
+import {
+  compoundTerms,
+  expansionTerms,
+  qualifiers,
+  queryTerms,
+} from "../../src/questionnaire/match_text.ts";
 import type { KnowledgeBase, MatchResult, Suggestion } from "../../src/questionnaire/types.ts";
 import { knowledgeBase } from "../fixtures/questionnaires/match_kb.ts";
 import { paddedKnowledgeBase } from "../fixtures/questionnaires/match_distractors.ts";
@@ -50,6 +55,9 @@ Deno.test("[questionnaire] near misses are left blank: SCIM is not SSO, internal
       const before = scoreOf(without, lookalike);
       const after = scoreOf(result, lookalike);
       assert.ok(after > 0 && after <= before * 0.5 + 0.0001, `${after} after ${before}`);
+      // However far it leads the others, a suggestion lacking the qualifier gains no lead.
+      const top = result.suggestions[0];
+      assert.ok(!("lead" in top.reason), JSON.stringify(top));
     });
   }
   await t.step("the same questions without the qualifier still find their answer", () => {
@@ -86,7 +94,9 @@ Deno.test("[questionnaire] synonyms find paraphrases the words alone miss", asyn
       const result = match(question);
       assert.equal(sourceOf(result.best), expected);
       assert.ok(result.best!.score >= DEFAULT_MATCH_THRESHOLD);
-      const without = match(question, { synonyms: false });
+      // Synonyms alone lift it: without the lead over the next suggestion too, with and without.
+      assert.equal(sourceOf(match(question, { lead: false }).best), expected);
+      const without = match(question, { synonyms: false, lead: false });
       assert.notEqual(sourceOf(without.best), expected);
     });
   }
@@ -128,7 +138,7 @@ Deno.test("[questionnaire] learned phrasings match as the answer's own question 
   await t.step("by text", () => {
     const question = "Is our information scrambled while it sits on your disks?";
     assert.notEqual(sourceOf(match(question, {}, kb).best), "enc-rest");
-    assert.equal(sourceOf(match(question, { aliases: false }, taught).best), null);
+    assert.equal(sourceOf(match(question, { aliases: false, lead: false }, taught).best), null);
     const result = match(question, {}, taught);
     assert.equal(sourceOf(result.best), "enc-rest");
     assert.equal(result.best!.by, "text");
@@ -168,4 +178,73 @@ Deno.test("[questionnaire] with every technique and learned phrasings, the yield
   // The techniques switched off give other results (they are switches, not no-ops).
   const plain = createMatcher(kb, { techniques: { aliases: false, synonyms: false } });
   assert.notEqual(JSON.stringify(plain.match(questions)), expected);
+});
+
+Deno.test("[questionnaire] a hyphenated compound is also read as one word: post-mortems, sub-processors", async (t) => {
+  await t.step(
+    "its terms, when the index knows them, with the compound as the buyer's word",
+    () => {
+      const question =
+        "Do you conduct post-mortems after incidents? Please list your sub\u2011processors.";
+      assert.deepEqual(compoundTerms(question, queryTerms(question), () => true), [
+        { term: "postmortem", word: "post-mortems" },
+        { term: "vendor", word: "sub-processors" },
+      ]);
+      assert.deepEqual(compoundTerms(question, queryTerms(question), () => false), []);
+      // Only compounds among the question's own words (a long cell's tail brings nothing).
+      assert.deepEqual(compoundTerms(question, [], () => true), []);
+      assert.deepEqual(
+        compoundTerms("No compound here", queryTerms("No compound here"), () => true),
+        [],
+      );
+    },
+  );
+  await t.step("it finds the answer the split parts miss", () => {
+    const question = "Do you conduct post-mortems after incidents?";
+    const result = match(question);
+    assert.equal(sourceOf(result.best), "ir-postmortem");
+    assert.ok("terms" in result.best!.reason && result.best!.reason.terms.includes("post-mortems"));
+    const without = match(question, { compounds: false });
+    assert.notEqual(sourceOf(without.best), "ir-postmortem");
+    assert.notEqual(sourceOf(without.suggestions[0]), "ir-postmortem");
+  });
+});
+
+Deno.test("[questionnaire] a top suggestion well ahead of the next gains the lead bonus, and says so", async (t) => {
+  await t.step("clear of the others: accepted, its reason giving the lead", () => {
+    const question = "Do you conduct post-mortems after incidents?";
+    const without = match(question, { lead: false });
+    assert.equal(without.best, null);
+    const plain = without.suggestions[0];
+    assert.equal(sourceOf(plain), "ir-postmortem");
+    assert.ok(plain.score >= 0.3 && plain.score < DEFAULT_MATCH_THRESHOLD, `${plain.score}`);
+    const ratio = plain.score / without.suggestions[1].score;
+    assert.ok(ratio >= 1.4, `${ratio}`);
+    const result = match(question);
+    assert.equal(sourceOf(result.best), "ir-postmortem");
+    assert.equal(result.best!.score, Math.floor((plain.score + 0.1) * 10_000) / 10_000);
+    assert.deepEqual(result.best!.reason, { ...plain.reason, lead: Math.floor(ratio * 100) / 100 });
+    // Only the first suggestion changes; the others and the order stay.
+    assert.deepEqual(result.suggestions.slice(1), without.suggestions.slice(1));
+  });
+  await t.step("two suggestions scoring alike: no bonus", () => {
+    const kb = knowledgeBase();
+    const twin = kb.answers.find((a) => a.id === "enc-backup")!;
+    const twins: KnowledgeBase = {
+      ...kb,
+      answers: [...kb.answers, { ...twin, id: "enc-backup-copy" }],
+    };
+    const question = "Are backup copies protected with encryption?";
+    assert.equal(sourceOf(match(question).best), "enc-backup");
+    const result = match(question, {}, twins);
+    assert.equal(result.suggestions[0].score, result.suggestions[1].score);
+    assert.deepEqual(result.suggestions, match(question, { lead: false }, twins).suggestions);
+    assert.ok(!("lead" in result.suggestions[0].reason));
+  });
+  await t.step("a weak score stays weak however alone it is", () => {
+    const question = "Do you have a trust center we can check?";
+    const result = match(question);
+    assert.ok(result.suggestions[0].score < 0.3);
+    assert.deepEqual(result.suggestions, match(question, { lead: false }).suggestions);
+  });
 });
