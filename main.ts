@@ -8,6 +8,7 @@ import { prepareFirstRun } from "./src/auth/builtin/setup.ts";
 import { openBlobStore } from "./src/blobs/open.ts";
 import { type Config, ConfigError, loadConfig } from "./src/config.ts";
 import type { Services } from "./src/http/env.ts";
+import { flushPageViews } from "./src/http/page_views.ts";
 import { systemClock } from "./src/lib/clock.ts";
 import { withKvRetry } from "./src/store/kv_retry.ts";
 import { consoleLogger } from "./src/lib/log.ts";
@@ -197,8 +198,8 @@ function trackRequests(
  * SIGTERM: stop accepting connections and claiming jobs; let every accepted request finish (its
  * body may still be arriving) and the jobs under way run, for up to 3 s; then answer what is
  * still under way 503 with `Retry-After` and release the jobs still running (due again at once
- * for any instance); close the KV; exit, within 4 s of the signal (Deploy's SIGKILL follows 5 s
- * after). A second signal exits at once.
+ * for any instance); write the page views counted in memory; close the KV; exit, within 4 s of
+ * the signal (Deploy's SIGKILL follows 5 s after). A second signal exits at once.
  */
 function stopOnSignals(
   services: Services,
@@ -229,6 +230,8 @@ function stopOnSignals(
       await Promise.race([closing, sleep(FLUSH_WITHIN_MS)]);
     }
     await Promise.race([Promise.all([jobs, released]), sleep(FLUSH_WITHIN_MS)]);
+    // The page views counted since the last write (at most 10 s of them), once no request runs.
+    await Promise.race([flushPageViews(services).catch(() => {}), sleep(FLUSH_WITHIN_MS)]);
     kv.close();
     clearTimeout(watchdog);
     console.log(

@@ -4,8 +4,8 @@
  * or live) adds one to a counter of its path and UTC day. Nothing else is kept: no cookie is
  * set or read, no address, agent or referrer is stored. The instance counts in memory and
  * writes the counts (one KV sum per path and day) at most every ten seconds, by the request
- * that finds them due, so the hot path of a stored page reads nothing; counts of an instance
- * that stops before writing are lost.
+ * that finds them due, so the hot path of a stored page reads nothing; a graceful stop (SIGINT,
+ * SIGTERM: main.ts) writes what is left once no request runs.
  */
 import type { MiddlewareHandler } from "hono";
 import { countPageViews as writeCounts } from "../store/buyers.ts";
@@ -66,11 +66,16 @@ export function flushPageViews(services: Services): Promise<void> {
   return counterOf(services).flush(services.clock.now().getTime());
 }
 
-/** The middleware: counts successful GETs of public pages after they are answered. */
+/**
+ * The middleware: counts successful GETs of public pages after they are answered, except the
+ * service's own renders of the pages it stores (src/edge/render.ts).
+ */
 export function countPageViews(): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     await next();
     if (c.req.method !== "GET" || c.res.status !== 200) return;
+    // The service rendering its own pages to store them is no visitor.
+    if ((c.env as { edgeRender?: unknown } | undefined)?.edgeRender === true) return;
     const match = PAGE.exec(c.req.path);
     if (!match || (match[3] ?? "").startsWith("/buyer")) return;
     const { services } = c.var;
