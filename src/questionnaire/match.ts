@@ -654,12 +654,20 @@ function suggestionsOf(
  * every other is more likely its answer than its plain score says (chosen on the tuning split:
  * docs/questionnaires.md). A suggestion that negative evidence lowered (a qualifier of the
  * question it lacks) gains nothing: leading the others does not make it answer the question.
+ * A control the first suggestion cites is no rival: it agrees with it (a scanning answer and
+ * its scanning control), so the lead is over the next suggestion that is not one of those.
  * The order does not change; the reason says the lead: the ratio of the two scores, two
  * decimals, at most 99.99 (a lone suggestion).
  */
 function withLead(ranked: Suggestion[]): Suggestion[] {
-  const [first, second] = ranked;
+  const first = ranked[0];
   if (!first || first.score < LEAD_FLOOR || !("terms" in first.reason)) return ranked;
+  const cited = new Set(
+    first.citations.flatMap((c) => c.kind === "control" ? [`${c.projectSlug}/${c.controlId}`] : []),
+  );
+  const second = ranked.slice(1).find((s) =>
+    !(s.source.kind === "control" && cited.has(`${s.source.projectSlug}/${s.source.controlId}`))
+  );
   const ratio = second && second.score > 0 ? first.score / second.score : Infinity;
   if (!(ratio >= LEAD_RATIO)) return ranked;
   const score = Math.floor(Math.min(first.score + LEAD_BONUS, 0.9999) * 10_000) / 10_000;

@@ -241,6 +241,25 @@ Deno.test("[questionnaire] a top suggestion well ahead of the next gains the lea
     assert.deepEqual(result.suggestions, match(question, { lead: false }, twins).suggestions);
     assert.ok(!("lead" in result.suggestions[0].reason));
   });
+  await t.step(
+    "a control the top answer cites agrees with it: the lead is over the next one",
+    () => {
+      const question = "Is static analysis part of the pipeline?";
+      const without = match(question, { lead: false });
+      const [first, second, third] = without.suggestions;
+      assert.equal(sourceOf(first), "sdlc-sast");
+      assert.equal(sourceOf(second), "control:ctl-sast");
+      assert.ok(first.citations.some((c) => c.kind === "control" && c.controlId === "ctl-sast"));
+      // Against its own control it would not lead (ratio under 1.4); against the next, it does.
+      assert.ok(first.score / second.score < 1.4 && first.score / third.score >= 1.4);
+      const result = match(question);
+      assert.equal(result.suggestions[0].score, Math.floor((first.score + 0.1) * 10_000) / 10_000);
+      assert.deepEqual(result.suggestions[0].reason, {
+        ...first.reason,
+        lead: Math.floor(first.score / third.score * 100) / 100,
+      });
+    },
+  );
   await t.step("a weak score stays weak however alone it is", () => {
     const question = "Do you have a trust center we can check?";
     const result = match(question);
