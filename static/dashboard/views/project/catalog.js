@@ -1,7 +1,8 @@
 /**
  * The control catalog of a project: every control with its freshness
- * window, a switch to enable it, an inline editor, and a form for custom
- * controls. Changes are saved one at a time and the table redraws in place.
+ * window, a switch to enable it, one to mark it required, an inline editor,
+ * and a form for custom controls. Changes are saved one at a time and the
+ * table redraws in place.
  */
 import { badge, describeError, errorAlert, h, icon, replace, successAlert } from "../../dom.js";
 import { capitalize, describeFreshness } from "../../format.js";
@@ -9,7 +10,7 @@ import { card, dataTable, detailRow, emptyState, nameWithKey } from "../layout.j
 import { evidenceTypeLabel, projectPath } from "./common.js";
 import { controlEditor, customControlForm } from "./control_forms.js";
 
-const COLUMNS = 6;
+const COLUMNS = 7;
 
 /** `summary.critical eq 0`: a rule in one line. */
 const describeRule = (rule) =>
@@ -26,20 +27,29 @@ function applyChange(view, control, message) {
   view.onChange(view.controls);
 }
 
-/** Saves the switch's new state; on a failure it turns back and says why. */
-async function saveEnabled(view, control, input) {
+/** What each switch saves, and what the vendor is told after it did. */
+const SWITCHES = {
+  enabled: {
+    label: "Enabled",
+    said: (name, on) => `“${name}” ${on ? "enabled" : "disabled"}. Recompute to update the status.`,
+  },
+  required: {
+    label: "Required",
+    said: (name, on) =>
+      on
+        ? `“${name}” marked required: from the next published version, the headline counts it, and names it while it has not reported.`
+        : `“${name}” no longer required: from the next published version, it counts in the headline only once it reports.`,
+  },
+};
+
+/** Saves a switch's new state (`field`); on a failure it turns back and says why. */
+async function saveSwitch(view, control, field, input) {
   input.disabled = true;
   replace(view.messages);
   try {
-    const body = await view.app.api.patch(view.path(control.id), { enabled: input.checked });
-    applyChange(
-      view,
-      body.control,
-      `“${control.publicName}” ${
-        input.checked ? "enabled" : "disabled"
-      }. Recompute to update the status.`,
-    );
-    view.tableSlot.querySelector(`tr[data-id="${control.id}"] .switch-input`)?.focus();
+    const body = await view.app.api.patch(view.path(control.id), { [field]: input.checked });
+    applyChange(view, body.control, SWITCHES[field].said(control.publicName, input.checked));
+    view.tableSlot.querySelector(`tr[data-id="${control.id}"] .switch-${field}`)?.focus();
   } catch (error) {
     input.checked = !input.checked;
     input.disabled = false;
@@ -47,20 +57,21 @@ async function saveEnabled(view, control, input) {
   }
 }
 
-function enabledSwitch(view, control) {
+function controlSwitch(view, control, field) {
+  const on = control[field] === true;
   const input = h("input", {
     type: "checkbox",
     role: "switch",
-    class: "switch-input",
-    checked: control.enabled,
-    "aria-label": `Enabled: ${control.publicName}`,
-    on: { change: () => saveEnabled(view, control, input) },
+    class: `switch-input switch-${field}`,
+    checked: on,
+    "aria-label": `${SWITCHES[field].label}: ${control.publicName}`,
+    on: { change: () => saveSwitch(view, control, field, input) },
   });
   return h(
     "label",
     { class: "switch" },
     input,
-    h("span", { class: "switch-text", "aria-hidden": "true" }, control.enabled ? "On" : "Off"),
+    h("span", { class: "switch-text", "aria-hidden": "true" }, on ? "On" : "Off"),
   );
 }
 
@@ -123,7 +134,8 @@ function catalogTable(view) {
         ],
       },
       { label: "Freshness window", cell: (c) => describeFreshness(c.freshnessPolicyJson) },
-      { label: "Enabled", cell: (c) => enabledSwitch(view, c) },
+      { label: "Enabled", cell: (c) => controlSwitch(view, c, "enabled") },
+      { label: "Required", cell: (c) => controlSwitch(view, c, "required") },
       { label: "Actions", className: "cell-actions", cell: (c) => editButton(view, c) },
     ],
     view.controls,
@@ -174,6 +186,6 @@ export function catalogCard(app, project, initial, { onChange }) {
   renderAddForm(view);
   return card("Control catalog", [view.messages, view.tableSlot, view.addSlot], {
     description:
-      "Each control reads one stream of evidence or collector heartbeats and is judged against its freshness window.",
+      "Each control reads one stream of evidence or collector heartbeats and is judged against its freshness window. A required control counts in the trust page's headline even before it reports (named there as not reported); one that is not required and never reported is listed apart and leaves the headline to what reported.",
   });
 }

@@ -2,9 +2,11 @@
  * The suggestion to disable controls the vendor does not collect: an enabled control that
  * has never received evidence is "not reported" on the trust page. The page keeps reported
  * and not reported apart, but a control the vendor will never feed only adds noise, so the
- * dashboard lists them with a Disable button each.
+ * dashboard lists them with a Disable button each, and Mark required for one buyers should
+ * count on: a required control that has not reported leads the page's headline ("Not
+ * reported: <name> (required)") from the next published version.
  */
-import { h, icon } from "../../dom.js";
+import { badge, h, icon } from "../../dom.js";
 import { plural } from "../../format.js";
 import { runButton } from "../../widgets.js";
 import { projectPath } from "./common.js";
@@ -25,28 +27,60 @@ export function unreportedNotice(app, project, evaluations, controls) {
   const silent = unreportedControls(evaluations, controls);
   if (silent.length === 0) return null;
   const errorSlot = h("div", { class: "form-errors" });
+  const required = new Set(controls.filter((c) => c.required).map((c) => c.id));
+  const save = (button, body, message) =>
+    runButton(button, errorSlot, async () => {
+      await app.api.patch(
+        projectPath(project.id, `/controls/${encodeURIComponent(button.dataset.id)}`),
+        body,
+      );
+      app.flash(message);
+      await app.rerender();
+    });
   const item = (e) => {
-    const button = h("button", {
+    const name = e.control.publicName;
+    const marked = required.has(e.control.id);
+    const disable = h("button", {
       type: "button",
       class: "btn btn-secondary btn-small",
-      "aria-label": `Disable ${e.control.publicName}`,
+      "data-id": e.control.id,
+      "aria-label": `Disable ${name}`,
     }, "Disable");
-    button.addEventListener("click", () =>
-      runButton(button, errorSlot, async () => {
-        await app.api.patch(
-          projectPath(project.id, `/controls/${encodeURIComponent(e.control.id)}`),
+    disable.addEventListener(
+      "click",
+      () =>
+        save(
+          disable,
           { enabled: false },
-        );
-        app.flash(
-          `“${e.control.publicName}” disabled: the next version no longer lists it`,
-        );
-        await app.rerender();
-      }));
+          `“${name}” disabled: the next version no longer lists it`,
+        ),
+    );
+    const mark = h("button", {
+      type: "button",
+      class: "btn btn-secondary btn-small",
+      "data-id": e.control.id,
+      "aria-label": marked ? `Unmark required: ${name}` : `Mark required: ${name}`,
+    }, marked ? "Unmark required" : "Mark required");
+    mark.addEventListener("click", () =>
+      save(
+        mark,
+        { required: !marked },
+        marked
+          ? `“${name}” is no longer required: from the next version, it is listed apart`
+          : `“${name}” marked required: until it reports, the next version's headline names it`,
+      ));
     return h(
       "li",
       { class: "unreported-item" },
-      h("span", {}, e.control.publicName, " ", h("code", {}, e.control.key)),
-      button,
+      h(
+        "span",
+        {},
+        name,
+        " ",
+        h("code", {}, e.control.key),
+        marked ? [" ", badge("Required", "warning")] : null,
+      ),
+      h("span", { class: "unreported-actions" }, mark, disable),
     );
   };
   return h(
@@ -67,8 +101,11 @@ export function unreportedNotice(app, project, evaluations, controls) {
       h(
         "p",
         {},
-        "The trust page lists these as not reported: no evidence has ever arrived for them. ",
-        "If you do not collect this evidence, disable them, so buyers see only what you report.",
+        "The trust page lists these apart as not reported: no evidence has ever arrived for them, ",
+        "and they do not change its headline. If you do not collect this evidence, disable them, ",
+        "so buyers see only what you report. If buyers should count on one, mark it required: ",
+        "until it reports, the headline then says it is not reported. ",
+        "Marks take effect at the next published version.",
       ),
       h("ul", { class: "unreported-list" }, silent.map(item)),
       errorSlot,
