@@ -186,16 +186,38 @@ Deno.test("[http] answers: an organization keeps up to 2,000", async () => {
   assert.match((await full.json()).error.message, /at most 2000 answers/);
 });
 
-/** Peak and final RSS growth (MiB) while `work` runs, sampled every 10 ms. */
-async function rssGrowth<T>(work: () => Promise<T>): Promise<[T, { peak: number; after: number }]> {
-  const before = Deno.memoryUsage().rss;
+/**
+ * Peak and final memory growth (MiB) while `work` runs, sampled every 10 ms: `peak` and `after`
+ * are this isolate's (V8 heap used plus external memory such as ArrayBuffers), what the budgets
+ * below hold; `rssPeak` is the process's, reported only. `deno task test` runs other test
+ * modules in the same process (`--parallel`), so its RSS moves with them and cannot be a
+ * budget here (a CI run saw 254 MiB of RSS growth where this isolate held far less).
+ */
+async function rssGrowth<T>(
+  work: () => Promise<T>,
+): Promise<[T, { peak: number; after: number; rssPeak: number }]> {
+  const own = () => {
+    const usage = Deno.memoryUsage();
+    return usage.heapUsed + usage.external;
+  };
+  const before = own();
+  const rssBefore = Deno.memoryUsage().rss;
   let peak = before;
-  const timer = setInterval(() => (peak = Math.max(peak, Deno.memoryUsage().rss)), 10);
+  let rssPeak = rssBefore;
+  const sample = () => {
+    peak = Math.max(peak, own());
+    rssPeak = Math.max(rssPeak, Deno.memoryUsage().rss);
+  };
+  const timer = setInterval(sample, 10);
   try {
     const value = await work();
-    peak = Math.max(peak, Deno.memoryUsage().rss);
-    const mib = (n: number) => (n - before) / 1024 / 1024;
-    return [value, { peak: mib(peak), after: mib(Deno.memoryUsage().rss) }];
+    sample();
+    const mib = (n: number) => n / 1024 / 1024;
+    return [value, {
+      peak: mib(peak - before),
+      after: mib(own() - before),
+      rssPeak: mib(rssPeak - rssBefore),
+    }];
   } finally {
     clearInterval(timer);
   }
@@ -248,13 +270,14 @@ Deno.test("[http] answers: exports are computed once per data version, within a 
     console.log(
       `8 concurrent XLSX exports of 500 answers (${bodies[0].byteLength} bytes each): ` +
         `${ms.toFixed(0)} ms, /health asked beside them ${health.toFixed(0)} ms, ` +
-        `RSS growth at peak ${rss.peak.toFixed(0)} MiB, after ${rss.after.toFixed(0)} MiB`,
+        `memory growth at peak ${rss.peak.toFixed(0)} MiB, after ${rss.after.toFixed(0)} MiB ` +
+        `(process RSS at peak ${rss.rssPeak.toFixed(0)} MiB)`,
     );
     assert.equal(answerExportStats().computations - before, 1);
     for (const body of bodies) assert.deepEqual(body, bodies[0]);
-    // The review measured 800 MB for eight, the code before this test 334 MiB; one computation
-    // stays far below.
-    assert.ok(rss.peak < 200, `peak RSS growth ${rss.peak} MiB`);
+    // The review measured 800 MB of RSS for eight, the code before this test 334 MiB; one
+    // computation holds 34 MiB of this isolate's memory (95 MiB of process RSS) here.
+    assert.ok(rss.peak < 100, `peak memory growth ${rss.peak} MiB`);
   });
 
   await t.step("asked again: the kept export, no computation; a CSV is its own", async () => {
@@ -301,7 +324,7 @@ Deno.test("[http] answers: exports are computed once per data version, within a 
     );
     console.log(
       `12 distinct XLSX exports at once: ${statuses.filter((s) => s === 200).length} written, ` +
-        `${statuses.filter((s) => s === 503).length} refused; RSS growth at peak ${
+        `${statuses.filter((s) => s === 503).length} refused; memory growth at peak ${
           rss.peak.toFixed(0)
         } MiB`,
     );
@@ -309,8 +332,9 @@ Deno.test("[http] answers: exports are computed once per data version, within a 
     assert.ok(statuses.every((s) => s === 200 || s === 503), statuses.join());
     assert.ok(statuses.filter((s) => s === 503).length >= 3, statuses.join());
     assert.ok(statuses.filter((s) => s === 200).length >= 1, statuses.join());
-    // All twelve at once took 826 MiB before this test.
-    assert.ok(rss.peak < 300, `peak RSS growth ${rss.peak} MiB`);
+    // All twelve at once took 826 MiB of RSS before this test; one at a time holds 18 MiB of
+    // this isolate's memory here.
+    assert.ok(rss.peak < 100, `peak memory growth ${rss.peak} MiB`);
   });
 });
 
