@@ -10,9 +10,10 @@
  * terms its words' synonyms bring (WordNet, the trade's vocabulary, acronyms both ways); an
  * answer's score blends in how alike its closest phrasing is to the question; and a qualifier
  * the question names that a suggestion never does (a sub-processor, an internal tool, SCIM)
- * halves its score. The index is built once per knowledge base from inputs sorted first, so the same
- * knowledge base, in any array order, and the same questions give the same results, byte for
- * byte.
+ * halves its score; a hyphenated word is also read whole ("post-mortems"); and a first
+ * suggestion well ahead of the next gains a little (its reason says by how much). The index is
+ * built once per knowledge base from inputs sorted first, so the same knowledge base, in any
+ * array order, and the same questions give the same results, byte for byte.
  */
 import MiniSearch from "minisearch";
 import type {

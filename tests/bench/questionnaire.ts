@@ -3,7 +3,7 @@
  * (tests/fixtures/questionnaires/labelled.json): precision, recall and the right answer among
  * the five suggestions (top-5) per kind of question, against the targets of issue 34; what each
  * technique adds (ids only, then text, phrasing similarity, learned phrasings, synonyms,
- * negative evidence), each
+ * negative evidence, hyphenated compounds, the lead over the next suggestion), each
  * measured with the matcher's test-only `techniques` switches; then the time to match 400
  * questions against 2,000 answers, as a ratio to the same matcher with the new techniques off
  * (index building timed apart).
