@@ -295,7 +295,7 @@ export const OPERATIONS: Record<string, Entry> = {
   }),
   updateProjectControl: (w) => ({
     path: `/projects/${w.target.projectId}/controls/${w.target.controlIds["custom.fail"]}`,
-    call: json(w.tokens.owner, { publicName: "failing check" }),
+    call: json(w.tokens.owner, { publicName: "failing check", required: true }),
   }),
   putControlCriteria: (w) => ({
     path: `/projects/${w.target.projectId}/controls/${w.target.controlIds["custom.fail"]}/criteria`,
