@@ -29,6 +29,7 @@ import {
   getDeletion,
   markDeletionRemoved,
   markDeletionStarted,
+  rememberDeletedDocument,
   rememberDeletedSlug,
 } from "../store/deletions.ts";
 import { organizationProfileKey } from "../store/keys.ts";
@@ -63,6 +64,11 @@ interface SlugMemo {
   logos?: string[];
   /** Verified custom domains of the projects (reserved like slugs). */
   domains?: string[];
+  /**
+   * A project's own documents (by id): their public downloads answer 410 once they are gone
+   * (absent on records kept before, and on an organization's, whose routes all answer 410).
+   */
+  documents?: string[];
 }
 
 async function domainsOf(kv: Deno.Kv, projectId: string, into: string[]) {
@@ -80,6 +86,17 @@ async function slugsOf(kv: Deno.Kv, record: DeletionRecord): Promise<SlugMemo> {
     const project = await kv.get<{ slug: string }>(["projects", record.targetId]);
     if (project.value) memo.project.push(project.value.slug);
     await domainsOf(kv, record.targetId, memo.domains!);
+    memo.documents = [];
+    for await (
+      const entry of kv.list<{ id: string; projectId?: string | null }>({
+        prefix: ["documents", record.organizationId],
+      })
+    ) {
+      const document = entry.value;
+      if (document?.projectId === record.targetId && typeof document.id === "string") {
+        memo.documents.push(document.id);
+      }
+    }
     return memo;
   }
   const org = await kv.get<{ slug: string }>(["organizations", record.organizationId]);
@@ -132,6 +149,9 @@ async function start(
   }
   for (const slug of slugs.domains ?? []) {
     await rememberDeletedSlug(kv, "domain", { slug, ...tombstone });
+  }
+  for (const documentId of slugs.documents ?? []) {
+    await rememberDeletedDocument(kv, documentId, now);
   }
   return { record: current, slugs };
 }

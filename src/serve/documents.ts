@@ -36,10 +36,15 @@ import {
   getDocument,
   listDocuments,
 } from "../store/documents.ts";
-import { withdrawnProjectIds } from "../store/deletions.ts";
+import { wasDocumentDeleted, withdrawnProjectIds } from "../store/deletions.ts";
 import { getOrganization, getOrganizationBySlug } from "../store/organizations.ts";
 import { getProject } from "../store/projects.ts";
-import { publicProject, type PublicReads } from "./public_read.ts";
+import {
+  type GoneState,
+  projectIdGoneState,
+  publicProject,
+  type PublicReads,
+} from "./public_read.ts";
 import { countPdfPages } from "./watermark.ts";
 
 /** Seconds an upload turned away by the full PDF work limit is told to wait. */
@@ -313,6 +318,26 @@ export async function publicProjectDocuments(
     url: publicUrls(reads.config, project.slug).documents,
     organizationDocumentsUrl: `${trustCenterUrl(reads.config as Config, org.slug)}/documents`,
   };
+}
+
+/**
+ * Whether the document `documentId` of the trust center `orgSlug` is withdrawn with its
+ * project (its deletion scheduled, under way or done): its download answers 410 as the
+ * project's other routes do, with the same notice, instead of 404. Null otherwise (served, or
+ * the answer of `readPublicDocument`). An organization's own deletion is answered before
+ * (src/http/gone.ts).
+ */
+export async function publicDocumentGoneState(
+  kv: Deno.Kv,
+  options: { orgSlug: string; documentId: string },
+): Promise<GoneState | null> {
+  const org = await getOrganizationBySlug(kv, options.orgSlug);
+  if (!org) return null;
+  const document = await getDocument(kv, org.id, options.documentId);
+  if (!document) {
+    return await wasDocumentDeleted(kv, options.documentId) ? { scheduled: false } : null;
+  }
+  return document.projectId ? await projectIdGoneState(kv, document.projectId) : null;
 }
 
 /**

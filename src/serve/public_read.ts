@@ -76,6 +76,20 @@ export async function organizationGoneState(
   return deletion ? stateOf(deletion) : null;
 }
 
+/**
+ * Why a project's own item (a public document of its organization's trust center) answers 410
+ * rather than being served: its project's deletion scheduled or under way, or done (`deleted`:
+ * the item went with it). Null when the project is there and not withdrawn.
+ */
+export async function projectIdGoneState(
+  kv: Deno.Kv,
+  projectId: string,
+): Promise<GoneState | null> {
+  const project = await getProject(kv, projectId);
+  if (!project) return { scheduled: false };
+  return await projectDeletionState(kv, project);
+}
+
 async function projectDeletionState(kv: Deno.Kv, project: Project): Promise<GoneState | null> {
   const deletion = await pendingDeletionOf(kv, {
     projectId: project.id,

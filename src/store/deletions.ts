@@ -291,6 +291,28 @@ export async function rememberDeletedSlug(
 }
 
 /**
+ * Remembers that the public document `documentId` went with its deleted project, as the
+ * SHA-256 of its id beside the names' tombstones (`["deleted_slugs", "document", …]`): its
+ * download URL answers 410 like the project's other routes, not 404. Document ids are random
+ * and never given again, so nothing is reserved and there is nothing to release.
+ */
+export async function rememberDeletedDocument(
+  kv: Deno.Kv,
+  documentId: string,
+  now: Date,
+): Promise<void> {
+  const key = deletedSlugKey("document", await sha256Hex(documentId));
+  await kv.atomic().check({ key, versionstamp: null }).set(key, { deletedAt: now.toISOString() })
+    .commit();
+}
+
+/** Whether the document `documentId` went with a deleted project (`rememberDeletedDocument`). */
+export async function wasDocumentDeleted(kv: Deno.Kv, documentId: string): Promise<boolean> {
+  const key = deletedSlugKey("document", await sha256Hex(documentId));
+  return (await kv.get(key)).versionstamp !== null;
+}
+
+/**
  * Marks a deletion as started, in one commit with its memo (what its later runs need): from
  * then on it cannot be undone, and a render that read the record before fails its checks
  * (`renderFence`). Returns the record as stored.

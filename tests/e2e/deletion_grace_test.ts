@@ -8,8 +8,9 @@
  * skip it; the organization's other project, its answers (JSON, `?q=`, Markdown, HTML, MCP)
  * and its questionnaire matching keep answering without citing it (its trust center lists the
  * other project only; its certification and document lists, JSON, HTML and Markdown, leave out
- * acme's own). Then the same for the whole organization, and after the job every form answers
- * 410 "was deleted".
+ * acme's own, whose download answers 410 like acme's pages). Then the same for the whole
+ * organization, and after the job every form answers 410 "was deleted". A project's deletion
+ * alone, run to its end: its document's download answers 410 "was deleted", not 404.
  */
 import assert from "node:assert/strict";
 // @ts-types="@modelcontextprotocol/sdk/client/index"
@@ -239,7 +240,7 @@ Deno.test("[e2e] deletion grace: every public surface of a scheduled project or 
   );
   await ok(await api("POST", `/projects/${acmeId}/publish`), "publish acme with it");
   // A document of acme alone, listed on the organization's trust center.
-  await ok(
+  const acmeDocument = await ok(
     await ctx.call(
       "POST",
       `/organizations/${orgId}/documents?title=Acme%20pentest&visibility=public&projectId=${acmeId}`,
@@ -339,10 +340,20 @@ Deno.test("[e2e] deletion grace: every public surface of a scheduled project or 
     await scheduled.body?.cancel();
     await drain(server);
 
-    // Every public GET of the project, in every format, and its suffix forms: 410.
+    // Every public GET of the project, in every format, and its suffix forms: 410. So does
+    // the public download of its own document, under the organization's trust center.
     const acmeUrls = await publicGets(ctx, params, queries, ["project"]);
     const suffixed = SUFFIXES.map((suffix) => ({ url: `/trust/acme${suffix}`, auth: false }));
-    const checked = await assertAllGone(ctx, [...acmeUrls, ...suffixed], token, SCHEDULED);
+    const downloads = [{
+      url: `/public/trust/${orgSlug}/documents/${acmeDocument.document.id}/download`,
+      auth: false,
+    }];
+    const checked = await assertAllGone(
+      ctx,
+      [...acmeUrls, ...suffixed, ...downloads],
+      token,
+      SCHEDULED,
+    );
     assert.ok(checked > 100, `${checked} answers checked`);
     const page = await ctx.call("GET", "/trust/acme", { headers: { accept: "text/html" } });
     assert.match(await page.text(), /<h1>Scheduled for deletion<\/h1>/);
@@ -471,6 +482,7 @@ Deno.test("[e2e] deletion grace: every public surface of a scheduled project or 
       auth: false,
     }));
     const everything = [
+      ...downloads,
       ...acmeUrls,
       ...labsUrls,
       ...orgUrls,
@@ -513,4 +525,88 @@ Deno.test("[e2e] deletion grace: every public surface of a scheduled project or 
   } finally {
     await client.close();
   }
+});
+
+Deno.test("[e2e] deletion grace: a deleted project's document download answers 410 (scheduled, then deleted), no-store, while the organization's other documents download", async () => {
+  const clock = fakeClock(new Date());
+  await using server = await startTestServer({ clock, worker: false });
+  const token = await server.tokenFor("alice");
+  const call = (method: string, path: string, init: RequestInit = {}) =>
+    fetch(`${server.baseUrl}${path}`, {
+      ...init,
+      method,
+      headers: { authorization: `Bearer ${token}`, ...init.headers },
+      signal: AbortSignal.timeout(20_000),
+    });
+  const api = async (method: string, path: string, json?: unknown) =>
+    await ok(
+      await call(method, path, {
+        body: json === undefined ? undefined : JSON.stringify(json),
+        headers: { "content-type": "application/json" },
+      }),
+      `${method} ${path}`,
+    );
+  const boot = await api("POST", "/onboarding/bootstrap", {
+    workspaceName: "Acme",
+    workspaceSlug: "acme-co",
+    projectName: "Acme Cloud",
+    projectSlug: "acme",
+    projectVisibility: "public",
+  });
+  const orgId: string = boot.organization.id;
+  const acmeId: string = boot.project.id;
+  const labs = await api("POST", "/projects", {
+    organizationId: orgId,
+    name: "Labs",
+    slug: "acme-labs",
+    visibility: "public",
+  });
+  const upload = async (title: string, projectId: string) => {
+    const query = `title=${encodeURIComponent(title)}&visibility=public&projectId=${projectId}`;
+    const res = await call("POST", `/organizations/${orgId}/documents?${query}`, {
+      body: await makePdf() as BodyInit,
+      headers: { "content-type": "application/pdf" },
+    });
+    return `/public/trust/acme-co/documents/${(await ok(res, title)).document.id}/download`;
+  };
+  const acmeDownload = await upload("Acme pentest", acmeId);
+  const labsDownload = await upload("Labs pentest", labs.project.id);
+  const get = async (url: string, accept?: string) => {
+    const res = await fetch(`${server.baseUrl}${url}`, { headers: accept ? { accept } : {} });
+    return { res, body: await textOf(res) };
+  };
+  for (const url of [acmeDownload, labsDownload]) {
+    const { res } = await get(url);
+    assert.equal(res.status, 200, url);
+  }
+
+  const scheduled = await call("POST", `/projects/${acmeId}/deletion`, {
+    body: JSON.stringify({ confirm: "acme" }),
+    headers: { "content-type": "application/json" },
+  });
+  assert.equal(scheduled.status, 202);
+  await scheduled.body?.cancel();
+  const expectGone = async (notice: RegExp, title: string) => {
+    const json = await get(acmeDownload);
+    assert.equal(json.res.status, 410, json.body);
+    assert.ok(noStore(json.res), json.res.headers.get("cache-control") ?? "");
+    assert.equal(JSON.parse(json.body).error.code, "gone");
+    assert.match(json.body, notice);
+    const page = await get(acmeDownload, "text/html");
+    assert.equal(page.res.status, 410);
+    assert.ok(noStore(page.res));
+    assert.match(page.body, new RegExp(`<h1>${title}</h1>`));
+    assert.match(page.body, notice);
+    const labsNow = await get(labsDownload);
+    assert.equal(labsNow.res.status, 200, "the organization's other documents download");
+  };
+  await expectGone(SCHEDULED, "Scheduled for deletion");
+
+  // The job runs after the grace: the document is gone, and its download still says so.
+  clock.advance(DELETION_GRACE_MS + 60_000);
+  await drain(server);
+  assert.equal((await server.services.kv.get(["projects", acmeId])).versionstamp, null);
+  await expectGone(DELETED, "Deleted");
+  const unknown = await get(`/public/trust/acme-co/documents/${crypto.randomUUID()}/download`);
+  assert.equal(unknown.res.status, 404, "an id that never was is still 404");
 });

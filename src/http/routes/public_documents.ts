@@ -33,6 +33,7 @@ import { submitAccessRequest } from "../../serve/access_requests.ts";
 import {
   downloadHeaders,
   presentPublic,
+  publicDocumentGoneState,
   publicDocuments,
   readPublicDocument,
   requestableDocuments,
@@ -41,6 +42,7 @@ import { trustPageHeaders } from "../../serve/headers.ts";
 import { currentNda } from "../../store/documents.ts";
 import { getOrganizationBySlug } from "../../store/organizations.ts";
 import { clientIp } from "../client_ip.ts";
+import { goneResponse } from "../gone.ts";
 import { type AppEnv, createRouter } from "../env.ts";
 import { negotiatedFormat } from "../negotiation.ts";
 import { errors, json, jsonBody } from "../openapi.ts";
@@ -122,7 +124,7 @@ publicDocumentRoutes.openapi(
     tags,
     summary: "Download a public document",
     description:
-      "The stored bytes as an attachment, with the type sniffed at upload, `nosniff` and a sandboxing CSP. A restricted document is 403: it is served only through an access link.",
+      "The stored bytes as an attachment, with the type sniffed at upload, `nosniff` and a sandboxing CSP. A restricted document is 403: it is served only through an access link. A document of a project whose deletion is scheduled, or that was deleted, is 410 (`no-store`), as the project's own routes.",
     request: { params: DocumentParams },
     responses: {
       200: {
@@ -135,6 +137,9 @@ publicDocumentRoutes.openapi(
   async (c) => {
     const { orgSlug, documentId } = c.req.valid("param");
     const { kv, blobs } = c.var.services;
+    // A document of a project whose deletion is scheduled (or done) answers as its project does.
+    const gone = await publicDocumentGoneState(kv, { orgSlug, documentId });
+    if (gone) return goneResponse(c.req.raw, "project", gone);
     const { document, bytes } = await readPublicDocument({ kv, blobs }, { orgSlug, documentId });
     c.header("Access-Control-Allow-Origin", "*");
     return c.body(bytes as Uint8Array<ArrayBuffer>, 200, downloadHeaders(document, "no-store"));
