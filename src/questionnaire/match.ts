@@ -656,7 +656,10 @@ function suggestionsOf(
  * docs/questionnaires.md). A suggestion that negative evidence lowered (a qualifier of the
  * question it lacks) gains nothing: leading the others does not make it answer the question.
  * A control the first suggestion cites is no rival: it agrees with it (a scanning answer and
- * its scanning control), so the lead is over the next suggestion that is not one of those.
+ * its scanning control), so the lead is over the next suggestion that is not one of those. And
+ * the first must share more of the buyer's words than that next one: two suggestions matching
+ * the same words differ in score by their lengths and wording, which says little (in a small
+ * knowledge base every match stands far from the others).
  * The order does not change; the reason says the lead: the ratio of the two scores, two
  * decimals, at most 99.99 (a lone suggestion).
  */
@@ -671,6 +674,9 @@ function withLead(ranked: Suggestion[]): Suggestion[] {
   );
   const ratio = second && second.score > 0 ? first.score / second.score : Infinity;
   if (!(ratio >= LEAD_RATIO)) return ranked;
+  // A lead in evidence, not in length: the first shares more of the buyer's words.
+  const words = (s: Suggestion) => "terms" in s.reason ? s.reason.terms.length : 0;
+  if (second && !(first.reason.terms.length > words(second))) return ranked;
   const score = Math.floor(Math.min(first.score + LEAD_BONUS, 0.9999) * 10_000) / 10_000;
   const lead = Math.floor(Math.min(ratio, 99.99) * 100) / 100;
   return [{ ...first, score, reason: { ...first.reason, lead } }, ...ranked.slice(1)];

@@ -260,6 +260,40 @@ Deno.test("[questionnaire] a top suggestion well ahead of the next gains the lea
       });
     },
   );
+  await t.step("no lead in length alone: the first must share more of the buyer's words", () => {
+    // A small knowledge base: two answers matching the same one word differ in score by their
+    // wording only, and nothing else is near.
+    const answer = (id: string, question: string, text: string) => ({
+      id,
+      question,
+      answer: text,
+      category: "Security",
+      visibility: "public" as const,
+      questionnaireRefs: [],
+      citations: [],
+      updatedAt: "2026-01-01T00:00:00.000Z",
+    });
+    const small: KnowledgeBase = {
+      ...knowledgeBase(),
+      answers: [
+        answer("a1", "Is there a strong password policy?", "Yes: 14 characters at least."),
+        answer("a2", "Is data encrypted at rest and in transit?", "Yes: AES-256 at rest."),
+        answer("a3", "Are audit policies reviewed every year?", "Yes, every year."),
+        answer("a4", "Who approves the audit policies?", "The board approves them."),
+        answer("a5", "How often are backups of cloud data taken?", "Every night."),
+      ],
+      controls: [],
+      criteria: [],
+    };
+    const question = "Is there an audit management process?";
+    const without = match(question, { lead: false }, small);
+    const [first, second] = without.suggestions;
+    assert.ok(first.score >= 0.3 && first.score / second.score >= 1.4, JSON.stringify(without));
+    assert.deepEqual(first.reason, second.reason);
+    const result = match(question, {}, small);
+    assert.deepEqual(result.suggestions, without.suggestions);
+    assert.equal(result.best, null);
+  });
   await t.step("a weak score stays weak however alone it is", () => {
     const question = "Do you have a trust center we can check?";
     const result = match(question);

@@ -76,11 +76,17 @@ const DONE = {
 /** How a row is named to assistive technology and in messages. */
 export const rowName = (row) => row.questionId ?? `row ${row.row} of “${row.sheet}”`;
 
-/** "matched by id IAM-02.1" or "shared terms: encryption, rest". */
+/**
+ * "matched by id IAM-02.1", "shared terms: encryption, rest", and when the lead over the next
+ * suggestion raised the score, "; 1.73 times the next suggestion's score".
+ */
 function reasonText(suggestion) {
-  return "questionnaireId" in suggestion.reason
-    ? `matched by id ${suggestion.reason.questionnaireId}`
-    : `shared terms: ${suggestion.reason.terms.join(", ")}`;
+  if ("questionnaireId" in suggestion.reason) {
+    return `matched by id ${suggestion.reason.questionnaireId}`;
+  }
+  const lead = suggestion.reason.lead;
+  return `shared terms: ${suggestion.reason.terms.join(", ")}` +
+    (typeof lead === "number" ? `; ${lead} times the next suggestion's score` : "");
 }
 
 /** A link when the citation has a public address, else its text. */
