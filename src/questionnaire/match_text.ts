@@ -385,7 +385,8 @@ const COMPOUND = /([\p{L}\p{N}]+)[-\u2010\u2011]([\p{L}\p{N}]+)/gu;
  * postmortem, "sub-processors" a subprocessor, which the trade's table makes a vendor), each
  * with the compound as the buyer's word: the split parts alone miss the word the knowledge base
  * writes whole or the trade's table knows. Only terms the index knows (`known`), only
- * compounds with a part among the question's own terms, in order, each term once.
+ * compounds with a part among the question's own terms (the first MAX_QUERY_TERMS of those: a
+ * long cell is cut), in order, each term once.
  */
 export function compoundTerms(
   text: string,
@@ -396,8 +397,10 @@ export function compoundTerms(
   const seen = new Set(query.map((t) => t.term));
   const out: AnalysedTerm[] = [];
   const normal = text.normalize("NFKD").replace(MARKS, "").toLowerCase();
+  let read = 0;
   for (const [, first, second] of normal.matchAll(COMPOUND)) {
     if (!asked.has(first) && !asked.has(second)) continue;
+    if (++read > MAX_QUERY_TERMS) break;
     for (const { term } of analyse(`${first}${second}`)) {
       if (seen.has(term) || !known(term)) continue;
       seen.add(term);

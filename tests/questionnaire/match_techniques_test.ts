@@ -197,6 +197,12 @@ Deno.test("[questionnaire] a hyphenated compound is also read as one word: post-
         compoundTerms("No compound here", queryTerms("No compound here"), () => true),
         [],
       );
+      // A long cell: at most 64 compounds are read (here 64 distinct terms, the first 64).
+      const long = Array.from({ length: 200 }, (_, i) => `w${i}-x${i}`).join(" ");
+      const own = [{ term: "x", word: long.replaceAll("-", " ") }];
+      const read = compoundTerms(long, own, () => true);
+      assert.equal(read.length, 64);
+      assert.deepEqual(read[63], { term: "w63x63", word: "w63-x63" });
     },
   );
   await t.step("it finds the answer the split parts miss", () => {
