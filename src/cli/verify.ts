@@ -198,6 +198,10 @@ export function usage(moduleUrl: string): string {
   const module = servedFrom(moduleUrl) ? moduleUrl : "<server>/verify.ts";
   return `Usage: deno run --allow-net ${module} <trust page URL or slug> [options]
 
+A custom domain's URL (https://trust.example.com/) verifies the project that
+verified the domain, read through the service (--server, or where this file
+was loaded from), and checks the domain's own change of holder.
+
 Verifies every version of a trust profile: the listing is complete and in
 order, each JWS signature verifies against the service's JWKS, each version
 is chained to the previous one, each is in the publication log, the log's
@@ -211,6 +215,7 @@ Options:
                              publishes at /log (--vkey <key> is the same)
   --pin publisher=<N>        accept the change of publisher the log recorded at entry N (the
                              slug now belongs to the publisher named there; a different change fails)
+  --pin domain=<N>           the same for a custom domain's change of holder (a custom domain URL)
   --checkpoint <file>        a checkpoint saved earlier (needs --allow-read)
   --save-checkpoint <file>   write the verified latest checkpoint, to pin next time (needs --allow-write)
   help, --help               print this text
@@ -237,11 +242,16 @@ export interface Pins {
   jwks?: string[];
   log?: string;
   publisher?: number;
+  /** The custom domain's change of holder the buyer accepted (its entry's leaf index). */
+  domain?: number;
 }
 
 export interface Options {
   server: string;
+  /** The project's slug ("" until a custom domain's is read from the service). */
   slug: string;
+  /** A custom domain the buyer reads the profile at: its project is the one verified. */
+  domain?: string;
   checkpoint?: string;
   saveCheckpoint?: string;
   pins: Pins;
@@ -262,6 +272,10 @@ export function kitReference(moduleUrl: string): string {
 }
 
 const SLUG = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
+/** A custom domain: two labels or more, as the service accepts them (lowercased by URL). */
+const DOMAIN = /^(?=.{1,253}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z][a-z0-9-]*$/;
+/** The paths a custom domain serves its project's pages at (any of them names the domain). */
+const DOMAIN_PAGES = ["/", "/trust.json", "/index.html", "/index.md"];
 /** An RFC 7638 SHA-256 thumbprint, base64url without padding: how the service names its keys. */
 const KID = /^[A-Za-z0-9_-]{43}$/;
 
@@ -285,17 +299,21 @@ function parsePin(value: string, pins: Pins): void {
       throw new UsageError("Two different log keys are pinned");
     }
     pins.log = text;
-  } else if (kind === "publisher") {
+  } else if (kind === "publisher" || kind === "domain") {
     if (!/^(0|[1-9][0-9]{0,14})$/.test(text)) {
-      throw new UsageError(`--pin publisher= takes a log entry's index, not "${text}"`);
+      throw new UsageError(`--pin ${kind}= takes a log entry's index, not "${text}"`);
     }
-    if (pins.publisher !== undefined && pins.publisher !== Number(text)) {
-      throw new UsageError("Two different changes of publisher are pinned");
+    if (pins[kind] !== undefined && pins[kind] !== Number(text)) {
+      throw new UsageError(
+        kind === "publisher"
+          ? "Two different changes of publisher are pinned"
+          : "Two different changes of the domain's holder are pinned",
+      );
     }
-    pins.publisher = Number(text);
+    pins[kind] = Number(text);
   } else {
     throw new UsageError(
-      `--pin takes jwks=<kid>[,<kid>…], log=<verifier key> or publisher=<entry>`,
+      `--pin takes jwks=<kid>[,<kid>…], log=<verifier key>, publisher=<entry> or domain=<entry>`,
     );
   }
 }
@@ -324,21 +342,39 @@ export function parseArgs(args: string[], moduleUrl: string): Options | null {
   const target = positional[0];
   let server = values.get("server");
   let slug: string;
+  let domain: string | undefined;
   if (/^https?:\/\//.test(target)) {
     const url = new URL(target);
     const match = url.pathname.match(/^(.*?)\/trust\/([^/.]+)/);
-    if (!match) throw new UsageError(`"${target}" is not a /trust/<slug> page`);
-    slug = match[2];
-    server ??= `${url.origin}${match[1]}`;
+    if (match) {
+      slug = match[2];
+      server ??= `${url.origin}${match[1]}`;
+    } else if (DOMAIN_PAGES.includes(url.pathname) && DOMAIN.test(url.hostname)) {
+      // A custom domain: its project is read from the service that serves it.
+      domain = url.hostname;
+      slug = "";
+      server ??= servedFrom(moduleUrl);
+      if (!server) {
+        throw new UsageError(`"${target}" is a custom domain: name the service with --server`);
+      }
+    } else {
+      throw new UsageError(`"${target}" is not a /trust/<slug> page nor a custom domain's`);
+    }
   } else {
     slug = target;
     server ??= servedFrom(moduleUrl);
   }
-  if (!SLUG.test(slug)) throw new UsageError(`"${slug}" is not a project slug`);
+  if (domain === undefined && !SLUG.test(slug)) {
+    throw new UsageError(`"${slug}" is not a project slug`);
+  }
+  if (domain === undefined && pins.domain !== undefined) {
+    throw new UsageError("--pin domain= is for a custom domain's URL");
+  }
   if (!server) throw new UsageError("Give a trust page URL or --server");
   return {
     server: server.replace(/(?<!\/)\/+$/, ""),
     slug,
+    ...(domain === undefined ? {} : { domain }),
     checkpoint: values.get("checkpoint"),
     saveCheckpoint: values.get("save-checkpoint"),
     pins,
@@ -667,6 +703,8 @@ interface LogContext {
   ring: Keyring;
   /** The change of publisher the buyer accepted (`--pin publisher=`), if any. */
   publisher?: number;
+  /** The custom domain's change of holder the buyer accepted (`--pin domain=`), if any. */
+  domainPin?: number;
 }
 
 /** A version's documents: trust.json and JWS (null when 404) and its inclusion proof. */
@@ -836,10 +874,14 @@ async function checkLatest(io: Io, page: string, newest: Listed, report: Report)
 // ----------------------------------------------------------------------------------------------
 // publisher.ts
 // The change of publisher under a slug: the log entry recording that a deleted project's
-// slug was taken by another project, verified, and failed unless the buyer pinned it.
+// slug was taken by another project, verified, and failed unless the buyer pinned it. The same
+// for a custom domain the buyer reads the profile at (a deleted project's verified domain,
+// verified by another project after the operator released it).
 
 /** The first line of the log entry that records a change of publisher under a slug. */
 const PUBLISHER_CHANGE = "trust-profile-publisher-change/v1";
+/** The first line of the one that records a custom domain's change of holder. */
+const DOMAIN_CHANGE = "trust-profile-domain-publisher-change/v1";
 
 /**
  * The change of publisher the log recorded under the slug, if any: a deleted project's slug
@@ -854,36 +896,100 @@ async function checkPublisher(
   read: { logged: LoggedEntry[]; change: unknown },
   report: Report,
 ) {
+  await checkChange(io, ctx, read, report, {
+    header: PUBLISHER_CHANGE,
+    name: ctx.slug,
+    pinned: ctx.publisher,
+    flag: "publisher",
+    what: "",
+    given: `The slug "${ctx.slug}" belonged to a deleted project and was given to another`,
+  });
+}
+
+/**
+ * The same for the custom domain the buyer reads the profile at: the service shows, beside the
+ * domain's profile (`/trust/domains/{domain}`), the entry that recorded this project verifying
+ * a domain a deleted project had left, released by the operator. Failed unless pinned with
+ * `--pin domain=N`; a pinned change the service no longer shows fails too.
+ */
+async function checkDomainHolder(
+  io: Io,
+  ctx: LogContext,
+  read: { logged: LoggedEntry[]; change: unknown; domain: string; projectId: unknown },
+  report: Report,
+) {
+  await checkChange(io, ctx, read, report, {
+    header: DOMAIN_CHANGE,
+    name: read.domain,
+    pinned: ctx.domainPin,
+    flag: "domain",
+    what: ` of the custom domain "${read.domain}"`,
+    given:
+      `The custom domain "${read.domain}" belonged to a deleted project and was given to another`,
+    projectId: typeof read.projectId === "string" ? read.projectId : undefined,
+  });
+}
+
+/** What `checkChange` checks the entry against, and how it words the result. */
+interface Subject {
+  header: string;
+  /** The name the entry must record: the slug, or the custom domain. */
+  name: string;
+  pinned: number | undefined;
+  flag: "publisher" | "domain";
+  /** Inserted after "a different publisher" (which name changed), or "". */
+  what: string;
+  /** The sentence saying what happened. */
+  given: string;
+  /** The project the entry must name (a domain's: the project that serves it), if known. */
+  projectId?: string;
+}
+
+async function checkChange(
+  io: Io,
+  ctx: LogContext,
+  read: { logged: LoggedEntry[]; change: unknown },
+  report: Report,
+  subject: Subject,
+) {
+  const { flag, pinned, name, what } = subject;
+  const label = flag === "publisher" ? "publisher" : "domain";
   const change = read.change as { leafIndex?: unknown; leafHash?: unknown; entry?: unknown };
   if (change === null || typeof change !== "object") {
-    if (change !== null) return report.fail(`publisher: the change of publisher is malformed`);
-    if (ctx.publisher !== undefined) {
+    if (change !== null) return report.fail(`${label}: the change of publisher is malformed`);
+    if (pinned !== undefined) {
       return report.fail(
-        `publisher: the pinned change of publisher (entry ${ctx.publisher}) is not what the log shows for "${ctx.slug}"`,
+        `${label}: the pinned change of publisher (entry ${pinned}) is not what the log shows for "${name}"`,
       );
     }
-    return report.pass(`publisher: the log records no change of publisher under "${ctx.slug}"`);
+    return report.pass(
+      flag === "publisher"
+        ? `publisher: the log records no change of publisher under "${name}"`
+        : `domain: the service shows no change of holder of the custom domain "${name}"`,
+    );
   }
   const { leafIndex: at, leafHash, entry } = change;
   if (!isCount(at) || typeof leafHash !== "string" || typeof entry !== "string") {
-    return report.fail(`publisher: the change of publisher is malformed`);
+    return report.fail(`${label}: the change of publisher is malformed`);
   }
   const lines = entry.split("\n");
-  const [header, slug, previous, projectId, orgSlug, orgId, takenAt] = lines;
+  const [header, entryName, previous, projectId, orgSlug, orgId, takenAt] = lines;
   const leaf = await leafHashOf(entry);
   const { latest } = ctx;
   const ID = /^[0-9a-f-]{36}$/;
   let problem = !equal(leaf, fromBase64(leafHash))
     ? "its text does not hash to its leaf hash"
-    : lines.length !== 8 || header !== PUBLISHER_CHANGE || lines[7] !== "" ||
+    : lines.length !== 8 || header !== subject.header || lines[7] !== "" ||
         !ID.test(projectId) || !SLUG.test(orgSlug) || !ID.test(orgId) ||
         !/^\d{4}-\d\d-\d\dT[\d:.]+Z$/.test(takenAt)
     ? "it is not a change-of-publisher entry"
-    : slug !== ctx.slug
-    ? `it names the slug "${slug}"`
+    : entryName !== name
+    ? `it names ${flag === "publisher" ? "the slug" : "the domain"} "${entryName}"`
+    : subject.projectId !== undefined && projectId !== subject.projectId
+    ? `it names another project (${projectId})`
     : !(previous === "unknown" || (/^[0-9]{1,15}$/.test(previous) && Number(previous) <= at))
     ? "its previous holder's log size is not before it"
-    : read.logged.some((e) => e.leafIndex <= at)
+    : flag === "publisher" && read.logged.some((e) => e.leafIndex <= at)
     ? "a version of this publisher is logged before it"
     : at >= latest.size
     ? "it is beyond the checkpoint"
@@ -902,22 +1008,24 @@ async function checkPublisher(
     );
     if (!included) problem = "its inclusion proof does not verify";
   }
-  if (problem) return report.fail(`publisher: the change of publisher (entry ${at}): ${problem}`);
+  if (problem) {
+    return report.fail(`${label}: the change of publisher${what} (entry ${at}): ${problem}`);
+  }
   const who = `organization "${orgSlug}" (${orgId}), project ${projectId}, since ${takenAt}`;
   const before = previous === "unknown"
     ? ""
     : ` Entries below ${previous} were the previous holder's.`;
-  if (ctx.publisher === at) {
+  if (pinned === at) {
     return report.pass(
-      `publisher: a different publisher since entry ${at} (${who}), accepted with --pin publisher=${at}`,
+      `${label}: a different publisher${what} since entry ${at} (${who}), accepted with --pin ${flag}=${at}`,
     );
   }
   report.fail(
-    `publisher: a different publisher since entry ${at}: ${who}.${before} ` +
-      `The slug "${ctx.slug}" belonged to a deleted project and was given to another; ` +
-      (ctx.publisher === undefined
-        ? `if you know and accept this publisher, verify with --pin publisher=${at}`
-        : `you pinned the change at entry ${ctx.publisher}`),
+    `${label}: a different publisher${what} since entry ${at}: ${who}.${before} ` +
+      `${subject.given}; ` +
+      (pinned === undefined
+        ? `if you know and accept this publisher, verify with --pin ${flag}=${at}`
+        : `you pinned the change at entry ${pinned}`),
   );
 }
 
@@ -1042,9 +1150,12 @@ async function checkLogEntries(
   listed: ReadonlySet<number>,
   verified: ReadonlyMap<number, Verified>,
   report: Report,
-) {
+): Promise<LoggedEntry[] | null> {
   const read = await readProjectEntries(io, ctx);
-  if (typeof read === "string") return report.fail(`log: the project's entries: ${read}`);
+  if (typeof read === "string") {
+    report.fail(`log: the project's entries: ${read}`);
+    return null;
+  }
   const { logged } = read;
   await checkPublisher(io, ctx, read, report);
   const before = report.failures;
@@ -1084,7 +1195,7 @@ async function checkLogEntries(
       report.fail(`log: the project's entries omit version ${n} (entry ${mine.leafIndex})`);
     }
   }
-  if (report.failures > before) return;
+  if (report.failures > before) return logged;
   if (logged.length === verified.size && verified.size === listed.size) {
     report.pass(
       `log: the project's ${logged.length} entries up to the checkpoint are exactly the ` +
@@ -1093,12 +1204,14 @@ async function checkLogEntries(
   } else if (report.failures === 0) {
     report.fail(`log: ${logged.length} entries for ${verified.size} verified version(s)`);
   }
+  return logged;
 }
 
 // ----------------------------------------------------------------------------------------------
 // profile.ts
-// A trust profile's whole check, in order: keys, checkpoint, listing, versions, latest, log
-// entries and publisher; then the keys to pin.
+// A trust profile's whole check, in order: (for a custom domain, the project that verified it)
+// keys, checkpoint, listing, versions, latest, log entries and publisher (and the domain's
+// change of holder); then the keys to pin.
 
 /** After a clean run: the pins used, or the keys trusted on first use and how to pin them. */
 function reportPins(
@@ -1107,12 +1220,17 @@ function reportPins(
   report: Report,
 ) {
   const { pins, server, slug } = options;
-  const publisher = pins.publisher === undefined ? "" : ` --pin publisher=${pins.publisher}`;
+  const publisher = (pins.publisher === undefined ? "" : ` --pin publisher=${pins.publisher}`) +
+    (pins.domain === undefined ? "" : ` --pin domain=${pins.domain}`);
   if (pins.jwks || pins.log) {
     report.pass(
       `pinned: ${pins.jwks ? `key(s) ${pins.jwks.join(", ")}` : "no JWKS key"}; ${
         pins.log ? `log key ${pins.log}` : "the log key the service publishes"
-      }${publisher ? `; the change of publisher at entry ${pins.publisher}` : ""}`,
+      }${
+        pins.publisher !== undefined ? `; the change of publisher at entry ${pins.publisher}` : ""
+      }${
+        pins.domain !== undefined ? `; the domain's change of holder at entry ${pins.domain}` : ""
+      }`,
     );
     return;
   }
@@ -1121,7 +1239,11 @@ function reportPins(
   report.out(`      and the log key ${trusted.vkey}`);
   report.out(`      Pin them, to verify from now on without trusting this server's keys:`);
   report.out(
-    `      deno run --allow-net ${kit} ${server}/trust/${slug} ` +
+    `      deno run --allow-net ${kit} ${
+      options.domain === undefined
+        ? `${server}/trust/${slug}`
+        : `https://${options.domain}/ --server ${server}`
+    } ` +
       `--pin jwks=${trusted.signers.join(",")} --pin log=${trusted.vkey}${publisher}`,
   );
   if (/^https?:/.test(kit)) {
@@ -1136,8 +1258,30 @@ function reportPins(
  * FetchError when a document the checks need cannot be read at all.
  */
 export async function verify(options: Options, io: Io): Promise<number> {
-  const { server, slug } = options;
+  const { server } = options;
   const report = new Report(io.out);
+  // A custom domain: the project that verified it, and the domain's change of holder, as the
+  // service shows them; the project's profile is then verified as any other.
+  let domain: { name: string; change: unknown; projectId: unknown } | null = null;
+  let slug = options.slug;
+  if (options.domain !== undefined) {
+    const url = `${server}/trust/domains/${options.domain}`;
+    const body = await getJson<
+      { profile?: { project?: { slug?: unknown; id?: unknown } }; publisherChange?: unknown }
+    >(io, url);
+    const project = body.profile?.project;
+    if (typeof project?.slug !== "string" || !SLUG.test(project.slug)) {
+      report.fail(`domain: ${url} names no project`);
+      return report.failures;
+    }
+    slug = project.slug;
+    domain = {
+      name: options.domain,
+      change: body.publisherChange ?? null,
+      projectId: project.id,
+    };
+    report.pass(`domain: the service serves "${options.domain}" from the project "${slug}"`);
+  }
   const ring = await readKeys(io, server, options.pins, report);
   const log = await readCheckpoint(io, options, report);
   if (!log) return report.failures;
@@ -1151,12 +1295,23 @@ export async function verify(options: Options, io: Io): Promise<number> {
     latest: log.latest,
     ring,
     publisher: options.pins.publisher,
+    domainPin: options.pins.domain,
   };
   const { verified, signers } = await checkVersions(io, ctx, ordered, report);
   await checkLatest(io, page, ordered.at(-1)!, report);
   const listed = new Set(ordered.map((l) => l.version));
-  await checkLogEntries(io, ctx, listed, verified, report);
-  if (report.failures === 0) reportPins(options, { signers, vkey: log.vkey }, report);
+  const logged = await checkLogEntries(io, ctx, listed, verified, report);
+  if (domain) {
+    await checkDomainHolder(
+      io,
+      ctx,
+      { logged: logged ?? [], ...domain, domain: domain.name },
+      report,
+    );
+  }
+  if (report.failures === 0) {
+    reportPins({ ...options, slug }, { signers, vkey: log.vkey }, report);
+  }
   if (options.saveCheckpoint && report.failures === 0) {
     await io.writeTextFile(options.saveCheckpoint, log.latest.note);
     io.out(`saved the checkpoint (${log.latest.size} entries) to ${options.saveCheckpoint}`);
@@ -1463,11 +1618,14 @@ if (import.meta.main) {
       writeTextFile: Deno.writeTextFile,
       out: (line) => console.log(line),
     });
+    const what = options.domain === undefined
+      ? `"${options.slug}"`
+      : `the custom domain "${options.domain}"`;
     if (failures > 0) {
-      console.log(`\nNOT VERIFIED: ${failures} check(s) failed for "${options.slug}"`);
+      console.log(`\nNOT VERIFIED: ${failures} check(s) failed for ${what}`);
       Deno.exit(1);
     }
-    console.log(`\nVERIFIED: "${options.slug}" at ${options.server}`);
+    console.log(`\nVERIFIED: ${what} at ${options.server}`);
   } catch (error) {
     console.error(`error: ${(error as Error).message}`);
     console.log(`\nNOT VERIFIED: the service could not be read`);

@@ -9,6 +9,10 @@ export function usage(moduleUrl: string): string {
   const module = servedFrom(moduleUrl) ? moduleUrl : "<server>/verify.ts";
   return `Usage: deno run --allow-net ${module} <trust page URL or slug> [options]
 
+A custom domain's URL (https://trust.example.com/) verifies the project that
+verified the domain, read through the service (--server, or where this file
+was loaded from), and checks the domain's own change of holder.
+
 Verifies every version of a trust profile: the listing is complete and in
 order, each JWS signature verifies against the service's JWKS, each version
 is chained to the previous one, each is in the publication log, the log's
@@ -22,6 +26,7 @@ Options:
                              publishes at /log (--vkey <key> is the same)
   --pin publisher=<N>        accept the change of publisher the log recorded at entry N (the
                              slug now belongs to the publisher named there; a different change fails)
+  --pin domain=<N>           the same for a custom domain's change of holder (a custom domain URL)
   --checkpoint <file>        a checkpoint saved earlier (needs --allow-read)
   --save-checkpoint <file>   write the verified latest checkpoint, to pin next time (needs --allow-write)
   help, --help               print this text
@@ -48,11 +53,16 @@ export interface Pins {
   jwks?: string[];
   log?: string;
   publisher?: number;
+  /** The custom domain's change of holder the buyer accepted (its entry's leaf index). */
+  domain?: number;
 }
 
 export interface Options {
   server: string;
+  /** The project's slug ("" until a custom domain's is read from the service). */
   slug: string;
+  /** A custom domain the buyer reads the profile at: its project is the one verified. */
+  domain?: string;
   checkpoint?: string;
   saveCheckpoint?: string;
   pins: Pins;
@@ -73,6 +83,10 @@ export function kitReference(moduleUrl: string): string {
 }
 
 export const SLUG = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
+/** A custom domain: two labels or more, as the service accepts them (lowercased by URL). */
+export const DOMAIN = /^(?=.{1,253}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z][a-z0-9-]*$/;
+/** The paths a custom domain serves its project's pages at (any of them names the domain). */
+const DOMAIN_PAGES = ["/", "/trust.json", "/index.html", "/index.md"];
 /** An RFC 7638 SHA-256 thumbprint, base64url without padding: how the service names its keys. */
 const KID = /^[A-Za-z0-9_-]{43}$/;
 
@@ -96,17 +110,21 @@ export function parsePin(value: string, pins: Pins): void {
       throw new UsageError("Two different log keys are pinned");
     }
     pins.log = text;
-  } else if (kind === "publisher") {
+  } else if (kind === "publisher" || kind === "domain") {
     if (!/^(0|[1-9][0-9]{0,14})$/.test(text)) {
-      throw new UsageError(`--pin publisher= takes a log entry's index, not "${text}"`);
+      throw new UsageError(`--pin ${kind}= takes a log entry's index, not "${text}"`);
     }
-    if (pins.publisher !== undefined && pins.publisher !== Number(text)) {
-      throw new UsageError("Two different changes of publisher are pinned");
+    if (pins[kind] !== undefined && pins[kind] !== Number(text)) {
+      throw new UsageError(
+        kind === "publisher"
+          ? "Two different changes of publisher are pinned"
+          : "Two different changes of the domain's holder are pinned",
+      );
     }
-    pins.publisher = Number(text);
+    pins[kind] = Number(text);
   } else {
     throw new UsageError(
-      `--pin takes jwks=<kid>[,<kid>…], log=<verifier key> or publisher=<entry>`,
+      `--pin takes jwks=<kid>[,<kid>…], log=<verifier key>, publisher=<entry> or domain=<entry>`,
     );
   }
 }
@@ -135,21 +153,39 @@ export function parseArgs(args: string[], moduleUrl: string): Options | null {
   const target = positional[0];
   let server = values.get("server");
   let slug: string;
+  let domain: string | undefined;
   if (/^https?:\/\//.test(target)) {
     const url = new URL(target);
     const match = url.pathname.match(/^(.*?)\/trust\/([^/.]+)/);
-    if (!match) throw new UsageError(`"${target}" is not a /trust/<slug> page`);
-    slug = match[2];
-    server ??= `${url.origin}${match[1]}`;
+    if (match) {
+      slug = match[2];
+      server ??= `${url.origin}${match[1]}`;
+    } else if (DOMAIN_PAGES.includes(url.pathname) && DOMAIN.test(url.hostname)) {
+      // A custom domain: its project is read from the service that serves it.
+      domain = url.hostname;
+      slug = "";
+      server ??= servedFrom(moduleUrl);
+      if (!server) {
+        throw new UsageError(`"${target}" is a custom domain: name the service with --server`);
+      }
+    } else {
+      throw new UsageError(`"${target}" is not a /trust/<slug> page nor a custom domain's`);
+    }
   } else {
     slug = target;
     server ??= servedFrom(moduleUrl);
   }
-  if (!SLUG.test(slug)) throw new UsageError(`"${slug}" is not a project slug`);
+  if (domain === undefined && !SLUG.test(slug)) {
+    throw new UsageError(`"${slug}" is not a project slug`);
+  }
+  if (domain === undefined && pins.domain !== undefined) {
+    throw new UsageError("--pin domain= is for a custom domain's URL");
+  }
   if (!server) throw new UsageError("Give a trust page URL or --server");
   return {
     server: server.replace(/(?<!\/)\/+$/, ""),
     slug,
+    ...(domain === undefined ? {} : { domain }),
     checkpoint: values.get("checkpoint"),
     saveCheckpoint: values.get("save-checkpoint"),
     pins,

@@ -134,9 +134,12 @@ export async function checkLogEntries(
   listed: ReadonlySet<number>,
   verified: ReadonlyMap<number, Verified>,
   report: Report,
-) {
+): Promise<LoggedEntry[] | null> {
   const read = await readProjectEntries(io, ctx);
-  if (typeof read === "string") return report.fail(`log: the project's entries: ${read}`);
+  if (typeof read === "string") {
+    report.fail(`log: the project's entries: ${read}`);
+    return null;
+  }
   const { logged } = read;
   await checkPublisher(io, ctx, read, report);
   const before = report.failures;
@@ -176,7 +179,7 @@ export async function checkLogEntries(
       report.fail(`log: the project's entries omit version ${n} (entry ${mine.leafIndex})`);
     }
   }
-  if (report.failures > before) return;
+  if (report.failures > before) return logged;
   if (logged.length === verified.size && verified.size === listed.size) {
     report.pass(
       `log: the project's ${logged.length} entries up to the checkpoint are exactly the ` +
@@ -185,4 +188,5 @@ export async function checkLogEntries(
   } else if (report.failures === 0) {
     report.fail(`log: ${logged.length} entries for ${verified.size} verified version(s)`);
   }
+  return logged;
 }

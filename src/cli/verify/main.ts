@@ -80,11 +80,14 @@ if (import.meta.main) {
       writeTextFile: Deno.writeTextFile,
       out: (line) => console.log(line),
     });
+    const what = options.domain === undefined
+      ? `"${options.slug}"`
+      : `the custom domain "${options.domain}"`;
     if (failures > 0) {
-      console.log(`\nNOT VERIFIED: ${failures} check(s) failed for "${options.slug}"`);
+      console.log(`\nNOT VERIFIED: ${failures} check(s) failed for ${what}`);
       Deno.exit(1);
     }
-    console.log(`\nVERIFIED: "${options.slug}" at ${options.server}`);
+    console.log(`\nVERIFIED: ${what} at ${options.server}`);
   } catch (error) {
     console.error(`error: ${(error as Error).message}`);
     console.log(`\nNOT VERIFIED: the service could not be read`);

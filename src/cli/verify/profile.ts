@@ -1,13 +1,15 @@
 /**
- * A trust profile's whole check, in order: keys, checkpoint, listing, versions, latest, log
- * entries and publisher; then the keys to pin.
+ * A trust profile's whole check, in order: (for a custom domain, the project that verified it)
+ * keys, checkpoint, listing, versions, latest, log entries and publisher (and the domain's
+ * change of holder); then the keys to pin.
  *
  * @module
  */
-import type { Options } from "./args.ts";
+import { type Options, SLUG } from "./args.ts";
 import { readKeys } from "./jws.ts";
 import { checkLogEntries, readCheckpoint } from "./log.ts";
-import type { Io } from "./net.ts";
+import { getJson, type Io } from "./net.ts";
+import { checkDomainHolder } from "./publisher.ts";
 import { Report } from "./report.ts";
 import { checkLatest, checkVersions, type LogContext, readListing } from "./versions.ts";
 
@@ -18,12 +20,17 @@ function reportPins(
   report: Report,
 ) {
   const { pins, server, slug } = options;
-  const publisher = pins.publisher === undefined ? "" : ` --pin publisher=${pins.publisher}`;
+  const publisher = (pins.publisher === undefined ? "" : ` --pin publisher=${pins.publisher}`) +
+    (pins.domain === undefined ? "" : ` --pin domain=${pins.domain}`);
   if (pins.jwks || pins.log) {
     report.pass(
       `pinned: ${pins.jwks ? `key(s) ${pins.jwks.join(", ")}` : "no JWKS key"}; ${
         pins.log ? `log key ${pins.log}` : "the log key the service publishes"
-      }${publisher ? `; the change of publisher at entry ${pins.publisher}` : ""}`,
+      }${
+        pins.publisher !== undefined ? `; the change of publisher at entry ${pins.publisher}` : ""
+      }${
+        pins.domain !== undefined ? `; the domain's change of holder at entry ${pins.domain}` : ""
+      }`,
     );
     return;
   }
@@ -32,7 +39,11 @@ function reportPins(
   report.out(`      and the log key ${trusted.vkey}`);
   report.out(`      Pin them, to verify from now on without trusting this server's keys:`);
   report.out(
-    `      deno run --allow-net ${kit} ${server}/trust/${slug} ` +
+    `      deno run --allow-net ${kit} ${
+      options.domain === undefined
+        ? `${server}/trust/${slug}`
+        : `https://${options.domain}/ --server ${server}`
+    } ` +
       `--pin jwks=${trusted.signers.join(",")} --pin log=${trusted.vkey}${publisher}`,
   );
   if (/^https?:/.test(kit)) {
@@ -47,8 +58,30 @@ function reportPins(
  * FetchError when a document the checks need cannot be read at all.
  */
 export async function verify(options: Options, io: Io): Promise<number> {
-  const { server, slug } = options;
+  const { server } = options;
   const report = new Report(io.out);
+  // A custom domain: the project that verified it, and the domain's change of holder, as the
+  // service shows them; the project's profile is then verified as any other.
+  let domain: { name: string; change: unknown; projectId: unknown } | null = null;
+  let slug = options.slug;
+  if (options.domain !== undefined) {
+    const url = `${server}/trust/domains/${options.domain}`;
+    const body = await getJson<
+      { profile?: { project?: { slug?: unknown; id?: unknown } }; publisherChange?: unknown }
+    >(io, url);
+    const project = body.profile?.project;
+    if (typeof project?.slug !== "string" || !SLUG.test(project.slug)) {
+      report.fail(`domain: ${url} names no project`);
+      return report.failures;
+    }
+    slug = project.slug;
+    domain = {
+      name: options.domain,
+      change: body.publisherChange ?? null,
+      projectId: project.id,
+    };
+    report.pass(`domain: the service serves "${options.domain}" from the project "${slug}"`);
+  }
   const ring = await readKeys(io, server, options.pins, report);
   const log = await readCheckpoint(io, options, report);
   if (!log) return report.failures;
@@ -62,12 +95,23 @@ export async function verify(options: Options, io: Io): Promise<number> {
     latest: log.latest,
     ring,
     publisher: options.pins.publisher,
+    domainPin: options.pins.domain,
   };
   const { verified, signers } = await checkVersions(io, ctx, ordered, report);
   await checkLatest(io, page, ordered.at(-1)!, report);
   const listed = new Set(ordered.map((l) => l.version));
-  await checkLogEntries(io, ctx, listed, verified, report);
-  if (report.failures === 0) reportPins(options, { signers, vkey: log.vkey }, report);
+  const logged = await checkLogEntries(io, ctx, listed, verified, report);
+  if (domain) {
+    await checkDomainHolder(
+      io,
+      ctx,
+      { logged: logged ?? [], ...domain, domain: domain.name },
+      report,
+    );
+  }
+  if (report.failures === 0) {
+    reportPins({ ...options, slug }, { signers, vkey: log.vkey }, report);
+  }
   if (options.saveCheckpoint && report.failures === 0) {
     await io.writeTextFile(options.saveCheckpoint, log.latest.note);
     io.out(`saved the checkpoint (${log.latest.size} entries) to ${options.saveCheckpoint}`);

@@ -1,6 +1,8 @@
 /**
  * The change of publisher under a slug: the log entry recording that a deleted project's
- * slug was taken by another project, verified, and failed unless the buyer pinned it.
+ * slug was taken by another project, verified, and failed unless the buyer pinned it. The same
+ * for a custom domain the buyer reads the profile at (a deleted project's verified domain,
+ * verified by another project after the operator released it).
  *
  * @module
  */
@@ -14,6 +16,8 @@ import type { LogContext } from "./versions.ts";
 
 /** The first line of the log entry that records a change of publisher under a slug. */
 const PUBLISHER_CHANGE = "trust-profile-publisher-change/v1";
+/** The first line of the one that records a custom domain's change of holder. */
+const DOMAIN_CHANGE = "trust-profile-domain-publisher-change/v1";
 
 /**
  * The change of publisher the log recorded under the slug, if any: a deleted project's slug
@@ -28,36 +32,100 @@ export async function checkPublisher(
   read: { logged: LoggedEntry[]; change: unknown },
   report: Report,
 ) {
+  await checkChange(io, ctx, read, report, {
+    header: PUBLISHER_CHANGE,
+    name: ctx.slug,
+    pinned: ctx.publisher,
+    flag: "publisher",
+    what: "",
+    given: `The slug "${ctx.slug}" belonged to a deleted project and was given to another`,
+  });
+}
+
+/**
+ * The same for the custom domain the buyer reads the profile at: the service shows, beside the
+ * domain's profile (`/trust/domains/{domain}`), the entry that recorded this project verifying
+ * a domain a deleted project had left, released by the operator. Failed unless pinned with
+ * `--pin domain=N`; a pinned change the service no longer shows fails too.
+ */
+export async function checkDomainHolder(
+  io: Io,
+  ctx: LogContext,
+  read: { logged: LoggedEntry[]; change: unknown; domain: string; projectId: unknown },
+  report: Report,
+) {
+  await checkChange(io, ctx, read, report, {
+    header: DOMAIN_CHANGE,
+    name: read.domain,
+    pinned: ctx.domainPin,
+    flag: "domain",
+    what: ` of the custom domain "${read.domain}"`,
+    given:
+      `The custom domain "${read.domain}" belonged to a deleted project and was given to another`,
+    projectId: typeof read.projectId === "string" ? read.projectId : undefined,
+  });
+}
+
+/** What `checkChange` checks the entry against, and how it words the result. */
+interface Subject {
+  header: string;
+  /** The name the entry must record: the slug, or the custom domain. */
+  name: string;
+  pinned: number | undefined;
+  flag: "publisher" | "domain";
+  /** Inserted after "a different publisher" (which name changed), or "". */
+  what: string;
+  /** The sentence saying what happened. */
+  given: string;
+  /** The project the entry must name (a domain's: the project that serves it), if known. */
+  projectId?: string;
+}
+
+async function checkChange(
+  io: Io,
+  ctx: LogContext,
+  read: { logged: LoggedEntry[]; change: unknown },
+  report: Report,
+  subject: Subject,
+) {
+  const { flag, pinned, name, what } = subject;
+  const label = flag === "publisher" ? "publisher" : "domain";
   const change = read.change as { leafIndex?: unknown; leafHash?: unknown; entry?: unknown };
   if (change === null || typeof change !== "object") {
-    if (change !== null) return report.fail(`publisher: the change of publisher is malformed`);
-    if (ctx.publisher !== undefined) {
+    if (change !== null) return report.fail(`${label}: the change of publisher is malformed`);
+    if (pinned !== undefined) {
       return report.fail(
-        `publisher: the pinned change of publisher (entry ${ctx.publisher}) is not what the log shows for "${ctx.slug}"`,
+        `${label}: the pinned change of publisher (entry ${pinned}) is not what the log shows for "${name}"`,
       );
     }
-    return report.pass(`publisher: the log records no change of publisher under "${ctx.slug}"`);
+    return report.pass(
+      flag === "publisher"
+        ? `publisher: the log records no change of publisher under "${name}"`
+        : `domain: the service shows no change of holder of the custom domain "${name}"`,
+    );
   }
   const { leafIndex: at, leafHash, entry } = change;
   if (!isCount(at) || typeof leafHash !== "string" || typeof entry !== "string") {
-    return report.fail(`publisher: the change of publisher is malformed`);
+    return report.fail(`${label}: the change of publisher is malformed`);
   }
   const lines = entry.split("\n");
-  const [header, slug, previous, projectId, orgSlug, orgId, takenAt] = lines;
+  const [header, entryName, previous, projectId, orgSlug, orgId, takenAt] = lines;
   const leaf = await leafHashOf(entry);
   const { latest } = ctx;
   const ID = /^[0-9a-f-]{36}$/;
   let problem = !equal(leaf, fromBase64(leafHash))
     ? "its text does not hash to its leaf hash"
-    : lines.length !== 8 || header !== PUBLISHER_CHANGE || lines[7] !== "" ||
+    : lines.length !== 8 || header !== subject.header || lines[7] !== "" ||
         !ID.test(projectId) || !SLUG.test(orgSlug) || !ID.test(orgId) ||
         !/^\d{4}-\d\d-\d\dT[\d:.]+Z$/.test(takenAt)
     ? "it is not a change-of-publisher entry"
-    : slug !== ctx.slug
-    ? `it names the slug "${slug}"`
+    : entryName !== name
+    ? `it names ${flag === "publisher" ? "the slug" : "the domain"} "${entryName}"`
+    : subject.projectId !== undefined && projectId !== subject.projectId
+    ? `it names another project (${projectId})`
     : !(previous === "unknown" || (/^[0-9]{1,15}$/.test(previous) && Number(previous) <= at))
     ? "its previous holder's log size is not before it"
-    : read.logged.some((e) => e.leafIndex <= at)
+    : flag === "publisher" && read.logged.some((e) => e.leafIndex <= at)
     ? "a version of this publisher is logged before it"
     : at >= latest.size
     ? "it is beyond the checkpoint"
@@ -76,21 +144,23 @@ export async function checkPublisher(
     );
     if (!included) problem = "its inclusion proof does not verify";
   }
-  if (problem) return report.fail(`publisher: the change of publisher (entry ${at}): ${problem}`);
+  if (problem) {
+    return report.fail(`${label}: the change of publisher${what} (entry ${at}): ${problem}`);
+  }
   const who = `organization "${orgSlug}" (${orgId}), project ${projectId}, since ${takenAt}`;
   const before = previous === "unknown"
     ? ""
     : ` Entries below ${previous} were the previous holder's.`;
-  if (ctx.publisher === at) {
+  if (pinned === at) {
     return report.pass(
-      `publisher: a different publisher since entry ${at} (${who}), accepted with --pin publisher=${at}`,
+      `${label}: a different publisher${what} since entry ${at} (${who}), accepted with --pin ${flag}=${at}`,
     );
   }
   report.fail(
-    `publisher: a different publisher since entry ${at}: ${who}.${before} ` +
-      `The slug "${ctx.slug}" belonged to a deleted project and was given to another; ` +
-      (ctx.publisher === undefined
-        ? `if you know and accept this publisher, verify with --pin publisher=${at}`
-        : `you pinned the change at entry ${ctx.publisher}`),
+    `${label}: a different publisher${what} since entry ${at}: ${who}.${before} ` +
+      `${subject.given}; ` +
+      (pinned === undefined
+        ? `if you know and accept this publisher, verify with --pin ${flag}=${at}`
+        : `you pinned the change at entry ${pinned}`),
   );
 }

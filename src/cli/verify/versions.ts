@@ -106,6 +106,8 @@ export interface LogContext {
   ring: Keyring;
   /** The change of publisher the buyer accepted (`--pin publisher=`), if any. */
   publisher?: number;
+  /** The custom domain's change of holder the buyer accepted (`--pin domain=`), if any. */
+  domainPin?: number;
 }
 
 /** A version's documents: trust.json and JWS (null when 404) and its inclusion proof. */
