@@ -1,8 +1,8 @@
 /**
  * Live re-evaluation through the job store. Each project has at most one recompute job (a
  * unique job whose id is derived from the project's): after each recompute the next one is
- * due at the earliest nextCheckAt, and new activity brings it forward to shortly after now
- * (debounced). A job runs at least once, so handling is idempotent: running it again only
+ * due at the earliest nextCheckAt, and new activity brings it forward: to now after a quiet
+ * spell, else to shortly after now (debounced). A job runs at least once, so handling is idempotent: running it again only
  * repeats a recompute.
  */
 import type { BlobStore } from "../blobs/mod.ts";
@@ -16,10 +16,19 @@ import { recomputeProject, type RecomputeResult } from "./recompute.ts";
 import type { JobWorker } from "./worker.ts";
 
 /**
- * New activity is evaluated this long after it arrives, so records sent together cost one
- * recompute; activity during a recompute asks for one more run after it (not one each).
+ * Activity that follows other activity of the project is evaluated this long after it arrives,
+ * so records sent one after another cost one more recompute, not one each; activity during a
+ * recompute asks for one more run after it (not one each).
  */
 export const ACTIVITY_DEBOUNCE_MS = 200;
+
+/**
+ * A project that had no activity for this long has its next activity evaluated at once (the
+ * debounce's leading edge): a lone change (a collector's run, an owner's edit) reaches the
+ * trust page without waiting for the debounce, and what follows it within this time is
+ * debounced (docs/edge.md, "The leading edge").
+ */
+export const QUIET_MS = 1_000;
 
 /** The job that recomputes one project; `organizationId` makes it that tenant's work. */
 export interface RecomputeMessage extends JobMessage {
@@ -42,7 +51,7 @@ export interface Scheduler {
   recompute(projectId: string): Promise<RecomputeResult | null>;
   /** Ensures a recompute runs no later than `dueAt` (epoch ms). */
   schedule(projectId: string, dueAt: number): Promise<void>;
-  /** Schedules a debounced recompute after new activity. */
+  /** Schedules the recompute after new activity: at once after a quiet spell, else debounced. */
   notify(projectId: string): Promise<void>;
   /** Sets the listener called after each recompute. */
   onRecomputed(listener: RecomputeListener): void;
@@ -55,6 +64,18 @@ export function createScheduler(
   const { kv, clock, log } = deps;
   let listener: RecomputeListener = () => Promise.resolve();
   const organizations = new Map<string, string>();
+  /** Each project's last activity on this instance (epoch ms), for the leading edge. */
+  const lastActivity = new Map<string, number>();
+
+  /** Schedules the recompute after activity: at once after a quiet spell, else debounced. */
+  function notify(projectId: string): Promise<void> {
+    const now = clock.now().getTime();
+    const last = lastActivity.get(projectId);
+    if (lastActivity.size >= KNOWN_ORGANIZATIONS) lastActivity.clear();
+    lastActivity.set(projectId, now);
+    const quiet = last === undefined || now - last >= QUIET_MS;
+    return schedule(projectId, quiet ? now : now + ACTIVITY_DEBOUNCE_MS);
+  }
 
   /** The project's organization: read once, then remembered. */
   async function organizationOf(projectId: string): Promise<string | undefined> {
@@ -114,7 +135,7 @@ export function createScheduler(
   return {
     recompute: (projectId) => recompute(projectId),
     schedule,
-    notify: (projectId) => schedule(projectId, clock.now().getTime() + ACTIVITY_DEBOUNCE_MS),
+    notify,
     onRecomputed(next) {
       listener = next;
     },
