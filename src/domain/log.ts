@@ -65,11 +65,31 @@ export function encodeLogEntry(fields: LogEntryFields): string {
  */
 export const PUBLISHER_CHANGE_HEADER = "trust-profile-publisher-change/v1";
 
+/**
+ * The same record for the other names a deletion reserves, released by the operator and taken
+ * by another tenant: an organization slug (taken by a new organization) and a verified custom
+ * domain (taken by another project). The same seven lines under their own first line, the
+ * second being the name; an organization slug's fourth line (the new project's id) is "-",
+ * since an organization is no project. Appended in the commit that takes the name.
+ */
+export const NAME_CHANGE_HEADERS = {
+  project: PUBLISHER_CHANGE_HEADER,
+  organization: "trust-profile-organization-publisher-change/v1",
+  domain: "trust-profile-domain-publisher-change/v1",
+} as const;
+
+/** What kind of name a change-of-publisher entry records the new holder of. */
+export type NameChangeKind = keyof typeof NAME_CHANGE_HEADERS;
+
 /** What a change-of-publisher entry commits to. */
 export interface PublisherChangeFields {
+  /** The kind of name (default "project": a project slug). */
+  kind?: NameChangeKind;
+  /** The name taken: a project's or organization's slug, or a custom domain. */
   slug: string;
   previousLogSize: number | null;
-  projectId: string;
+  /** The new project's id; null for an organization slug (written "-"). */
+  projectId: string | null;
   organizationSlug: string;
   organizationId: string;
   takenAt: string;
@@ -77,13 +97,18 @@ export interface PublisherChangeFields {
 
 /** The canonical text of a change-of-publisher entry (see PUBLISHER_CHANGE_HEADER). */
 export function encodePublisherChange(fields: PublisherChangeFields): string {
-  const { slug, previousLogSize, projectId, organizationSlug, organizationId, takenAt } = fields;
+  const { slug, previousLogSize, organizationSlug, organizationId, takenAt } = fields;
+  const kind = fields.kind ?? "project";
+  if ((fields.projectId === null) !== (kind === "organization")) {
+    throw new Error("Only an organization slug's change names no project");
+  }
+  const projectId = fields.projectId ?? "-";
   for (const value of [slug, projectId, organizationSlug, organizationId, takenAt]) {
     if (/[\n\r]/.test(value)) throw new Error("A log entry field cannot hold a line break");
   }
   const previous = previousLogSize === null ? "unknown" : String(previousLogSize);
-  return `${PUBLISHER_CHANGE_HEADER}\n${slug}\n${previous}\n${projectId}\n${organizationSlug}\n` +
-    `${organizationId}\n${takenAt}\n`;
+  return `${NAME_CHANGE_HEADERS[kind]}\n${slug}\n${previous}\n${projectId}\n` +
+    `${organizationSlug}\n${organizationId}\n${takenAt}\n`;
 }
 
 const Base64Hash = z.string().max(44).openapi({
@@ -152,6 +177,29 @@ export const LogPublisherChange = z.object({
     description: `The entry's canonical text, starting "${PUBLISHER_CHANGE_HEADER}"`,
   }),
 }).openapi("LogPublisherChange");
+
+/**
+ * The change of holder recorded for an organization slug or a custom domain (the entry, as
+ * LogPublisherChange, with when the operator released the name and a sentence saying so).
+ */
+export const NameChange = z.object({
+  leafIndex: LogTreeSize,
+  leafHash: Base64Hash,
+  entry: z.string().openapi({ description: "The entry's canonical text" }),
+  kind: z.enum(["organization", "domain"]),
+  name: z.string(),
+  releasedAt: z.string().nullable().openapi({
+    description: "When the service's operator released the name (null if not recorded)",
+  }),
+  notice: z.string().openapi({
+    description:
+      "What a buyer should know: the name was released and is held by another publisher since the entry",
+  }),
+}).openapi("NameChange", {
+  description:
+    `The log entry that recorded this name passing to another publisher after its earlier holder was deleted and the operator released it; its text starts "${NAME_CHANGE_HEADERS.organization}" or "${NAME_CHANGE_HEADERS.domain}"`,
+});
+export type NameChange = z.infer<typeof NameChange>;
 
 export const LogProjectEntries = z.object({
   projectSlug: z.string(),

@@ -139,6 +139,8 @@ export const CENTER_GROUPS: readonly PageGroup[] = groups("center", [
       ...CERTIFICATIONS,
       "answers",
       "projects",
+      // The JSON's publisherChange: the slug taken after a release (written with the record).
+      "log_name_changes",
     ],
   },
   { name: "subprocessors", paths: ["/subprocessors", "/subprocessors.md"], reads: SUBPROCESSORS },

@@ -181,6 +181,7 @@ const SOURCE_TIERS: Readonly<Record<string, number>> = {
   domains_by_project: 3,
   evidence_by_observation: 3,
   log_entries_by_publication: 3,
+  log_name_changes: 3,
   subscriptions_by_scope: 3,
   edge_state: 3,
   memberships: 3,

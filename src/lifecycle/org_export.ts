@@ -79,6 +79,7 @@ export const SKIPPED: ReadonlySet<string> = new Set([
 export const LOG_COLLECTIONS: ReadonlySet<string> = new Set([
   "log_entries",
   "log_entries_by_publication",
+  "log_name_changes",
 ]);
 
 /** Private keys that move with `keys` (tokens and webhook keys stay with their instance). */

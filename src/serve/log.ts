@@ -13,7 +13,14 @@
 import type { SigningKey } from "../auth/keys.ts";
 import type { Config } from "../config.ts";
 import { notFound, validationFailed } from "../domain/errors.ts";
-import { LOG_ENTRY_HEADER, logOriginOf, PUBLISHER_CHANGE_HEADER } from "../domain/log.ts";
+import {
+  LOG_ENTRY_HEADER,
+  logOriginOf,
+  NAME_CHANGE_HEADERS,
+  type NameChange,
+  PUBLISHER_CHANGE_HEADER,
+} from "../domain/log.ts";
+import { deletionDueText } from "../domain/deletion.ts";
 import { decodeBase64Url, encodeBase64 } from "../lib/encoding.ts";
 import { consistencyRanges, EMPTY_ROOT, inclusionRanges, type Range } from "../lib/merkle.ts";
 import { checkpointText, type NoteSigner, noteVerifierKey, signNote } from "../lib/signed_note.ts";
@@ -22,9 +29,12 @@ import {
   getLogIndexOfPublication,
   getLogRangeHashes,
   getLogSize,
+  getNameChange,
   getPublisherChange,
   listProjectLogEntries,
 } from "../store/log.ts";
+import { pendingDeletionOf } from "../store/deletions.ts";
+import { getOrganization } from "../store/organizations.ts";
 import { getProject } from "../store/projects.ts";
 import { inclusionRelation } from "./headers.ts";
 import { isWithdrawn, publicProject, type PublicReads } from "./public_read.ts";
@@ -62,7 +72,8 @@ export async function logInfo(reads: LogReads) {
     hashing: "RFC 6962 SHA-256" as const,
     entryFormat:
       `UTF-8 text of five LF-terminated lines: "${LOG_ENTRY_HEADER}", the project slug, the version (decimal), "sha256:" and the hex SHA-256 of the version's trust.json bytes, and its publishedAt. ` +
-      `An entry recording a change of publisher under a slug (a deleted project's slug released by the operator and taken by a new project) has seven: "${PUBLISHER_CHANGE_HEADER}", the slug, the log's size when the previous holder left it (or "unknown"), the new project's id, its organization's slug and id, and when it was taken`,
+      `An entry recording a change of publisher under a slug (a deleted project's slug released by the operator and taken by a new project) has seven: "${PUBLISHER_CHANGE_HEADER}", the slug, the log's size when the previous holder left it (or "unknown"), the new project's id, its organization's slug and id, and when it was taken. ` +
+      `A released organization slug or custom domain taken by another tenant is recorded by the same seven lines under "${NAME_CHANGE_HEADERS.organization}" or "${NAME_CHANGE_HEADERS.domain}", the name second, and "-" for the project of an organization slug`,
     inclusionProofRelation: inclusionRelation(config),
     checkpoint: `${config.baseUrl}/log/checkpoint`,
   };
@@ -103,8 +114,16 @@ export async function latestCheckpoint(reads: LogReads): Promise<string> {
 export async function logEntry(reads: LogReads, index: number) {
   const stored = await getLogEntry(reads.kv, index);
   if (!stored) throw notFound(`The log has no entry ${index}`);
-  const project = stored.erased ? null : await getProject(reads.kv, stored.projectId);
-  const shown = project?.visibility === "public" && !(await isWithdrawn(reads.kv, project));
+  let shown = false;
+  if (!stored.erased && stored.projectId !== null) {
+    const project = await getProject(reads.kv, stored.projectId);
+    shown = project?.visibility === "public" && !(await isWithdrawn(reads.kv, project));
+  } else if (!stored.erased && stored.organizationId) {
+    // An organization's taking of a released organization slug: shown while it is there.
+    const organizationId = stored.organizationId;
+    shown = await getOrganization(reads.kv, organizationId) !== null &&
+      await pendingDeletionOf(reads.kv, { organizationId }) === null;
+  }
   return {
     index,
     leafHash: encodeBase64(stored.leafHash),
@@ -203,5 +222,41 @@ export async function consistencyProof(reads: LogReads, from: number, to?: numbe
     toRootHash: encodeBase64(root),
     proof: hashes.slice(0, ranges.length).map(encodeBase64),
     checkpoint: await checkpoint(reads, size, root),
+  };
+}
+
+/**
+ * The change of holder the log recorded for an organization slug or a custom domain that
+ * `organizationId` (or one of its projects) took after the operator released it, as the
+ * trust center's and the domain's JSON show it: the entry (verifiable as any other: its leaf
+ * hash, and its inclusion proof at /log/entries/{leafIndex}/inclusion), when the name was
+ * released, and a sentence saying so. Null when the name had no earlier holder.
+ */
+export async function nameChangeOf(
+  kv: Deno.Kv,
+  organizationId: string,
+  kind: "organization" | "domain",
+  name: string,
+): Promise<NameChange | null> {
+  const change = await getNameChange(kv, organizationId, kind, name);
+  if (!change) return null;
+  const lines = change.entry.split("\n");
+  const [holderSlug, holderId] = [lines[4], lines[5]];
+  const what = kind === "organization"
+    ? `The organization slug "${name}" belonged to a deleted organization`
+    : `The custom domain "${name}" belonged to a deleted project`;
+  const released = change.releasedAt
+    ? `was released by the service's operator on ${deletionDueText(change.releasedAt)}`
+    : "was released by the service's operator";
+  return {
+    kind,
+    name,
+    leafIndex: change.index,
+    leafHash: encodeBase64(change.leafHash),
+    entry: change.entry,
+    releasedAt: change.releasedAt,
+    notice: `${what}; it ${released} and is now held by another publisher since entry ` +
+      `${change.index} of the publication log (organization "${holderSlug}", ${holderId}). ` +
+      "What was published under this name before that entry was another publisher's.",
   };
 }

@@ -6,6 +6,8 @@
  * request from stored data, so it always shows the latest versions. The parts beyond the
  * rendered page are placed and allowed by the CSP the same way as the trust page's live block.
  */
+import type { NameChange } from "../domain/log.ts";
+import { nameChangeOf } from "./log.ts";
 import type { Config } from "../config.ts";
 import { notFound } from "../domain/errors.ts";
 import type { OrganizationTrustCenter } from "../domain/publish.ts";
@@ -47,7 +49,7 @@ export async function orgTrustCenter(
   kv: Deno.Kv,
   orgSlug: string,
   options: { config: Config; now: Date },
-): Promise<OrganizationTrustCenter> {
+): Promise<OrganizationTrustCenter & { publisherChange?: NameChange }> {
   const { config } = options;
   const org = await getOrganizationBySlug(kv, orgSlug);
   if (!org) throw notFound("No public trust center by that name");
@@ -66,8 +68,11 @@ export async function orgTrustCenter(
     getOrganizationProfile(kv, org.id),
   ]);
   const offering = presentProfile(profile, config.baseUrl).offering;
-  const body: OrganizationTrustCenter = {
+  // The slug's change of publisher, when this organization took it after a release.
+  const change = await nameChangeOf(kv, org.id, "organization", org.slug);
+  const body: OrganizationTrustCenter & { publisherChange?: NameChange } = {
     organization: { name: org.name, slug: org.slug },
+    ...(change ? { publisherChange: change } : {}),
     projects: [],
     vendor,
     url: center,
@@ -112,7 +117,7 @@ export async function orgTrustCenter(
  * `links(slug)` is each project's page.
  */
 export function orgTrustCenterPage(
-  center: OrganizationTrustCenter,
+  center: OrganizationTrustCenter & { publisherChange?: NameChange },
   options: {
     config: Config;
     format: "html" | "md";

@@ -20,6 +20,7 @@ import { touchOrganization } from "./edge_pages.ts";
 import { stageDueRemoval } from "./job_index.ts";
 import { stageJob } from "./jobs.ts";
 import { deletedSlugKey, deletionKey, jobKey } from "./keys.ts";
+import { addNameChangeAppend } from "./log.ts";
 
 /** The scheduled deletion of a project or an organization, or null. */
 export async function getDeletion(
@@ -159,6 +160,36 @@ export async function stageNameNotReserved(
   if (!entry.value) return null;
   op.delete(entry.key);
   return entry.value;
+}
+
+/**
+ * Adds to `op` the log entry recording that a released organization slug or custom domain
+ * (its tombstone `released`, which `stageNameNotReserved` returned and removes) passes to a
+ * new holder: the organization `holder.organization` or, for a domain, its project
+ * `holder.projectId`. The same record as a project slug's change of publisher
+ * (`addPublisherChangeAppend`): a buyer sees that the name is another publisher's since it.
+ */
+export async function stageNameTaken(
+  kv: Deno.Kv,
+  op: Deno.AtomicOperation,
+  change: {
+    kind: "organization" | "domain";
+    name: string;
+    released: NameTombstone;
+    organization: { id: string; slug: string };
+    projectId: string | null;
+    now: Date;
+  },
+): Promise<void> {
+  await addNameChangeAppend(kv, op, {
+    kind: change.kind,
+    slug: change.name,
+    previousLogSize: change.released.logSize ?? null,
+    projectId: change.projectId,
+    organizationSlug: change.organization.slug,
+    organizationId: change.organization.id,
+    takenAt: change.now.toISOString(),
+  }, change.released.releasedAt ?? null);
 }
 
 /**

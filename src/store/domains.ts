@@ -13,13 +13,20 @@ import {
   type ProjectDomain,
 } from "../domain/publish.ts";
 import { conflict } from "../domain/errors.ts";
-import { type NameTombstone, reservedNameConflict, tombstoneKey } from "./deletions.ts";
+import {
+  type NameTombstone,
+  reservedNameConflict,
+  stageNameTaken,
+  tombstoneKey,
+} from "./deletions.ts";
 import {
   domainByNameKey,
   domainByProjectKey,
   domainClaimKey,
   domainKey,
   domainsByProjectPrefix,
+  organizationKey,
+  projectKey,
 } from "./keys.ts";
 import { compareCodePoints } from "../lib/order.ts";
 import { type Page, readOrderedPage, stageOrder, unstageOrder } from "./list_pages.ts";
@@ -28,6 +35,36 @@ import { type Page, readOrderedPage, stageOrder, unstageOrder } from "./list_pag
 async function verifiedOwner(kv: Deno.Kv, id: string | null): Promise<ProjectDomain | null> {
   const owner = id ? (await getDomainEntry(kv, id)).value : null;
   return owner?.verificationStatus === "verified" ? owner : null;
+}
+
+/**
+ * Adds to `op` the log entry recording that `domain`'s project takes a name a deleted project's
+ * verified domain had left (its tombstone `released` by the operator): src/store/deletions.ts,
+ * `stageNameTaken`.
+ */
+async function stageDomainTaken(
+  kv: Deno.Kv,
+  op: Deno.AtomicOperation,
+  domain: ProjectDomain,
+  released: NameTombstone,
+  now: Date,
+): Promise<void> {
+  const project = await kv.get<{ organizationId: string }>(projectKey(domain.projectId));
+  const organization = project.value
+    ? await kv.get<{ id: string; slug: string }>(organizationKey(project.value.organizationId))
+    : null;
+  if (!project.value || !organization?.value) {
+    throw conflict(`Domain "${domain.domain}" changed meanwhile; try again`);
+  }
+  // A project's organization and an organization's slug never change: nothing to check.
+  await stageNameTaken(kv, op, {
+    kind: "domain",
+    name: domain.domain,
+    released,
+    organization: organization.value,
+    projectId: domain.projectId,
+    now,
+  });
 }
 
 /** Storage options of a record: a pending claim expires in KV as it lapses. */
@@ -76,7 +113,10 @@ export async function createDomain(kv: Deno.Kv, domain: ProjectDomain): Promise<
   }
   if (domain.verificationStatus === "verified") {
     op.set(domainByNameKey(name), domain.id);
-    if (tombstone.value) op.delete(tombstone.key);
+    if (tombstone.value) {
+      op.delete(tombstone.key);
+      await stageDomainTaken(kv, op, domain, tombstone.value, new Date(now));
+    }
   }
   if (!(await op.commit()).ok) throw conflict(`Domain "${name}" changed meanwhile; try again`);
   return domain;
@@ -166,7 +206,10 @@ export async function saveVerifiedDomain(
     .set(domainClaimKey(next.domain, next.projectId), next.id)
     .set(domainByProjectKey(next.projectId, next.id), next.id);
   stageOrder(op, "domains", next.projectId, domainOrderParts(next));
-  if (tombstone.value) op.delete(tombstone.key);
+  if (tombstone.value) {
+    op.delete(tombstone.key);
+    await stageDomainTaken(kv, op, next, tombstone.value, new Date(next.updatedAt));
+  }
   const res = await op.commit();
   if (res.ok) return "saved";
   const after = await kv.get<string>(domainByNameKey(next.domain));

@@ -239,6 +239,15 @@ export const logEntryKey = (index: number) => ["log_entries", index] as const;
 /** The leaf index of a publication in the log. */
 export const logEntryByPublicationKey = (projectId: string, version: number) =>
   ["log_entries_by_publication", projectId, version] as const;
+/**
+ * The leaf index of the entry that recorded an organization taking a released organization
+ * slug, or one of its projects a released custom domain (`kind` "organization" | "domain").
+ */
+export const logNameChangeKey = (organizationId: string, kind: string, name: string) =>
+  ["log_name_changes", organizationId, kind, name] as const;
+/** Every such entry of an organization (its own slug's and its projects' domains'). */
+export const logNameChangesPrefix = (organizationId: string) =>
+  ["log_name_changes", organizationId] as const;
 /** The leaf indexes of every logged publication of a project, by version. */
 export const logEntriesOfProjectPrefix = (projectId: string) =>
   ["log_entries_by_publication", projectId] as const;

@@ -11,6 +11,7 @@ import {
   encodeLogEntry,
   encodePublisherChange,
   type LogEntryFields,
+  type NameChangeKind,
   type PublisherChangeFields,
 } from "../domain/log.ts";
 import {
@@ -27,6 +28,7 @@ import {
   logEntryByPublicationKey,
   logEntryKey,
   logHeadKey,
+  logNameChangeKey,
   logNodeKey,
 } from "./keys.ts";
 
@@ -42,8 +44,11 @@ interface LogHead {
  */
 interface StoredLogEntry {
   entry: string;
-  projectId: string;
+  /** Null on the entry recording that an organization took a released organization slug. */
+  projectId: string | null;
   version: number;
+  /** The organization of that entry (of a released name's new holder). */
+  organizationId?: string;
 }
 
 const EMPTY: LogHead = { size: 0, frontier: [] };
@@ -95,20 +100,100 @@ export async function addPublisherChangeAppend(
   });
 }
 
+/** Where the entry recording a released name's new holder is found (`log_name_changes`). */
+export interface NameChangeIndex {
+  index: number;
+  /** The project that took a custom domain; null for an organization slug. */
+  projectId: string | null;
+  /** When the operator released the name (from its tombstone). */
+  releasedAt: string | null;
+}
+
+/**
+ * The same as `addPublisherChangeAppend` for an organization slug (taken by a new
+ * organization) or a custom domain (taken by a project): the entry is appended in the commit
+ * that takes the name, and indexed under the new holder's organization
+ * (`["log_name_changes", organizationId, kind, name]`), so its deletion erases it, and so
+ * the trust center and the domain's profile can show it.
+ */
+export async function addNameChangeAppend(
+  kv: Deno.Kv,
+  op: Deno.AtomicOperation,
+  change: PublisherChangeFields & { kind: Exclude<NameChangeKind, "project"> },
+  releasedAt: string | null,
+): Promise<number> {
+  const index = await appendEntry(kv, op, {
+    entry: encodePublisherChange(change),
+    projectId: change.projectId,
+    version: PUBLISHER_CHANGE_VERSION,
+    organizationId: change.organizationId,
+  }, { indexed: false });
+  op.set(
+    logNameChangeKey(change.organizationId, change.kind, change.slug),
+    {
+      index,
+      projectId: change.projectId,
+      releasedAt,
+    } satisfies NameChangeIndex,
+  );
+  return index;
+}
+
+/**
+ * The entry that recorded `organizationId` (or one of its projects) taking the released name,
+ * with its leaf index and hash and when the name was released, or null (no such change).
+ */
+export async function getNameChange(
+  kv: Deno.Kv,
+  organizationId: string,
+  kind: Exclude<NameChangeKind, "project">,
+  name: string,
+): Promise<
+  { index: number; entry: string; leafHash: Uint8Array; releasedAt: string | null } | null
+> {
+  const found = (await kv.get<NameChangeIndex>(logNameChangeKey(organizationId, kind, name)))
+    .value;
+  if (!found) return null;
+  const [entry, leaf] = await kv.getMany<[StoredLogEntry, Uint8Array]>([
+    logEntryKey(found.index),
+    logNodeKey(0, found.index),
+  ]);
+  if (!entry.value || !leaf.value) throw new Error(`The log misses entry ${found.index}`);
+  return {
+    index: found.index,
+    entry: entry.value.entry,
+    leafHash: leaf.value,
+    releasedAt: found.releasedAt,
+  };
+}
+
+/** The head an atomic operation's staged appends leave, by operation. */
+const stagedHeads = new WeakMap<Deno.AtomicOperation, LogHead>();
+
 /** Adds to `op` the append of `stored`, checked against the head read here; its index. */
 async function appendEntry(
   kv: Deno.Kv,
   op: Deno.AtomicOperation,
   stored: StoredLogEntry,
+  options: { indexed: boolean } = { indexed: true },
 ): Promise<number> {
-  const headEntry = await kv.get<LogHead>(logHeadKey());
-  const head = headEntry.value ?? EMPTY;
+  // A second append to the same commit (a workspace taking a released organization slug and
+  // a released project slug) extends the head the first staged, already checked.
+  let head = stagedHeads.get(op);
+  if (!head) {
+    const headEntry = await kv.get<LogHead>(logHeadKey());
+    op.check(headEntry);
+    head = headEntry.value ?? EMPTY;
+  }
   const appended = appendLeaf(head.size, head.frontier, leafHash(encoder.encode(stored.entry)));
   const index = head.size;
-  op.check(headEntry)
-    .set(logHeadKey(), { size: index + 1, frontier: appended.frontier } satisfies LogHead)
-    .set(logEntryKey(index), stored)
-    .set(logEntryByPublicationKey(stored.projectId, stored.version), index);
+  const next: LogHead = { size: index + 1, frontier: appended.frontier };
+  stagedHeads.set(op, next);
+  op.set(logHeadKey(), next)
+    .set(logEntryKey(index), stored);
+  if (options.indexed && stored.projectId !== null) {
+    op.set(logEntryByPublicationKey(stored.projectId, stored.version), index);
+  }
   for (const node of appended.nodes) op.set(logNodeKey(node.level, node.index), node.hash);
   return index;
 }

@@ -9,7 +9,7 @@ import type {
   Role,
 } from "../domain/workspace.ts";
 import { firstFreeSlug, slugCandidates } from "./_slugs.ts";
-import { stageNameNotReserved } from "./deletions.ts";
+import { stageNameNotReserved, stageNameTaken } from "./deletions.ts";
 import {
   membershipByUserKey,
   membershipKey,
@@ -96,8 +96,19 @@ export async function createOrganization(
     const slug = await chooseOrganizationSlug(kv, input.name, input.slug);
     const org = newOrganization(input.name, slug, now);
     const op = addOrganization(kv.atomic(), org);
-    // A deleted organization's slug stays reserved (409) until an operator releases it.
-    await stageNameNotReserved(kv, op, "organization", slug);
+    // A deleted organization's slug stays reserved (409) until an operator releases it;
+    // taking a released one records the change of publisher in the log.
+    const released = await stageNameNotReserved(kv, op, "organization", slug);
+    if (released) {
+      await stageNameTaken(kv, op, {
+        kind: "organization",
+        name: slug,
+        released,
+        organization: org,
+        projectId: null,
+        now,
+      });
+    }
     addMembership(op, newMembership(org.id, input.ownerUserId, "owner", now));
     if ((await op.commit()).ok) return org;
   }

@@ -6,7 +6,7 @@ import type { TrustControl } from "../domain/control.ts";
 import { conflict } from "../domain/errors.ts";
 import type { Organization, Project, UpdateProjectRequest } from "../domain/workspace.ts";
 import { firstFreeSlug, slugCandidates } from "./_slugs.ts";
-import { type NameTombstone, stageNameNotReserved } from "./deletions.ts";
+import { type NameTombstone, stageNameNotReserved, stageNameTaken } from "./deletions.ts";
 import { addPublisherChangeAppend } from "./log.ts";
 import { seedControls } from "./controls.ts";
 import {
@@ -177,7 +177,17 @@ export async function bootstrapWorkspace(
     addOrganization(op, organization);
     addMembership(op, newMembership(organization.id, input.userId, "owner", now));
     addProject(op, project, controls);
-    await stageNameNotReserved(kv, op, "organization", organization.slug);
+    const orgReleased = await stageNameNotReserved(kv, op, "organization", organization.slug);
+    if (orgReleased) {
+      await stageNameTaken(kv, op, {
+        kind: "organization",
+        name: organization.slug,
+        released: orgReleased,
+        organization,
+        projectId: null,
+        now,
+      });
+    }
     const released = await stageNameNotReserved(kv, op, "project", project.slug);
     if (released) await stagePublisherChange(kv, op, { project, organization, released, now });
     if ((await op.commit()).ok) return { organization, project };

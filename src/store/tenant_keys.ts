@@ -160,6 +160,13 @@ export const KEY_COLLECTIONS: Readonly<Record<string, CollectionRule>> = {
   domains_by_project: { owner: "project", public: { project: 1 }, note: "[projectId, id]" },
   domains_by_created: { owner: "project", public: "none", note: "[projectId, createdAt, id]" },
   log_entries_by_publication: { owner: "project", public: "none", note: "[projectId, version]" },
+  log_name_changes: {
+    owner: "organization",
+    // The trust center's JSON shows the change of its slug (`publisherChange`).
+    public: { organization: 1 },
+    note:
+      "[orgId, kind, name]: the log entry recording that it (or its project) took a released organization slug or custom domain; written with the organization or the verified domain",
+  },
   updates: { owner: "project", public: { project: 1 }, note: "[projectId, id]" },
   updates_by_posted: {
     owner: "project",
@@ -335,7 +342,8 @@ export const KEY_COLLECTIONS: Readonly<Record<string, CollectionRule>> = {
   deleted_slugs: {
     owner: "service",
     public: "none",
-    note: "[kind, sha256(slug)]: kept so a deleted slug answers 410, without the slug",
+    note:
+      "[kind, sha256(name)]: kept so a deleted slug (or a deleted project's document) answers 410, without the name",
   },
   // People.
   users: { owner: "user", public: "none", note: "[id]" },
@@ -603,6 +611,16 @@ async function* fillProject(kv: Deno.Kv, project: ProjectRef): Found {
   for await (const entry of kv.list<number>({ prefix: ["log_entries_by_publication", id] })) {
     yield ["log_entries", entry.value];
   }
+  // The entries recording that it took a released custom domain (indexed by organization).
+  for await (
+    const entry of kv.list<{ index: number; projectId: string | null }>({
+      prefix: ["log_name_changes", project.organizationId],
+    })
+  ) {
+    if (entry.value.projectId !== id) continue;
+    yield entry.key;
+    yield ["log_entries", entry.value.index];
+  }
   for await (const entry of kv.list<string>({ prefix: ["collectors_by_project", id] })) {
     const collectorId = entry.key[2] as string;
     const collector = await kv.get<{ secretHash?: string }>(["collectors", collectorId]);
@@ -775,6 +793,11 @@ async function* fillOrganization(kv: Deno.Kv, organizationId: string): Found {
     if ((await kv.get(marker)).value === id) yield marker;
   }
   yield* listKeys(kv, ["document_stamps", id]);
+  // The entries recording that it (or its project) took a released name: erased to their hash.
+  for await (const entry of kv.list<{ index: number }>({ prefix: ["log_name_changes", id] })) {
+    yield entry.key;
+    yield ["log_entries", entry.value.index];
+  }
   for await (const entry of kv.list<{ tokenHash: string }>({ prefix: ["access_tokens", id] })) {
     yield entry.key;
     yield ["access_tokens_by_hash", entry.value.tokenHash];

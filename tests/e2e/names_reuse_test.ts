@@ -9,17 +9,70 @@
  *   publisher since entry N" instead of VERIFIED (with the old publisher's pins too) until the
  *   buyer pins that change (`--pin publisher=N`); the new holder's deletion erases the entry;
  * - a verified custom domain: another tenant's claim is refused (409) until the operator
- *   releases the domain; then a claim verifies and the domain serves the new holder.
+ *   releases the domain; then a claim verifies, the domain serves the new holder, and the
+ *   verification appends the same record (`trust-profile-domain-publisher-change/v1`), which
+ *   the domain's profile (`/trust/domains/{domain}`) shows as `publisherChange`;
+ * - an organization slug: the organization (or workspace) taking it appends the record
+ *   (`trust-profile-organization-publisher-change/v1`), which its trust center's JSON shows;
+ *   a workspace taking a released organization slug and a released project slug at once
+ *   appends both in its one commit, and the log stays consistent.
+ *
+ * Each record is checked as a buyer would: its text hashes to its leaf, its inclusion proof
+ * verifies, and the log only grew; the new holder's deletion erases it to its hash.
  */
 import assert from "node:assert/strict";
 import { DELETION_GRACE_MS } from "../../src/domain/deletion.ts";
-import { PUBLISHER_CHANGE_HEADER } from "../../src/domain/log.ts";
+import { NAME_CHANGE_HEADERS, PUBLISHER_CHANGE_HEADER } from "../../src/domain/log.ts";
+import { equal, fromBase64 } from "../../src/cli/verify/bytes.ts";
+import { leafHashOf, verifyConsistency, verifyInclusion } from "../../src/cli/verify/log_proofs.ts";
 import { fakeClock } from "../../src/lib/clock.ts";
 import { startDnsServer } from "../support/dns_server.ts";
 import { getWithHost } from "../support/raw_http.ts";
 import { jsonApi, startTestServer, type TestServer } from "../support/server.ts";
 import { dumpKv } from "../support/tenant_world.ts";
 import { printedPins, runKit } from "../support/verify_kit.ts";
+
+/**
+ * Asserts that the log shows `entry` at `index` as a buyer checks it: its text hashes to the
+ * leaf hash served, its inclusion proof verifies against the proof's root, and the tree of
+ * `before` entries is a prefix of the tree now (the log only grew across the takeover).
+ */
+async function assertLogged(baseUrl: string, index: number, entry: string, before: number) {
+  const shown = await (await fetch(`${baseUrl}/log/entries/${index}`)).json();
+  assert.equal(shown.entry, entry, "the entry is public, like a project's versions");
+  const leaf = await leafHashOf(entry);
+  assert.ok(equal(leaf, fromBase64(shown.leafHash)), "its text hashes to its leaf");
+  const proof = await (await fetch(`${baseUrl}/log/entries/${index}/inclusion`)).json();
+  assert.ok(
+    await verifyInclusion(
+      index,
+      proof.treeSize,
+      proof.proof.map(fromBase64),
+      leaf,
+      fromBase64(proof.rootHash),
+    ),
+    "its inclusion proof verifies",
+  );
+  const grown = await (await fetch(
+    `${baseUrl}/log/consistency?from=${before}&to=${proof.treeSize}`,
+  )).json();
+  assert.ok(
+    await verifyConsistency(
+      before,
+      proof.treeSize,
+      grown.proof.map(fromBase64),
+      fromBase64(grown.fromRootHash),
+      fromBase64(grown.toRootHash),
+    ),
+    "the log only grew",
+  );
+  assert.equal(grown.toRootHash, proof.rootHash);
+}
+
+/** The log's size now. */
+async function treeSize(baseUrl: string): Promise<number> {
+  return (await (await fetch(`${baseUrl}/log`)).json()).treeSize;
+}
 
 /** Runs every due job until none is (bounded). */
 async function drain(server: TestServer) {
@@ -245,9 +298,26 @@ Deno.test("[e2e] a deleted project's verified custom domain stays reserved: anot
     assert.equal(verified.status, 200, JSON.stringify(verified.json));
     assert.equal(verified.json.domain.domain.verificationStatus, "verified");
     assert.equal((await getWithHost(server.baseUrl, "/trust.json", DOMAIN)).status, 200);
+    const first = await (await fetch(`${server.baseUrl}/trust/domains/${DOMAIN}`)).json();
+    assert.equal(first.profile.project.slug, "acme");
+    assert.equal(first.publisherChange, undefined, "a domain with no earlier holder");
+    // A buyer verifies the profile at the domain with the kit (read through the service).
+    const domainUrl = `https://${DOMAIN}/`;
+    const before = await runKit(server, t.dir, [domainUrl, "--server", server.baseUrl]);
+    assert.equal(before.code, 0, `${before.stdout}\n${before.stderr}`);
+    assert.match(
+      before.stdout,
+      /ok {4}domain: the service serves "trust\.acme\.example" from the project "acme"/,
+    );
+    assert.match(
+      before.stdout,
+      /ok {4}domain: the service shows no change of holder of the custom domain/,
+    );
+    assert.match(before.stdout, /\nVERIFIED: the custom domain "trust\.acme\.example"/);
 
     // Acme's project is deleted: the domain is reserved.
     await t.deleteProject("alice", acme, "acme");
+    const logAtDeletion = await treeSize(server.baseUrl);
     const again = await claim("bob", globex);
     assert.equal(again.status, 409, JSON.stringify(again.json));
     assert.equal(again.json.error.code, "conflict");
@@ -265,24 +335,216 @@ Deno.test("[e2e] a deleted project's verified custom domain stays reserved: anot
     // The operator releases it: Globex claims and verifies it, and the domain serves Globex.
     const released = await names(t.kvPath, "release", "domain", DOMAIN.toUpperCase());
     assert.equal(released.code, 0, released.stderr);
+    t.clock.advance(60_000);
     const globexClaim = await claim("bob", globex);
     assert.equal(globexClaim.status, 201, JSON.stringify(globexClaim.json));
     const globexDomain = globexClaim.json.domain.domain;
     dns.records.set(`_service.${DOMAIN}`, [[
       `trust-verification=${globexDomain.verificationToken}`,
     ]]);
+    const logBeforeVerify = await treeSize(server.baseUrl);
     const now = await verify("bob", globex, globexDomain.id);
     assert.equal(now.status, 200, JSON.stringify(now.json));
     assert.equal(now.json.domain.domain.verificationStatus, "verified");
     const page = await getWithHost(server.baseUrl, "/trust.json", DOMAIN);
     assert.equal(page.status, 200);
     assert.match(page.body, /"slug":\s*"globex"/);
+    // The verification appended the change of holder to the log, and the domain's profile
+    // says since which entry the domain is Globex's.
+    const profile = await (await fetch(`${server.baseUrl}/trust/domains/${DOMAIN}`)).json();
+    const change = profile.publisherChange;
+    assert.ok(change, JSON.stringify(profile).slice(0, 300));
+    assert.equal(profile.profile.project.slug, "globex");
+    const globexOrg = (await t.kv.get<{ organizationId: string }>(["projects", globex])).value!
+      .organizationId;
+    assert.equal(change.leafIndex, logBeforeVerify, "appended when the domain was verified");
+    assert.equal(
+      change.entry,
+      `${NAME_CHANGE_HEADERS.domain}\n${DOMAIN}\n${logAtDeletion}\n${globex}\nglobex\n` +
+        `${globexOrg}\n${t.clock.now().toISOString()}\n`,
+    );
+    assert.equal(change.kind, "domain");
+    assert.equal(change.name, DOMAIN);
+    assert.match(change.releasedAt, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+    assert.match(
+      change.notice,
+      new RegExp(
+        `custom domain "trust\\.acme\\.example" belonged to a deleted project; it was released by the service's operator on \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d UTC and is now held by another publisher since entry ${change.leafIndex} of the publication log \\(organization "globex"`,
+      ),
+    );
+    await assertLogged(server.baseUrl, change.leafIndex, change.entry, logBeforeVerify);
+    // The kit at the domain's URL: a different publisher of the domain, not VERIFIED, until
+    // the buyer pins that change.
+    const n = change.leafIndex;
+    const after = await runKit(server, t.dir, [domainUrl, "--server", server.baseUrl]);
+    assert.equal(after.code, 1, `${after.stdout}\n${after.stderr}`);
+    assert.match(
+      after.stdout,
+      new RegExp(
+        `FAIL {2}domain: a different publisher of the custom domain "trust\\.acme\\.example" since entry ${n}: organization "globex" \\(${globexOrg}\\), project ${globex}`,
+      ),
+    );
+    assert.match(after.stdout, new RegExp(`verify with --pin domain=${n}`));
+    assert.match(after.stdout, /NOT VERIFIED/);
+    const pinned = await runKit(server, t.dir, [
+      domainUrl,
+      "--server",
+      server.baseUrl,
+      "--pin",
+      `domain=${n}`,
+    ]);
+    assert.equal(pinned.code, 0, `${pinned.stdout}\n${pinned.stderr}`);
+    assert.match(pinned.stdout, new RegExp(`ok {4}domain: .*accepted with --pin domain=${n}`));
+    assert.match(pinned.stdout, new RegExp(`${domainUrl} --server \\S+ .*--pin domain=${n}\\n`));
+    assert.match(pinned.stdout, /\nVERIFIED: the custom domain "trust\.acme\.example"/);
+    // The project's own slug never changed hands: verified as ever without the pin.
+    const bySlug = await runKit(server, t.dir, ["globex"]);
+    assert.equal(bySlug.code, 0, bySlug.stdout);
+    const misplaced = await runKit(server, t.dir, ["globex", "--pin", `domain=${n}`]);
+    assert.equal(misplaced.code, 2, "a domain pin is for a custom domain's URL");
+
     // Taken by Globex: Initech's claim is refused as for any verified name.
     const late = await claim("carol", carolProject);
     assert.equal(late.status, 409);
     assert.match(late.json.error.message, /verified by another project/);
+
+    // Globex's project is deleted in turn: the entry is erased to its hash with the rest.
+    await t.deleteProject("bob", globex, "globex");
+    const erased = await (await fetch(`${server.baseUrl}/log/entries/${change.leafIndex}`)).json();
+    assert.deepEqual({ entry: erased.entry, leafHash: erased.leafHash }, {
+      entry: null,
+      leafHash: change.leafHash,
+    });
+    const rows = await dumpKv(t.kv);
+    assert.deepEqual(rows.filter((r) => r.text.includes(globex)).map((r) => r.text), []);
   } finally {
     await t.close();
     await dns.close();
+  }
+});
+
+Deno.test("[e2e] a released organization slug taken by another tenant: the log records the change of publisher and the trust center's JSON shows it", async () => {
+  const t = await startOnFile();
+  try {
+    const { server, as } = t;
+    const alice = await as("alice");
+    const boot = await alice("POST", "/onboarding/bootstrap", {
+      workspaceName: "Acme",
+      workspaceSlug: "acme",
+      projectName: "Acme Cloud",
+      projectSlug: "acme-cloud",
+      projectVisibility: "public",
+    });
+    assert.equal(boot.status, 201, JSON.stringify(boot.json));
+    const acmeOrg: string = boot.json.organization.id;
+    assert.equal((await alice("POST", `/projects/${boot.json.project.id}/publish`)).status, 201);
+    const center = await (await fetch(`${server.baseUrl}/public/trust/acme`)).json();
+    assert.equal(center.organization.slug, "acme");
+    assert.equal(center.publisherChange, undefined, "a slug with no earlier holder");
+
+    // Acme's organization is deleted: its slug and its project's are reserved.
+    const scheduled = await alice("POST", `/organizations/${acmeOrg}/deletion`, {
+      confirm: "acme",
+    });
+    assert.equal(scheduled.status, 202, JSON.stringify(scheduled.json));
+    t.clock.advance(DELETION_GRACE_MS + 60_000);
+    await drain(server);
+    const logAtDeletion = await treeSize(server.baseUrl);
+    const bob = await as("bob");
+    const refused = await bob("POST", "/organizations", { name: "Acme", slug: "acme" });
+    assert.equal(refused.status, 409, JSON.stringify(refused.json));
+    assert.match(refused.json.error.message, /belonged to a deleted organization and is reserved/);
+
+    // Released: Bob's organization takes the slug; the log records it in the same commit.
+    const released = await names(t.kvPath, "release", "organization", "acme");
+    assert.equal(released.code, 0, released.stderr);
+    t.clock.advance(60_000);
+    const taken = await bob("POST", "/organizations", { name: "Acme Again", slug: "acme" });
+    assert.equal(taken.status, 201, JSON.stringify(taken.json));
+    const bobOrg: string = taken.json.organization.id;
+    const takenAt = t.clock.now().toISOString();
+    assert.equal(await treeSize(server.baseUrl), logAtDeletion + 1);
+    const now = await (await fetch(`${server.baseUrl}/public/trust/acme`)).json();
+    const change = now.publisherChange;
+    assert.ok(change, JSON.stringify(now).slice(0, 300));
+    assert.equal(now.organization.name, "Acme Again");
+    assert.equal(change.leafIndex, logAtDeletion);
+    assert.equal(
+      change.entry,
+      `${NAME_CHANGE_HEADERS.organization}\nacme\n${logAtDeletion}\n-\nacme\n${bobOrg}\n${takenAt}\n`,
+    );
+    assert.deepEqual([change.kind, change.name], ["organization", "acme"]);
+    assert.match(
+      change.notice,
+      new RegExp(
+        `organization slug "acme" belonged to a deleted organization; it was released by the service's operator on \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d UTC and is now held by another publisher since entry ${logAtDeletion} of the publication log \\(organization "acme", ${bobOrg}\\)`,
+      ),
+    );
+    await assertLogged(server.baseUrl, change.leafIndex, change.entry, logAtDeletion);
+    // The trust center's page and Markdown say it under the title.
+    for (const suffix of [".html", ".md"]) {
+      const text = await (await fetch(`${server.baseUrl}/public/trust/acme${suffix}`)).text();
+      assert.match(text, /Another publisher\./, suffix);
+      assert.match(
+        text,
+        new RegExp(`held by another publisher since entry ${logAtDeletion} of the publication log`),
+        suffix,
+      );
+    }
+
+    // Bob's organization is deleted in turn: the entry goes to its hash with the rest.
+    const again = await bob("POST", `/organizations/${bobOrg}/deletion`, { confirm: "acme" });
+    assert.equal(again.status, 202, JSON.stringify(again.json));
+    t.clock.advance(DELETION_GRACE_MS + 60_000);
+    await drain(server);
+    const erased = await (await fetch(`${server.baseUrl}/log/entries/${change.leafIndex}`)).json();
+    assert.deepEqual({ entry: erased.entry, leafHash: erased.leafHash }, {
+      entry: null,
+      leafHash: change.leafHash,
+    });
+    assert.deepEqual(
+      (await dumpKv(t.kv)).filter((r) => r.text.includes(bobOrg)).map((r) => r.text),
+      [],
+    );
+
+    // A workspace takes the released organization slug and the released project slug at
+    // once: both records are appended in its one commit, in that order, and the log holds.
+    for (const [kind, name] of [["organization", "acme"], ["project", "acme-cloud"]]) {
+      const run = await names(t.kvPath, "release", kind, name);
+      assert.equal(run.code, 0, `${kind} ${name}: ${run.stderr}`);
+    }
+    const before = await treeSize(server.baseUrl);
+    const carol = await as("carol");
+    const workspace = await carol("POST", "/onboarding/bootstrap", {
+      workspaceName: "Acme Third",
+      workspaceSlug: "acme",
+      projectName: "Acme Cloud",
+      projectSlug: "acme-cloud",
+      projectVisibility: "public",
+    });
+    assert.equal(workspace.status, 201, JSON.stringify(workspace.json));
+    assert.equal(await treeSize(server.baseUrl), before + 2);
+    const third = (await (await fetch(`${server.baseUrl}/public/trust/acme`)).json())
+      .publisherChange;
+    assert.equal(third.leafIndex, before);
+    await assertLogged(server.baseUrl, before, third.entry, before);
+    const projectId: string = workspace.json.project.id;
+    assert.equal(
+      (await carol("POST", `/projects/${projectId}/publish`)).status,
+      201,
+    );
+    const listed = await (await fetch(`${server.baseUrl}/log/publications/acme-cloud`)).json();
+    assert.equal(listed.publisherChange.leafIndex, before + 1);
+    assert.match(
+      listed.publisherChange.entry,
+      new RegExp(`^${PUBLISHER_CHANGE_HEADER}\\nacme-cloud\\n`),
+    );
+    await assertLogged(server.baseUrl, before + 1, listed.publisherChange.entry, before);
+    // The kit sees the project slug's change, as for any project slug.
+    const kit = await runKit(server, t.dir, ["acme-cloud"]);
+    assert.equal(kit.code, 1, kit.stdout);
+    assert.match(kit.stdout, new RegExp(`a different publisher since entry ${before + 1}`));
+  } finally {
+    await t.close();
   }
 });

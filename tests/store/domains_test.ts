@@ -8,7 +8,9 @@ import {
   saveVerifiedDomain,
 } from "../../src/store/domains.ts";
 import { getTombstone, releaseName, rememberDeletedSlug } from "../../src/store/deletions.ts";
-import { domainByNameKey } from "../../src/store/keys.ts";
+import { domainByNameKey, organizationKey, projectKey } from "../../src/store/keys.ts";
+import { getNameChange } from "../../src/store/log.ts";
+import { NAME_CHANGE_HEADERS } from "../../src/domain/log.ts";
 
 const NAME = "trust.acme.example";
 const AT = "2026-01-01T00:00:00.000Z";
@@ -74,7 +76,10 @@ Deno.test("[store] domains: a name indexed by a pending claim (stored before cla
 
 Deno.test("[store] domains: a claim made before a deleted project's domain was reserved does not verify until the name is released", async () => {
   await using kv = await Deno.openKv(":memory:");
-  const early = await createDomain(kv, pending());
+  const projectId = crypto.randomUUID(), organizationId = crypto.randomUUID();
+  await kv.set(projectKey(projectId), { id: projectId, organizationId, slug: "globex" });
+  await kv.set(organizationKey(organizationId), { id: organizationId, slug: "globex-co" });
+  const early = await createDomain(kv, pending(projectId));
   // The deletion job's tombstone of the verified domain it removed.
   await rememberDeletedSlug(kv, "domain", { slug: NAME, now: new Date(AT), logSize: 3 });
   assert.equal(await verify(kv, early), "reserved");
@@ -87,4 +92,11 @@ Deno.test("[store] domains: a claim made before a deleted project's domain was r
   assert.equal(await verify(kv, early), "saved");
   assert.equal((await getDomainByName(kv, NAME))?.id, early.id);
   assert.equal(await getTombstone(kv, "domain", NAME), null, "the verification took the name");
+  // And recorded in the log that the name changed hands (src/store/deletions.ts, stageNameTaken).
+  const change = await getNameChange(kv, organizationId, "domain", NAME);
+  assert.equal(
+    change?.entry,
+    `${NAME_CHANGE_HEADERS.domain}\n${NAME}\n3\n${projectId}\nglobex-co\n${organizationId}\n${AT}\n`,
+  );
+  assert.equal(change?.releasedAt, AT);
 });

@@ -20,6 +20,9 @@ import type { AppEnv } from "../env.ts";
 import { JSON_TYPE, PUBLIC_CACHE, trustPageHeaders } from "../../serve/headers.ts";
 import { profileWrap } from "../../serve/bodies.ts";
 import { publicationByDomain } from "../../serve/public_read.ts";
+import { nameChangeOf } from "../../serve/log.ts";
+import { normalizeDomain } from "../../publish/domain_name.ts";
+import { NameChange } from "../../domain/log.ts";
 import { createRouter } from "../env.ts";
 import { negotiatedFormat } from "../negotiation.ts";
 import { documentedJson, errors, json } from "../openapi.ts";
@@ -37,6 +40,22 @@ import { trustCenterUrl } from "../../publish/urls.ts";
 import { accessGuide, adsDocument, publicOrganization } from "../../serve/ads.ts";
 import { readPublicStatus } from "../../store/public_status.ts";
 import { statusRecorder } from "../public_status.ts";
+
+/** The envelope of /trust/domains/{domain}: the project's, and the domain's change of holder. */
+const DomainTrustProfileResponse = PublishedTrustProfileResponse.extend({
+  publisherChange: NameChange.optional().openapi({
+    description:
+      "Present when this domain was a deleted project's verified domain and, released by the service's operator, was verified by this project: the log entry that recorded it",
+  }),
+}).openapi("DomainTrustProfileResponse");
+
+/** The trust center's JSON: the organization's, and its slug's change of holder. */
+const TrustCenterResponse = OrganizationTrustCenter.extend({
+  publisherChange: NameChange.optional().openapi({
+    description:
+      "Present when this organization slug belonged to a deleted organization and, released by the service's operator, was taken by this one: the log entry that recorded it (what was published under the slug before that entry was another publisher's)",
+  }),
+}).openapi("OrganizationTrustCenterResponse");
 
 /** The profile of a verified custom domain, mounted at /trust/domains. */
 export const trustDomainRoutes = createRouter();
@@ -61,21 +80,38 @@ trustDomainRoutes.openapi(
       }),
     },
     responses: {
-      200: json(PublishedTrustProfileResponse, "The same envelope as /trust/{projectSlug}"),
+      200: json(
+        DomainTrustProfileResponse,
+        "The same envelope as /trust/{projectSlug}, with `publisherChange` when the domain passed to this publisher after a release",
+      ),
       ...errors(404),
     },
   }),
   async (c) => {
     const { services } = c.var;
-    const { project, publication } = await publicationByDomain(
+    const raw = c.req.valid("param").domain;
+    const { project, publication } = await publicationByDomain(services.kv, raw);
+    const wrap = await profileWrap(services, project);
+    // A deleted project's domain, released by the operator and verified by this project: the
+    // envelope says since which log entry the domain is this publisher's.
+    const change = await nameChangeOf(
       services.kv,
-      c.req.valid("param").domain,
+      project.organizationId,
+      "domain",
+      normalizeDomain(raw),
     );
+    const part = change ? `,"publisherChange":${JSON.stringify(change)}` : "";
     const response = await serveArtifact(c, publication.artifacts.trustJson, {
       headers: { "cache-control": PUBLIC_CACHE, vary: "Accept", "content-type": JSON_TYPE },
-      wrap: await profileWrap(services, project),
+      wrap: change
+        ? {
+          prefix: wrap.prefix,
+          suffix: `${wrap.suffix.slice(0, -1)}${part}}`,
+          tag: `${wrap.tag}-change-${change.leafIndex}`,
+        }
+        : wrap,
     });
-    return documentedJson(PublishedTrustProfileResponse, response);
+    return documentedJson(DomainTrustProfileResponse, response);
   },
 );
 
@@ -97,7 +133,7 @@ trustCenterRoutes.openapi(
     responses: {
       200: {
         content: {
-          "application/json": { schema: OrganizationTrustCenter },
+          "application/json": { schema: TrustCenterResponse },
           "text/html": { schema: z.string() },
           "text/markdown": { schema: z.string() },
         },

@@ -15,10 +15,18 @@ import { vendorCard, vendorCsp, vendorHead, vendorMarkdown } from "./vendor.ts";
 type CenterProject = OrganizationTrustCenter["projects"][number];
 
 /** What the rendered page shows; the trust center's other parts are added around it. */
-export type TrustCenterPage = Pick<
-  OrganizationTrustCenter,
-  "organization" | "projects" | "vendor" | "url" | "subprocessorsUrl"
->;
+export type TrustCenterPage =
+  & Pick<
+    OrganizationTrustCenter,
+    "organization" | "projects" | "vendor" | "url" | "subprocessorsUrl"
+  >
+  & {
+    /**
+     * The slug's change of holder, when this organization took a slug a deleted one left
+     * (src/serve/log.ts, `nameChangeOf`): its notice is shown under the title.
+     */
+    publisherChange?: { notice: string };
+  };
 
 function projectItem(project: CenterProject, href: string): Html {
   return html`
@@ -76,6 +84,9 @@ export function renderOrgTrustCenterHtml(
           <p class="eyebrow">Trust center</p>
           <h1 id="title">${name}</h1>
           <p class="lede">${lede}</p>
+          ${center.publisherChange
+            ? html`<p role="note"><strong>Another publisher.</strong> ${center.publisherChange.notice}</p>`
+            : ""}
         </div>
       </section>
       ${vendorCard(center.vendor, "About")}
@@ -126,6 +137,9 @@ export function renderOrgTrustCenterMarkdown(
       count === 1 ? "project publishes" : "projects publish"
     } a live, signed trust profile.`,
     "",
+    ...(center.publisherChange
+      ? [`**Another publisher.** ${escapeMarkdown(center.publisherChange.notice)}`, ""]
+      : []),
     ...vendorMarkdown(center.vendor, { escape: escapeMarkdown, link }),
     "## Projects",
     "",
