@@ -12,6 +12,7 @@ import { Vendor } from "./vendor.ts";
 import { DeclaredByVendor, PublicCertification } from "./certifications.ts";
 import { PublicTrustUpdate } from "./updates.ts";
 import { PublicDocument } from "./documents.ts";
+import { NameChange } from "./log.ts";
 import { Project } from "./workspace.ts";
 
 const Confidence = z.number().min(0).max(1);
@@ -343,6 +344,10 @@ export const CreateProjectDomainRequest = z.strictObject({
 /** The public organization trust center (GET /public/trust/{orgSlug}). */
 export const OrganizationTrustCenter = z.object({
   organization: z.object({ name: z.string(), slug: z.string() }),
+  publisherChange: NameChange.optional().openapi({
+    description:
+      "Present when this organization slug belonged to a deleted organization and, released by the service's operator, was taken by this one: the log entry that recorded it (what was published under the slug before that entry was another publisher's)",
+  }),
   projects: z.array(z.object({
     slug: z.string(),
     name: z.string(),

@@ -6,7 +6,6 @@
  * request from stored data, so it always shows the latest versions. The parts beyond the
  * rendered page are placed and allowed by the CSP the same way as the trust page's live block.
  */
-import type { NameChange } from "../domain/log.ts";
 import { nameChangeOf } from "./log.ts";
 import type { Config } from "../config.ts";
 import { notFound } from "../domain/errors.ts";
@@ -49,7 +48,7 @@ export async function orgTrustCenter(
   kv: Deno.Kv,
   orgSlug: string,
   options: { config: Config; now: Date },
-): Promise<OrganizationTrustCenter & { publisherChange?: NameChange }> {
+): Promise<OrganizationTrustCenter> {
   const { config } = options;
   const org = await getOrganizationBySlug(kv, orgSlug);
   if (!org) throw notFound("No public trust center by that name");
@@ -70,7 +69,7 @@ export async function orgTrustCenter(
   const offering = presentProfile(profile, config.baseUrl).offering;
   // The slug's change of publisher, when this organization took it after a release.
   const change = await nameChangeOf(kv, org.id, "organization", org.slug);
-  const body: OrganizationTrustCenter & { publisherChange?: NameChange } = {
+  const body: OrganizationTrustCenter = {
     organization: { name: org.name, slug: org.slug },
     ...(change ? { publisherChange: change } : {}),
     projects: [],
@@ -117,7 +116,7 @@ export async function orgTrustCenter(
  * `links(slug)` is each project's page.
  */
 export function orgTrustCenterPage(
-  center: OrganizationTrustCenter & { publisherChange?: NameChange },
+  center: OrganizationTrustCenter,
   options: {
     config: Config;
     format: "html" | "md";

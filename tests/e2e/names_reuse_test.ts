@@ -21,6 +21,10 @@
  * verifies, and the log only grew; the new holder's deletion erases it to its hash.
  */
 import assert from "node:assert/strict";
+// @ts-types="@modelcontextprotocol/sdk/client/index"
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+// @ts-types="@modelcontextprotocol/sdk/client/streamableHttp"
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { DELETION_GRACE_MS } from "../../src/domain/deletion.ts";
 import { NAME_CHANGE_HEADERS, PUBLISHER_CHANGE_HEADER } from "../../src/domain/log.ts";
 import { equal, fromBase64 } from "../../src/cli/verify/bytes.ts";
@@ -481,6 +485,20 @@ Deno.test("[e2e] a released organization slug taken by another tenant: the log r
       ),
     );
     await assertLogged(server.baseUrl, change.leafIndex, change.entry, logAtDeletion);
+    // MCP's trust center tool answers the same body, the change included.
+    const client = new Client({ name: "names-reuse-test", version: "1.0.0" });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${server.baseUrl}/mcp`)));
+    try {
+      const result = await client.callTool({
+        name: "list_organization_projects",
+        arguments: { orgSlug: "acme" },
+      });
+      assert.ok(!result.isError, JSON.stringify(result).slice(0, 300));
+      const structured = result.structuredContent as { publisherChange?: { entry: string } };
+      assert.equal(structured.publisherChange?.entry, change.entry);
+    } finally {
+      await client.close();
+    }
     // The trust center's page and Markdown say it under the title.
     for (const suffix of [".html", ".md"]) {
       const text = await (await fetch(`${server.baseUrl}/public/trust/acme${suffix}`)).text();

@@ -49,14 +49,6 @@ const DomainTrustProfileResponse = PublishedTrustProfileResponse.extend({
   }),
 }).openapi("DomainTrustProfileResponse");
 
-/** The trust center's JSON: the organization's, and its slug's change of holder. */
-const TrustCenterResponse = OrganizationTrustCenter.extend({
-  publisherChange: NameChange.optional().openapi({
-    description:
-      "Present when this organization slug belonged to a deleted organization and, released by the service's operator, was taken by this one: the log entry that recorded it (what was published under the slug before that entry was another publisher's)",
-  }),
-}).openapi("OrganizationTrustCenterResponse");
-
 /** The profile of a verified custom domain, mounted at /trust/domains. */
 export const trustDomainRoutes = createRouter();
 /** Organization trust centers, mounted at /public/trust. */
@@ -133,7 +125,7 @@ trustCenterRoutes.openapi(
     responses: {
       200: {
         content: {
-          "application/json": { schema: TrustCenterResponse },
+          "application/json": { schema: OrganizationTrustCenter },
           "text/html": { schema: z.string() },
           "text/markdown": { schema: z.string() },
         },

@@ -15,18 +15,10 @@ import { vendorCard, vendorCsp, vendorHead, vendorMarkdown } from "./vendor.ts";
 type CenterProject = OrganizationTrustCenter["projects"][number];
 
 /** What the rendered page shows; the trust center's other parts are added around it. */
-export type TrustCenterPage =
-  & Pick<
-    OrganizationTrustCenter,
-    "organization" | "projects" | "vendor" | "url" | "subprocessorsUrl"
-  >
-  & {
-    /**
-     * The slug's change of holder, when this organization took a slug a deleted one left
-     * (src/serve/log.ts, `nameChangeOf`): its notice is shown under the title.
-     */
-    publisherChange?: { notice: string };
-  };
+export type TrustCenterPage = Pick<
+  OrganizationTrustCenter,
+  "organization" | "projects" | "vendor" | "url" | "subprocessorsUrl" | "publisherChange"
+>;
 
 function projectItem(project: CenterProject, href: string): Html {
   return html`
