@@ -16,19 +16,13 @@ import { recomputeProject, type RecomputeResult } from "./recompute.ts";
 import type { JobWorker } from "./worker.ts";
 
 /**
- * Activity that follows other activity of the project is evaluated this long after it arrives,
- * so records sent one after another cost one more recompute, not one each; activity during a
- * recompute asks for one more run after it (not one each).
+ * Activity within this long of the project's previous activity is evaluated this long after it
+ * arrives (debounced), so records sent one after another cost one more recompute, not one each;
+ * activity after a quieter spell is evaluated at once (the debounce's leading edge: a lone
+ * change is not held, docs/edge.md "The leading edge"); activity during a recompute asks for
+ * one more run after it (not one each).
  */
 export const ACTIVITY_DEBOUNCE_MS = 200;
-
-/**
- * A project that had no activity for this long has its next activity evaluated at once (the
- * debounce's leading edge): a lone change (a collector's run, an owner's edit) reaches the
- * trust page without waiting for the debounce, and what follows it within this time is
- * debounced (docs/edge.md, "The leading edge").
- */
-export const QUIET_MS = 1_000;
 
 /** The job that recomputes one project; `organizationId` makes it that tenant's work. */
 export interface RecomputeMessage extends JobMessage {
@@ -73,7 +67,7 @@ export function createScheduler(
     const last = lastActivity.get(projectId);
     if (lastActivity.size >= KNOWN_ORGANIZATIONS) lastActivity.clear();
     lastActivity.set(projectId, now);
-    const quiet = last === undefined || now - last >= QUIET_MS;
+    const quiet = last === undefined || now - last >= ACTIVITY_DEBOUNCE_MS;
     return schedule(projectId, quiet ? now : now + ACTIVITY_DEBOUNCE_MS);
   }
 
