@@ -47,6 +47,7 @@ import { accessLinkRoutes } from "./routes/access_links.ts";
 import { publicDocumentRoutes } from "./routes/public_documents.ts";
 import { buyerRoutes } from "./routes/buyers.ts";
 import { buyerInventoryRoutes } from "./routes/buyer_inventory.ts";
+import { projectAccessRuleRoutes } from "./routes/project_access_rules.ts";
 import { subscriberRoutes } from "./routes/subscribers.ts";
 import { subscriptionLinkRoutes } from "./routes/subscription_links.ts";
 import {
@@ -128,6 +129,7 @@ export function mountRoutes(app: OpenAPIHono<AppEnv>, config: Config): void {
   app.route("/", documentRoutes);
   app.route("/", accessRequestRoutes);
   app.route("/", buyerInventoryRoutes);
+  app.route("/", projectAccessRuleRoutes);
   app.route("/", subscriberRoutes);
   app.route("/", projectRoutes);
   app.route("/", sigstoreIdentityRoutes);

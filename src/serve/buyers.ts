@@ -18,7 +18,6 @@ import {
   decide,
   type Decision,
   DEFAULT_SUMMARY_MONTHS,
-  defaultRule,
   domainOf,
   MAX_BUYER_MEMBERS,
   MAX_SERVICE_TOKENS,
@@ -42,7 +41,6 @@ import { addAccessRequest, countAccessRequestAttempt } from "../store/access_req
 import {
   type AccessSettings,
   createBuyerOrganization,
-  getAccessRule,
   getAccessSettings,
   getBuyerMember,
   getBuyerOrganization,
@@ -58,6 +56,8 @@ import {
   takeBuyerSignIn,
 } from "../store/buyers.ts";
 import { currentNda, getDocument, getDocumentSettings } from "../store/documents.ts";
+import { explainByRule } from "../domain/access_rules.ts";
+import { chooseRule } from "./access_rules.ts";
 import { listMembershipsByOrganization } from "../store/organizations.ts";
 import { REQUEST_LIMITS } from "./access_requests.ts";
 import { requestableDocuments } from "./documents.ts";
@@ -381,14 +381,14 @@ export function personOf(caller: BuyerCaller): string {
 }
 
 /**
- * The rule of a document: its own, else the trust center's rule for every restricted document
- * (access settings' `defaultRule`), else the built-in default.
+ * The rule of a document: its own, else its project's, else the trust center's rule for every
+ * restricted document (access settings' `defaultRule`), else the built-in default
+ * (`chooseRule`, src/serve/access_rules.ts).
  */
 export async function ruleOf(kv: Deno.Kv, orgId: string, documentId: string): Promise<AccessRule> {
-  const own = await getAccessRule(kv, orgId, documentId);
-  if (own) return own;
-  const { defaultRule: group } = await getAccessSettings(kv, orgId, DEFAULT_ACCESS_SETTINGS);
-  return group ? { ...group, documentId, updatedAt: null } : defaultRule(documentId);
+  const document = await getDocument(kv, orgId, documentId);
+  return (await chooseRule(kv, orgId, { id: documentId, projectId: document?.projectId ?? null }))
+    .rule;
 }
 
 /**
@@ -432,8 +432,9 @@ export async function requestAsBuyer(
   const pending: string[] = [];
   for (const id of ids) {
     const document = requestable.get(id)!;
-    const rule = await ruleOf(kv, org.id, id);
-    const verdict = decide(rule, {
+    const choice = await chooseRule(kv, org.id, document);
+    const rule = choice.rule;
+    const decided = decide(rule, {
       title: document.title,
       vendor: org.name,
       domain,
@@ -441,6 +442,16 @@ export async function requestAsBuyer(
       orgDenyDomains: settings.denyDomains,
       orgAutoApproveDomains: autoApproveDomains,
     });
+    const verdict = {
+      outcome: decided.outcome,
+      explanation: explainByRule(decided, {
+        origin: choice,
+        rule,
+        title: document.title,
+        vendor: org.name,
+        domain,
+      }),
+    };
     let expiresAt: string | null = null;
     if (verdict.outcome === "granted") {
       expiresAt = new Date(now.getTime() + rule.expiresInDays * DAY_MS).toISOString();

@@ -256,6 +256,11 @@ export const KEY_COLLECTIONS: Readonly<Record<string, CollectionRule>> = {
   buyer_tokens: { owner: "organization", public: "none", note: "[orgId, tokenHash]" },
   buyer_sign_ins: { owner: "organization", public: "none", note: "[orgId, tokenHash], expiring" },
   access_rules: { owner: "organization", public: "none", note: "[orgId, documentId]" },
+  access_project_rules: {
+    owner: "organization",
+    public: "none",
+    note: "[orgId, projectId]; removed with the project too",
+  },
   access_settings: { owner: "organization", public: "none", note: "[orgId]" },
   access_events: { owner: "organization", public: "none", note: "[orgId, id], expiring" },
   access_summaries: {
@@ -558,6 +563,8 @@ async function* fillProject(kv: Deno.Kv, project: ProjectRef): Found {
   if (project.createdAt) {
     yield ["projects_by_created", project.organizationId, project.createdAt, project.slug, id];
   }
+  // The access rule of its restricted documents, kept under the organization.
+  yield ["access_project_rules", project.organizationId, id];
   // The page-view counters of its public pages, kept under the organization by path.
   const pages = `/trust/${project.slug}`;
   for await (const { key } of kv.list({ prefix: ["page_views", project.organizationId] })) {
@@ -763,6 +770,7 @@ async function* fillOrganization(kv: Deno.Kv, organizationId: string): Found {
       "buyer_tokens",
       "buyer_sign_ins",
       "access_rules",
+      "access_project_rules",
       "access_settings",
       "access_events",
       "access_summaries",

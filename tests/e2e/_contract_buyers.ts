@@ -37,6 +37,21 @@ export async function exerciseBuyers(call: Call, fx: Record<string, string>, kv:
   await call("putAccessRule", { params: rule, json: { mode: "manual" }, expect: 200 });
   await call("deleteAccessRule", { params: rule, expect: 200 });
   await call("putAccessRule", { params: rule, json: { mode: "click-through" }, expect: 200 });
+  const group = { ...org, projectId: fx.project };
+  await call("putProjectAccessRule", { params: group, json: { mode: "public" }, expect: 400 });
+  await call("deleteProjectAccessRule", { params: group, expect: 404 });
+  await call("putProjectAccessRule", {
+    params: group,
+    json: { mode: "verified", buyerOrganizations: true, denyDomains: ["rival.example"] },
+    expect: 200,
+  });
+  await call("listProjectAccessRules", { params: org, expect: 200 });
+  await call("deleteProjectAccessRule", { params: group, expect: 204 });
+  await call("putProjectAccessRule", {
+    params: { ...org, projectId: crypto.randomUUID() },
+    json: { mode: "manual" },
+    expect: 404,
+  });
   await call("getAccessSettings", { params: org, expect: 200 });
   await call("putAccessSettings", {
     params: org,

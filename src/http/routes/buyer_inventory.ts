@@ -9,7 +9,6 @@ import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import {
   AccessRule,
-  AccessRulesResponse,
   BuyerGrant,
   BuyerMember,
   BuyerOrganization,
@@ -21,7 +20,9 @@ import {
   MIN_SUMMARY_MONTHS,
   PutAccessRuleRequest,
 } from "../../domain/buyers.ts";
+import { AccessRuleEntriesResponse } from "../../domain/access_rules.ts";
 import { DateTime, uuidParam } from "../../domain/common.ts";
+import { chooseRule } from "../../serve/access_rules.ts";
 import { forbidden, notFound, validationFailed } from "../../domain/errors.ts";
 import {
   buyerSummary,
@@ -176,11 +177,12 @@ buyerInventoryRoutes.openapi(
     path: "/organizations/{organizationId}/access-rules",
     operationId: "listAccessRules",
     tags,
-    summary: "Each restricted document's access rule (members); the default where none was set",
+    summary:
+      "Each restricted document's access rule (members): its own, its project's, the trust center's or the default, with which",
     security: HUMAN,
     middleware: [requireHuman] as const,
     request: { params: OrgParams },
-    responses: { 200: json(AccessRulesResponse, "The rules"), ...errors(400, 401, 403) },
+    responses: { 200: json(AccessRuleEntriesResponse, "The rules"), ...errors(400, 401, 403) },
   }),
   async (c) => {
     const org = await orgFor(c, c.req.valid("param").organizationId);
@@ -188,7 +190,14 @@ buyerInventoryRoutes.openapi(
     const rules = [];
     for (const document of await listDocuments(kv, org.id)) {
       if (document.visibility !== "restricted") continue;
-      rules.push({ ...(await ruleOf(kv, org.id, document.id)), title: document.title });
+      const { rule, source, projectName } = await chooseRule(kv, org.id, document);
+      rules.push({
+        ...rule,
+        title: document.title,
+        projectId: document.projectId,
+        source,
+        projectName,
+      });
     }
     rules.sort((a, b) => a.title.localeCompare(b.title));
     return c.json({ rules }, 200);
@@ -244,7 +253,8 @@ buyerInventoryRoutes.openapi(
     path: "/organizations/{organizationId}/access-rules/{documentId}",
     operationId: "deleteAccessRule",
     tags,
-    summary: "Put a document back on the trust center's rule for every document (owners)",
+    summary:
+      "Put a document back on its project's rule, else the trust center's for every document (owners)",
     security: HUMAN,
     middleware: [requireHuman] as const,
     request: { params: DocParams },
