@@ -8,6 +8,7 @@ import { field, h, handleSubmit, replace, successAlert } from "../dom.js";
 import { formatDate } from "../format.js";
 import { confirmAction, runButton } from "../widgets.js";
 import { accessCards } from "./org_access.js";
+import { accessRuleCards } from "./org_access_rules.js";
 import { buyerCards } from "./org_buyers.js";
 import { card, dataTable, emptyState } from "./layout.js";
 import { organizationHeader, trustCenterUrl } from "./organization.js";
@@ -274,6 +275,7 @@ export async function organizationDocumentsView(app, organizationId) {
         card("Auto-approval", domainsEditor(app, ctx, settings)),
       ),
       ...(await accessCards(app, ctx, documents, extra)),
+      ...(await accessRuleCards(app, ctx, documents, projects.items)),
       ...(await buyerCards(app, ctx)),
     );
     replace(
