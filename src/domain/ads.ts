@@ -28,6 +28,14 @@ export const AccessGuide = z.object({
     description: "Whether this service emails the access link itself",
   }),
   linkDays: z.int().min(1).openapi({ description: "Days an access link lasts" }),
+  buyerPageUrl: z.url().nullable().openapi({
+    description:
+      "The buyer page, where a person signs in with their work email and asks for documents on behalf of their organization; null while it cannot be used (no requestable documents, or this service sends no email)",
+  }),
+  buyerOrganizationsLetIn: z.boolean().openapi({
+    description:
+      "Whether some restricted document opens at once to every existing buyer organization (which organizations those are is not published)",
+  }),
   steps: z.array(z.string()).openapi({
     description: "The page's steps, in the order a buyer follows them, in plain words",
   }),
@@ -93,7 +101,24 @@ export function accessSteps(
   steps.push(
     `Each download is recorded with your email address, and ${vendor} can revoke the link at any time.`,
   );
+  if (guide.buyerPageUrl) steps.push(...buyerOrganizationSteps(guide, vendor));
   return steps;
+}
+
+/** How buyer organizations work, in plain words (docs/ads.md). */
+function buyerOrganizationSteps(
+  guide: Pick<AccessGuide, "buyerOrganizationsLetIn">,
+  vendor: string,
+): string[] {
+  return [
+    `Instead of a personal link, you can sign in on the buyer page with your work email and ask there: approval is then given to your organization (the people of your email domain), not to you alone, so your colleagues read what it was granted without asking again, until the approval ends.`,
+    `The first person of an organization to sign in becomes its admin. Admins add and remove colleagues, and create read-only service tokens that let the organization's tools fetch the approved documents.`,
+    `${vendor} does not disclose which organizations already have access: that stays private. If yours has, you are let in at once when you sign in, with nothing to ask.${
+      guide.buyerOrganizationsLetIn
+        ? ` Some documents also open at once to every organization that has signed in here before.`
+        : ""
+    }`,
+  ];
 }
 
 /**

@@ -16,6 +16,7 @@ import { currentNda, getDocumentSettings } from "../store/documents.ts";
 import { getOrganizationBySlug } from "../store/organizations.ts";
 import { getOrganizationProfile } from "../store/org_profiles.ts";
 import { readPublicStatus } from "../store/public_status.ts";
+import { chooseRule } from "./access_rules.ts";
 import { listedDocuments } from "./documents.ts";
 
 /** The organization of a public trust center, or 404 (unknown, or its deletion is scheduled). */
@@ -25,6 +26,19 @@ export async function publicOrganization(kv: Deno.Kv, slug: string): Promise<Org
     throw notFound("No public trust center by that name");
   }
   return org;
+}
+
+/** Whether the rule of some restricted document opens it at once to every buyer organization. */
+async function letsBuyerOrganizationsIn(
+  kv: Deno.Kv,
+  orgId: string,
+  documents: readonly { id: string; projectId: string | null }[],
+): Promise<boolean> {
+  for (const document of documents) {
+    const { rule } = await chooseRule(kv, orgId, document);
+    if (rule.mode === "verified" && rule.buyerOrganizations) return true;
+  }
+  return false;
 }
 
 /** "How to get access" of `org`. */
@@ -52,6 +66,12 @@ export async function accessGuide(
     autoApproval: settings.autoApproveDomains.length > 0,
     emailDelivery: config.mail !== null,
     linkDays: DEFAULT_LINK_DAYS,
+    buyerPageUrl: nda && restrictedDocuments > 0 && config.mail !== null ? `${center}/buyer` : null,
+    buyerOrganizationsLetIn: await letsBuyerOrganizationsIn(
+      kv,
+      org.id,
+      listed.map((d) => d.document).filter((d) => d.visibility === "restricted"),
+    ),
     documentsUrl: `${center}/documents`,
     requestFormUrl: nda && restrictedDocuments > 0 ? `${center}/documents/request` : null,
   };

@@ -190,6 +190,10 @@ export function renderAccessHtml(guide: AccessGuide): string {
             ? html`
               · <a href="${guide.requestFormUrl}">Request restricted documents</a>
             `
+            : ""}${guide.buyerPageUrl
+            ? html`
+              · <a href="${guide.buyerPageUrl}">Sign in for your organization</a>
+            `
             : ""}
         </p>
       </section>
@@ -235,7 +239,8 @@ export function renderAccessMarkdown(guide: AccessGuide): string {
     link("The documents and the NDA", guide.documentsUrl) +
     (guide.requestFormUrl
       ? ` · ${link("Request restricted documents", guide.requestFormUrl)}`
-      : ""),
+      : "") +
+    (guide.buyerPageUrl ? ` · ${link("Sign in for your organization", guide.buyerPageUrl)}` : ""),
     "",
   ];
   if (guide.vendorNote) {
