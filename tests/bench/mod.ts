@@ -9,6 +9,7 @@ import { benchGrowth } from "./growth.ts";
 import { benchIngest } from "./ingest.ts";
 import { benchKvConnect } from "./kv_connect.ts";
 import { benchLive } from "./live.ts";
+import { benchMatchingIsolation } from "./matching_isolation.ts";
 import { benchQuestionnaire } from "./questionnaire.ts";
 import { benchQuestionnaireFiles } from "./questionnaire_files.ts";
 import { benchRecompute } from "./recompute.ts";
@@ -28,6 +29,7 @@ const BENCHMARKS = [
   benchKvConnect,
   benchGrowth,
   benchQuestionnaire,
+  benchMatchingIsolation,
   benchQuestionnaireFiles,
   benchYear,
 ];

@@ -37,6 +37,7 @@ async function seededProject(
       freshnessPolicyJson: { kind: "time_window", windowSeconds: 86400 },
       degradationPolicyJson: { staleAfterSeconds: 7 * 86400, degradedAfterSeconds: null },
       enabled: true,
+      required: false,
       createdAt: now.toISOString(),
       evidenceType: TYPES[i % TYPES.length],
       rule: { path: "summary.critical", op: "lte", value: 0 },
