@@ -225,12 +225,6 @@ export const PutAccessRuleRequest = z.strictObject({
   expiresInDays: z.number().int().min(1).max(MAX_GRANT_DAYS).default(DEFAULT_GRANT_DAYS),
 }).openapi("PutAccessRuleRequest");
 
-export const AccessRulesResponse = z.object({
-  rules: z.array(AccessRule.extend({ title: z.string() })).openapi({
-    description: "One per restricted document, by title (the default where none was set)",
-  }),
-}).openapi("AccessRulesResponse");
-
 export const BuyerAccessRequest = z.strictObject({
   documentIds: z.array(Uuid).min(1).max(20),
   ndaVersion: z.number().int().min(1).max(1_000_000),
