@@ -83,6 +83,8 @@ const METHODS = ["get", "put", "post", "patch", "delete", "head", "options"];
 function caller(operation: Operation): string {
   const schemes = (operation.security ?? []).flatMap((s) => Object.keys(s));
   if (schemes.length === 0) return "public";
+  // An empty requirement among others: anyone may call, credentials add to the answer.
+  if (operation.security!.some((s) => Object.keys(s).length === 0)) return "public";
   if (schemes.includes("collectorBearer")) return "collector";
   return "signed in";
 }

@@ -7,9 +7,10 @@
 import type { Config } from "../config.ts";
 import { SERVICE_SUMMARY, serviceUrls } from "./discovery.ts";
 import { TRUST_JSON_RESOURCE, TRUST_TOOLS, type TrustTool } from "./tools.ts";
+import { BUYER_TOOLS } from "./buyer_tools.ts";
 
 /** A tool's arguments as `{ projectSlug, cursor?, limit? }`, from its input schema. */
-export function toolInput(tool: TrustTool): string {
+export function toolInput(tool: Pick<TrustTool, "inputSchema">): string {
   const fields = Object.entries(tool.inputSchema.shape).map(([name, schema]) =>
     (schema as { safeParse(v: unknown): { success: boolean } }).safeParse(undefined).success
       ? `${name}?`
@@ -23,6 +24,9 @@ export function agentInstructions(config: Config): string {
   const u = serviceUrls(config);
   const tools = TRUST_TOOLS.map((t) =>
     `| \`${t.name}\` | \`${toolInput(t)}\` | \`${t.method ?? "GET"} ${t.route}\` | ${t.title} |`
+  ).join("\n");
+  const buyerTools = BUYER_TOOLS.map((t) =>
+    `| \`${t.name}\` | \`${toolInput(t)}\` | \`GET ${t.route}\` | ${t.title} |`
   ).join("\n");
   return `# Agent instructions
 
@@ -76,6 +80,20 @@ ${tools}
 The resource template \`${TRUST_JSON_RESOURCE.uriTemplate}\` reads the exact trust.json text. An
 unknown or private slug gives a tool result with \`isError: true\`; do not retry it.
 [The MCP manifest](${u.mcpManifest}) lists the same tools.
+
+### With a buyer token
+
+A buyer organization's service token (\`tpb_…\`, created by its admin on the trust center's buyer
+page; a person's session token works too) sent as \`Authorization: Bearer tpb_…\` adds tools over
+the restricted documents that organization is granted on the trust center that issued the token,
+within the token's scope, with the same answers and refusals as the REST buyer routes; every
+read is recorded in the vendor's access inventory. An unknown, revoked or expired token answers
+401 before any JSON-RPC is read; another trust center's \`orgSlug\` or a document not granted now
+gives a tool result with \`isError: true\`. Never ask anyone for such a token on your own.
+
+| tool | arguments | same scope as | what |
+|---|---|---|---|
+${buyerTools}
 
 ## Polling
 

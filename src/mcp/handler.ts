@@ -8,16 +8,20 @@ import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/
 import { mcpAllowedHosts, mcpAllowedOrigins } from "./hosts.ts";
 import { createTrustReader } from "./reader.ts";
 import { createTrustMcpServer } from "./server.ts";
+import type { BuyerAccess, BuyerToolDeps } from "./buyer_tools.ts";
 
 /**
  * Answers `request` (whose JSON body, when it has one, is `parsedBody`) from `client`, the
- * caller's address as the service identifies it (per-client limits of the tools).
+ * caller's address as the service identifies it (per-client limits of the tools); `buyer`
+ * when the request carried a valid buyer token (the route checked it), which adds the buyer
+ * tools over what its organization is granted.
  */
 export async function answerMcp(
-  services: Parameters<typeof createTrustReader>[0],
+  services: Parameters<typeof createTrustReader>[0] & BuyerToolDeps,
   request: Request,
   parsedBody: unknown,
   client?: string,
+  buyer?: BuyerAccess,
 ): Promise<Response> {
   const { config } = services;
   const transport = new WebStandardStreamableHTTPServerTransport({
@@ -27,7 +31,10 @@ export async function answerMcp(
     allowedHosts: mcpAllowedHosts(config),
     allowedOrigins: mcpAllowedOrigins(config),
   });
-  const server = createTrustMcpServer(createTrustReader(services, { client }));
+  const server = createTrustMcpServer(
+    createTrustReader(services, { client }),
+    buyer && { deps: services, access: buyer },
+  );
   try {
     await server.connect(transport);
     const response = await transport.handleRequest(request, { parsedBody });

@@ -5,6 +5,7 @@
 import type { Config } from "../config.ts";
 import { SERVICE_SUMMARY, serviceUrls } from "./discovery.ts";
 import { TRUST_TOOLS } from "./tools.ts";
+import { BUYER_TOOLS } from "./buyer_tools.ts";
 
 /** /llms.txt: an H1, a one-line summary, and sections of links that all resolve here. */
 export function llmsTxt(config: Config): string {
@@ -27,7 +28,9 @@ Markdown with \`Accept: text/markdown\` or \`.md\`, HTML for browsers). A projec
 Atom feed \`/trust/{projectSlug}/feed.xml\` carries both versions and updates. The MCP server is at \`${u.mcp}\`
 (Streamable HTTP, POST only); its tools are ${
     TRUST_TOOLS.map((t) => `\`${t.name}\``).join(", ")
-  }. Poll at most once per minute per project, or have changes pushed to you (below).
+  }; with a buyer organization's token (\`Authorization: Bearer tpb_…\`) also ${
+    BUYER_TOOLS.map((t) => `\`${t.name}\``).join(" and ")
+  }, over the restricted documents it is granted. Poll at most once per minute per project, or have changes pushed to you (below).
 
 ## Webhooks
 

@@ -11,6 +11,12 @@ import { AppError } from "../domain/errors.ts";
 import { SlugParams } from "../domain/publish.ts";
 import { MCP_SERVER_INFO } from "./protocol.ts";
 import type { TrustReader } from "./reader.ts";
+import {
+  BUYER_TOOLS,
+  type BuyerAccess,
+  buyerInstructions,
+  type BuyerToolDeps,
+} from "./buyer_tools.ts";
 import { SERVER_INSTRUCTIONS, TRUST_JSON_RESOURCE, TRUST_TOOLS } from "./tools.ts";
 
 /** JSON-RPC code MCP uses for "resource not found". */
@@ -31,27 +37,59 @@ function failureMessage(reader: TrustReader, error: unknown): string {
   return "Internal error while reading published trust data";
 }
 
-/** Builds the server with the trust tools and the trust.json resource template. */
-export function createTrustMcpServer(reader: TrustReader): McpServer {
-  const server = new McpServer(MCP_SERVER_INFO, { instructions: SERVER_INSTRUCTIONS });
+/** The annotations of every tool: each reads, changes nothing and stays within this service. */
+const READ_ONLY = {
+  readOnlyHint: true,
+  destructiveHint: false,
+  idempotentHint: true,
+  openWorldHint: false,
+} as const;
+
+/**
+ * Builds the server with the trust tools and the trust.json resource template, and, for a
+ * request with a valid buyer token (`buyer`), the buyer tools over what its organization is
+ * granted.
+ */
+export function createTrustMcpServer(
+  reader: TrustReader,
+  buyer?: { deps: BuyerToolDeps; access: BuyerAccess },
+): McpServer {
+  const instructions = buyer
+    ? `${SERVER_INSTRUCTIONS} ${buyerInstructions(buyer.access)}`
+    : SERVER_INSTRUCTIONS;
+  const server = new McpServer(MCP_SERVER_INFO, { instructions });
   for (const tool of TRUST_TOOLS) {
     server.registerTool(tool.name, {
       title: tool.title,
       description: tool.description,
       inputSchema: tool.inputSchema,
       outputSchema: tool.outputSchema,
-      annotations: {
-        readOnlyHint: true,
-        destructiveHint: false,
-        idempotentHint: true,
-        openWorldHint: false,
-      },
+      annotations: READ_ONLY,
     }, async (input: Record<string, unknown>) => {
       try {
         const text = await tool.read(reader, input);
         return { content: [{ type: "text", text }], structuredContent: JSON.parse(text) };
       } catch (error) {
         // A missing profile is an answer the agent acts on, not a protocol failure.
+        return { content: [{ type: "text", text: failureMessage(reader, error) }], isError: true };
+      }
+    });
+  }
+  for (const tool of buyer ? BUYER_TOOLS : []) {
+    const { deps, access } = buyer!;
+    server.registerTool(tool.name, {
+      title: tool.title,
+      description: tool.description,
+      inputSchema: tool.inputSchema,
+      outputSchema: tool.outputSchema,
+      // Reading records a view or download in the vendor's inventory, nothing the caller changes.
+      annotations: READ_ONLY,
+    }, async (input: Record<string, unknown>) => {
+      try {
+        const { structured, content } = await tool.call(deps, access, input);
+        return { content, structuredContent: structured };
+      } catch (error) {
+        // Outside the grant is an answer the agent acts on (ask the vendor), not a failure.
         return { content: [{ type: "text", text: failureMessage(reader, error) }], isError: true };
       }
     });

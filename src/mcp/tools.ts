@@ -67,6 +67,8 @@ export const INPUT_DESCRIPTIONS: Readonly<Record<string, string>> = {
   cursor: "The nextCursor of the previous answer, for the next page; omit for the first page",
   limit: "How many entries per page (the schema gives the range; omit for the default)",
   questions: "The buyer's questions, one string each, in the order the answers should follow",
+  documentId:
+    "The document's id (a UUID), as list_granted_documents gives it for the documents your organization may read",
 };
 
 /**

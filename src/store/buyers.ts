@@ -33,6 +33,8 @@ const buyerTokenKey = (orgId: string, tokenHash: string): Deno.KvKey => [
   orgId,
   tokenHash,
 ];
+/** Which vendor organization a token hash belongs to, for callers that name none (MCP). */
+const buyerTokenOrgKey = (tokenHash: string): Deno.KvKey => ["buyer_tokens_by_hash", tokenHash];
 const buyerSignInKey = (orgId: string, tokenHash: string): Deno.KvKey => [
   "buyer_sign_ins",
   orgId,
@@ -205,7 +207,10 @@ async function tokenEntries(kv: Deno.Kv, orgId: string) {
   return out;
 }
 
-/** Stores a token under its hash; KV drops it when it expires. */
+/**
+ * Stores a token under its hash, with the index from the hash to its vendor organization;
+ * KV drops both when it expires.
+ */
 export async function saveBuyerToken(
   kv: Deno.Kv,
   orgId: string,
@@ -213,9 +218,19 @@ export async function saveBuyerToken(
   token: BuyerToken,
   now: Date,
 ): Promise<void> {
-  await kv.set(buyerTokenKey(orgId, tokenHash), token, {
-    expireIn: Math.max(1, Date.parse(token.expiresAt) - now.getTime()),
-  });
+  const expireIn = Math.max(1, Date.parse(token.expiresAt) - now.getTime());
+  await kv.atomic()
+    .set(buyerTokenKey(orgId, tokenHash), token, { expireIn })
+    .set(buyerTokenOrgKey(tokenHash), orgId, { expireIn })
+    .commit();
+}
+
+/** The id of the vendor organization whose buyer token has this hash, or null. */
+export async function getBuyerTokenOrganization(
+  kv: Deno.Kv,
+  tokenHash: string,
+): Promise<string | null> {
+  return (await kv.get<string>(buyerTokenOrgKey(tokenHash))).value;
 }
 
 export async function getBuyerToken(

@@ -254,6 +254,11 @@ export const KEY_COLLECTIONS: Readonly<Record<string, CollectionRule>> = {
   buyer_members: { owner: "organization", public: "none", note: "[orgId, domain, email]" },
   buyer_grants: { owner: "organization", public: "none", note: "[orgId, domain, documentId]" },
   buyer_tokens: { owner: "organization", public: "none", note: "[orgId, tokenHash]" },
+  buyer_tokens_by_hash: {
+    owner: "organization",
+    public: "none",
+    note: "[tokenHash] → orgId, from buyer_tokens; expiring",
+  },
   buyer_sign_ins: { owner: "organization", public: "none", note: "[orgId, tokenHash], expiring" },
   access_rules: { owner: "organization", public: "none", note: "[orgId, documentId]" },
   access_project_rules: {
@@ -809,6 +814,9 @@ async function* fillOrganization(kv: Deno.Kv, organizationId: string): Found {
   for await (const entry of kv.list<{ tokenHash: string }>({ prefix: ["access_tokens", id] })) {
     yield entry.key;
     yield ["access_tokens_by_hash", entry.value.tokenHash];
+  }
+  for await (const { key } of kv.list({ prefix: ["buyer_tokens", id] })) {
+    yield ["buyer_tokens_by_hash", key[2] as string];
   }
   // Throttling counters of the visitors who asked for its documents (they reset).
   for await (const entry of kv.list<{ email?: string }>({ prefix: ["access_requests", id] })) {

@@ -168,7 +168,6 @@ Deno.test("[openapi] every operation says whether it needs credentials", async (
       "getJwks",
       "getTrustJson",
       "getOrganizationTrustCenter",
-      "postMcpMessage",
       "getCollectorCli",
       "token",
       "authorize",
@@ -182,6 +181,8 @@ Deno.test("[openapi] every operation says whether it needs credentials", async (
     assert.equal(bySecurity.get(id), JSON.stringify([{ collectorBearer: [] }]), id);
   }
   assert.equal(bySecurity.get("getProject"), JSON.stringify([{ humanBearer: [] }]));
+  // MCP: anyone, and a buyer token adds what its organization is granted.
+  assert.equal(bySecurity.get("postMcpMessage"), JSON.stringify([{}, { buyerBearer: [] }]));
 });
 
 Deno.test("[openapi] errors answered around every handler are documented in the operation's shape", async () => {

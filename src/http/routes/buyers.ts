@@ -27,30 +27,32 @@ import {
 } from "../../domain/buyers.ts";
 import { uuidParam } from "../../domain/common.ts";
 import { DOCUMENT_DOWNLOAD_CONTENT } from "../../domain/documents.ts";
-import { notFound, unauthorized, unavailable, validationFailed } from "../../domain/errors.ts";
+import { notFound, unauthorized, validationFailed } from "../../domain/errors.ts";
 import { OrgSlugParams } from "../../domain/subprocessors.ts";
 import type { Organization } from "../../domain/workspace.ts";
-import { stampedFor, STAMPING_RETRY_AFTER_SECONDS } from "../../serve/access_links.ts";
 import {
   addBuyerMember,
   authenticateBuyer,
   type BuyerCaller,
   createServiceToken,
   liveGrants,
-  personOf,
-  recordRead,
   requestAsBuyer,
   requestBuyerSignIn,
   requireBuyerAdmin,
   startBuyerSession,
 } from "../../serve/buyers.ts";
 import {
+  downloadGrantedDocument,
+  findGrantedDocument,
+  listGrantedDocuments,
+} from "../../serve/buyer_reads.ts";
+import {
   buyerSummary,
   SUMMARY_CONTENT,
   summaryAnswer,
   SummaryQuery,
 } from "../../serve/buyer_summaries.ts";
-import { downloadHeaders, readDocumentBytes } from "../../serve/documents.ts";
+import { downloadHeaders } from "../../serve/documents.ts";
 import {
   listBuyerMembers,
   listServiceTokens,
@@ -410,32 +412,7 @@ buyerRoutes.openapi(
   }),
   async (c) => {
     const { org, who, now } = await caller(c, c.req.valid("param").orgSlug);
-    const { kv, config } = c.var.services;
-    const base = `${config.baseUrl}/public/trust/${org.slug}/buyer/documents`;
-    const granted = await liveGrants(kv, org, who, now);
-    for (const { document } of granted) {
-      await recordRead(kv, org, {
-        kind: "view",
-        domain: who.buyer.domain,
-        person: personOf(who),
-        document,
-        via: who.token.kind,
-        now,
-      });
-    }
-    return c.json({
-      documents: granted.map(({ grant, document }) => ({
-        id: document.id,
-        title: document.title,
-        description: document.description,
-        type: document.type,
-        size: document.size,
-        sha256: document.sha256,
-        updatedAt: document.updatedAt,
-        expiresAt: grant.expiresAt,
-        downloadUrl: `${base}/${document.id}`,
-      })),
-    }, 200);
+    return c.json(await listGrantedDocuments(c.var.services, org, who, now), 200);
   },
 );
 
@@ -459,38 +436,9 @@ buyerRoutes.openapi(
   async (c) => {
     const { orgSlug, documentId } = c.req.valid("param");
     const { org, who, now } = await caller(c, orgSlug);
-    const { kv, blobs, log, stamping } = c.var.services;
-    const found = (await liveGrants(kv, org, who, now)).find((g) => g.document.id === documentId);
-    if (!found) throw notFound("Your organization may not read this document now");
-    const { document } = found;
-    let bytes: Uint8Array;
-    if (document.type === "pdf") {
-      const stampFor = who.member ? who.member.email : `${who.token.name} (${who.buyer.domain})`;
-      const stamped = await stampedFor(
-        { kv, blobs, log, stamping },
-        org.id,
-        document,
-        stampFor,
-        now,
-      );
-      if (stamped === "busy") {
-        throw unavailable(
-          "Too many documents are being prepared; retry",
-          STAMPING_RETRY_AFTER_SECONDS,
-        );
-      }
-      bytes = stamped.bytes;
-    } else {
-      bytes = await readDocumentBytes(blobs, document);
-    }
-    await recordRead(kv, org, {
-      kind: "download",
-      domain: who.buyer.domain,
-      person: personOf(who),
-      document,
-      via: who.token.kind,
-      now,
-    });
+    const { kv } = c.var.services;
+    const { document } = await findGrantedDocument(kv, org, who, documentId, now);
+    const bytes = await downloadGrantedDocument(c.var.services, org, who, document, now);
     return c.body(
       bytes as Uint8Array<ArrayBuffer>,
       200,

@@ -1,9 +1,12 @@
 /**
  * POST /mcp: the MCP server over Streamable HTTP, stateless (a fresh server
- * and transport per request, JSON responses, no session), no credentials,
- * published data only. GET and DELETE answer 405: without sessions there
- * is no stream to open and nothing to end. GET /mcp/server-card is the server
- * card at the location the server-card draft reserves (`<streamable-http-url>/server-card`).
+ * and transport per request, JSON responses, no session). Without credentials
+ * it reads published data only; with a buyer token (`Authorization: Bearer
+ * tpb_…`, checked here: 401 when unknown, revoked or expired) it adds the buyer
+ * tools over what the token's organization is granted. GET and DELETE answer
+ * 405: without sessions there is no stream to open and nothing to end. GET
+ * /mcp/server-card is the server card at the location the server-card draft
+ * reserves (`<streamable-http-url>/server-card`).
  */
 import { createRoute, z } from "@hono/zod-openapi";
 import { ApiError } from "../../domain/common.ts";
@@ -11,6 +14,8 @@ import { AppError } from "../../domain/errors.ts";
 import { SERVER_CARD_TYPE, ServerCard, serverCard } from "../../mcp/discovery.ts";
 import { toolInput } from "../../mcp/guides.ts";
 import { TRUST_TOOLS } from "../../mcp/tools.ts";
+import { BUYER_TOOLS } from "../../mcp/buyer_tools.ts";
+import { authenticateBuyerToken } from "../../serve/buyer_reads.ts";
 import { sha256HexSync } from "../../lib/hash.ts";
 import { ifNoneMatchHits } from "../../serve/artifacts.ts";
 import { clientIp } from "../client_ip.ts";
@@ -47,6 +52,10 @@ const MAX_BATCH = 100;
 
 /** Every tool with its arguments, e.g. `get_trust_history { projectSlug, cursor?, limit? }`. */
 const TOOL_LIST = TRUST_TOOLS.map((t) => `${t.name} ${toolInput(t)}`).join(", ");
+const BUYER_TOOL_LIST = BUYER_TOOLS.map((t) => `${t.name} ${toolInput(t)}`).join(", ");
+
+/** A buyer token's header: its presence makes the request a buyer's, checked before any JSON-RPC. */
+const BUYER_BEARER = /^Bearer\s+tpb_/i;
 
 const JSON_MEDIA_TYPE = /^application\/([\w.-]+\+)?json$/i;
 
@@ -56,9 +65,11 @@ mcpRoutes.openapi(
     path: "/",
     operationId: "postMcpMessage",
     tags,
-    summary: "Send MCP JSON-RPC messages (Streamable HTTP, stateless, no credentials)",
+    summary:
+      "Send MCP JSON-RPC messages (Streamable HTTP, stateless; no credentials, or a buyer token)",
     description:
-      `Tools: ${TOOL_LIST}; resource template trust://{projectSlug}/trust.json. Requires Accept: application/json, text/event-stream. The Host (and any Origin) must be this service's own; see /.well-known/mcp.json.`,
+      `Tools: ${TOOL_LIST}; resource template trust://{projectSlug}/trust.json. With a buyer token (Authorization: Bearer tpb_…, a person's session or a buyer organization's service token) also ${BUYER_TOOL_LIST}, which read what the token's buyer organization is granted on the trust center that issued it, as the /public/trust/{orgSlug}/buyer/documents routes do (every read recorded in the vendor's access inventory); an unknown, revoked or expired buyer token answers 401. Requires Accept: application/json, text/event-stream. The Host (and any Origin) must be this service's own; see /.well-known/mcp.json.`,
+    security: [{}, { buyerBearer: [] }],
     request: {
       body: {
         required: true,
@@ -81,10 +92,18 @@ mcpRoutes.openapi(
       },
       403: rpcError("The Host or Origin header is not this service's (DNS-rebinding protection)"),
       406: rpcError("Accept does not list both application/json and text/event-stream"),
-      ...errors(413, 415),
+      ...errors(401, 413, 415),
     },
   }),
   async (c) => {
+    const { kv, clock } = c.var.services;
+    const authorization = c.req.header("authorization");
+    // A buyer token is checked before the SDK loads: refused, it is the REST routes' 401.
+    let buyer;
+    if (authorization !== undefined && BUYER_BEARER.test(authorization)) {
+      const now = clock.now();
+      buyer = { ...(await authenticateBuyerToken(kv, { authorization, now })), now };
+    }
     // The body middleware consumed the request stream; hand the transport a
     // fresh Request with the same bytes and the JSON it already parsed safely.
     const bytes = await c.req.arrayBuffer();
@@ -99,7 +118,7 @@ mcpRoutes.openapi(
     });
     // The MCP SDK loads on the first POST /mcp, not at start.
     const { answerMcp } = await import("../../mcp/handler.ts");
-    return await answerMcp(c.var.services, request, parsedBody, clientIp(c));
+    return await answerMcp(c.var.services, request, parsedBody, clientIp(c), buyer);
   },
 );
 
