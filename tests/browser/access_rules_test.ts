@@ -1,8 +1,9 @@
 /**
  * The dashboard's "Access rules" (docs/ads.md) in real Chromium (axe, 1280 and 375 px, light and
  * dark): an owner sets a project's rule, a document's own rule with allowed domains, a deny list
- * and its days, the rule for every restricted document, makes a document public from its rule,
- * and removes a rule; the view shows each change after saving and the API holds it.
+ * and its days, the trust center's deny list and retention, the rule for every restricted
+ * document, makes a document public from its rule, and removes a rule; the view shows each
+ * change after saving and the API holds it.
  */
 import assert from "node:assert/strict";
 import {
@@ -82,7 +83,7 @@ Deno.test("[browser] access rules: per project, per document and for every docum
       await page.getByRole("button", { name: "Edit the access rule of “Pen test”" }).click();
       await page.getByLabel("Kind").selectOption("buyer-organizations");
       await page.getByLabel("Allowed domains").fill("agency.gov\npartner.example");
-      await page.getByLabel("Deny list").fill("rival.example");
+      await page.getByLabel("Deny list", { exact: true }).fill("rival.example");
       await page.getByLabel("Grant lasts (days)").fill("10");
       await page.getByRole("button", { name: "Save rule" }).click();
       await page.getByRole("status").filter({ hasText: "Access rule saved: “Pen test”" })
@@ -101,7 +102,7 @@ Deno.test("[browser] access rules: per project, per document and for every docum
 
       // A bad value is refused in place and changes nothing.
       await page.getByRole("button", { name: "Edit the access rule of “Pen test”" }).click();
-      await page.getByLabel("Deny list").fill("not a domain!");
+      await page.getByLabel("Deny list", { exact: true }).fill("not a domain!");
       await expectFailedRequests(log, [400], async () => {
         await page.getByRole("button", { name: "Save rule" }).click();
         await page.getByRole("alert").first().waitFor();
@@ -114,6 +115,18 @@ Deno.test("[browser] access rules: per project, per document and for every docum
       );
       await page.getByRole("button", { name: "Cancel" }).click();
 
+      // The trust center's deny list and how long reads are kept.
+      await page.getByLabel("Deny list for every document").fill(
+        "rival.example\nother-rival.example",
+      );
+      await page.getByLabel("Keep reads (months)").fill("24");
+      await page.getByRole("button", { name: "Save access settings" }).click();
+      await page.getByRole("status").filter({ hasText: "Access settings saved" }).waitFor();
+      const settings = await get("/access-settings");
+      assert.deepEqual(settings.denyDomains, ["rival.example", "other-rival.example"]);
+      assert.equal(settings.summaryMonths, 24);
+      assert.equal(settings.defaultRule, null);
+
       // The rule for every restricted document.
       await page.getByRole("button", {
         name: "Set the access rule of every restricted document",
@@ -123,7 +136,11 @@ Deno.test("[browser] access rules: per project, per document and for every docum
       await page.getByRole("status").filter({
         hasText: "Access rule saved: every restricted document",
       }).waitFor();
-      assert.equal((await get("/access-settings")).defaultRule.mode, "manual");
+      const withRule = await get("/access-settings");
+      assert.equal(withRule.defaultRule.mode, "manual");
+      // Saving the rule kept the settings.
+      assert.equal(withRule.summaryMonths, 24);
+      assert.deepEqual(withRule.denyDomains, ["rival.example", "other-rival.example"]);
       const policyRule = (await get("/access-rules")).rules.find((r: { documentId: string }) =>
         r.documentId === policy
       );

@@ -4,7 +4,8 @@
  * document (its own, else its project's, else the one for every restricted document). Owners
  * edit each (public, click-through NDA, verified domains, verified domains and existing buyer
  * organizations, manual; allowed domains, deny list, days a grant lasts) and remove it; the
- * view reloads after each change. Members see the rules read-only.
+ * view reloads after each change. Beside it, the trust center's deny list and how long reads
+ * are kept. Members see both read-only.
  */
 import { errorAlert, field, h, handleSubmit, replace, uniqueId } from "../dom.js";
 import { confirmAction } from "../widgets.js";
@@ -148,6 +149,59 @@ function sourceLabel(entry) {
     default:
       return "the one for every restricted document";
   }
+}
+
+/** The trust center's deny list and how long reads are kept (owners edit; members read). */
+function settingsEditor(app, ctx, settings) {
+  if (ctx.organization.role !== "owner") {
+    return h(
+      "p",
+      {},
+      `Deny list: ${settings.denyDomains.length ? settings.denyDomains.join(", ") : "none"}. ` +
+        `Reads kept ${settings.summaryMonths} months.`,
+    );
+  }
+  const errorSlot = h("div", { class: "form-errors" });
+  const form = h(
+    "form",
+    { class: "form" },
+    h(
+      "div",
+      { class: "form-grid" },
+      field(
+        "Deny list for every document",
+        h("textarea", { name: "deny", rows: "2" }, settings.denyDomains.join("\n")),
+        "One per line (for example competitors' domains).",
+      ),
+      field(
+        "Keep reads (months)",
+        h("input", {
+          name: "months",
+          type: "number",
+          min: "6",
+          max: "60",
+          required: true,
+          value: String(settings.summaryMonths),
+        }),
+        "6 to 60; FedRAMP asks for at least six.",
+      ),
+    ),
+    errorSlot,
+    h(
+      "div",
+      { class: "form-actions" },
+      h("button", { type: "submit", class: "btn btn-primary" }, "Save access settings"),
+    ),
+  );
+  handleSubmit(form, errorSlot, async (data) => {
+    await app.api.put(`${base(ctx.organization.id)}/access-settings`, {
+      denyDomains: lines(data.get("deny")),
+      summaryMonths: Number(data.get("months")),
+      defaultRule: settings.defaultRule,
+    });
+    await ctx.reload("Access settings saved");
+  });
+  return form;
 }
 
 /** The "Access rules" card: `documents` are the organization's, `projects` its projects. */
@@ -341,6 +395,14 @@ export async function accessRuleCards(app, ctx, documents, projects) {
   ], documentRows);
 
   return [
+    card(
+      "Access settings",
+      settingsEditor(app, ctx, settings),
+      {
+        description:
+          "The deny list refuses a domain whatever a document's rule; reads by known parties and their summaries are kept this many months.",
+      },
+    ),
     card(
       "Access rules",
       h(
