@@ -22,6 +22,8 @@ import {
   type StampOwner,
 } from "../store/documents.ts";
 import { getOrganization } from "../store/organizations.ts";
+import { wasDocumentDeleted, withdrawnProjectIds } from "../store/deletions.ts";
+import { type GoneState, projectIdGoneState } from "./public_read.ts";
 import { accessTokenHash } from "./access_requests.ts";
 import { readDocumentBytes } from "./documents.ts";
 import { recordRead } from "./buyers.ts";
@@ -32,7 +34,15 @@ const TOKEN = /^[A-Za-z0-9_-]{43}$/;
 
 /** What a link's token opens: a usable link, or why not. */
 export type OpenedLink =
-  | { state: "ok"; org: Organization; link: AccessLink; documents: TrustDocument[] }
+  | {
+    state: "ok";
+    org: Organization;
+    link: AccessLink;
+    /** The granted documents still offered. */
+    documents: TrustDocument[];
+    /** Granted documents of a project whose deletion is scheduled or under way: not offered. */
+    withdrawn: TrustDocument[];
+  }
   | { state: "unknown" }
   | { state: "expired" | "revoked"; org: Organization; link: AccessLink };
 
@@ -44,9 +54,21 @@ export async function openAccessLink(kv: Deno.Kv, token: string, now: Date): Pro
   const { link } = found;
   if (link.revokedAt) return { state: "revoked", org, link };
   if (Date.parse(link.expiresAt) <= now.getTime()) return { state: "expired", org, link };
-  const documents = (await Promise.all(link.documentIds.map((id) => getDocument(kv, org.id, id))))
+  const granted = (await Promise.all(link.documentIds.map((id) => getDocument(kv, org.id, id))))
     .filter((d): d is TrustDocument => d !== null);
-  return { state: "ok", org, link, documents };
+  // A project's withdrawal (docs/lifecycle.md) takes its documents off every link at once.
+  const gone = await withdrawnProjectIds(
+    kv,
+    granted.flatMap((d) => d.projectId ? [d.projectId] : []),
+  );
+  const offered = (d: TrustDocument) => !d.projectId || !gone.has(d.projectId);
+  return {
+    state: "ok",
+    org,
+    link,
+    documents: granted.filter(offered),
+    withdrawn: granted.filter((d) => !offered(d)),
+  };
 }
 
 /** Seconds a download turned away by a full stamping queue is told to wait. */
@@ -58,6 +80,8 @@ type StampDeps = { kv: Deno.Kv; blobs: BlobStore; log: Logger; stamping: Limiter
 export type LinkDownload =
   | { state: "ok"; document: TrustDocument; bytes: Uint8Array }
   | { state: "missing" }
+  /** A document of a withdrawn project: its deletion scheduled, under way or done. */
+  | { state: "gone"; gone: GoneState }
   | { state: "busy"; retryAfterSeconds: number };
 
 /**
@@ -77,7 +101,21 @@ export async function downloadThroughLink(
 ): Promise<LinkDownload> {
   const { opened, now } = options;
   const document = opened.documents.find((d) => d.id === options.documentId);
-  if (!document) return { state: "missing" };
+  if (!document) {
+    // Granted, but its project withdrawn (or deleted with it): 410 as the project's pages.
+    const withdrawn = opened.withdrawn.find((d) => d.id === options.documentId);
+    if (withdrawn?.projectId) {
+      const gone = await projectIdGoneState(deps.kv, withdrawn.projectId);
+      if (gone) return { state: "gone", gone };
+    }
+    if (
+      opened.link.documentIds.includes(options.documentId) &&
+      await wasDocumentDeleted(deps.kv, options.documentId)
+    ) {
+      return { state: "gone", gone: { scheduled: false } };
+    }
+    return { state: "missing" };
+  }
   let served: { bytes: Uint8Array; watermarked: boolean };
   if (document.type === "pdf") {
     const stamped = await stampedFor(deps, opened.org.id, document, opened.link.email, now);

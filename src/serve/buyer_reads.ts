@@ -10,7 +10,9 @@ import type { BuyerDocument, BuyerGrant } from "../domain/buyers.ts";
 import type { TrustDocument } from "../domain/documents.ts";
 import { notFound, unauthorized, unavailable } from "../domain/errors.ts";
 import type { Organization } from "../domain/workspace.ts";
-import { getBuyerTokenOrganization } from "../store/buyers.ts";
+import { getBuyerTokenOrganization, listBuyerGrants } from "../store/buyers.ts";
+import { getDocument } from "../store/documents.ts";
+import { goneError, projectIdGoneState } from "./public_read.ts";
 import { getOrganization } from "../store/organizations.ts";
 import type { Limiter } from "../lib/limiter.ts";
 import type { Logger } from "../lib/log.ts";
@@ -101,7 +103,15 @@ export async function findGrantedDocument(
   now: Date,
 ): Promise<{ grant: BuyerGrant; document: TrustDocument }> {
   const found = (await liveGrants(kv, org, who, now)).find((g) => g.document.id === documentId);
-  if (!found) throw notFound("Your organization may not read this document now");
+  if (!found) {
+    // Granted, but its project's deletion is scheduled or done: 410 as the project's pages.
+    const granted = (await listBuyerGrants(kv, org.id, who.buyer.domain))
+      .some((g) => g.documentId === documentId && Date.parse(g.expiresAt) > now.getTime());
+    const document = granted ? await getDocument(kv, org.id, documentId) : null;
+    const gone = document?.projectId ? await projectIdGoneState(kv, document.projectId) : null;
+    if (gone) throw goneError("project", gone);
+    throw notFound("Your organization may not read this document now");
+  }
   return found;
 }
 

@@ -59,6 +59,7 @@ import { currentNda, getDocument, getDocumentSettings } from "../store/documents
 import { explainByRule } from "../domain/access_rules.ts";
 import { chooseRule } from "./access_rules.ts";
 import { listMembershipsByOrganization } from "../store/organizations.ts";
+import { withdrawnProjectIds } from "../store/deletions.ts";
 import { REQUEST_LIMITS } from "./access_requests.ts";
 import { requestableDocuments } from "./documents.ts";
 
@@ -271,7 +272,13 @@ export async function liveGrants(
     if (!document || document.visibility !== "restricted") continue;
     out.push({ grant: { ...grant, title: document.title }, document });
   }
-  return out.sort((a, b) => a.document.title.localeCompare(b.document.title));
+  // A project's withdrawal (docs/lifecycle.md) takes its documents off every grant at once.
+  const withdrawn = await withdrawnProjectIds(
+    kv,
+    out.flatMap(({ document }) => document.projectId ? [document.projectId] : []),
+  );
+  return out.filter(({ document }) => !document.projectId || !withdrawn.has(document.projectId))
+    .sort((a, b) => a.document.title.localeCompare(b.document.title));
 }
 
 /** Adds a colleague (at the organization's own domain). */

@@ -545,3 +545,87 @@ Deno.test("[http] buyers: anonymous page views are counted per page and day, not
   assert.equal(refused.status, 403);
   await refused.body?.cancel();
 });
+
+Deno.test("[http] buyers: a project's withdrawal takes its documents off grants and access links at once (410, no-store)", async () => {
+  const mail = recordingMailer();
+  await using ctx = await createTestApp({ mailer: mail.mailer });
+  const { owner, orgId, orgSlug, projectId, soc2 } = await setUp(ctx);
+  const uploaded = await upload(ctx, orgId, {
+    token: owner,
+    bytes: await makePdf("Project pen test"),
+    query: `title=Project%20pen%20test&projectId=${projectId}`,
+  });
+  assert.equal(uploaded.status, 201, await uploaded.clone().text());
+  const projectDoc: string = (await uploaded.json()).document.id;
+  for (const documentId of [soc2, projectDoc]) {
+    const rule = await ctx.call("PUT", `/organizations/${orgId}/access-rules/${documentId}`, {
+      token: owner,
+      json: { mode: "click-through" },
+    });
+    assert.equal(rule.status, 200);
+    await rule.body?.cancel();
+  }
+  const base = `/public/trust/${orgSlug}/buyer`;
+  const { bearer } = await session(ctx, mail.sent, orgSlug, "ada@customer.test");
+  const asked = await ctx.call("POST", `${base}/access`, {
+    token: bearer,
+    json: { documentIds: [soc2, projectDoc], ndaVersion: 1, acceptNda: true },
+  });
+  assert.equal(asked.status, 200);
+  await asked.body?.cancel();
+  // A visitor's access link to the project's document, approved by an owner.
+  const request = await (await ctx.call("POST", `/public/trust/${orgSlug}/access-requests`, {
+    json: {
+      name: "Vera Visitor",
+      email: "vera@other.test",
+      company: "Other Inc",
+      documentIds: [projectDoc],
+      ndaVersion: 1,
+      acceptNda: true,
+    },
+  })).json();
+  const approved = await (await ctx.call(
+    "POST",
+    `/organizations/${orgId}/access-requests/${request.id}/approve`,
+    { token: owner, json: {} },
+  )).json();
+  const link = new URL(approved.link.url).pathname;
+  const titles = async () =>
+    (await (await ctx.call("GET", `${base}/documents`, { token: bearer })).json()).documents
+      .map((d: { title: string }) => d.title);
+  const status = async (path: string, token?: string) => {
+    const res = await ctx.call("GET", path, { token });
+    await res.body?.cancel();
+    return res.status;
+  };
+  assert.deepEqual(await titles(), ["Project pen test", "SOC 2 report"]);
+  assert.equal(await status(`${base}/documents/${projectDoc}`, bearer), 200);
+  assert.equal(await status(`${link}/${projectDoc}`), 200);
+
+  const project = await (await ctx.call("GET", `/projects/${projectId}`, { token: owner })).json();
+  const scheduled = await ctx.call("POST", `/projects/${projectId}/deletion`, {
+    token: owner,
+    json: { confirm: project.project?.slug ?? project.slug },
+  });
+  assert.equal(scheduled.status, 202, await scheduled.clone().text());
+  await scheduled.body?.cancel();
+
+  assert.deepEqual(
+    await titles(),
+    ["SOC 2 report"],
+    "the withdrawn project's document is not listed",
+  );
+  const byToken = await ctx.call("GET", `${base}/documents/${projectDoc}`, { token: bearer });
+  assert.equal(byToken.status, 410);
+  assert.equal(byToken.headers.get("cache-control"), "no-store");
+  const envelope = await byToken.json();
+  assert.equal(envelope.error.code, "gone");
+  assert.match(envelope.error.message, /scheduled/i);
+  assert.equal(await status(`${base}/documents/${soc2}`, bearer), 200, "the rest still reads");
+  const byLink = await ctx.call("GET", `${link}/${projectDoc}`);
+  assert.equal(byLink.status, 410);
+  assert.match(byLink.headers.get("cache-control") ?? "", /no-store/);
+  assert.match(await byLink.text(), /Scheduled for deletion/);
+  const page = await (await ctx.call("GET", link)).text();
+  assert.doesNotMatch(page, /Project pen test/, "the link's page no longer offers it");
+});

@@ -16,6 +16,7 @@ import { documentsCsp } from "../../publish/render/documents.ts";
 import { trustPageHeaders } from "../../serve/headers.ts";
 import { eraseAccessVisitor } from "../../lifecycle/visitor_erasure.ts";
 import { clientIp } from "../client_ip.ts";
+import { goneError } from "../../serve/public_read.ts";
 import { type AppEnv, createRouter } from "../env.ts";
 
 /** Mounted at /documents/access. */
@@ -144,7 +145,9 @@ accessLinkRoutes.openapi(
         description: "The document (Content-Type is its sniffed type)",
       },
       404: page("No link with this token, or the link does not grant this document"),
-      410: page("The link expired or was revoked"),
+      410: page(
+        "The link expired or was revoked, or the document's project was deleted or is scheduled for deletion (no-store)",
+      ),
       503: {
         ...page("Too many PDFs are being stamped on this instance; retry after Retry-After"),
         headers: z.object({
@@ -174,6 +177,15 @@ accessLinkRoutes.openapi(
         ...HEADERS,
         "retry-after": String(served.retryAfterSeconds),
       });
+    }
+    if (served.state === "gone") {
+      // As the project's own pages say it (src/http/gone.ts), as a page: links are opened in
+      // browsers.
+      const body = renderMessageHtml(
+        served.gone.scheduled ? "Scheduled for deletion" : "Deleted",
+        `${goneError("project", served.gone).message}.`,
+      );
+      return c.body(body, 410, { ...HEADERS, "cache-control": "no-store" });
     }
     if (served.state === "missing") {
       const body = renderMessageHtml(

@@ -424,13 +424,13 @@ buyerRoutes.openapi(
     tags,
     summary: "Download a granted document (recorded); a PDF is stamped with the reader",
     description:
-      "404 for a document the caller may not read now (not granted, expired, outside a service token's scope). A PDF is stamped with the person's email, or the service token's name and domain.",
+      "404 for a document the caller may not read now (not granted, expired, outside a service token's scope); 410 (`no-store`) for a granted document whose project is scheduled for deletion or was deleted, as the project's own routes answer. A PDF is stamped with the person's email, or the service token's name and domain.",
     security: BUYER,
     middleware: [requireBuyerBearer] as const,
     request: { params: OrgSlugParams.extend({ documentId: uuidParam("documentId") }) },
     responses: {
       200: { content: DOCUMENT_DOWNLOAD_CONTENT, description: "The document" },
-      ...errors(400, 401, 404, 503),
+      ...errors(400, 401, 404, 410, 503),
     },
   }),
   async (c) => {
