@@ -17,6 +17,8 @@ import { PDFDocument } from "@cantoo/pdf-lib";
 import { documentsWorkspace, makePdf, upload } from "../support/documents.ts";
 import type { Mailer, MailMessage } from "../../src/mail/mod.ts";
 import { MAX_EMBEDDED_DOCUMENT_BYTES } from "../../src/mcp/buyer_tools.ts";
+import { setBuyerGrant } from "../../src/store/buyers.ts";
+import { addDocument } from "../../src/store/documents.ts";
 
 const DAY = 24 * 60 * 60 * 1000;
 
@@ -358,6 +360,61 @@ Deno.test("[mcp] buyer tokens: granted documents listed and read, refusals, revo
     assert.ok(
       own.rows.some((r: { person: string; documentId: string; downloads: number }) =>
         r.person === "token:GRC platform" && r.documentId === soc2 && r.downloads === 2
+      ),
+    );
+  });
+
+  await t.step("a granted text document (a signed manifest) comes as text, recorded", async () => {
+    // A shared questionnaire's manifest is a restricted JWS document: stored as the service
+    // stores one, then granted to customer.test as an owner's approval would.
+    const jws = new TextEncoder().encode("eyJhbGciOiJFZERTQSJ9.eyJ2IjoxfQ.c2ln");
+    const sha256 = await ctx.services.blobs.put("document", jws);
+    assert.match(sha256, /[0-9a-f]{64}$/);
+    const at = ctx.clock.now().toISOString();
+    const manifest = await addDocument(ctx.kv, orgId, {
+      id: crypto.randomUUID(),
+      projectId: null,
+      title: "Questionnaire (signed manifest)",
+      description: "Signed manifest",
+      type: "jws",
+      contentType: "application/jose",
+      size: jws.byteLength,
+      sha256: sha256.split("/").pop()!,
+      visibility: "restricted",
+      unlisted: true,
+      createdAt: at,
+      updatedAt: at,
+      createdBy: { userId: crypto.randomUUID(), email: "owner@acme.test" },
+    });
+    await setBuyerGrant(ctx.kv, orgId, "customer.test", {
+      documentId: manifest.id,
+      title: manifest.title,
+      grantedAt: at,
+      expiresAt: new Date(ctx.clock.now().getTime() + DAY).toISOString(),
+      via: "approval",
+      reason: "An owner approved",
+      grantedTo: "ada@customer.test",
+    });
+    const client = await connect(ctx, grc.secret);
+    try {
+      const read = await client.callTool({
+        name: "get_granted_document",
+        arguments: { orgSlug, documentId: manifest.id },
+      });
+      assert.notEqual(read.isError, true, textOf(read));
+      assert.equal((read.structuredContent as { delivery: string }).delivery, "text");
+      const embedded = (read.content as Content[]).find((c) => c.type === "resource")!;
+      assert.equal(embedded.resource!.mimeType, "application/jose");
+      assert.equal(embedded.resource!.text, new TextDecoder().decode(jws));
+    } finally {
+      await client.close();
+    }
+    const events = await (await ctx.call("GET", `/organizations/${orgId}/access-events`, {
+      token: owner,
+    })).json();
+    assert.ok(
+      events.events.some((e: { kind: string; documentId: string; person: string }) =>
+        e.kind === "download" && e.documentId === manifest.id && e.person === "token:GRC platform"
       ),
     );
   });
