@@ -1,6 +1,6 @@
 /**
  * The questionnaire export of an organization's public answers, as CSV and XLSX. The same
- * data gives the same bytes: rows are sorted (serve/answers.ts), no clock is read, and the
+ * data gives the same bytes: rows are sorted (serve/answers_rows.ts), no clock is read, and the
  * XLSX (written by write-excel-file, which adds no document properties) is re-zipped with
  * every entry dated 1980-01-01 00:00, the earliest time a ZIP entry can carry, in the order
  * the writer produced them. Requests reach these through answers_download.ts, which computes
