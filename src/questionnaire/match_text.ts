@@ -377,8 +377,30 @@ function lemmas(word: string): string[] {
   return out;
 }
 
-/** A hyphen between two words: ASCII's, and Unicode's hyphen and non-breaking hyphen. */
-const COMPOUND = /([\p{L}\p{N}]+)[-\u2010\u2011]([\p{L}\p{N}]+)/gu;
+/** A run of letters and digits (a word), and the hyphens that join two words into a compound:
+ * ASCII's, and Unicode's hyphen and non-breaking hyphen. */
+const WORD_RUN = /[\p{L}\p{N}]+/gu;
+const HYPHENS = new Set(["-", "\u2010", "\u2011"]);
+
+/**
+ * The hyphenated pairs of `text`, left to right: two words with one hyphen between them, a word
+ * that ended a pair not starting the next ("a-b-c" gives a-b). Found from the words' runs (each
+ * read once), as a pattern with a word on each side of the hyphen would retry from every letter
+ * of a long word (quadratic; tests/quality/regex_test.ts).
+ */
+function* hyphenatedPairs(text: string): Generator<[string, string]> {
+  let previous: { word: string; end: number } | null = null;
+  for (const match of text.matchAll(WORD_RUN)) {
+    const word = match[0];
+    const start = match.index!;
+    if (previous && start === previous.end + 1 && HYPHENS.has(text[previous.end])) {
+      yield [previous.word, word];
+      previous = null;
+      continue;
+    }
+    previous = { word, end: start + word.length };
+  }
+}
 
 /**
  * The terms of a question's hyphenated compounds read as one word ("post-mortems" is a
@@ -398,7 +420,7 @@ export function compoundTerms(
   const out: AnalysedTerm[] = [];
   const normal = text.normalize("NFKD").replace(MARKS, "").toLowerCase();
   let read = 0;
-  for (const [, first, second] of normal.matchAll(COMPOUND)) {
+  for (const [first, second] of hyphenatedPairs(normal)) {
     if (!asked.has(first) && !asked.has(second)) continue;
     if (++read > MAX_QUERY_TERMS) break;
     for (const { term } of analyse(`${first}${second}`)) {
