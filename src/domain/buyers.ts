@@ -225,6 +225,18 @@ export const PutAccessRuleRequest = z.strictObject({
   expiresInDays: z.number().int().min(1).max(MAX_GRANT_DAYS).default(DEFAULT_GRANT_DAYS),
 }).openapi("PutAccessRuleRequest");
 
+/** A rule's settings from a PUT's body, each list without repeats, stamped with `now`. */
+export function ruleSettings(body: z.infer<typeof PutAccessRuleRequest>, now: Date) {
+  return {
+    mode: body.mode,
+    autoApproveDomains: [...new Set(body.autoApproveDomains)],
+    buyerOrganizations: body.buyerOrganizations,
+    denyDomains: [...new Set(body.denyDomains)],
+    expiresInDays: body.expiresInDays,
+    updatedAt: now.toISOString(),
+  };
+}
+
 export const BuyerAccessRequest = z.strictObject({
   documentIds: z.array(Uuid).min(1).max(20),
   ndaVersion: z.number().int().min(1).max(1_000_000),

@@ -15,6 +15,7 @@
  */
 import { freePort, startService } from "../support/process.ts";
 import { login, signUp } from "../support/builtin_login.ts";
+import { percentile, random, words } from "../support/made_up_words.ts";
 
 const ANSWERS = Number(Deno.env.get("BENCH_ISOLATION_ANSWERS") ?? 2_000);
 const QUESTIONS = 400;
@@ -22,38 +23,6 @@ const SAMPLE_EVERY_MS = 20;
 const QUIET_MS = 5_000;
 /** The aim for another tenant's reads during matching, beyond what the machine adds. */
 const AIM_MS = 100;
-
-/** A fixed pseudo-random sequence (the same each run). */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
-    return state / 2 ** 32;
-  };
-}
-
-const SYLLABLES = ["ka", "ro", "mi", "tel", "sun", "dra", "vo", "pen", "lis", "qua", "ber", "zo"];
-const WORDS = [
-  ..."encryption access backup audit logging incident vendor retention password network".split(
-    " ",
-  ),
-  ...Array.from({ length: 3000 }, (_, i) => {
-    const next = random(i + 1);
-    return Array.from(
-      { length: 2 + Math.floor(next() * 3) },
-      () => SYLLABLES[Math.floor(next() * SYLLABLES.length)],
-    ).join("") + String(i % 97);
-  }),
-];
-
-function words(next: () => number, count: number): string {
-  return Array.from({ length: count }, () => WORDS[Math.floor(next() * WORDS.length)]).join(" ");
-}
-
-const percentile = (values: number[], p: number) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? 0;
-};
 
 async function account(base: string, email: string): Promise<string> {
   const credentials = { email, name: email.split("@")[0], password: "isolation passphrase" };

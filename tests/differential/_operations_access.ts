@@ -150,6 +150,18 @@ export const ACCESS_OPERATIONS: Record<string, Entry> = {
     path: `/organizations/${w.target.orgId}/buyer-organizations/customer.example/restore`,
     call: { token: w.tokens.owner },
   }),
+  putProjectAccessRule: (w) => ({
+    path: `/organizations/${w.target.orgId}/project-access-rules/${w.target.projectId}`,
+    call: {
+      token: w.tokens.owner,
+      json: { mode: "verified", autoApproveDomains: ["customer.example"], expiresInDays: 20 },
+    },
+  }),
+  deleteProjectAccessRule: (w) => ({
+    path: `/organizations/${w.target.orgId}/project-access-rules/${w.target.projectId}`,
+    call: { token: w.tokens.owner },
+    expect: 204,
+  }),
   deleteAccessRule: (w) => ({
     path: `/organizations/${w.target.orgId}/access-rules/${w.target.documentIds.restricted}`,
     call: { token: w.tokens.owner },
@@ -173,6 +185,7 @@ export const ACCESS_OPERATIONS: Record<string, Entry> = {
 export const ACCESS_GROUP = [
   "putAccessSettings",
   "putAccessRule",
+  "putProjectAccessRule",
   "buyerSignIn",
   "startBuyerSession",
   "requestBuyerAccess",
@@ -182,6 +195,7 @@ export const ACCESS_GROUP = [
   "revokeBuyerServiceToken",
   "revokeBuyerOrganization",
   "restoreBuyerOrganization",
+  "deleteProjectAccessRule",
   "deleteAccessRule",
   "createAccessToken",
   "revokeAccessToken",

@@ -8,22 +8,10 @@
 import assert from "node:assert/strict";
 import { createTestApp, snapshotKv, type TestApp } from "../support/app.ts";
 import { documentsWorkspace, makePdf, upload } from "../support/documents.ts";
-import type { Mailer, MailMessage } from "../../src/mail/mod.ts";
+import type { MailMessage } from "../../src/mail/mod.ts";
+import { recordingMailer } from "../support/recording_mailer.ts";
 import { organizationKeys } from "../../src/store/tenant_keys.ts";
 import { flushPageViews } from "../../src/http/page_views.ts";
-
-function recordingMailer() {
-  const sent: MailMessage[] = [];
-  const mailer: Mailer = {
-    configured: true,
-    describe: "smtp://mail.test:25",
-    send(message) {
-      sent.push(message);
-      return Promise.resolve({ messageId: `<${sent.length}@mail.test>` });
-    },
-  };
-  return { mailer, sent };
-}
 
 const DAY = 24 * 60 * 60 * 1000;
 const BUYER_COLLECTIONS = [

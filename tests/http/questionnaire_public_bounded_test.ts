@@ -17,40 +17,7 @@ import {
 import { PUBLIC_MATCHING_RATE, publicMatchingStats } from "../../src/serve/questionnaire_public.ts";
 import { addAnswer } from "../../src/store/answers.ts";
 import { jsonApi, startTestServer, type TestServer } from "../support/server.ts";
-
-/** A fixed pseudo-random sequence (the same each run). */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
-    return state / 2 ** 32;
-  };
-}
-
-const SYLLABLES = ["ka", "ro", "mi", "tel", "sun", "dra", "vo", "pen", "lis", "qua", "ber", "zo"];
-/** 3,000 made-up words and a few real ones, so the index has a realistic vocabulary. */
-const WORDS = [
-  ..."encryption access backup audit logging incident vendor retention password network".split(
-    " ",
-  ),
-  ...Array.from({ length: 3000 }, (_, i) => {
-    const next = random(i + 1);
-    return Array.from(
-      { length: 2 + Math.floor(next() * 3) },
-      () => SYLLABLES[Math.floor(next() * SYLLABLES.length)],
-    ).join("") + String(i % 97);
-  }),
-];
-
-function words(next: () => number, count: number): string {
-  return Array.from({ length: count }, () => WORDS[Math.floor(next() * WORDS.length)]).join(" ");
-}
-
-/** `count` questions of about ten words each, from `seed`. */
-function questions(seed: number, count: number): { text: string }[] {
-  const next = random(seed);
-  return Array.from({ length: count }, () => ({ text: `${words(next, 10)}?` }));
-}
+import { percentile, questions, random, words } from "../support/made_up_words.ts";
 
 async function bootstrap(server: TestServer, user: string, name: string) {
   const api = jsonApi(server.baseUrl, await server.tokenFor(user));
@@ -84,11 +51,6 @@ function budgetBytes(bytes: number, asked: { text: string }[]): number {
   return bytes -
     asked.reduce((sum, q) => sum + new TextEncoder().encode(JSON.stringify(q.text)).length, 0);
 }
-
-const percentile = (values: number[], p: number) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? 0;
-};
 
 /**
  * Generous bounds for reads sampled during the load on a shared 2-core machine: the median, the

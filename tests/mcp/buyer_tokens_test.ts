@@ -15,25 +15,13 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { createTestApp, TEST_BASE_URL, type TestApp } from "../support/app.ts";
 import { PDFDocument } from "@cantoo/pdf-lib";
 import { documentsWorkspace, makePdf, upload } from "../support/documents.ts";
-import type { Mailer, MailMessage } from "../../src/mail/mod.ts";
+import type { MailMessage } from "../../src/mail/mod.ts";
+import { recordingMailer } from "../support/recording_mailer.ts";
 import { MAX_EMBEDDED_DOCUMENT_BYTES } from "../../src/mcp/buyer_tools.ts";
 import { setBuyerGrant } from "../../src/store/buyers.ts";
 import { addDocument } from "../../src/store/documents.ts";
 
 const DAY = 24 * 60 * 60 * 1000;
-
-function recordingMailer() {
-  const sent: MailMessage[] = [];
-  const mailer: Mailer = {
-    configured: true,
-    describe: "smtp://mail.test:25",
-    send(message) {
-      sent.push(message);
-      return Promise.resolve({ messageId: `<${sent.length}@mail.test>` });
-    },
-  };
-  return { mailer, sent };
-}
 
 /** A one-page PDF past the embedding bound: it carries an attachment of random bytes. */
 async function largePdf(): Promise<Uint8Array> {

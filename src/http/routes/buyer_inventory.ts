@@ -19,6 +19,7 @@ import {
   MAX_SUMMARY_MONTHS,
   MIN_SUMMARY_MONTHS,
   PutAccessRuleRequest,
+  ruleSettings,
 } from "../../domain/buyers.ts";
 import { AccessRuleEntriesResponse } from "../../domain/access_rules.ts";
 import { DateTime, uuidParam } from "../../domain/common.ts";
@@ -233,15 +234,7 @@ buyerInventoryRoutes.openapi(
       );
     }
     const body = c.req.valid("json");
-    const rule = {
-      documentId,
-      mode: body.mode,
-      autoApproveDomains: [...new Set(body.autoApproveDomains)],
-      buyerOrganizations: body.buyerOrganizations,
-      denyDomains: [...new Set(body.denyDomains)],
-      expiresInDays: body.expiresInDays,
-      updatedAt: clock.now().toISOString(),
-    };
+    const rule = { documentId, ...ruleSettings(body, clock.now()) };
     await setAccessRule(kv, org.id, rule);
     return c.json({ rule }, 200);
   },

@@ -6,7 +6,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { ProjectAccessRule, ProjectAccessRulesResponse } from "../../domain/access_rules.ts";
-import { PutAccessRuleRequest } from "../../domain/buyers.ts";
+import { PutAccessRuleRequest, ruleSettings } from "../../domain/buyers.ts";
 import { uuidParam } from "../../domain/common.ts";
 import { forbidden, notFound } from "../../domain/errors.ts";
 import { getOrganization } from "../../store/organizations.ts";
@@ -91,15 +91,7 @@ projectAccessRuleRoutes.openapi(
     const { kv, clock } = c.var.services;
     await projectOf(kv, org.id, projectId);
     const body = c.req.valid("json");
-    const rule = {
-      projectId,
-      mode: body.mode,
-      autoApproveDomains: [...new Set(body.autoApproveDomains)],
-      buyerOrganizations: body.buyerOrganizations,
-      denyDomains: [...new Set(body.denyDomains)],
-      expiresInDays: body.expiresInDays,
-      updatedAt: clock.now().toISOString(),
-    };
+    const rule = { projectId, ...ruleSettings(body, clock.now()) };
     await setProjectAccessRule(kv, org.id, rule);
     return c.json({ rule }, 200);
   },
