@@ -8,81 +8,44 @@
 import assert from "node:assert/strict";
 import { createTestApp } from "../support/app.ts";
 import { startTestServer } from "../support/server.ts";
+import {
+  assertServedAsEntry,
+  assertUnknownModulesRefused,
+  graphOf,
+  moduleNames,
+} from "../support/served_modules.ts";
 
 const ENTRY = new URL("../../src/cli/collector.ts", import.meta.url);
 const DIR = new URL("../../src/cli/collector/", import.meta.url);
 
-async function modules(): Promise<string[]> {
-  const names: string[] = [];
-  for await (const entry of Deno.readDir(DIR)) if (entry.isFile) names.push(entry.name);
-  return names.sort();
-}
-
-/** The modules `deno info` finds in the graph of `entry` (a path or URL), run from `cwd`. */
-async function graphOf(entry: string, cwd: string): Promise<string[]> {
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: ["info", "--json", "--no-lock", "--no-config", entry],
-    cwd,
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  assert.ok(out.success, new TextDecoder().decode(out.stderr));
-  const info = JSON.parse(new TextDecoder().decode(out.stdout));
-  return (info.modules as { specifier: string }[]).map((m) => m.specifier).sort();
-}
-
 Deno.test("[cli] every module of src/cli/collector/ is served at /collector/{module} as /collector.ts is", async () => {
   await using ctx = await createTestApp();
-  const names = await modules();
+  const names = await moduleNames(DIR);
   assert.ok(names.length > 1, names.join(", "));
-  const entry = await ctx.call("GET", "/collector.ts");
-  assert.equal(entry.status, 200);
-  assert.equal(await entry.text(), await Deno.readTextFile(ENTRY));
-  for (const name of names) {
-    const res = await ctx.call("GET", `/collector/${name}`);
-    assert.equal(res.status, 200, name);
-    assert.equal(await res.text(), await Deno.readTextFile(new URL(name, DIR)), name);
-    for (const header of ["content-type", "cache-control", "x-content-type-options"]) {
-      assert.equal(res.headers.get(header), entry.headers.get(header), `${name}: ${header}`);
-    }
-    assert.match(res.headers.get("content-type") ?? "", /^application\/typescript/);
-    assert.equal(res.headers.get("access-control-allow-origin"), "*", name);
-    const etag = res.headers.get("etag");
-    assert.match(etag ?? "", /^"[0-9a-f]{32}"$/, name);
-    const again = await ctx.call("GET", `/collector/${name}`, {
-      headers: { "if-none-match": etag! },
-    });
-    assert.equal(again.status, 304, name);
-    await again.body?.cancel();
-  }
+  await assertServedAsEntry(ctx, {
+    entryPath: "/collector.ts",
+    entryFile: ENTRY,
+    prefix: "/collector",
+    dir: DIR,
+    names,
+  });
 });
 
 Deno.test("[cli] a name that is not one of the collector's modules is a 404 in the error envelope", async () => {
   await using ctx = await createTestApp();
-  for (
-    const path of [
-      "/collector/nothing.ts",
-      "/collector/collector.ts",
-      "/collector/..%2Fcollector.ts",
-      "/collector/%2E%2E%2Fverify.ts",
-      "/collector/args",
-    ]
-  ) {
-    const res = await ctx.call("GET", path, { headers: { accept: "application/json" } });
-    assert.equal(res.status, 404, path);
-    assert.equal((await res.json()).error.code, "not_found", path);
-  }
-  const long = await ctx.call("GET", `/collector/${"a".repeat(101)}.ts`, {
-    headers: { accept: "application/json" },
-  });
-  assert.equal(long.status, 400);
-  assert.ok((await long.json()).error.code, "the error envelope");
+  await assertUnknownModulesRefused(ctx, "/collector", [
+    "/collector/nothing.ts",
+    "/collector/collector.ts",
+    "/collector/..%2Fcollector.ts",
+    "/collector/%2E%2E%2Fverify.ts",
+    "/collector/args",
+  ]);
 });
 
 Deno.test("[cli] the collector's modules import each other only, by relative URL, and the entry uses them all", async () => {
   const dir = await Deno.makeTempDir();
   try {
-    const names = await modules();
+    const names = await moduleNames(DIR);
     const graph = await graphOf(ENTRY.href, dir);
     assert.deepEqual(graph, [ENTRY.href, ...names.map((n) => new URL(n, DIR).href)].sort());
     const entry = await Deno.readTextFile(ENTRY);
@@ -107,7 +70,7 @@ Deno.test("[cli] run from the service with the documented flags, /collector.ts l
   await using server = await startTestServer({ worker: false });
   const dir = await Deno.makeTempDir();
   try {
-    const names = await modules();
+    const names = await moduleNames(DIR);
     const entry = `${server.baseUrl}/collector.ts`;
     assert.deepEqual(
       await graphOf(entry, dir),

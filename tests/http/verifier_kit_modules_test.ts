@@ -10,28 +10,15 @@ import assert from "node:assert/strict";
 import { joinedKit } from "../../scripts/verify_kit.ts";
 import { createTestApp } from "../support/app.ts";
 import { bootstrapAcme, jsonApi, startTestServer } from "../support/server.ts";
+import {
+  assertServedAsEntry,
+  assertUnknownModulesRefused,
+  graphOf,
+  moduleNames,
+} from "../support/served_modules.ts";
 
 const JOINED = new URL("../../src/cli/verify.ts", import.meta.url);
 const DIR = new URL("../../src/cli/verify/", import.meta.url);
-
-async function kitModules(): Promise<string[]> {
-  const names: string[] = [];
-  for await (const entry of Deno.readDir(DIR)) if (entry.isFile) names.push(entry.name);
-  return names.sort();
-}
-
-/** The modules `deno info` finds in the graph of `entry` (a path or URL), run from `cwd`. */
-async function graphOf(entry: string, cwd: string, args: string[] = []): Promise<string[]> {
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: ["info", "--json", "--no-lock", "--no-config", ...args, entry],
-    cwd,
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  assert.ok(out.success, new TextDecoder().decode(out.stderr));
-  const info = JSON.parse(new TextDecoder().decode(out.stdout));
-  return (info.modules as { specifier: string }[]).map((m) => m.specifier).sort();
-}
 
 /** Runs the kit at `url` as a buyer does (network to 127.0.0.1 only, files in `dir`). */
 async function run(url: string, port: number, dir: string, args: string[]) {
@@ -59,48 +46,26 @@ async function run(url: string, port: number, dir: string, args: string[]) {
 
 Deno.test("[verifier kit] every module of src/cli/verify/ is served at /verify/{module} as /verify.ts is", async () => {
   await using ctx = await createTestApp();
-  const names = await kitModules();
+  const names = await moduleNames(DIR);
   assert.ok(names.includes("main.ts") && names.length > 1, names.join(", "));
-  const entry = await ctx.call("GET", "/verify.ts");
-  assert.equal(entry.status, 200);
-  assert.equal(await entry.text(), await Deno.readTextFile(JOINED));
-  for (const name of names) {
-    const res = await ctx.call("GET", `/verify/${name}`);
-    assert.equal(res.status, 200, name);
-    assert.equal(await res.text(), await Deno.readTextFile(new URL(name, DIR)), name);
-    for (const header of ["content-type", "cache-control", "x-content-type-options"]) {
-      assert.equal(res.headers.get(header), entry.headers.get(header), `${name}: ${header}`);
-    }
-    assert.match(res.headers.get("content-type") ?? "", /^application\/typescript/);
-    assert.equal(res.headers.get("access-control-allow-origin"), "*", name);
-    const etag = res.headers.get("etag");
-    assert.match(etag ?? "", /^"[0-9a-f]{32}"$/, name);
-    const again = await ctx.call("GET", `/verify/${name}`, { headers: { "if-none-match": etag! } });
-    assert.equal(again.status, 304, name);
-    await again.body?.cancel();
-  }
+  await assertServedAsEntry(ctx, {
+    entryPath: "/verify.ts",
+    entryFile: JOINED,
+    prefix: "/verify",
+    dir: DIR,
+    names,
+  });
 });
 
 Deno.test("[verifier kit] a name that is not one of the kit's modules is a 404 in the error envelope", async () => {
   await using ctx = await createTestApp();
-  for (
-    const path of [
-      "/verify/nothing.ts",
-      "/verify/verify.ts",
-      "/verify/..%2Fverify.ts",
-      "/verify/%2E%2E%2Fcollector.ts",
-      "/verify/args",
-    ]
-  ) {
-    const res = await ctx.call("GET", path, { headers: { accept: "application/json" } });
-    assert.equal(res.status, 404, path);
-    assert.equal((await res.json()).error.code, "not_found", path);
-  }
-  const long = await ctx.call("GET", `/verify/${"a".repeat(101)}.ts`, {
-    headers: { accept: "application/json" },
-  });
-  assert.equal(long.status, 400);
-  assert.ok((await long.json()).error.code, "the error envelope");
+  await assertUnknownModulesRefused(ctx, "/verify", [
+    "/verify/nothing.ts",
+    "/verify/verify.ts",
+    "/verify/..%2Fverify.ts",
+    "/verify/%2E%2E%2Fcollector.ts",
+    "/verify/args",
+  ]);
 });
 
 Deno.test("[verifier kit] /verify.ts is the fresh join of src/cli/verify/ (deno task kit), with no imports", async () => {
@@ -120,7 +85,7 @@ Deno.test("[verifier kit] /verify.ts is the fresh join of src/cli/verify/ (deno 
 Deno.test("[verifier kit] the modules import each other only, by relative URL, and main.ts uses them all", async () => {
   const dir = await Deno.makeTempDir();
   try {
-    const names = await kitModules();
+    const names = await moduleNames(DIR);
     const graph = await graphOf(new URL("main.ts", DIR).href, dir);
     assert.deepEqual(graph, names.map((n) => new URL(n, DIR).href).sort());
     for (const name of names) {
@@ -143,7 +108,7 @@ Deno.test("[verifier kit] run from the service, /verify/main.ts loads every modu
     for (let i = 0; i < 2; i++) {
       assert.equal((await api("POST", `/projects/${projectId}/publish`)).status, 201);
     }
-    const names = await kitModules();
+    const names = await moduleNames(DIR);
     const main = `${server.baseUrl}/verify/main.ts`;
     const graph = await graphOf(main, dir, [`--allow-import=127.0.0.1:${server.port}`]);
     assert.deepEqual(graph, names.map((n) => `${server.baseUrl}/verify/${n}`).sort());
