@@ -321,35 +321,24 @@ export async function publicProjectDocuments(
 }
 
 /**
- * Whether the document `documentId` of the trust center `orgSlug` is withdrawn with its
- * project (its deletion scheduled, under way or done): its download answers 410 as the
- * project's other routes do, with the same notice, instead of 404. Null otherwise (served, or
- * the answer of `readPublicDocument`). An organization's own deletion is answered before
- * (src/http/gone.ts).
- */
-export async function publicDocumentGoneState(
-  kv: Deno.Kv,
-  options: { orgSlug: string; documentId: string },
-): Promise<GoneState | null> {
-  const org = await getOrganizationBySlug(kv, options.orgSlug);
-  if (!org) return null;
-  const document = await getDocument(kv, org.id, options.documentId);
-  if (!document) {
-    return await wasDocumentDeleted(kv, options.documentId) ? { scheduled: false } : null;
-  }
-  return document.projectId ? await projectIdGoneState(kv, document.projectId) : null;
-}
-
-/**
- * A public document's bytes for its public URL. A restricted document is 403 (it is
- * served only through an access link); an unknown one, or one of a private project, 404.
+ * A public document's bytes for its public URL, or why it is gone (its project withdrawn). A
+ * restricted document is 403 (it is served only through an access link); an unknown one, or
+ * one of a private project, 404.
  */
 export async function readPublicDocument(
   deps: { kv: Deno.Kv; blobs: BlobStore },
   options: { orgSlug: string; documentId: string },
-): Promise<{ document: TrustDocument; bytes: Uint8Array }> {
+): Promise<{ gone: GoneState } | { gone: null; document: TrustDocument; bytes: Uint8Array }> {
   const org = await getOrganizationBySlug(deps.kv, options.orgSlug);
   const document = org ? await getDocument(deps.kv, org.id, options.documentId) : null;
+  // A document of a project whose deletion is scheduled, under way or done answers 410 as the
+  // project's other routes do (an organization's own deletion is answered before,
+  // src/http/gone.ts); the deletion keeps a hash of its documents' ids, so it stays 410.
+  if (org && !document && await wasDocumentDeleted(deps.kv, options.documentId)) {
+    return { gone: { scheduled: false } };
+  }
+  const gone = document?.projectId ? await projectIdGoneState(deps.kv, document.projectId) : null;
+  if (gone) return { gone };
   const listed = org && document
     ? (await listedDocuments(deps.kv, org.id)).some((item) => item.document.id === document.id)
     : false;
@@ -357,7 +346,7 @@ export async function readPublicDocument(
   if (document.visibility !== "public") {
     throw forbidden("This document is restricted: request access from the trust center");
   }
-  return { document, bytes: await readDocumentBytes(deps.blobs, document) };
+  return { gone: null, document, bytes: await readDocumentBytes(deps.blobs, document) };
 }
 
 /** A document's stored bytes; a missing blob is an internal error, never an empty file. */

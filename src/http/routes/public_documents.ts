@@ -33,7 +33,6 @@ import { submitAccessRequest } from "../../serve/access_requests.ts";
 import {
   downloadHeaders,
   presentPublic,
-  publicDocumentGoneState,
   publicDocuments,
   readPublicDocument,
   requestableDocuments,
@@ -137,10 +136,9 @@ publicDocumentRoutes.openapi(
   async (c) => {
     const { orgSlug, documentId } = c.req.valid("param");
     const { kv, blobs } = c.var.services;
-    // A document of a project whose deletion is scheduled (or done) answers as its project does.
-    const gone = await publicDocumentGoneState(kv, { orgSlug, documentId });
-    if (gone) return goneResponse(c.req.raw, "project", gone);
-    const { document, bytes } = await readPublicDocument({ kv, blobs }, { orgSlug, documentId });
+    const read = await readPublicDocument({ kv, blobs }, { orgSlug, documentId });
+    if (read.gone) return goneResponse(c.req.raw, "project", read.gone);
+    const { document, bytes } = read;
     c.header("Access-Control-Allow-Origin", "*");
     return c.body(bytes as Uint8Array<ArrayBuffer>, 200, downloadHeaders(document, "no-store"));
   },
