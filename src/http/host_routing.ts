@@ -2,7 +2,8 @@
  * Custom domains and hosted subdomains: a request whose Host belongs to a
  * project is served that project's latest profile at `/`, `/trust.json`,
  * `/trust.json.jws`, `/index.md`, `/feed.xml` and `/badge.svg`, by
- * rewriting it to the canonical /trust/{projectSlug} routes, its
+ * rewriting it to the canonical /trust/{projectSlug} routes (a custom domain that passed to
+ * this publisher after a release adds that notice to its pages: src/serve/domain_notice.ts), its
  * security.txt at `/.well-known/security.txt`, the logos its pages show
  * at `/public/logos/`, and the service's icon at `/favicon.ico`. Every other host passes
  * through.
@@ -22,6 +23,7 @@ import {
 } from "../serve/hosts.ts";
 import type { AppEnv } from "./env.ts";
 import { domainTag, withTag } from "../edge/tags.ts";
+import { identityRequestHeaders, pageNoticeOf, respondWithNotice } from "../serve/domain_notice.ts";
 
 /** Rewrites requests for project hosts; `fetch` is the app itself. */
 export function hostRouting(
@@ -50,9 +52,18 @@ export function hostRouting(
     const path = canonicalTrustPath(project, c.req.path);
     if (path === null) throw notFound(`No document at ${c.req.path} on this trust page`);
     const target = new URL(path, config.baseUrl);
-    const headers = new Headers(c.req.raw.headers);
+    // A custom domain that passed to this publisher after a release says so on its pages.
+    const notice = await pageNoticeOf(c.var.services.kv, project.organizationId, host, c.req.path);
+    const headers = notice
+      ? identityRequestHeaders(c.req.raw.headers)
+      : new Headers(c.req.raw.headers);
     headers.set("host", target.host);
-    const response = await fetch(new Request(target, { method: c.req.method, headers }), c.env);
+    // With a notice the page is read whole (a HEAD is answered from the same GET, bodiless).
+    const method = notice ? "GET" : c.req.method;
+    const page = await fetch(new Request(target, { method, headers }), c.env);
+    const response = notice
+      ? await respondWithNotice(c.req.raw, page, notice, c.var.services.artifacts)
+      : page;
     if (!response.headers.has("surrogate-key")) return response;
     // What this host served is also purged by its own tag (the project's tag covers it too).
     const tagged = new Headers(response.headers);

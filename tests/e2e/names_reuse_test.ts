@@ -31,7 +31,7 @@ import { equal, fromBase64 } from "../../src/cli/verify/bytes.ts";
 import { leafHashOf, verifyConsistency, verifyInclusion } from "../../src/cli/verify/log_proofs.ts";
 import { fakeClock } from "../../src/lib/clock.ts";
 import { startDnsServer } from "../support/dns_server.ts";
-import { getWithHost } from "../support/raw_http.ts";
+import { getWithHost, rawRequest } from "../support/raw_http.ts";
 import { jsonApi, startTestServer, type TestServer } from "../support/server.ts";
 import { dumpKv } from "../support/tenant_world.ts";
 import { printedPins, runKit } from "../support/verify_kit.ts";
@@ -71,6 +71,73 @@ async function assertLogged(baseUrl: string, index: number, entry: string, befor
     "the log only grew",
   );
   assert.equal(grown.toRootHash, proof.rootHash);
+}
+
+/**
+ * The domain's pages (HTML at `/` and `/index.html`, Markdown at `/index.md` and `/` asked for
+ * Markdown) say "Another publisher." with `notice`, first in the page's content; the project's
+ * own page at its slug does not (the notice is the domain's). The answer has its own ETag,
+ * which a revalidation gets a 304 for, and a HEAD the same headers without the body.
+ */
+async function assertDomainPagesSay(baseUrl: string, domain: string, slug: string, notice: string) {
+  const html = await getWithHost(baseUrl, "/", domain, { accept: "text/html" });
+  assert.equal(html.status, 200);
+  assert.match(html.headers.get("content-type")!, /^text\/html/);
+  const escaped = notice.replaceAll("&", "&amp;").replaceAll('"', "&quot;").replaceAll(
+    "'",
+    "&#39;",
+  );
+  assert.ok(
+    html.body.includes(
+      `<main id="main" class="wrap">\n<p role="note"><strong>Another publisher.</strong> ${escaped}</p>`,
+    ),
+    html.body.slice(0, 2000),
+  );
+  assert.equal((await getWithHost(baseUrl, "/index.html", domain)).body, html.body);
+  const own = await fetch(`${baseUrl}/trust/${slug}`, { headers: { accept: "text/html" } });
+  const ownBody = await own.text();
+  assert.doesNotMatch(ownBody, /Another publisher/, "the project's own page has no notice");
+  assert.notEqual(html.headers.get("etag"), own.headers.get("etag"));
+  assert.equal(
+    html.body.replace(/\n<p role="note">.*?<\/p>/, ""),
+    ownBody,
+    "the domain's page is the project's page with the notice, nothing else",
+  );
+  const etag = html.headers.get("etag")!;
+  const again = await getWithHost(baseUrl, "/", domain, {
+    accept: "text/html",
+    "if-none-match": etag,
+  });
+  assert.equal(again.status, 304);
+  assert.equal(again.headers.get("etag"), etag);
+  const head = await rawRequest(baseUrl, {
+    method: "HEAD",
+    path: "/",
+    host: domain,
+    headers: { accept: "text/html" },
+  });
+  assert.equal(head.status, 200);
+  assert.equal(head.headers.get("etag"), etag);
+  assert.equal(head.body, "");
+  const gzip = await getWithHost(baseUrl, "/", domain, {
+    accept: "text/html",
+    "accept-encoding": "gzip",
+  });
+  assert.equal(gzip.headers.get("content-encoding"), "gzip");
+  assert.match(gzip.headers.get("vary") ?? "", /accept-encoding/i);
+  for (const [path, accept] of [["/index.md", "*/*"], ["/", "text/markdown"]]) {
+    const md = await getWithHost(baseUrl, path, domain, { accept });
+    assert.equal(md.status, 200, path);
+    assert.match(md.headers.get("content-type")!, /^text\/markdown/);
+    assert.match(
+      md.body,
+      /^# .*\n\n\*\*Another publisher\.\*\* The custom domain/,
+      md.body.slice(0, 500),
+    );
+  }
+  // The signed profile is the project's, untouched.
+  const json = await getWithHost(baseUrl, "/trust.json", domain);
+  assert.doesNotMatch(json.body, /Another publisher/);
 }
 
 /** The log's size now. */
@@ -305,6 +372,9 @@ Deno.test("[e2e] a deleted project's verified custom domain stays reserved: anot
     const first = await (await fetch(`${server.baseUrl}/trust/domains/${DOMAIN}`)).json();
     assert.equal(first.profile.project.slug, "acme");
     assert.equal(first.publisherChange, undefined, "a domain with no earlier holder");
+    const firstPage = await getWithHost(server.baseUrl, "/", DOMAIN, { accept: "text/html" });
+    assert.equal(firstPage.status, 200);
+    assert.doesNotMatch(firstPage.body, /Another publisher/, "no notice without a change");
     // A buyer verifies the profile at the domain with the kit (read through the service).
     const domainUrl = `https://${DOMAIN}/`;
     const before = await runKit(server, t.dir, [domainUrl, "--server", server.baseUrl]);
@@ -377,6 +447,7 @@ Deno.test("[e2e] a deleted project's verified custom domain stays reserved: anot
       ),
     );
     await assertLogged(server.baseUrl, change.leafIndex, change.entry, logBeforeVerify);
+    await assertDomainPagesSay(server.baseUrl, DOMAIN, "globex", change.notice);
     // The kit at the domain's URL: a different publisher of the domain, not VERIFIED, until
     // the buyer pins that change.
     const n = change.leafIndex;
