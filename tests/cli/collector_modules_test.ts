@@ -11,6 +11,7 @@ import { startTestServer } from "../support/server.ts";
 import {
   assertServedAsEntry,
   assertUnknownModulesRefused,
+  freshModuleCache,
   graphOf,
   moduleNames,
 } from "../support/served_modules.ts";
@@ -91,7 +92,7 @@ Deno.test("[cli] run from the service with the documented flags, /collector.ts l
         "help",
       ],
       cwd: dir,
-      env: { NO_COLOR: "1" },
+      env: { NO_COLOR: "1", ...freshModuleCache(dir) },
       stdin: "null",
       stdout: "piped",
       stderr: "piped",
@@ -102,7 +103,7 @@ Deno.test("[cli] run from the service with the documented flags, /collector.ts l
     const usage = await new Deno.Command(Deno.execPath(), {
       args: ["run", "--no-lock", "--no-config", "--quiet", "--allow-env", entry, "--nothing"],
       cwd: dir,
-      env: { NO_COLOR: "1" },
+      env: { NO_COLOR: "1", ...freshModuleCache(dir) },
       stdin: "null",
       stdout: "piped",
       stderr: "piped",

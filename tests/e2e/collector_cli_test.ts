@@ -4,6 +4,7 @@
  * environment.
  */
 import assert from "node:assert/strict";
+import { freshModuleCache } from "../support/served_modules.ts";
 import { bootstrapAcme, jsonApi, startTestServer } from "../support/server.ts";
 
 /** An instant an hour before now, to the second: evidence that is fresh whatever day the test runs. */
@@ -47,6 +48,7 @@ Deno.test("[e2e] collector CLI served at /collector.ts: heartbeat, evidence, sig
       ],
       cwd: dir,
       env: {
+        ...freshModuleCache(dir),
         TRUST_COLLECTOR_SECRET: secret,
         TRUST_COLLECTOR_ID: collectorId,
         TRUST_PROJECT_ID: projectId,
@@ -341,7 +343,12 @@ Deno.test("[e2e] collector CLI served at /collector.ts: heartbeat, evidence, sig
         args: ["-euo", "pipefail", "-c", block],
         cwd: dir,
         // Only what a CI job has: the secret from its store, and deno on the PATH.
-        env: { TRUST_COLLECTOR_SECRET: secret, PATH: `${bin}:/usr/bin:/bin`, NO_COLOR: "1" },
+        env: {
+          TRUST_COLLECTOR_SECRET: secret,
+          PATH: `${bin}:/usr/bin:/bin`,
+          NO_COLOR: "1",
+          ...freshModuleCache(dir),
+        },
         clearEnv: true,
         stdout: "piped",
         stderr: "piped",

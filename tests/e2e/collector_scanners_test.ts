@@ -6,6 +6,7 @@
  * service cannot read exits 4 naming the closest format.
  */
 import assert from "node:assert/strict";
+import { freshModuleCache } from "../support/served_modules.ts";
 import { bootstrapAcme, jsonApi, startTestServer } from "../support/server.ts";
 
 const FIXTURES = new URL("../fixtures/", import.meta.url);
@@ -34,6 +35,7 @@ Deno.test("[e2e] collector CLI: npm audit --json passes, then fails, the vulnera
       ],
       cwd: dir,
       env: {
+        ...freshModuleCache(dir),
         TRUST_COLLECTOR_SECRET: secret,
         TRUST_COLLECTOR_ID: created.json.collector.id,
         TRUST_PROJECT_ID: projectId,

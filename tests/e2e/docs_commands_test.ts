@@ -10,6 +10,7 @@
  * path, the test server's URL for the example host), named at each test.
  */
 import assert from "node:assert/strict";
+import { freshModuleCache } from "../support/served_modules.ts";
 import { clockEnv, freePort } from "../support/process.ts";
 import { bootstrapAcme, jsonApi, startTestServer } from "../support/server.ts";
 
@@ -277,7 +278,7 @@ Deno.test("[docs] the collector CLI block of docs/collector_setup.md runs as wri
     const run = await bash(
       script,
       cwd,
-      shellEnv({ TRUST_COLLECTOR_SECRET: created.json.secret.value }),
+      shellEnv({ TRUST_COLLECTOR_SECRET: created.json.secret.value, ...freshModuleCache(cwd) }),
     );
     assert.equal(run.code, 0, `${run.stdout}\n${run.stderr}`);
     assert.match(run.stdout, /^heartbeat: recorded/m);
@@ -373,7 +374,7 @@ Deno.test("[docs] the verifier kit's command of docs/verifier_kit.md runs as wri
     const run = await bash(
       command.replace("https://trust.example.com", server.baseUrl),
       cwd,
-      shellEnv(),
+      shellEnv(freshModuleCache(cwd)),
     );
     assert.equal(run.code, 0, `${run.stdout}\n${run.stderr}`);
     assert.match(run.stdout, /^VERIFIED/m);

@@ -5,6 +5,7 @@
  * running service by `deno run` as users run them.
  */
 import assert from "node:assert/strict";
+import { freshModuleCache } from "../support/served_modules.ts";
 import {
   DEPLOY_DENO_VERSION,
   README_DENO_VERSION,
@@ -65,7 +66,7 @@ Deno.test("[e2e] entry points: deno task start answers /health and serves both C
         const run = await new Deno.Command(Deno.execPath(), {
           args: ["run", "--allow-net", "--allow-env", "--allow-read", `${base}/${cli}`, "--help"],
           cwd: dir,
-          env: { NO_COLOR: "1" },
+          env: { NO_COLOR: "1", ...freshModuleCache(dir) },
           stdin: "null",
           stdout: "piped",
           stderr: "piped",

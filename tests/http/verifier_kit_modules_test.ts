@@ -13,6 +13,7 @@ import { bootstrapAcme, jsonApi, startTestServer } from "../support/server.ts";
 import {
   assertServedAsEntry,
   assertUnknownModulesRefused,
+  freshModuleCache,
   graphOf,
   moduleNames,
 } from "../support/served_modules.ts";
@@ -35,7 +36,7 @@ async function run(url: string, port: number, dir: string, args: string[]) {
       ...args,
     ],
     cwd: dir,
-    env: { NO_COLOR: "1" },
+    env: { NO_COLOR: "1", ...freshModuleCache(dir) },
     stdin: "null",
     stdout: "piped",
     stderr: "piped",

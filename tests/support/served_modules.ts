@@ -14,11 +14,22 @@ export async function moduleNames(dir: URL): Promise<string[]> {
   return names.sort();
 }
 
+/**
+ * The environment of a `deno` subprocess that loads modules from a test server: a module cache
+ * of its own under `dir`. Deno caches a remote module by its URL, and a test server's URL is
+ * 127.0.0.1 with a port the system picks: a port used by an earlier run (of an older kit or
+ * collector) would otherwise load that run's cached module instead of the one served now.
+ */
+export function freshModuleCache(dir: string): { DENO_DIR: string } {
+  return { DENO_DIR: `${dir}/.deno-cache` };
+}
+
 /** The modules `deno info` finds in the graph of `entry` (a path or URL), run from `cwd`. */
 export async function graphOf(entry: string, cwd: string, args: string[] = []): Promise<string[]> {
   const out = await new Deno.Command(Deno.execPath(), {
     args: ["info", "--json", "--no-lock", "--no-config", ...args, entry],
     cwd,
+    env: freshModuleCache(cwd),
     stdout: "piped",
     stderr: "piped",
   }).output();

@@ -2,6 +2,7 @@
  * Runs the verifier kit as a buyer does: a Deno subprocess that loads /verify.ts from the
  * running service (and may read and write files in `dir`), reaching 127.0.0.1 only.
  */
+import { freshModuleCache } from "./served_modules.ts";
 import type { TestServer } from "./server.ts";
 
 export interface KitRun {
@@ -25,7 +26,7 @@ export async function runKit(server: TestServer, dir: string, args: string[]): P
       ...args,
     ],
     cwd: dir,
-    env: { NO_COLOR: "1" },
+    env: { NO_COLOR: "1", ...freshModuleCache(dir) },
     stdin: "null",
     stdout: "piped",
     stderr: "piped",
