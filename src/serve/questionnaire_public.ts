@@ -25,7 +25,7 @@
  * - CPU work off this isolate, or that yields: the matcher is built and matches on a Web Worker
  *   of its own (src/serve/questionnaire_match_thread.ts), so neither the search nor collecting
  *   its garbage pauses the isolate that answers other tenants; where no worker can run, in
- *   slices of about SLICE_MS with the event loop served between them (each question a term at
+ *   slices of about PUBLIC_SLICE_MS with the event loop served between them (each question a term at
  *   a time). Results are shown and sized in slices here, and the body is written as a stream a
  *   few results at a time (publicMatchesJson); one matching runs at a time per instance
  *   (PUBLIC_MATCHING_WORK), a few wait, and beyond that the answer is 503 with Retry-After.
@@ -39,7 +39,6 @@ import {
   type PublicQuestionnaireMatches,
 } from "../domain/questionnaires.ts";
 import type { Organization } from "../domain/workspace.ts";
-import type { KnowledgeBase, Suggestion } from "../questionnaire/types.ts";
 import { slicedPause } from "../questionnaire/match_pause.ts";
 import { sha256HexSync } from "../lib/hash.ts";
 import { createLimiter, type LimiterOptions } from "../lib/limiter.ts";
@@ -53,14 +52,18 @@ import {
   type BudgetChoice,
   createByteLru,
   createRateWindows,
-  cutAtWord,
   fitToBudget,
   jsonBytes,
-  jsonPieces,
 } from "./questionnaire_bounds.ts";
 import { loadEngines } from "./questionnaire_engines.ts";
-import { buildKbMatcher, type KbMatcher, type MatchThread } from "./questionnaire_match_thread.ts";
+import { buildKbMatcher, type MatchThread } from "./questionnaire_match_thread.ts";
 import { assembleKnowledgeBase } from "./questionnaire_kb.ts";
+import {
+  type KeptKb,
+  PUBLIC_SLICE_MS,
+  publicKnowledgeBase,
+  resultChoice,
+} from "./questionnaire_public_show.ts";
 import type { PublicReads } from "./public_read.ts";
 
 /** Requests per client address and per organization in each window (cache hits count too). */
@@ -71,13 +74,6 @@ export const PUBLIC_MATCHING_WORK: LimiterOptions = {
   maxWaiting: 4,
   maxWaitMs: 20_000,
 };
-/**
- * Milliseconds of work between two turns of the event loop (building the matcher, matching,
- * showing, writing the body): another tenant's read waits about this long behind it at most.
- */
-const SLICE_MS = 10;
-/** Characters of the body's JSON text written at a time (then a turn when the slice is used). */
-const CHUNK_CHARS = 64 * 1024;
 /** Bodies kept (bytes of their JSON) and knowledge bases kept (characters of their text). */
 const KEPT_BODY_BYTES = 32 * 1024 * 1024;
 const KEPT_KB_CHARS = 40 * 1024 * 1024;
@@ -85,19 +81,6 @@ const KEPT_KB_CHARS = 40 * 1024 * 1024;
 const MAX_TRACKED = 10_000;
 /** Retry-After when the instance's matching queue is full. */
 const BUSY_RETRY_SECONDS = 5;
-
-/** A knowledge base as kept for one version: its matcher and what showing a match needs. */
-interface KeptKb {
-  matcher: KbMatcher;
-  threshold: number;
-  restricted: Set<string>;
-  /** The access request form, or null while the organization takes no requests (no NDA). */
-  requestUrl: string | null;
-  /** Answers' and controls' texts as safe Markdown, by source key, made once. */
-  shownText: Map<string, string>;
-  /** When it ends by itself (epoch ms), or null. */
-  changesAt: number | null;
-}
 
 /** A body as kept for one version and question list. */
 interface KeptBody {
@@ -155,59 +138,6 @@ export function publicMatchingStats(): {
   };
 }
 
-/** The knowledge base with restricted answers' text and citations taken out. */
-function publicKnowledgeBase(kb: KnowledgeBase): KnowledgeBase {
-  return {
-    ...kb,
-    answers: kb.answers.map((a) =>
-      a.visibility === "public" ? a : { ...a, answer: "", citations: [] }
-    ),
-  };
-}
-
-const sourceKey = (s: Suggestion) =>
-  s.source.kind === "answer"
-    ? `a:${s.source.answerId}`
-    : `c:${s.source.projectSlug}/${s.source.controlId}`;
-
-const isRestricted = (suggestion: Suggestion, kb: KeptKb) =>
-  suggestion.source.kind === "answer" && kb.restricted.has(suggestion.source.answerId);
-
-type Shown = PublicQuestionnaireMatches["results"][number]["suggestions"][number];
-
-/** A suggestion as the public may see it, its text cut at `max` characters. */
-function shown(
-  suggestion: Suggestion,
-  kb: KeptKb,
-  context: { neutralize: (markdown: string) => string; answersUrl: string; max: number },
-): Shown {
-  const source = suggestion.source;
-  if (isRestricted(suggestion, kb)) {
-    return {
-      ...suggestion,
-      text: "",
-      citations: suggestion.citations.filter((c) => c.kind === "answer"),
-      restricted: true,
-      requestAccessUrl: kb.requestUrl,
-    };
-  }
-  const key = sourceKey(suggestion);
-  let safe = kb.shownText.get(key);
-  if (safe === undefined) {
-    safe = context.neutralize(suggestion.text);
-    kb.shownText.set(key, safe);
-  }
-  const { text, cut } = cutAtWord(safe, context.max);
-  if (!cut) return { ...suggestion, text: safe };
-  const control = suggestion.citations.find((c) => c.kind === "control");
-  const fullTextUrl = source.kind === "answer"
-    ? `${context.answersUrl}#answer-${source.answerId}`
-    : control?.kind === "control"
-    ? control.url
-    : context.answersUrl;
-  return { ...suggestion, text, truncated: true, fullTextUrl };
-}
-
 /** Drops what is kept of the organization's versions older than `version`. */
 function forgetOlder(organizationId: string, version: string): void {
   const seen = newest.get(organizationId);
@@ -251,7 +181,7 @@ async function keptKnowledgeBase(
         version: options.version,
         chars,
         maxChars: KEPT_KB_CHARS,
-        sliceMs: SLICE_MS,
+        sliceMs: PUBLIC_SLICE_MS,
       }),
       threshold: engines.threshold,
       restricted: new Set(
@@ -378,7 +308,7 @@ async function matchNow(
     }
   }
   lastThread = kb.matcher.where;
-  const pause = slicedPause(SLICE_MS);
+  const pause = slicedPause(PUBLIC_SLICE_MS);
   const answersUrl = `${trustCenterUrl(reads.config, organization.slug)}/answers`;
   const context = (max: number) => ({
     neutralize: markdown.neutralizeMarkdown,
@@ -391,45 +321,7 @@ async function matchNow(
   const choices: BudgetChoice<Result>[] = [];
   const sizes = new Map<Result, number>();
   for (const [index, match] of matches.entries()) {
-    const head = {
-      index,
-      id: options.questions[index].id,
-      question: options.questions[index].text,
-    };
-    // A restricted answer is never best: the best public suggestion reaching the threshold is,
-    // and a question only restricted answers reach says so, with where to ask for them.
-    const reaching = match.best ? match.suggestions.filter((s) => s.score >= kb.threshold) : [];
-    const publicBest = reaching.find((s) => !isRestricted(s, kb)) ?? null;
-    const best = publicBest ? shown(publicBest, kb, full) : null;
-    const status = best
-      ? "answered" as const
-      : reaching.length > 0
-      ? "restricted" as const
-      : "unanswered" as const;
-    const access = status === "restricted" ? { requestAccessUrl: kb.requestUrl } : {};
-    const choice = {
-      full: {
-        ...head,
-        best,
-        status,
-        ...access,
-        suggestions: match.suggestions.map((s) => shown(s, kb, full)),
-      },
-      lean: {
-        ...head,
-        best,
-        status,
-        ...access,
-        suggestions: match.suggestions.map((s, i) => shown(s, kb, i === 0 ? full : preview)),
-      },
-      none: {
-        ...head,
-        best: null,
-        status: "omitted" as const,
-        suggestions: [],
-        omitted: true,
-      },
-    };
+    const choice = resultChoice(index, options.questions[index], match, kb, { full, preview });
     // Sized here, a question at a time, so no long stretch of work holds the event loop.
     for (const form of [choice.full, choice.lean, choice.none]) {
       sizes.set(form, jsonBytes({ ...form, question: "" }) + 1);
@@ -472,29 +364,4 @@ async function matchNow(
   return { body, bytes, changesAt: kb.changesAt };
 }
 
-/**
- * The body's JSON text (what `JSON.stringify(body)` gives) as a stream, written about
- * CHUNK_CHARS at a time with a turn of the event loop whenever a slice of work is used: a
- * body of 2 MiB written in one piece held the event loop for as long as its stringify took.
- */
-export function publicMatchesJson(body: PublicQuestionnaireMatches): ReadableStream<Uint8Array> {
-  const pieces = jsonPieces(body as unknown as Record<string, unknown>, "results");
-  const encoder = new TextEncoder();
-  const pause = slicedPause(SLICE_MS);
-  return new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      await pause();
-      let chunk = "";
-      let next = pieces.next();
-      for (; !next.done; next = pieces.next()) {
-        chunk += next.value;
-        if (chunk.length >= CHUNK_CHARS) break;
-      }
-      if (chunk !== "") controller.enqueue(encoder.encode(chunk));
-      if (next.done) controller.close();
-    },
-    cancel() {
-      pieces.return(undefined);
-    },
-  });
-}
+export { publicMatchesJson } from "./questionnaire_public_show.ts";
