@@ -50,6 +50,8 @@ import { buyerMemberRoutes } from "./routes/buyer_members.ts";
 import { buyerTokenRoutes } from "./routes/buyer_tokens.ts";
 import { buyerDocumentRoutes } from "./routes/buyer_documents.ts";
 import { buyerInventoryRoutes } from "./routes/buyer_inventory.ts";
+import { accessRuleRoutes } from "./routes/access_rules.ts";
+import { accessReportRoutes } from "./routes/access_reports.ts";
 import { projectAccessRuleRoutes } from "./routes/project_access_rules.ts";
 import { subscriberRoutes } from "./routes/subscribers.ts";
 import { subscriptionLinkRoutes } from "./routes/subscription_links.ts";
@@ -135,6 +137,8 @@ export function mountRoutes(app: OpenAPIHono<AppEnv>, config: Config): void {
   app.route("/", documentRoutes);
   app.route("/", accessRequestRoutes);
   app.route("/", buyerInventoryRoutes);
+  app.route("/", accessRuleRoutes);
+  app.route("/", accessReportRoutes);
   app.route("/", projectAccessRuleRoutes);
   app.route("/", subscriberRoutes);
   app.route("/", projectRoutes);

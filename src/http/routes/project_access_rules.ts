@@ -4,12 +4,10 @@
  * them; owners set and remove them.
  */
 import { createRoute, z } from "@hono/zod-openapi";
-import type { Context } from "hono";
 import { ProjectAccessRule, ProjectAccessRulesResponse } from "../../domain/access_rules.ts";
 import { PutAccessRuleRequest, ruleSettings } from "../../domain/buyers.ts";
 import { uuidParam } from "../../domain/common.ts";
-import { forbidden, notFound } from "../../domain/errors.ts";
-import { getOrganization } from "../../store/organizations.ts";
+import { notFound } from "../../domain/errors.ts";
 import {
   deleteProjectAccessRule,
   getProjectAccessRule,
@@ -17,23 +15,14 @@ import {
   setProjectAccessRule,
 } from "../../store/project_access_rules.ts";
 import { getProject, listProjectsByOrganization } from "../../store/projects.ts";
-import { requireHuman, requireMembership } from "../auth.ts";
-import { type AppEnv, createRouter } from "../env.ts";
+import { requireHuman } from "../auth.ts";
+import { createRouter } from "../env.ts";
 import { errors, HUMAN, json, jsonBody } from "../openapi.ts";
+import { orgFor, OrgParams, tags } from "../buyer_admin.ts";
 
 export const projectAccessRuleRoutes = createRouter();
 
-const tags = ["Buyers"];
-const OrgParams = z.object({ organizationId: uuidParam("organizationId") });
 const ProjectParams = OrgParams.extend({ projectId: uuidParam("projectId") });
-
-async function orgFor(c: Context<AppEnv>, organizationId: string, role?: "owner") {
-  await requireMembership(c, organizationId, role);
-  const org = await getOrganization(c.var.services.kv, organizationId);
-  if (!org) throw forbidden();
-  c.header("Cache-Control", "private, no-store");
-  return org;
-}
 
 /** The organization's project `projectId`, or 404. */
 async function projectOf(kv: Deno.Kv, orgId: string, projectId: string) {
