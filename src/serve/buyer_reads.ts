@@ -11,6 +11,7 @@ import type { TrustDocument } from "../domain/documents.ts";
 import { notFound, unauthorized, unavailable } from "../domain/errors.ts";
 import type { Organization } from "../domain/workspace.ts";
 import { getBuyerTokenOrganization, listBuyerGrants } from "../store/buyers.ts";
+import { ensureBuyerTokenIndex } from "../store/buyer_tokens.ts";
 import { getDocument } from "../store/documents.ts";
 import { goneError, projectIdGoneState } from "./public_read.ts";
 import { getOrganization } from "../store/organizations.ts";
@@ -41,6 +42,7 @@ export async function authenticateBuyerToken(
   options: { authorization: string | undefined; now: Date },
 ): Promise<{ org: Organization; who: BuyerCaller }> {
   const match = options.authorization?.match(BUYER_BEARER);
+  if (match) await ensureBuyerTokenIndex(kv, options.now);
   const orgId = match ? await getBuyerTokenOrganization(kv, tokenHash(match[1])) : null;
   const org = orgId ? await getOrganization(kv, orgId) : null;
   if (!org) throw unauthorized("A buyer token (tpb_...) of a trust center is required");

@@ -51,6 +51,57 @@ export async function saveBuyerToken(
     .commit();
 }
 
+/** Where the index's one backfill is recorded (tokens made before the index existed). */
+const buyerTokenIndexMetaKey = (): Deno.KvKey => ["buyer_tokens_meta", "index"];
+
+/**
+ * Writes the index entry of every unexpired buyer token that has none (tokens made before the
+ * index existed, which MCP could not find), then records that the index is whole. Each entry
+ * is written only while its token is unchanged and the entry still missing, so a token revoked
+ * or deleted meanwhile is not brought back. Returns how many entries it wrote.
+ */
+export async function backfillBuyerTokenIndex(kv: Deno.Kv, now: Date): Promise<number> {
+  let added = 0;
+  let scanned = 0;
+  for await (
+    const token of kv.list<BuyerToken>({ prefix: ["buyer_tokens"] }, { batchSize: 500 })
+  ) {
+    scanned++;
+    const [, orgId, hash] = token.key as [string, string, string];
+    const expireIn = Date.parse(token.value.expiresAt) - now.getTime();
+    if (!(expireIn > 0)) continue;
+    const index = await kv.get<string>(buyerTokenOrgKey(hash));
+    if (index.value !== null) continue;
+    const written = await kv.atomic().check(token).check(index)
+      .set(buyerTokenOrgKey(hash), orgId, { expireIn })
+      .commit();
+    if (written.ok) added++;
+  }
+  await kv.set(buyerTokenIndexMetaKey(), { at: now.toISOString(), scanned, added });
+  return added;
+}
+
+const indexReady = new WeakMap<Deno.Kv, Promise<void>>();
+
+/**
+ * Backfills the index once per database, the first time a token is looked up by its hash in
+ * a process: an instance upgraded from before the index finds the tokens made then; later
+ * calls cost nothing.
+ */
+export function ensureBuyerTokenIndex(kv: Deno.Kv, now: Date): Promise<void> {
+  let done = indexReady.get(kv);
+  if (!done) {
+    done = (async () => {
+      if ((await kv.get(buyerTokenIndexMetaKey())).value === null) {
+        await backfillBuyerTokenIndex(kv, now);
+      }
+    })();
+    done.catch(() => indexReady.delete(kv));
+    indexReady.set(kv, done);
+  }
+  return done;
+}
+
 /** The id of the vendor organization whose buyer token has this hash, or null. */
 export async function getBuyerTokenOrganization(
   kv: Deno.Kv,

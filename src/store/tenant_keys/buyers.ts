@@ -20,6 +20,11 @@ export const BUYER_COLLECTIONS: Readonly<Record<string, CollectionRule>> = {
     public: "none",
     note: "[tokenHash] → orgId, from buyer_tokens; expiring",
   },
+  buyer_tokens_meta: {
+    owner: "service",
+    public: "none",
+    note: "the hash index's backfill marker (tokens made before the index)",
+  },
   buyer_sign_ins: { owner: "organization", public: "none", note: "[orgId, tokenHash], expiring" },
   access_rules: { owner: "organization", public: "none", note: "[orgId, documentId]" },
   access_project_rules: {
