@@ -26,6 +26,7 @@ const ORDER = [
   "publisher.ts",
   "log.ts",
   "profile.ts",
+  "organization.ts",
   "questionnaire.ts",
 ];
 const ENTRY = "main.ts";

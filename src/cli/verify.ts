@@ -23,7 +23,10 @@
  * When the log records that the slug changed publisher (a deleted project's
  * slug, released by the service's operator and taken by another project), the
  * kit reports "a different publisher since entry N" and fails, unless that
- * change is pinned (`--pin publisher=N`).
+ * change is pinned (`--pin publisher=N`). Run on a trust center's URL
+ * (`/public/trust/<organization>`), it checks the organization slug's change
+ * of holder the same way (`--pin organization=N`) and lists the projects to
+ * verify one by one.
  *
  * Its source is src/cli/verify/: the entry main.ts (served at /verify/main.ts) and one module
  * a concern, each served at /verify/{module} and imported by relative URL only, with nothing
@@ -202,6 +205,10 @@ A custom domain's URL (https://trust.example.com/) verifies the project that
 verified the domain, read through the service (--server, or where this file
 was loaded from), and checks the domain's own change of holder.
 
+A trust center's URL (<server>/public/trust/<organization>) checks the
+organization slug's change of holder against the log and lists the projects
+it publishes, each with the command that verifies it.
+
 Verifies every version of a trust profile: the listing is complete and in
 order, each JWS signature verifies against the service's JWKS, each version
 is chained to the previous one, each is in the publication log, the log's
@@ -216,6 +223,7 @@ Options:
   --pin publisher=<N>        accept the change of publisher the log recorded at entry N (the
                              slug now belongs to the publisher named there; a different change fails)
   --pin domain=<N>           the same for a custom domain's change of holder (a custom domain URL)
+  --pin organization=<N>     the same for an organization slug's change of holder (a trust center URL)
   --checkpoint <file>        a checkpoint saved earlier (needs --allow-read)
   --save-checkpoint <file>   write the verified latest checkpoint, to pin next time (needs --allow-write)
   help, --help               print this text
@@ -244,6 +252,8 @@ export interface Pins {
   publisher?: number;
   /** The custom domain's change of holder the buyer accepted (its entry's leaf index). */
   domain?: number;
+  /** The organization slug's change of holder the buyer accepted (its entry's leaf index). */
+  organization?: number;
 }
 
 export interface Options {
@@ -252,6 +262,8 @@ export interface Options {
   slug: string;
   /** A custom domain the buyer reads the profile at: its project is the one verified. */
   domain?: string;
+  /** A trust center's organization slug: its change of holder is checked, its projects listed. */
+  organization?: string;
   checkpoint?: string;
   saveCheckpoint?: string;
   pins: Pins;
@@ -299,7 +311,7 @@ function parsePin(value: string, pins: Pins): void {
       throw new UsageError("Two different log keys are pinned");
     }
     pins.log = text;
-  } else if (kind === "publisher" || kind === "domain") {
+  } else if (kind === "publisher" || kind === "domain" || kind === "organization") {
     if (!/^(0|[1-9][0-9]{0,14})$/.test(text)) {
       throw new UsageError(`--pin ${kind}= takes a log entry's index, not "${text}"`);
     }
@@ -307,13 +319,15 @@ function parsePin(value: string, pins: Pins): void {
       throw new UsageError(
         kind === "publisher"
           ? "Two different changes of publisher are pinned"
-          : "Two different changes of the domain's holder are pinned",
+          : kind === "domain"
+          ? "Two different changes of the domain's holder are pinned"
+          : "Two different changes of the organization slug's holder are pinned",
       );
     }
     pins[kind] = Number(text);
   } else {
     throw new UsageError(
-      `--pin takes jwks=<kid>[,<kid>…], log=<verifier key>, publisher=<entry> or domain=<entry>`,
+      `--pin takes jwks=<kid>[,<kid>…], log=<verifier key>, publisher=<entry>, domain=<entry> or organization=<entry>`,
     );
   }
 }
@@ -343,10 +357,17 @@ export function parseArgs(args: string[], moduleUrl: string): Options | null {
   let server = values.get("server");
   let slug: string;
   let domain: string | undefined;
+  let organization: string | undefined;
   if (/^https?:\/\//.test(target)) {
     const url = new URL(target);
+    const center = url.pathname.match(/^(.*?)\/public\/trust\/([^/.]+)\/?$/);
     const match = url.pathname.match(/^(.*?)\/trust\/([^/.]+)/);
-    if (match) {
+    if (center) {
+      // A trust center: the organization's slug, on the service it is served from.
+      organization = center[2];
+      slug = "";
+      server ??= `${url.origin}${center[1]}`;
+    } else if (match) {
       slug = match[2];
       server ??= `${url.origin}${match[1]}`;
     } else if (DOMAIN_PAGES.includes(url.pathname) && DOMAIN.test(url.hostname)) {
@@ -364,17 +385,30 @@ export function parseArgs(args: string[], moduleUrl: string): Options | null {
     slug = target;
     server ??= servedFrom(moduleUrl);
   }
-  if (domain === undefined && !SLUG.test(slug)) {
+  if (organization !== undefined) {
+    if (!SLUG.test(organization)) {
+      throw new UsageError(`"${organization}" is not an organization slug`);
+    }
+    if (pins.publisher !== undefined || pins.domain !== undefined || pins.jwks !== undefined) {
+      throw new UsageError(
+        "A trust center's URL takes --pin organization= and --pin log= only (its projects are verified one by one)",
+      );
+    }
+  } else if (domain === undefined && !SLUG.test(slug)) {
     throw new UsageError(`"${slug}" is not a project slug`);
   }
   if (domain === undefined && pins.domain !== undefined) {
     throw new UsageError("--pin domain= is for a custom domain's URL");
+  }
+  if (organization === undefined && pins.organization !== undefined) {
+    throw new UsageError("--pin organization= is for a trust center's URL");
   }
   if (!server) throw new UsageError("Give a trust page URL or --server");
   return {
     server: server.replace(/(?<!\/)\/+$/, ""),
     slug,
     ...(domain === undefined ? {} : { domain }),
+    ...(organization === undefined ? {} : { organization }),
     checkpoint: values.get("checkpoint"),
     saveCheckpoint: values.get("save-checkpoint"),
     pins,
@@ -882,6 +916,8 @@ async function checkLatest(io: Io, page: string, newest: Listed, report: Report)
 const PUBLISHER_CHANGE = "trust-profile-publisher-change/v1";
 /** The first line of the one that records a custom domain's change of holder. */
 const DOMAIN_CHANGE = "trust-profile-domain-publisher-change/v1";
+/** The first line of the one that records an organization slug's change of holder. */
+const ORGANIZATION_CHANGE = "trust-profile-organization-publisher-change/v1";
 
 /**
  * The change of publisher the log recorded under the slug, if any: a deleted project's slug
@@ -930,13 +966,37 @@ async function checkDomainHolder(
   });
 }
 
+/**
+ * The same for a trust center's organization slug: the service shows, in the trust center's
+ * JSON (`/public/trust/{orgSlug}`), the entry that recorded this organization taking a slug a
+ * deleted organization had left, released by the operator. Failed unless pinned with
+ * `--pin organization=N`; a pinned change the service no longer shows fails too.
+ */
+async function checkOrganizationHolder(
+  io: Io,
+  ctx: Pick<LogContext, "server" | "latest">,
+  read: { change: unknown; organization: string },
+  report: Report,
+  pinned: number | undefined,
+) {
+  await checkChange(io, ctx, { logged: [], change: read.change }, report, {
+    header: ORGANIZATION_CHANGE,
+    name: read.organization,
+    pinned,
+    flag: "organization",
+    what: ` of the organization slug "${read.organization}"`,
+    given:
+      `The organization slug "${read.organization}" belonged to a deleted organization and was given to another`,
+  });
+}
+
 /** What `checkChange` checks the entry against, and how it words the result. */
 interface Subject {
   header: string;
-  /** The name the entry must record: the slug, or the custom domain. */
+  /** The name the entry must record: the slug, the custom domain or the organization slug. */
   name: string;
   pinned: number | undefined;
-  flag: "publisher" | "domain";
+  flag: "publisher" | "domain" | "organization";
   /** Inserted after "a different publisher" (which name changed), or "". */
   what: string;
   /** The sentence saying what happened. */
@@ -947,13 +1007,13 @@ interface Subject {
 
 async function checkChange(
   io: Io,
-  ctx: LogContext,
+  ctx: Pick<LogContext, "server" | "latest">,
   read: { logged: LoggedEntry[]; change: unknown },
   report: Report,
   subject: Subject,
 ) {
   const { flag, pinned, name, what } = subject;
-  const label = flag === "publisher" ? "publisher" : "domain";
+  const label = flag;
   const change = read.change as { leafIndex?: unknown; leafHash?: unknown; entry?: unknown };
   if (change === null || typeof change !== "object") {
     if (change !== null) return report.fail(`${label}: the change of publisher is malformed`);
@@ -965,7 +1025,9 @@ async function checkChange(
     return report.pass(
       flag === "publisher"
         ? `publisher: the log records no change of publisher under "${name}"`
-        : `domain: the service shows no change of holder of the custom domain "${name}"`,
+        : flag === "domain"
+        ? `domain: the service shows no change of holder of the custom domain "${name}"`
+        : `organization: the service shows no change of holder of the organization slug "${name}"`,
     );
   }
   const { leafIndex: at, leafHash, entry } = change;
@@ -980,11 +1042,14 @@ async function checkChange(
   let problem = !equal(leaf, fromBase64(leafHash))
     ? "its text does not hash to its leaf hash"
     : lines.length !== 8 || header !== subject.header || lines[7] !== "" ||
-        !ID.test(projectId) || !SLUG.test(orgSlug) || !ID.test(orgId) ||
+        !(flag === "organization" ? projectId === "-" : ID.test(projectId)) ||
+        !SLUG.test(orgSlug) || !ID.test(orgId) ||
         !/^\d{4}-\d\d-\d\dT[\d:.]+Z$/.test(takenAt)
     ? "it is not a change-of-publisher entry"
     : entryName !== name
-    ? `it names ${flag === "publisher" ? "the slug" : "the domain"} "${entryName}"`
+    ? `it names ${
+      flag === "publisher" ? "the slug" : flag === "domain" ? "the domain" : "the organization slug"
+    } "${entryName}"`
     : subject.projectId !== undefined && projectId !== subject.projectId
     ? `it names another project (${projectId})`
     : !(previous === "unknown" || (/^[0-9]{1,15}$/.test(previous) && Number(previous) <= at))
@@ -1011,7 +1076,9 @@ async function checkChange(
   if (problem) {
     return report.fail(`${label}: the change of publisher${what} (entry ${at}): ${problem}`);
   }
-  const who = `organization "${orgSlug}" (${orgId}), project ${projectId}, since ${takenAt}`;
+  const who = `organization "${orgSlug}" (${orgId})${
+    flag === "organization" ? "" : `, project ${projectId}`
+  }, since ${takenAt}`;
   const before = previous === "unknown"
     ? ""
     : ` Entries below ${previous} were the previous holder's.`;
@@ -1320,6 +1387,68 @@ export async function verify(options: Options, io: Io): Promise<number> {
 }
 
 // ----------------------------------------------------------------------------------------------
+// organization.ts
+// A trust center's check: the log's checkpoint, the organization slug's change of holder the
+// service shows (verified against the log, failed unless pinned), and the projects the trust
+// center lists, each with the command that verifies its profile (signatures, chain and log
+// entries are per project: this kit verifies one project a run).
+
+/** The trust center's JSON as far as this check reads it. */
+interface Center {
+  organization?: { slug?: unknown };
+  projects?: unknown;
+  publisherChange?: unknown;
+}
+
+/**
+ * Runs the trust center's checks and prints one line each; returns the number of failures.
+ * Throws a FetchError when the trust center or the log cannot be read at all.
+ */
+export async function verifyOrganization(options: Options, io: Io): Promise<number> {
+  const { server, pins } = options;
+  const organization = options.organization!;
+  const report = new Report(io.out);
+  const url = `${server}/public/trust/${organization}`;
+  const center = await getJson<Center>(io, url);
+  const projects = Array.isArray(center.projects) ? center.projects : null;
+  if (center.organization?.slug !== organization || projects === null) {
+    report.fail(`organization: ${url} is not the trust center of "${organization}"`);
+    return report.failures;
+  }
+  const log = await readCheckpoint(io, options, report);
+  if (!log) return report.failures;
+  await checkOrganizationHolder(
+    io,
+    { server, latest: log.latest },
+    { change: center.publisherChange ?? null, organization },
+    report,
+    pins.organization,
+  );
+  const slugs = projects.map((p) => (p as { slug?: unknown })?.slug);
+  if (!slugs.every((slug): slug is string => typeof slug === "string" && SLUG.test(slug))) {
+    report.fail(`organization: ${url} lists a project without a valid slug`);
+    return report.failures;
+  }
+  if (report.failures > 0) return report.failures;
+  const kit = options.kit ?? `${server}/verify.ts`;
+  report.note(
+    `the trust center lists ${slugs.length} project(s); verify each one's profile with:`,
+  );
+  for (const slug of slugs) report.out(`      deno run --allow-net ${kit} ${server}/trust/${slug}`);
+  const pinned = pins.log ? "" : ` --pin log=${log.vkey}`;
+  const change = pins.organization === undefined ? "" : ` --pin organization=${pins.organization}`;
+  if (pinned !== "") {
+    report.note(`trusted on first use: the log key ${log.vkey}; pin it to check this again:`);
+    report.out(`      deno run --allow-net ${kit} ${url}${pinned}${change}`);
+  }
+  if (options.saveCheckpoint) {
+    await io.writeTextFile(options.saveCheckpoint, log.latest.note);
+    io.out(`saved the checkpoint (${log.latest.size} entries) to ${options.saveCheckpoint}`);
+  }
+  return report.failures;
+}
+
+// ----------------------------------------------------------------------------------------------
 // questionnaire.ts
 // An answered questionnaire, offline (docs/verifier_kit.md, "Answered questionnaires"): the
 // signed manifest, the file's digest and the published versions the answers rest on.
@@ -1612,13 +1741,18 @@ if (import.meta.main) {
     Deno.exit(0);
   }
   try {
-    const failures = await verify(options, {
+    const io = {
       fetch,
       readTextFile: Deno.readTextFile,
       writeTextFile: Deno.writeTextFile,
-      out: (line) => console.log(line),
-    });
-    const what = options.domain === undefined
+      out: (line: string) => console.log(line),
+    };
+    const failures = options.organization === undefined
+      ? await verify(options, io)
+      : await verifyOrganization(options, io);
+    const what = options.organization !== undefined
+      ? `the trust center "${options.organization}"`
+      : options.domain === undefined
       ? `"${options.slug}"`
       : `the custom domain "${options.domain}"`;
     if (failures > 0) {

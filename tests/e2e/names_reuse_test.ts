@@ -516,6 +516,23 @@ Deno.test("[e2e] a released organization slug taken by another tenant: the log r
     const center = await (await fetch(`${server.baseUrl}/public/trust/acme`)).json();
     assert.equal(center.organization.slug, "acme");
     assert.equal(center.publisherChange, undefined, "a slug with no earlier holder");
+    // The kit run on the trust center's URL: no change of holder, and the projects to verify.
+    const centerUrl = `${server.baseUrl}/public/trust/acme`;
+    const first = await runKit(server, t.dir, [centerUrl]);
+    assert.equal(first.code, 0, `${first.stdout}\n${first.stderr}`);
+    assert.match(
+      first.stdout,
+      /ok {4}organization: the service shows no change of holder of the organization slug "acme"/,
+    );
+    assert.ok(
+      first.stdout.includes(
+        `deno run --allow-net ${server.baseUrl}/verify.ts ${server.baseUrl}/trust/acme-cloud`,
+      ),
+      first.stdout,
+    );
+    assert.match(first.stdout, /\nVERIFIED: the trust center "acme"/);
+    const misuse = await runKit(server, t.dir, [centerUrl, "--pin", "publisher=1"]);
+    assert.equal(misuse.code, 2, misuse.stderr);
 
     // Acme's organization is deleted: its slug and its project's are reserved.
     const scheduled = await alice("POST", `/organizations/${acmeOrg}/deletion`, {
@@ -556,6 +573,30 @@ Deno.test("[e2e] a released organization slug taken by another tenant: the log r
       ),
     );
     await assertLogged(server.baseUrl, change.leafIndex, change.entry, logAtDeletion);
+    // The kit on the trust center's URL: a different holder of the slug, not VERIFIED, until
+    // the buyer pins that change; a different pinned entry fails too.
+    const n = change.leafIndex;
+    const after = await runKit(server, t.dir, [centerUrl]);
+    assert.equal(after.code, 1, `${after.stdout}\n${after.stderr}`);
+    assert.match(
+      after.stdout,
+      new RegExp(
+        `FAIL {2}organization: a different publisher of the organization slug "acme" since entry ${n}: organization "acme" \\(${bobOrg}\\), since ${takenAt}`,
+      ),
+    );
+    assert.match(after.stdout, new RegExp(`verify with --pin organization=${n}`));
+    assert.match(after.stdout, /NOT VERIFIED: 1 check\(s\) failed for the trust center "acme"/);
+    const pinned = await runKit(server, t.dir, [centerUrl, "--pin", `organization=${n}`]);
+    assert.equal(pinned.code, 0, `${pinned.stdout}\n${pinned.stderr}`);
+    assert.match(
+      pinned.stdout,
+      new RegExp(
+        `ok {4}organization: a different publisher of the organization slug "acme" since entry ${n} .*accepted with --pin organization=${n}`,
+      ),
+    );
+    const wrong = await runKit(server, t.dir, [centerUrl, "--pin", `organization=${n - 1}`]);
+    assert.equal(wrong.code, 1, wrong.stdout);
+    assert.match(wrong.stdout, new RegExp(`you pinned the change at entry ${n - 1}`));
     // MCP's trust center tool answers the same body, the change included.
     const client = new Client({ name: "names-reuse-test", version: "1.0.0" });
     await client.connect(new StreamableHTTPClientTransport(new URL(`${server.baseUrl}/mcp`)));

@@ -13,6 +13,10 @@ A custom domain's URL (https://trust.example.com/) verifies the project that
 verified the domain, read through the service (--server, or where this file
 was loaded from), and checks the domain's own change of holder.
 
+A trust center's URL (<server>/public/trust/<organization>) checks the
+organization slug's change of holder against the log and lists the projects
+it publishes, each with the command that verifies it.
+
 Verifies every version of a trust profile: the listing is complete and in
 order, each JWS signature verifies against the service's JWKS, each version
 is chained to the previous one, each is in the publication log, the log's
@@ -27,6 +31,7 @@ Options:
   --pin publisher=<N>        accept the change of publisher the log recorded at entry N (the
                              slug now belongs to the publisher named there; a different change fails)
   --pin domain=<N>           the same for a custom domain's change of holder (a custom domain URL)
+  --pin organization=<N>     the same for an organization slug's change of holder (a trust center URL)
   --checkpoint <file>        a checkpoint saved earlier (needs --allow-read)
   --save-checkpoint <file>   write the verified latest checkpoint, to pin next time (needs --allow-write)
   help, --help               print this text
@@ -55,6 +60,8 @@ export interface Pins {
   publisher?: number;
   /** The custom domain's change of holder the buyer accepted (its entry's leaf index). */
   domain?: number;
+  /** The organization slug's change of holder the buyer accepted (its entry's leaf index). */
+  organization?: number;
 }
 
 export interface Options {
@@ -63,6 +70,8 @@ export interface Options {
   slug: string;
   /** A custom domain the buyer reads the profile at: its project is the one verified. */
   domain?: string;
+  /** A trust center's organization slug: its change of holder is checked, its projects listed. */
+  organization?: string;
   checkpoint?: string;
   saveCheckpoint?: string;
   pins: Pins;
@@ -110,7 +119,7 @@ export function parsePin(value: string, pins: Pins): void {
       throw new UsageError("Two different log keys are pinned");
     }
     pins.log = text;
-  } else if (kind === "publisher" || kind === "domain") {
+  } else if (kind === "publisher" || kind === "domain" || kind === "organization") {
     if (!/^(0|[1-9][0-9]{0,14})$/.test(text)) {
       throw new UsageError(`--pin ${kind}= takes a log entry's index, not "${text}"`);
     }
@@ -118,13 +127,15 @@ export function parsePin(value: string, pins: Pins): void {
       throw new UsageError(
         kind === "publisher"
           ? "Two different changes of publisher are pinned"
-          : "Two different changes of the domain's holder are pinned",
+          : kind === "domain"
+          ? "Two different changes of the domain's holder are pinned"
+          : "Two different changes of the organization slug's holder are pinned",
       );
     }
     pins[kind] = Number(text);
   } else {
     throw new UsageError(
-      `--pin takes jwks=<kid>[,<kid>…], log=<verifier key>, publisher=<entry> or domain=<entry>`,
+      `--pin takes jwks=<kid>[,<kid>…], log=<verifier key>, publisher=<entry>, domain=<entry> or organization=<entry>`,
     );
   }
 }
@@ -154,10 +165,17 @@ export function parseArgs(args: string[], moduleUrl: string): Options | null {
   let server = values.get("server");
   let slug: string;
   let domain: string | undefined;
+  let organization: string | undefined;
   if (/^https?:\/\//.test(target)) {
     const url = new URL(target);
+    const center = url.pathname.match(/^(.*?)\/public\/trust\/([^/.]+)\/?$/);
     const match = url.pathname.match(/^(.*?)\/trust\/([^/.]+)/);
-    if (match) {
+    if (center) {
+      // A trust center: the organization's slug, on the service it is served from.
+      organization = center[2];
+      slug = "";
+      server ??= `${url.origin}${center[1]}`;
+    } else if (match) {
       slug = match[2];
       server ??= `${url.origin}${match[1]}`;
     } else if (DOMAIN_PAGES.includes(url.pathname) && DOMAIN.test(url.hostname)) {
@@ -175,17 +193,30 @@ export function parseArgs(args: string[], moduleUrl: string): Options | null {
     slug = target;
     server ??= servedFrom(moduleUrl);
   }
-  if (domain === undefined && !SLUG.test(slug)) {
+  if (organization !== undefined) {
+    if (!SLUG.test(organization)) {
+      throw new UsageError(`"${organization}" is not an organization slug`);
+    }
+    if (pins.publisher !== undefined || pins.domain !== undefined || pins.jwks !== undefined) {
+      throw new UsageError(
+        "A trust center's URL takes --pin organization= and --pin log= only (its projects are verified one by one)",
+      );
+    }
+  } else if (domain === undefined && !SLUG.test(slug)) {
     throw new UsageError(`"${slug}" is not a project slug`);
   }
   if (domain === undefined && pins.domain !== undefined) {
     throw new UsageError("--pin domain= is for a custom domain's URL");
+  }
+  if (organization === undefined && pins.organization !== undefined) {
+    throw new UsageError("--pin organization= is for a trust center's URL");
   }
   if (!server) throw new UsageError("Give a trust page URL or --server");
   return {
     server: server.replace(/(?<!\/)\/+$/, ""),
     slug,
     ...(domain === undefined ? {} : { domain }),
+    ...(organization === undefined ? {} : { organization }),
     checkpoint: values.get("checkpoint"),
     saveCheckpoint: values.get("save-checkpoint"),
     pins,

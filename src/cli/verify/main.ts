@@ -23,7 +23,10 @@
  * When the log records that the slug changed publisher (a deleted project's
  * slug, released by the service's operator and taken by another project), the
  * kit reports "a different publisher since entry N" and fails, unless that
- * change is pinned (`--pin publisher=N`).
+ * change is pinned (`--pin publisher=N`). Run on a trust center's URL
+ * (`/public/trust/<organization>`), it checks the organization slug's change
+ * of holder the same way (`--pin organization=N`) and lists the projects to
+ * verify one by one.
  *
  * Its source is src/cli/verify/: the entry main.ts (served at /verify/main.ts) and one module
  * a concern, each served at /verify/{module} and imported by relative URL only, with nothing
@@ -35,6 +38,7 @@
  */
 import { type Options, parseArgs, usage } from "./args.ts";
 import { verify } from "./profile.ts";
+import { verifyOrganization } from "./organization.ts";
 import { runQuestionnaire } from "./questionnaire.ts";
 
 export { kitReference, type Options, parseArgs, type Pins, usage, UsageError } from "./args.ts";
@@ -46,6 +50,7 @@ export {
 } from "./log_proofs.ts";
 export { FetchError, type Io } from "./net.ts";
 export { verify } from "./profile.ts";
+export { verifyOrganization } from "./organization.ts";
 export {
   type FileIo,
   parseQuestionnaireArgs,
@@ -74,13 +79,18 @@ if (import.meta.main) {
     Deno.exit(0);
   }
   try {
-    const failures = await verify(options, {
+    const io = {
       fetch,
       readTextFile: Deno.readTextFile,
       writeTextFile: Deno.writeTextFile,
-      out: (line) => console.log(line),
-    });
-    const what = options.domain === undefined
+      out: (line: string) => console.log(line),
+    };
+    const failures = options.organization === undefined
+      ? await verify(options, io)
+      : await verifyOrganization(options, io);
+    const what = options.organization !== undefined
+      ? `the trust center "${options.organization}"`
+      : options.domain === undefined
       ? `"${options.slug}"`
       : `the custom domain "${options.domain}"`;
     if (failures > 0) {

@@ -18,6 +18,8 @@ import type { LogContext } from "./versions.ts";
 const PUBLISHER_CHANGE = "trust-profile-publisher-change/v1";
 /** The first line of the one that records a custom domain's change of holder. */
 const DOMAIN_CHANGE = "trust-profile-domain-publisher-change/v1";
+/** The first line of the one that records an organization slug's change of holder. */
+const ORGANIZATION_CHANGE = "trust-profile-organization-publisher-change/v1";
 
 /**
  * The change of publisher the log recorded under the slug, if any: a deleted project's slug
@@ -66,13 +68,37 @@ export async function checkDomainHolder(
   });
 }
 
+/**
+ * The same for a trust center's organization slug: the service shows, in the trust center's
+ * JSON (`/public/trust/{orgSlug}`), the entry that recorded this organization taking a slug a
+ * deleted organization had left, released by the operator. Failed unless pinned with
+ * `--pin organization=N`; a pinned change the service no longer shows fails too.
+ */
+export async function checkOrganizationHolder(
+  io: Io,
+  ctx: Pick<LogContext, "server" | "latest">,
+  read: { change: unknown; organization: string },
+  report: Report,
+  pinned: number | undefined,
+) {
+  await checkChange(io, ctx, { logged: [], change: read.change }, report, {
+    header: ORGANIZATION_CHANGE,
+    name: read.organization,
+    pinned,
+    flag: "organization",
+    what: ` of the organization slug "${read.organization}"`,
+    given:
+      `The organization slug "${read.organization}" belonged to a deleted organization and was given to another`,
+  });
+}
+
 /** What `checkChange` checks the entry against, and how it words the result. */
 interface Subject {
   header: string;
-  /** The name the entry must record: the slug, or the custom domain. */
+  /** The name the entry must record: the slug, the custom domain or the organization slug. */
   name: string;
   pinned: number | undefined;
-  flag: "publisher" | "domain";
+  flag: "publisher" | "domain" | "organization";
   /** Inserted after "a different publisher" (which name changed), or "". */
   what: string;
   /** The sentence saying what happened. */
@@ -83,13 +109,13 @@ interface Subject {
 
 async function checkChange(
   io: Io,
-  ctx: LogContext,
+  ctx: Pick<LogContext, "server" | "latest">,
   read: { logged: LoggedEntry[]; change: unknown },
   report: Report,
   subject: Subject,
 ) {
   const { flag, pinned, name, what } = subject;
-  const label = flag === "publisher" ? "publisher" : "domain";
+  const label = flag;
   const change = read.change as { leafIndex?: unknown; leafHash?: unknown; entry?: unknown };
   if (change === null || typeof change !== "object") {
     if (change !== null) return report.fail(`${label}: the change of publisher is malformed`);
@@ -101,7 +127,9 @@ async function checkChange(
     return report.pass(
       flag === "publisher"
         ? `publisher: the log records no change of publisher under "${name}"`
-        : `domain: the service shows no change of holder of the custom domain "${name}"`,
+        : flag === "domain"
+        ? `domain: the service shows no change of holder of the custom domain "${name}"`
+        : `organization: the service shows no change of holder of the organization slug "${name}"`,
     );
   }
   const { leafIndex: at, leafHash, entry } = change;
@@ -116,11 +144,14 @@ async function checkChange(
   let problem = !equal(leaf, fromBase64(leafHash))
     ? "its text does not hash to its leaf hash"
     : lines.length !== 8 || header !== subject.header || lines[7] !== "" ||
-        !ID.test(projectId) || !SLUG.test(orgSlug) || !ID.test(orgId) ||
+        !(flag === "organization" ? projectId === "-" : ID.test(projectId)) ||
+        !SLUG.test(orgSlug) || !ID.test(orgId) ||
         !/^\d{4}-\d\d-\d\dT[\d:.]+Z$/.test(takenAt)
     ? "it is not a change-of-publisher entry"
     : entryName !== name
-    ? `it names ${flag === "publisher" ? "the slug" : "the domain"} "${entryName}"`
+    ? `it names ${
+      flag === "publisher" ? "the slug" : flag === "domain" ? "the domain" : "the organization slug"
+    } "${entryName}"`
     : subject.projectId !== undefined && projectId !== subject.projectId
     ? `it names another project (${projectId})`
     : !(previous === "unknown" || (/^[0-9]{1,15}$/.test(previous) && Number(previous) <= at))
@@ -147,7 +178,9 @@ async function checkChange(
   if (problem) {
     return report.fail(`${label}: the change of publisher${what} (entry ${at}): ${problem}`);
   }
-  const who = `organization "${orgSlug}" (${orgId}), project ${projectId}, since ${takenAt}`;
+  const who = `organization "${orgSlug}" (${orgId})${
+    flag === "organization" ? "" : `, project ${projectId}`
+  }, since ${takenAt}`;
   const before = previous === "unknown"
     ? ""
     : ` Entries below ${previous} were the previous holder's.`;
