@@ -5,7 +5,8 @@
  * rewriting it to the canonical /trust/{projectSlug} routes (a custom domain that passed to
  * this publisher after a release adds that notice to its pages: src/serve/domain_notice.ts), its
  * security.txt at `/.well-known/security.txt`, the logos its pages show
- * at `/public/logos/`, and the service's icon at `/favicon.ico`. Every other host passes
+ * at `/public/logos/`, and the service's icon at `/favicon.ico`. A deleted project's custom
+ * domain answers 410, a hosted subdomain no project holds 404; every other host passes
  * through.
  */
 import type { Context, MiddlewareHandler } from "hono";
@@ -23,6 +24,8 @@ import {
 } from "../serve/hosts.ts";
 import type { AppEnv } from "./env.ts";
 import { domainTag, withTag } from "../edge/tags.ts";
+import { getTombstone } from "../store/deletions.ts";
+import { goneResponse } from "./gone.ts";
 import { identityRequestHeaders, pageNoticeOf, respondWithNotice } from "../serve/domain_notice.ts";
 
 /** Rewrites requests for project hosts; `fetch` is the app itself. */
@@ -32,6 +35,9 @@ export function hostRouting(
 ): MiddlewareHandler<AppEnv> {
   const isServiceHost = serviceHostTest(config);
   const projectOfHost = projectHostLookup(config);
+  const pagesSuffix = `.${new URL(config.trustPageBase).hostname}`;
+  const isHostedSubdomain = (host: string) =>
+    host.endsWith(pagesSuffix) && !host.slice(0, -pagesSuffix.length).includes(".");
   return async (c, next) => {
     const header = c.req.header("host");
     if (isServiceHost(header) || (c.req.method !== "GET" && c.req.method !== "HEAD")) {
@@ -40,7 +46,7 @@ export function hostRouting(
     }
     const host = hostname(header)!;
     const project = await projectOfHost(c.var.services.kv, host);
-    if (!project) return await next();
+    if (!project) return await hostWithoutProject(c, host, isHostedSubdomain, next);
     // Logos are content-addressed and the same on every host: pages here show them; browsers
     // ask every host for its icon.
     if (c.req.path.startsWith("/public/logos/") || c.req.path === "/favicon.ico") {
@@ -70,6 +76,26 @@ export function hostRouting(
     withTag(tagged, domainTag(host));
     return new Response(response.body, { status: response.status, headers: tagged });
   };
+}
+
+/**
+ * A host no project holds now. A deleted project's verified custom domain (its tombstone,
+ * until the operator releases it) answers 410 "was deleted", as the project's own pages do; a
+ * hosted subdomain no project holds answers 404: neither is the service's own host, so neither
+ * is answered by the service's routes (its dashboard on a vendor's former domain). Any other
+ * host passes through.
+ */
+async function hostWithoutProject(
+  c: Context<AppEnv>,
+  host: string,
+  isHostedSubdomain: (host: string) => boolean,
+  next: () => Promise<void>,
+): Promise<Response | void> {
+  if (await getTombstone(c.var.services.kv, "domain", host)) {
+    return goneResponse(c.req.raw, "project", { scheduled: false });
+  }
+  if (isHostedSubdomain(host)) throw notFound(`No trust page is served at ${host}`);
+  return await next();
 }
 
 /** RFC 3986 host (a reg-name or an IP literal) with an optional port: all a Host may hold. */

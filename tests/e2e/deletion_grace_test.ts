@@ -514,6 +514,22 @@ Deno.test("[e2e] deletion grace: every public surface of a scheduled project or 
     clock.advance(DELETION_GRACE_MS + 60_000);
     await drain(server);
     await assertAllGone(ctx, everything, token, DELETED);
+    // The deleted project's custom domain answers 410 "deleted" on every path (its tombstone
+    // holds it); its hosted subdomain, not remembered, 404: neither serves the service's own
+    // routes (before, "/" redirected to the dashboard, served on the vendor's domain).
+    for (
+      const path of ["/", "/trust.json", "/index.md", "/.well-known/security.txt", "/dashboard/"]
+    ) {
+      const onDomain = await getWithHost(server.baseUrl, path, DOMAIN, { accept: "text/html" });
+      assert.equal(onDomain.status, 410, `${DOMAIN}${path}: ${onDomain.status}`);
+      assert.ok(noStore(onDomain), `${DOMAIN}${path}`);
+      assert.match(onDomain.body, DELETED, `${DOMAIN}${path}`);
+      const onHosted = await getWithHost(server.baseUrl, path, HOSTED, {
+        accept: "application/json",
+      });
+      assert.equal(onHosted.status, 404, `${HOSTED}${path}: ${onHosted.status}`);
+      assert.equal(JSON.parse(onHosted.body).error.code, "not_found", `${HOSTED}${path}`);
+    }
     const gonePage = await ctx.call("GET", `/public/trust/${orgSlug}.html`);
     assert.match(await gonePage.text(), /<h1>Deleted<\/h1>/);
     for (const [name, args] of [...ORG_TOOLS, ...PROJECT_TOOLS]) {

@@ -10,7 +10,8 @@
  * and every JSON error must be in the documented shape (the API envelope, or
  * RFC 6749 §5.2 at the OAuth endpoints). A GET sent to a project's own host
  * is checked against the operation that host serves at its path (the trust
- * page's documents, logos, the icon), and elsewhere must be the host's 404.
+ * page's documents, logos, the icon), and elsewhere must be the host's 404; a GET sent to a
+ * hosted subdomain no project holds must be a 404 on every path.
  * A second test sweeps every GET with the ETag it answered (304) and every
  * operation of a tenant whose deletion is scheduled (410): statuses the
  * random requests rarely reach, checked against the document all the same.
@@ -217,6 +218,19 @@ interface FuzzRequest {
   host?: string;
   /** The Host is a project's (hosted subdomain): its GETs reach that project's pages instead. */
   projectHost?: boolean;
+  /** The Host is a hosted subdomain no project holds: its GETs answer that host's 404. */
+  strayHost?: boolean;
+}
+
+/**
+ * Whether `host` (a Host header) names a hosted subdomain of the trust pages (trust.test here)
+ * other than the project's: src/http/host_routing.ts answers its GETs with a 404, never the
+ * service's own routes.
+ */
+function isStrayPagesHost(host: string, fx: Fixtures): boolean {
+  const name = host.toLowerCase().replace(/:\d*$/, "").replace(/\.$/, "");
+  const label = name.endsWith(".trust.test") ? name.slice(0, -".trust.test".length) : "";
+  return /^[a-z0-9-]+$/.test(label) && label !== fx.subdomain;
 }
 
 /** encodeURIComponent, with lone surrogates sent as their (invalid) UTF-8 bytes. */
@@ -327,6 +341,7 @@ function nextRequest(op: DocumentedOperation, ctx: Generation): FuzzRequest {
       ? `${fx.subdomain}.trust.test`
       : rng.pick(HOSTS);
     request.projectHost = request.host === `${fx.subdomain}.trust.test`;
+    request.strayHost = isStrayPagesHost(request.host, fx);
   }
   return request;
 }
@@ -435,14 +450,17 @@ function hostTarget(
   return canonical === null ? null : operationAt(canonical);
 }
 
-/** The problems of a project host's answer where it serves nothing: anything but a 404 error. */
+/**
+ * The problems of a trust page host's answer where it serves nothing (a project's host beyond
+ * its pages, a hosted subdomain no project holds): anything but a 404 error.
+ */
 function checkStray(
   validate: ReturnType<typeof createResponseValidator>,
   notFoundOp: DocumentedOperation,
   res: { status: number; type: string; text: string; encoded?: boolean },
 ): string[] {
   if (res.status !== 404) {
-    return [`${res.status}: a project's host answered it where it serves nothing`];
+    return [`${res.status}: a trust page host answered it where it serves nothing`];
   }
   if (res.encoded || !res.type.includes("json")) return [];
   return validate(notFoundOp, 404, res.type, JSON.parse(res.text)).map((p) => `404: ${p}`);
@@ -508,6 +526,10 @@ export async function fuzz(
       problems = target
         ? check(validate, { ...request, op: target }, res)
         : res.status >= 500
+        ? [`${res.status} ${res.text.slice(0, 300)}`]
+        : checkStray(validate, notFoundOp, res);
+    } else if (request.strayHost && request.init.method === "GET") {
+      problems = res.status >= 500
         ? [`${res.status} ${res.text.slice(0, 300)}`]
         : checkStray(validate, notFoundOp, res);
     } else problems = check(validate, request, res);
