@@ -12,7 +12,7 @@ import { getOrganization } from "../store/organizations.ts";
 import { requireMembership } from "./auth.ts";
 import type { AppEnv } from "./env.ts";
 
-export const tags = ["Buyers"];
+export { tags } from "./buyer_caller.ts";
 export const OrgParams = z.object({ organizationId: uuidParam("organizationId") });
 export const DomainParams = OrgParams.extend({
   domain: EmailDomain.openapi({ param: { name: "domain", in: "path" }, example: "agency.gov" }),

@@ -59,7 +59,10 @@ export function hostRouting(
     if (path === null) throw notFound(`No document at ${c.req.path} on this trust page`);
     const target = new URL(path, config.baseUrl);
     // A custom domain that passed to this publisher after a release says so on its pages.
-    const notice = await pageNoticeOf(c.var.services.kv, project.organizationId, host, c.req.path);
+    // (A hosted subdomain is never a released name: only custom domains are looked up.)
+    const notice = isHostedSubdomain(host)
+      ? null
+      : await pageNoticeOf(c.var.services.kv, project.organizationId, host, c.req.path);
     const headers = notice
       ? identityRequestHeaders(c.req.raw.headers)
       : new Headers(c.req.raw.headers);

@@ -5,6 +5,7 @@
  * src/store/buyers.ts.
  */
 import type { BuyerToken } from "../domain/buyers.ts";
+import { oncePerDatabase } from "./once_per_database.ts";
 
 const buyerTokenKey = (orgId: string, tokenHash: string): Deno.KvKey => [
   "buyer_tokens",
@@ -81,26 +82,15 @@ export async function backfillBuyerTokenIndex(kv: Deno.Kv, now: Date): Promise<n
   return added;
 }
 
-const indexReady = new WeakMap<Deno.Kv, Promise<void>>();
-
 /**
  * Backfills the index once per database, the first time a token is looked up by its hash in
  * a process: an instance upgraded from before the index finds the tokens made then; later
  * calls cost nothing.
  */
-export function ensureBuyerTokenIndex(kv: Deno.Kv, now: Date): Promise<void> {
-  let done = indexReady.get(kv);
-  if (!done) {
-    done = (async () => {
-      if ((await kv.get(buyerTokenIndexMetaKey())).value === null) {
-        await backfillBuyerTokenIndex(kv, now);
-      }
-    })();
-    done.catch(() => indexReady.delete(kv));
-    indexReady.set(kv, done);
-  }
-  return done;
-}
+export const ensureBuyerTokenIndex: (kv: Deno.Kv, now: Date) => Promise<void> = oncePerDatabase(
+  buyerTokenIndexMetaKey(),
+  backfillBuyerTokenIndex,
+);
 
 /** The id of the vendor organization whose buyer token has this hash, or null. */
 export async function getBuyerTokenOrganization(

@@ -12,6 +12,7 @@
  * organization's entries checks and bumps its stamp, so two of them cannot interleave.
  * `ensureSearchIndex` backfills, once, projects written before the index existed.
  */
+import { oncePerDatabase } from "./once_per_database.ts";
 import type { Organization, Project } from "../domain/workspace.ts";
 import { emptyProfile, type StoredOrganizationProfile } from "../domain/vendor.ts";
 import {
@@ -397,20 +398,11 @@ export async function backfillSearchIndex(kv: Deno.Kv): Promise<number> {
   return scanned;
 }
 
-const ready = new WeakMap<Deno.Kv, Promise<void>>();
-
 /**
  * Backfills the index once per database, the first time search runs in a process: an
  * instance upgraded from before the index finds its projects; later calls cost nothing.
  */
-export function ensureSearchIndex(kv: Deno.Kv): Promise<void> {
-  let done = ready.get(kv);
-  if (!done) {
-    done = (async () => {
-      if ((await kv.get(searchBackfillKey())).value === null) await backfillSearchIndex(kv);
-    })();
-    done.catch(() => ready.delete(kv));
-    ready.set(kv, done);
-  }
-  return done;
-}
+export const ensureSearchIndex: (kv: Deno.Kv) => Promise<void> = oncePerDatabase(
+  searchBackfillKey(),
+  backfillSearchIndex,
+);

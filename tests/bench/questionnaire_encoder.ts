@@ -177,23 +177,19 @@ export async function benchQuestionnaireEncoder(): Promise<{ line: string }> {
     `blend weight ${chosen.w}, threshold ${chosen.threshold} (F0.5 ${
       chosen.f.toFixed(3)
     } on the tuning split); the encoder alone at ${alone.threshold} (F0.5 ${alone.f.toFixed(3)})`,
-    "  tuning split, halves crossed:",
-    line(
-      "  lexical (the service's matcher)",
-      tuning,
-      resultsOf(crossed, 0, DEFAULT_MATCH_THRESHOLD),
-    ),
-    line("  encoder alone", tuning, resultsOf(crossed, 1, alone.threshold, true)),
-    line("  blended", tuning, resultsOf(crossed, chosen.w, chosen.threshold)),
-    "  held-out split:",
-    line(
-      "  lexical (the service's matcher)",
-      held,
-      resultsOf(heldScored, 0, DEFAULT_MATCH_THRESHOLD),
-    ),
-    line("  encoder alone", held, resultsOf(heldScored, 1, alone.threshold, true)),
-    line("  blended", held, resultsOf(heldScored, chosen.w, chosen.threshold)),
   ];
+  const splits = [
+    { name: "tuning split, halves crossed", set: tuning, scored: crossed },
+    { name: "held-out split", set: held, scored: heldScored },
+  ];
+  for (const { name, set, scored } of splits) {
+    lines.push(
+      `  ${name}:`,
+      line("  lexical (the service's matcher)", set, resultsOf(scored, 0, DEFAULT_MATCH_THRESHOLD)),
+      line("  encoder alone", set, resultsOf(scored, 1, alone.threshold, true)),
+      line("  blended", set, resultsOf(scored, chosen.w, chosen.threshold)),
+    );
+  }
   return { line: lines.join("\n") };
 }
 

@@ -13,7 +13,7 @@ import {
   saveBuyerToken,
 } from "../../src/store/buyer_tokens.ts";
 
-const NOW = new Date("2030-01-10T00:00:00.000Z");
+const NOW = new Date();
 const DAY = 24 * 60 * 60 * 1000;
 
 function token(id: string, expiresInDays: number): BuyerToken {
