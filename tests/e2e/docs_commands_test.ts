@@ -118,10 +118,11 @@ async function runUntil(
   env: Record<string, string>,
   done: (lines: string[]) => boolean,
   check: (lines: string[]) => Promise<void>,
+  cwd = ROOT,
 ): Promise<string[]> {
   const child = new Deno.Command("setsid", {
     args: ["bash", "-c", command],
-    cwd: ROOT,
+    cwd,
     env,
     clearEnv: true,
     stdin: "null",
@@ -335,8 +336,20 @@ Deno.test("[docs] the Varnish command of docs/edge.md runs as written", async ()
   // one: this machine is shared.
   const port = freePort();
   const parent = await Deno.makeTempDir({ prefix: "docs-varnish-" });
-  // varnishd started as root runs its compiler and cache process as other users.
+  // varnishd started as root runs its compiler and cache process as other users, who must
+  // read the VCL: the command runs from a readable copy of the file's folders (a checkout in a
+  // private directory, as `mktemp -d` makes, is not), with the same relative path.
   await Deno.chmod(parent, 0o755);
+  const checkout = `${parent}/checkout`;
+  await Deno.mkdir(`${checkout}/deploy/varnish`, { recursive: true });
+  await Deno.copyFile(
+    `${ROOT}deploy/varnish/default.vcl`,
+    `${checkout}/deploy/varnish/default.vcl`,
+  );
+  for (const path of [checkout, `${checkout}/deploy`, `${checkout}/deploy/varnish`]) {
+    await Deno.chmod(path, 0o755);
+  }
+  await Deno.chmod(`${checkout}/deploy/varnish/default.vcl`, 0o644);
   const shown = command.replace("-a :6081", `-a 127.0.0.1:${port} -n ${parent}/work`);
   assert.notEqual(shown, command, "the block listens on :6081");
   await using _workdir = { [Symbol.asyncDispose]: () => Deno.remove(parent, { recursive: true }) };
@@ -359,6 +372,7 @@ Deno.test("[docs] the Varnish command of docs/edge.md runs as written", async ()
       await answer.body?.cancel();
       assert.ok(answer.headers.get("via")?.includes("varnish"), [...answer.headers].join("\n"));
     },
+    checkout,
   );
 });
 
